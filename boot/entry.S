@@ -1,0 +1,224 @@
+// mairbench entry: arm64 Linux Image header, exception-level drop, relocation, BSS, Rust.
+//
+// Boot protocol (Documentation/arch/arm64/booting.rst): x0 = physical address of the DTB
+// (0 when QEMU starts an ELF), MMU off, any EL. We also cope with the MMU and caches on
+// (clean by set/way, then turn them off), so `bootm`-style loaders work as well.
+//
+// Registers kept across the early code:
+//   x19 = DTB address from the boot loader     x20 = exception level at entry
+//   x21 = runtime address of _head             x22 = count of unsupported relocations
+
+.equ SCTLR_M,           (1 << 0)
+.equ SCTLR_C,           (1 << 2)
+.equ SCTLR_I,           (1 << 12)
+.equ SCR_EL3_NS_RW,     (1 << 0) | (1 << 10)       // lower ELs non-secure, AArch64
+.equ HCR_EL2_RW,        (1 << 31)                  // EL1 is AArch64
+.equ CNTHCTL_EL1_ACCESS, 3                         // EL1PCTEN | EL1PCEN
+.equ CPTR_EL2_RES1,     0x33ff                     // no FP/SIMD trap (TFP = 0)
+.equ SPSR_EL1H_MASKED,  0x3c5                      // EL1h, D A I F masked
+.equ CPACR_FP_ON,       (3 << 20)                  // FPEN: no FP/SIMD trap at EL1/EL0
+// SCTLR_EL1: RES1 bits 29, 28, 23, 22, 20, 11 plus the I-cache; MMU, D-cache, alignment off.
+.equ SCTLR_EL1_BOOT,    0x30d00800 | SCTLR_I
+.equ R_AARCH64_RELATIVE, 1027
+
+// Entered with the MMU or D-cache on: turn both off first (so nothing new is allocated),
+// then write every dirty line back by set/way. Clobbers x0-x11.
+.macro caches_off sctlr
+    mrs     x0, \sctlr
+    mov     x1, #(SCTLR_M | SCTLR_C)
+    tst     x0, x1
+    b.eq    .Lcaches_already_off\@
+    orr     x1, x1, #SCTLR_I
+    bic     x0, x0, x1
+    msr     \sctlr, x0
+    isb
+    bl      dcache_clean_invalidate_all
+.Lcaches_already_off\@:
+.endm
+
+.section .text.head, "ax"
+.global _head
+_head:
+    b       primary_entry           // code0
+    .long   0                       // code1
+    .quad   0                       // text_offset: load at a 2 MiB-aligned base
+    .quad   __image_size            // image_size, including BSS and stacks
+    .quad   0xa                     // flags: little-endian, 4 KiB pages, anywhere in RAM
+    .quad   0                       // res2
+    .quad   0                       // res3
+    .quad   0                       // res4
+    .ascii  "ARM\x64"               // magic
+    .long   0                       // res5 (no PE header)
+
+.section .text.boot, "ax"
+primary_entry:
+    msr     daifset, #0xf
+    mov     x19, x0
+    mrs     x20, CurrentEL
+    ubfx    x20, x20, #2, #2
+    cmp     x20, #3
+    b.eq    from_el3
+    cmp     x20, #2
+    b.eq    from_el2
+    b       from_el1
+
+from_el3:
+    caches_off sctlr_el3
+    msr     cptr_el3, xzr
+    msr     mdcr_el3, xzr
+    mov     x0, #SCR_EL3_NS_RW
+    msr     scr_el3, x0
+    mrs     x0, id_aa64pfr0_el1
+    ubfx    x0, x0, #8, #4          // EL2 implemented?
+    cbz     x0, 2f
+    bl      el2_setup_for_el1       // EL1 width, timers and PMU are governed by EL2 too
+2:  mov     x0, #SPSR_EL1H_MASKED
+    msr     spsr_el3, x0
+    adr     x0, at_el1
+    msr     elr_el3, x0
+    eret
+
+from_el2:
+    caches_off sctlr_el2
+    bl      el2_setup_for_el1
+    mov     x0, #SPSR_EL1H_MASKED
+    msr     spsr_el2, x0
+    adr     x0, at_el1
+    msr     elr_el2, x0
+    eret
+
+from_el1:
+    caches_off sctlr_el1
+
+at_el1:
+    ldr     x0, =SCTLR_EL1_BOOT
+    msr     sctlr_el1, x0
+    mov     x0, #CPACR_FP_ON
+    msr     cpacr_el1, x0
+    isb
+    ic      iallu
+    dsb     nsh
+    isb
+
+    // Exceptions run on their own stack (SP_EL1); everything else on SP_EL0, so a fault
+    // caused by the main stack can still be reported.
+    msr     spsel, #1
+    adrp    x0, __exception_stack_top
+    add     x0, x0, :lo12:__exception_stack_top
+    mov     sp, x0
+    msr     spsel, #0
+    adrp    x0, __stack_top
+    add     x0, x0, :lo12:__stack_top
+    mov     sp, x0
+    adrp    x0, exception_vectors
+    add     x0, x0, :lo12:exception_vectors
+    msr     vbar_el1, x0
+    isb
+
+    // Position independence: apply R_AARCH64_RELATIVE entries before any absolute pointer
+    // is used. The image is linked at 0, so the runtime base is the relocation delta.
+    adr     x21, _head
+    mov     x22, #0
+    adrp    x1, __rela_start
+    add     x1, x1, :lo12:__rela_start
+    adrp    x2, __rela_end
+    add     x2, x2, :lo12:__rela_end
+1:  cmp     x1, x2
+    b.hs    3f
+    ldp     x3, x4, [x1], #16       // r_offset, r_info
+    ldr     x5, [x1], #8            // r_addend
+    cmp     x4, #R_AARCH64_RELATIVE
+    b.ne    2f
+    add     x5, x5, x21
+    str     x5, [x21, x3]
+    b       1b
+2:  add     x22, x22, #1
+    b       1b
+
+3:  adrp    x1, __bss_start
+    add     x1, x1, :lo12:__bss_start
+    adrp    x2, __bss_end
+    add     x2, x2, :lo12:__bss_end
+4:  cmp     x1, x2
+    b.hs    5f
+    stp     xzr, xzr, [x1], #16
+    b       4b
+
+5:  mov     x0, x19
+    mov     x1, x20
+    mov     x2, x21
+    mov     x3, x22
+    bl      rust_main
+6:  wfe                             // rust_main never returns; stay put if it does
+    b       6b
+
+// Configure EL2 so that EL1 runs in AArch64 with timers, PMU and FP/SIMD untrapped.
+// Callable from EL2 or EL3. Clobbers x0.
+el2_setup_for_el1:
+    mov     x0, #HCR_EL2_RW
+    msr     hcr_el2, x0
+    isb
+    mov     x0, #CNTHCTL_EL1_ACCESS
+    msr     cnthctl_el2, x0
+    msr     cntvoff_el2, xzr
+    mov     x0, #CPTR_EL2_RES1
+    msr     cptr_el2, x0
+    msr     hstr_el2, xzr
+    msr     vttbr_el2, xzr
+    mrs     x0, id_aa64dfr0_el1
+    ubfx    x0, x0, #8, #4          // PMUVer: 0 = none, 0xf = IMPLEMENTATION DEFINED
+    cbz     x0, 1f
+    cmp     x0, #0xf
+    b.eq    1f
+    mrs     x0, pmcr_el0
+    ubfx    x0, x0, #11, #5         // PMCR_EL0.N
+1:  msr     mdcr_el2, x0            // HPMN = N: every counter belongs to EL1, no traps
+    mrs     x0, midr_el1
+    msr     vpidr_el2, x0
+    mrs     x0, mpidr_el1
+    msr     vmpidr_el2, x0
+    ret
+
+// Clean and invalidate every data/unified cache level to the point of coherency, by set/way.
+// Used only when entered with caches on; runs with the D-cache already disabled so nothing new
+// is allocated. Clobbers x0-x11.
+dcache_clean_invalidate_all:
+    dsb     sy
+    mrs     x0, clidr_el1
+    ubfx    x3, x0, #24, #3         // LoC
+    lsl     x3, x3, #1              // LoC * 2, compared with level * 2
+    cbz     x3, 5f
+    mov     x10, #0                 // level * 2
+1:  add     x2, x10, x10, lsr #1    // level * 3
+    lsr     x1, x0, x2
+    and     x1, x1, #7              // cache type at this level
+    cmp     x1, #2
+    b.lt    4f                      // no data cache here
+    msr     csselr_el1, x10
+    isb
+    mrs     x1, ccsidr_el1
+    and     x2, x1, #7
+    add     x2, x2, #4              // log2(line size)
+    ubfx    x4, x1, #3, #10         // ways - 1
+    clz     w5, w4                  // way shift
+    ubfx    x7, x1, #13, #15        // sets - 1
+2:  mov     x9, x4                  // way
+3:  lsl     x6, x9, x5
+    orr     x11, x10, x6
+    lsl     x6, x7, x2
+    orr     x11, x11, x6
+    dc      cisw, x11
+    subs    x9, x9, #1
+    b.ge    3b
+    subs    x7, x7, #1
+    b.ge    2b
+4:  add     x10, x10, #2
+    cmp     x3, x10
+    b.gt    1b
+5:  msr     csselr_el1, xzr
+    dsb     sy
+    isb
+    ic      iallu
+    dsb     sy
+    isb
+    ret

@@ -1,0 +1,199 @@
+//! Machine records: one line each, the literal prefix `@mb ` and one JSON object with a
+//! `kind` field. The host tool and the tests parse these; people read the other lines.
+//!
+//! ```
+//! use mairbench_core::record::Record;
+//! let mut line = String::new();
+//! Record::new(&mut line, "end").str("status", "pass").u64("checks", 3).finish().unwrap();
+//! assert_eq!(line, "@mb {\"kind\":\"end\",\"status\":\"pass\",\"checks\":3}\n");
+//! ```
+
+use core::fmt::{self, Write};
+
+/// The prefix that starts every machine record line.
+pub const PREFIX: &str = "@mb ";
+
+/// Version of the record schema, carried by the `start` record.
+pub const SCHEMA: u64 = 1;
+
+/// Builder for one record line. Fields appear in the order they are added; the first write
+/// error is kept and returned by [`Record::finish`].
+#[must_use = "a record is written only when finished"]
+pub struct Record<'w, W: Write> {
+    out: &'w mut W,
+    result: fmt::Result,
+}
+
+impl<'w, W: Write> Record<'w, W> {
+    /// Starts a record of the given kind.
+    pub fn new(out: &'w mut W, kind: &str) -> Self {
+        let mut record = Record {
+            out,
+            result: Ok(()),
+        };
+        record.result = record.out.write_str(PREFIX);
+        record.with(|w| {
+            w.write_str("{\"kind\":")?;
+            write_json_str(w, kind)
+        })
+    }
+
+    fn with(mut self, f: impl FnOnce(&mut W) -> fmt::Result) -> Self {
+        if self.result.is_ok() {
+            self.result = f(self.out);
+        }
+        self
+    }
+
+    fn key(self, key: &str) -> Self {
+        self.with(|w| {
+            w.write_char(',')?;
+            write_json_str(w, key)?;
+            w.write_char(':')
+        })
+    }
+
+    /// Adds a string field (escaped as JSON).
+    pub fn str(self, key: &str, value: &str) -> Self {
+        self.key(key).with(|w| write_json_str(w, value))
+    }
+
+    /// Adds an unsigned integer field.
+    pub fn u64(self, key: &str, value: u64) -> Self {
+        self.key(key).with(|w| write!(w, "{value}"))
+    }
+
+    /// Adds a signed integer field.
+    pub fn i64(self, key: &str, value: i64) -> Self {
+        self.key(key).with(|w| write!(w, "{value}"))
+    }
+
+    /// Adds a boolean field.
+    pub fn bool(self, key: &str, value: bool) -> Self {
+        self.key(key).with(|w| write!(w, "{value}"))
+    }
+
+    /// Adds a register-like value as a hexadecimal string, e.g. `"0x410fd083"`
+    /// (JSON numbers lose precision above 2^53).
+    pub fn hex(self, key: &str, value: u64) -> Self {
+        self.key(key).with(|w| write!(w, "\"{value:#x}\""))
+    }
+
+    /// Adds a string field formatted from `args` (e.g. a panic message), escaped as JSON.
+    pub fn fmt(self, key: &str, args: fmt::Arguments<'_>) -> Self {
+        self.key(key).with(|w| {
+            w.write_char('"')?;
+            Escaped(w).write_fmt(args)?;
+            w.write_char('"')
+        })
+    }
+
+    /// Adds a field whose value is `null`.
+    pub fn null(self, key: &str) -> Self {
+        self.key(key).with(|w| w.write_str("null"))
+    }
+
+    /// Adds a string field, or `null` when absent.
+    pub fn opt_str(self, key: &str, value: Option<&str>) -> Self {
+        match value {
+            Some(v) => self.str(key, v),
+            None => self.null(key),
+        }
+    }
+
+    /// Closes the object and ends the line.
+    pub fn finish(self) -> fmt::Result {
+        self.with(|w| w.write_str("}\n")).result
+    }
+}
+
+/// Writes `s` as a JSON string literal, quotes included.
+pub fn write_json_str<W: Write + ?Sized>(w: &mut W, s: &str) -> fmt::Result {
+    w.write_char('"')?;
+    Escaped(w).write_str(s)?;
+    w.write_char('"')
+}
+
+/// Escapes what passes through it as the inside of a JSON string.
+struct Escaped<'a, W: Write + ?Sized>(&'a mut W);
+
+impl<W: Write + ?Sized> Write for Escaped<'_, W> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let w = &mut *self.0;
+        for c in s.chars() {
+            match c {
+                '"' => w.write_str("\\\"")?,
+                '\\' => w.write_str("\\\\")?,
+                '\n' => w.write_str("\\n")?,
+                '\r' => w.write_str("\\r")?,
+                '\t' => w.write_str("\\t")?,
+                c if (c as u32) < 0x20 || c == '\u{7f}' => write!(w, "\\u{:04x}", c as u32)?,
+                c => w.write_char(c)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::string::String;
+
+    fn line(f: impl FnOnce(Record<'_, String>) -> Record<'_, String>) -> String {
+        let mut s = String::new();
+        f(Record::new(&mut s, "t")).finish().unwrap();
+        s
+    }
+
+    #[test]
+    fn fields_in_order_with_types() {
+        let s = line(|r| {
+            r.str("a", "x")
+                .u64("b", u64::MAX)
+                .i64("c", -5)
+                .bool("d", true)
+                .hex("e", 0x410f_d083)
+                .null("f")
+                .opt_str("g", None)
+                .opt_str("h", Some("y"))
+        });
+        assert_eq!(
+            s,
+            "@mb {\"kind\":\"t\",\"a\":\"x\",\"b\":18446744073709551615,\"c\":-5,\"d\":true,\
+             \"e\":\"0x410fd083\",\"f\":null,\"g\":null,\"h\":\"y\"}\n"
+        );
+    }
+
+    #[test]
+    fn strings_are_escaped() {
+        let s = line(|r| r.str("k\"", "a\"b\\c\nd\u{1}e\u{7f}é"));
+        assert_eq!(
+            s,
+            "@mb {\"kind\":\"t\",\"k\\\"\":\"a\\\"b\\\\c\\nd\\u0001e\\u007fé\"}\n"
+        );
+    }
+
+    #[test]
+    fn formatted_field_is_escaped() {
+        let s = line(|r| r.fmt("m", format_args!("{}\"{}", 1, "\n")));
+        assert_eq!(s, "@mb {\"kind\":\"t\",\"m\":\"1\\\"\\n\"}\n");
+    }
+
+    #[test]
+    fn first_error_is_kept() {
+        struct Full(usize);
+        impl Write for Full {
+            fn write_str(&mut self, s: &str) -> fmt::Result {
+                if self.0 < s.len() {
+                    return Err(fmt::Error);
+                }
+                self.0 -= s.len();
+                Ok(())
+            }
+        }
+        let mut w = Full(10);
+        assert!(Record::new(&mut w, "start").u64("n", 1).finish().is_err());
+    }
+}

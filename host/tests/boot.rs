@@ -1,0 +1,78 @@
+//! The boot matrix and the output contract, in QEMU: every CPU model at every entry EL with
+//! `-kernel`, and Debian's U-Boot `booti` at EL1 and EL2 with the image at two addresses.
+
+mod common;
+use common::boot;
+
+fn kernel(cpu: &str, el: u64) {
+    let el_s = el.to_string();
+    let run = boot(&[("MAIRBENCH_CPU", cpu), ("MAIRBENCH_EL", &el_s)], &[]);
+    run.assert_pass();
+    let start = run.one("start");
+    assert_eq!(start["entry_el"], el, "{}", run.console);
+    assert_eq!(start["el"], 1);
+    assert_eq!(start["emulated"], true);
+    assert_eq!(start["semihosting"], true);
+    assert_eq!(start["console"], "pl011");
+    // QEMU's PSCI: hvc from EL1, smc from EL2 (it emulates EL3), none at EL3 (PLATFORM-NOTES).
+    let psci = ["hvc", "smc", "none"][el as usize - 1];
+    assert_eq!(start["psci"], psci, "{}", run.console);
+}
+
+macro_rules! kernel_matrix {
+    ($($name:ident: $cpu:literal, $el:literal;)*) => {
+        $(#[test] fn $name() { kernel($cpu, $el) })*
+    };
+}
+
+kernel_matrix! {
+    kernel_a53_el1: "cortex-a53", 1;
+    kernel_a53_el2: "cortex-a53", 2;
+    kernel_a53_el3: "cortex-a53", 3;
+    kernel_a72_el1: "cortex-a72", 1;
+    kernel_a72_el2: "cortex-a72", 2;
+    kernel_a72_el3: "cortex-a72", 3;
+    kernel_max_el1: "max", 1;
+    kernel_max_el2: "max", 2;
+    kernel_max_el3: "max", 3;
+}
+
+fn uboot(el: u64, load: &str) {
+    let el_s = el.to_string();
+    let run = boot(
+        &[
+            ("MAIRBENCH_BOOT", "uboot"),
+            ("MAIRBENCH_EL", &el_s),
+            ("MAIRBENCH_LOAD", load),
+        ],
+        &["mairbench.quick"],
+    );
+    run.assert_pass();
+    let start = run.one("start");
+    assert_eq!(start["entry_el"], el, "{}", run.console);
+    // booti ran the image in place (flags bit 3), so it relocated itself to the load address.
+    let base = u64::from_str_radix(load.trim_start_matches("0x"), 16).unwrap();
+    assert_eq!(start["image_base"], format!("{base:#x}"), "{}", run.console);
+    assert_eq!(start["bootargs"], "mairbench.quick");
+    assert!(run.console.contains("U-Boot"), "{}", run.console);
+}
+
+#[test]
+fn uboot_el1_at_0x40400000() {
+    uboot(1, "0x40400000");
+}
+
+#[test]
+fn uboot_el1_at_0x48000000() {
+    uboot(1, "0x48000000");
+}
+
+#[test]
+fn uboot_el2_at_0x40400000() {
+    uboot(2, "0x40400000");
+}
+
+#[test]
+fn uboot_el2_at_0x4a200000() {
+    uboot(2, "0x4a200000");
+}

@@ -1,0 +1,130 @@
+//! Boots the firmware in QEMU through `qemu/run`, the same runner `cargo run` uses, and
+//! splits the console output into machine records.
+
+use serde_json::Value;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The firmware ELF, built by `cargo build --release` (the test command does it first).
+pub fn firmware() -> PathBuf {
+    let elf = root().join("target/aarch64-unknown-none/release/mairbench");
+    assert!(
+        elf.exists(),
+        "no firmware at {}: run `cargo build --release` first (./test.sh does)",
+        elf.display()
+    );
+    elf
+}
+
+/// What one QEMU run produced.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit status of `qemu/run`.
+    pub status: i32,
+    /// Everything the console printed.
+    pub console: String,
+    /// What the runner printed on stderr.
+    pub stderr: String,
+    /// The `@mb` records, in order.
+    pub records: Vec<Value>,
+    /// Wall time of the whole runner.
+    pub wall: Duration,
+}
+
+impl Run {
+    /// Records of one kind.
+    pub fn of_kind(&self, kind: &str) -> Vec<&Value> {
+        self.records.iter().filter(|r| r["kind"] == kind).collect()
+    }
+
+    /// The one record of a kind (panics with the console when there is not exactly one).
+    pub fn one(&self, kind: &str) -> &Value {
+        let found = self.of_kind(kind);
+        assert_eq!(found.len(), 1, "{} {kind} records in:\n{}", found.len(), self.console);
+        found[0]
+    }
+
+    /// Asserts the output contract: `start` first, `end` last, each exactly once.
+    pub fn assert_framed(&self) {
+        let first = self.records.first().map(|r| r["kind"].clone());
+        let last = self.records.last().map(|r| r["kind"].clone());
+        assert_eq!(first, Some("start".into()), "first record:\n{}", self.console);
+        assert_eq!(last, Some("end".into()), "last record:\n{}", self.console);
+        self.one("start");
+        self.one("end");
+        assert_eq!(self.one("start")["schema"], 1);
+    }
+
+    /// Asserts a passing run: framed, end status pass, runner exit status 0.
+    pub fn assert_pass(&self) {
+        self.assert_framed();
+        assert_eq!(self.one("end")["status"], "pass", "console:\n{}", self.console);
+        assert_eq!(self.status, 0, "runner status; stderr:\n{}", self.stderr);
+    }
+}
+
+/// Parses the `@mb` records of a console log; every such line must be valid JSON.
+pub fn records(console: &str) -> Vec<Value> {
+    console
+        .lines()
+        .filter_map(|l| l.trim_end_matches('\r').strip_prefix("@mb "))
+        .map(|json| serde_json::from_str(json).unwrap_or_else(|e| panic!("bad record {json}: {e}")))
+        .collect()
+}
+
+/// Boots the firmware with the given runner settings and command line.
+pub fn boot(env: &[(&str, &str)], bootargs: &[&str]) -> Run {
+    let started = Instant::now();
+    let mut cmd = Command::new(root().join("qemu/run"));
+    cmd.arg(firmware())
+        .args(bootargs)
+        .env("MAIRBENCH_TIMEOUT", "30")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("qemu/run starts");
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    // The runner kills QEMU after MAIRBENCH_TIMEOUT; this bound catches the runner itself.
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("qemu/run can be waited for") {
+            break status.code().unwrap_or(-1);
+        }
+        if started.elapsed() > RUNNER_LIMIT {
+            let _ = child.kill();
+            panic!("qemu/run still running after {RUNNER_LIMIT:?}: killed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let console = stdout.join().expect("stdout reader");
+    Run {
+        status,
+        records: records(&console),
+        console,
+        stderr: stderr.join().expect("stderr reader"),
+        wall: started.elapsed(),
+    }
+}
+
+/// Longest a runner may take, QEMU's own timeout included.
+const RUNNER_LIMIT: Duration = Duration::from_secs(90);
+
+fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}

@@ -1,0 +1,87 @@
+//! Error paths and the command line, in QEMU: deliberate faults and panics end the run with
+//! status fail and a non-zero exit within seconds; a hang is killed by the runner's timeout;
+//! bootargs the firmware does not know are named and ignored.
+
+mod common;
+use common::boot;
+use std::time::Duration;
+
+#[test]
+fn unexpected_exception_is_reported_in_words_and_fails_the_run() {
+    let run = boot(&[], &["mairbench.selftest=fault"]);
+    run.assert_framed();
+    let e = run.one("exception");
+    assert_eq!(e["class"], "unknown reason (undefined instruction)");
+    assert_eq!(e["vector"], "synchronous");
+    assert_eq!(e["ec"], "0x0");
+    assert!(e["esr"].as_str().unwrap().starts_with("0x2000000"), "{e}");
+    assert!(run.console.contains("!! unexpected synchronous exception"));
+    let end = run.one("end");
+    assert_eq!(end["status"], "fail");
+    assert_eq!(end["reason"], "unexpected exception");
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(run.wall < Duration::from_secs(10), "took {:?}", run.wall);
+}
+
+#[test]
+fn panic_prints_message_and_location_and_fails_the_run() {
+    let run = boot(&[], &["mairbench.selftest=panic"]);
+    run.assert_framed();
+    let p = run.one("panic");
+    assert_eq!(p["message"], "selftest: panicking on purpose");
+    assert_eq!(p["file"], "src/main.rs");
+    assert!(p["line"].as_u64().unwrap() > 0);
+    assert_eq!(run.one("end")["status"], "fail");
+    assert_eq!(run.status, 1);
+}
+
+#[test]
+fn without_semihosting_the_run_ends_through_psci() {
+    // HLT is then an undefined instruction: the firmware probes it, survives, and powers off
+    // with PSCI SYSTEM_OFF (QEMU exit status 0); the runner judges by the end record.
+    let run = boot(&[("MAIRBENCH_SEMIHOSTING", "0")], &[]);
+    run.assert_pass();
+    assert_eq!(run.one("start")["semihosting"], false);
+    let failed = boot(&[("MAIRBENCH_SEMIHOSTING", "0")], &["mairbench.selftest=fault"]);
+    assert_eq!(failed.one("end")["status"], "fail");
+    assert_eq!(failed.status, 1, "a failed run must not exit 0: {}", failed.stderr);
+}
+
+#[test]
+fn a_hung_firmware_is_killed_by_the_timeout() {
+    let run = boot(&[("MAIRBENCH_TIMEOUT", "2")], &["mairbench.selftest=hang"]);
+    assert_eq!(run.status, 124, "{}", run.stderr);
+    assert!(run.stderr.contains("TIMEOUT"), "{}", run.stderr);
+    assert!(run.of_kind("end").is_empty());
+    assert!(run.wall < Duration::from_secs(15), "took {:?}", run.wall);
+}
+
+#[test]
+fn unknown_bootargs_are_named_and_ignored() {
+    let run = boot(
+        &[],
+        &["console=ttyAMA0", "mairbench.bogus=1", "mairbench.quick", "mairbench.quick=maybe"],
+    );
+    run.assert_pass();
+    assert!(run.console.contains("unknown option 'mairbench.bogus' ignored"));
+    assert!(run.console.contains("'console=ttyAMA0' is not a mairbench option"));
+    assert!(run.console.contains("bad value 'maybe'"));
+    assert_eq!(run.one("end")["warnings"], 2);
+    assert_eq!(
+        run.one("start")["bootargs"],
+        "console=ttyAMA0 mairbench.bogus=1 mairbench.quick mairbench.quick=maybe"
+    );
+}
+
+#[test]
+fn bad_runner_settings_are_refused_clearly() {
+    for (k, v) in [
+        ("MAIRBENCH_EL", "4"),
+        ("MAIRBENCH_BOOT", "pxe"),
+        ("MAIRBENCH_SMP", "zero"),
+    ] {
+        let run = boot(&[(k, v)], &[]);
+        assert_eq!(run.status, 2, "{k}={v}: {}", run.stderr);
+        assert!(run.stderr.contains(k), "{k}={v}: {}", run.stderr);
+    }
+}

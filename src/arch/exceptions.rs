@@ -1,0 +1,144 @@
+//! EL1 exception handling: every exception lands in [`exception_handler`] with the saved
+//! registers. A fault the firmware provokes on purpose runs inside [`probe`], which records it
+//! and resumes after the faulting instruction; anything else ends the run with status fail.
+
+use super::Global;
+use core::sync::atomic::{compiler_fence, Ordering};
+
+/// Registers saved on exception entry by `boot/vectors.S` (same layout).
+#[repr(C)]
+pub struct ExceptionFrame {
+    /// x0..x30.
+    pub x: [u64; 31],
+    /// Address of the faulting (or next) instruction; where `eret` resumes.
+    pub elr: u64,
+    /// Saved processor state.
+    pub spsr: u64,
+    _pad: u64,
+}
+
+/// What a synchronous exception reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// ESR_EL1: the syndrome.
+    pub esr: u64,
+    /// FAR_EL1: the faulting address (meaningful for aborts).
+    pub far: u64,
+    /// ELR_EL1: the faulting instruction.
+    pub elr: u64,
+}
+
+/// An unexpected exception, as handed to the firmware's reporting code.
+#[derive(Clone, Copy, Debug)]
+pub struct Unexpected {
+    /// Which vector: "synchronous", "IRQ", "FIQ" or "SError".
+    pub vector: &'static str,
+    /// Where it came from, e.g. "current EL, SP_EL0".
+    pub origin: &'static str,
+    /// Syndrome, fault address and return address.
+    pub fault: Fault,
+    /// Whether it happened inside the exception handler itself.
+    pub nested: bool,
+}
+
+#[derive(Clone, Copy)]
+struct Probe {
+    armed: bool,
+    fault: Option<Fault>,
+}
+
+static PROBE: Global<Probe> = Global::new(Probe {
+    armed: false,
+    fault: None,
+});
+
+static REPORTER: Global<Option<fn(&Unexpected) -> !>> = Global::new(None);
+
+/// Sets the function that reports an unexpected exception and ends the run.
+pub fn set_reporter(report: fn(&Unexpected) -> !) {
+    REPORTER.set(Some(report));
+}
+
+/// Runs `f`, catching the first synchronous exception it takes: the faulting instruction is
+/// skipped and its syndrome returned. `f` must make its risky access through `asm!` or a
+/// volatile access so that the compiler keeps it where it is written.
+pub fn probe<R>(f: impl FnOnce() -> R) -> Result<R, Fault> {
+    PROBE.set(Probe {
+        armed: true,
+        fault: None,
+    });
+    compiler_fence(Ordering::SeqCst);
+    let result = f();
+    compiler_fence(Ordering::SeqCst);
+    let probe = PROBE.get();
+    PROBE.set(Probe {
+        armed: false,
+        fault: None,
+    });
+    match probe.fault {
+        Some(fault) => Err(fault),
+        None => Ok(result),
+    }
+}
+
+fn syndrome(elr: u64) -> Fault {
+    use aarch64_cpu::registers::{Readable, ESR_EL1, FAR_EL1};
+    Fault {
+        esr: ESR_EL1.get(),
+        far: FAR_EL1.get(),
+        elr,
+    }
+}
+
+const VECTORS: [&str; 4] = ["synchronous", "IRQ", "FIQ", "SError"];
+const ORIGINS: [&str; 4] = [
+    "current EL, SP_EL0",
+    "current EL, SP_EL1",
+    "lower EL, AArch64",
+    "lower EL, AArch32",
+];
+
+fn report(kind: u64, fault: Fault, nested: bool) -> ! {
+    let unexpected = Unexpected {
+        vector: VECTORS[(kind & 3) as usize],
+        origin: ORIGINS[((kind >> 2) & 3) as usize],
+        fault,
+        nested,
+    };
+    match REPORTER.get() {
+        Some(report) => report(&unexpected),
+        None => super::park(),
+    }
+}
+
+/// Called by `boot/vectors.S` for every exception taken on the exception stack.
+#[no_mangle]
+extern "C" fn exception_handler(frame: &mut ExceptionFrame, kind: u64) {
+    let fault = syndrome(frame.elr);
+    let probe = PROBE.get();
+    if kind == 0 && probe.armed {
+        if probe.fault.is_none() {
+            PROBE.set(Probe {
+                armed: true,
+                fault: Some(fault),
+            });
+        }
+        frame.elr += 4;
+        return;
+    }
+    report(kind, fault, false)
+}
+
+/// Called by `boot/vectors.S` when an exception hits the exception handler itself.
+#[no_mangle]
+extern "C" fn exception_nested(kind: u64) -> ! {
+    use aarch64_cpu::registers::{Readable, ELR_EL1};
+    report(kind, syndrome(ELR_EL1.get()), true)
+}
+
+/// Executes an undefined instruction (`UDF #0`): a deliberate unexpected exception.
+pub fn undefined_instruction() {
+    // SAFETY: UDF only raises a synchronous exception, which the handler reports; it touches
+    // neither memory nor registers.
+    unsafe { core::arch::asm!("udf #0", options(nomem, nostack)) };
+}

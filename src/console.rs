@@ -1,0 +1,54 @@
+//! The console found in the device tree, as a `core::fmt::Write` that ends lines with CR LF.
+
+use crate::arch::{mmio::Device, Global};
+use core::fmt;
+use embedded_io::Write as _;
+use mairbench_core::platform::ConsoleInfo;
+use mairbench_core::uart::Uart;
+
+static CONSOLE: Global<Option<ConsoleInfo>> = Global::new(None);
+
+/// Starts using the console described by `info`; until then output is dropped.
+pub fn init(info: &ConsoleInfo) {
+    CONSOLE.set(Some(*info));
+}
+
+fn uart() -> Option<Uart<Device>> {
+    CONSOLE
+        .get()
+        .map(|info| Uart::new(info.kind, Device::at(info.base)))
+}
+
+/// A writer to the console (a no-op before [`init`]).
+pub struct Console;
+
+impl fmt::Write for Console {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let Some(mut uart) = uart() else {
+            return Ok(());
+        };
+        for (i, line) in s.split('\n').enumerate() {
+            if i > 0 {
+                let _ = uart.write_all(b"\r\n");
+            }
+            let _ = uart.write_all(line.as_bytes());
+        }
+        Ok(())
+    }
+}
+
+/// Waits until everything written has left the UART.
+pub fn flush() {
+    if let Some(mut uart) = uart() {
+        let _ = uart.flush();
+    }
+}
+
+/// Prints a human-readable line on the console.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use core::fmt::Write as _;
+        let _ = writeln!($crate::console::Console, $($arg)*);
+    }};
+}

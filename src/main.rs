@@ -1,0 +1,200 @@
+//! mairbench: bare-metal AArch64 firmware that shows, with numbers, what a memory type costs.
+//!
+//! Boot path: `boot/entry.S` (Image header, drop to EL1, relocation, BSS) calls [`rust_main`]
+//! with the device tree address. Output contract: human lines plus `@mb {json}` records, from
+//! a `start` record to an `end` record; the exit status is 0 exactly when the run passed.
+#![no_std]
+#![no_main]
+#![deny(clippy::undocumented_unsafe_blocks)]
+#![deny(missing_docs)]
+
+mod arch;
+mod console;
+mod run;
+
+use console::Console;
+use core::panic::PanicInfo;
+use mairbench_core::bootargs::{self, Selftest};
+use mairbench_core::platform::{self, ConsoleKind, Platform, PsciConduit};
+use mairbench_core::record::{self, Record};
+use mairbench_core::esr;
+
+/// Where QEMU `virt` puts the device tree when it starts an ELF (x0 = 0): the base of RAM.
+const QEMU_VIRT_DTB: usize = 0x4000_0000;
+/// Largest device tree the firmware accepts.
+const DTB_MAX: usize = 2 << 20;
+
+/// Finds the device tree: the boot loader's x0, else the start of QEMU virt RAM.
+fn find_dtb(x0: usize) -> Option<(usize, &'static [u8])> {
+    [x0, QEMU_VIRT_DTB].into_iter().find_map(|addr| {
+        let header = arch::memory_at(addr, 40)?;
+        let size = platform::dtb_size(header)?.min(DTB_MAX);
+        Some((addr, arch::memory_at(addr, size)?))
+    })
+}
+
+fn psci_name(psci: Option<PsciConduit>) -> &'static str {
+    match psci {
+        Some(PsciConduit::Hvc) => "hvc",
+        Some(PsciConduit::Smc) => "smc",
+        None => "none",
+    }
+}
+
+fn console_name(kind: ConsoleKind) -> &'static str {
+    match kind {
+        ConsoleKind::Pl011 => "pl011",
+        ConsoleKind::Ns16550 { .. } => "ns16550",
+    }
+}
+
+/// Entered from `boot/entry.S` at EL1 with the MMU off, on the main stack.
+#[no_mangle]
+extern "C" fn rust_main(dtb_arg: usize, entry_el: u64, image_base: usize, bad_relocs: u64) -> ! {
+    let start_ticks = arch::ticks();
+    arch::exceptions::set_reporter(report_exception);
+    let dtb = find_dtb(dtb_arg);
+    let platform = platform::discover(dtb.map(|(_, blob)| blob));
+    console::init(&platform.console);
+    let semihosting = arch::exit::semihosting_available();
+    run::set_exit_paths(semihosting, platform.psci);
+    run::set_start_ticks(start_ticks);
+
+    let cpu = arch::cpu_id();
+    say!("");
+    say!("mairbench {} - what a memory type costs", env!("CARGO_PKG_VERSION"));
+    let _ = Record::new(&mut Console, "start")
+        .u64("schema", record::SCHEMA)
+        .str("version", env!("CARGO_PKG_VERSION"))
+        .u64("entry_el", entry_el)
+        .u64("el", cpu.el)
+        .hex("midr", cpu.midr)
+        .hex("mpidr", cpu.mpidr)
+        .u64("cntfrq_hz", cpu.cntfrq)
+        .str("platform", platform.model)
+        .bool("emulated", platform.emulated)
+        .str("console", console_name(platform.console.kind))
+        .hex("console_base", platform.console.base)
+        .str("psci", psci_name(platform.psci))
+        .bool("semihosting", semihosting)
+        .hex("dtb", dtb.map_or(0, |(addr, _)| addr as u64))
+        .hex("image_base", image_base as u64)
+        .hex("ram_base", platform.ram.base)
+        .u64("ram_size", platform.ram.size)
+        .str("bootargs", platform.bootargs)
+        .finish();
+    describe(&platform, &cpu, entry_el, image_base, dtb_arg);
+
+    if !run::check(bad_relocs == 0) {
+        say!("FAIL: {bad_relocs} relocation(s) of an unsupported type were not applied");
+    }
+
+    let options = bootargs::parse(platform.bootargs, |note| {
+        say!("bootargs: {note}");
+        if note.is_warning() {
+            run::warn();
+        }
+    });
+    if options.quick {
+        say!("quick run requested (mairbench.quick)");
+    }
+    match options.selftest {
+        Some(Selftest::Fault) => {
+            say!("selftest: taking an undefined instruction on purpose");
+            arch::exceptions::undefined_instruction();
+            say!("FAIL: the undefined instruction did not trap");
+            run::check(false);
+        }
+        Some(Selftest::Panic) => panic!("selftest: panicking on purpose"),
+        Some(Selftest::Hang) => {
+            say!("selftest: hanging on purpose; the runner's timeout must end this");
+            arch::park()
+        }
+        None => {}
+    }
+    run::end(None)
+}
+
+/// The human-readable part of the start: what was found and what was assumed.
+fn describe(p: &Platform<'_>, cpu: &arch::CpuId, entry_el: u64, base: usize, dtb_arg: usize) {
+    say!(
+        "cpu: MIDR {:#x}, MPIDR {:#x}; entered at EL{entry_el}, running at EL{}",
+        cpu.midr,
+        cpu.mpidr,
+        cpu.el
+    );
+    say!(
+        "timer: CNTFRQ {} Hz ({} ns per tick)",
+        cpu.cntfrq,
+        1_000_000_000 / cpu.cntfrq.max(1)
+    );
+    say!("platform: {}; image at {base:#x}; x0 {dtb_arg:#x}", p.model);
+    say!(
+        "console: {} at {:#x}{}",
+        console_name(p.console.kind),
+        p.console.base,
+        match p.console.kind {
+            ConsoleKind::Ns16550 { .. } => " (8250-style)",
+            ConsoleKind::Pl011 => "",
+        }
+    );
+    say!(
+        "ram: {:#x}, {} MiB; psci: {}",
+        p.ram.base,
+        p.ram.size >> 20,
+        psci_name(p.psci)
+    );
+    for problem in p.problems.iter() {
+        say!("device tree: {}", problem.message());
+    }
+    if p.emulated {
+        say!("emulated machine: QEMU models no caches, so timings do not reflect memory types");
+    }
+}
+
+/// Reports an exception nobody expected, then ends the run with status fail.
+fn report_exception(e: &arch::exceptions::Unexpected) -> ! {
+    let ec = esr::class(e.fault.esr);
+    say!("");
+    say!(
+        "!! unexpected {} exception ({}{}): {}",
+        e.vector,
+        e.origin,
+        if e.nested { ", inside the exception handler" } else { "" },
+        esr::class_name(ec)
+    );
+    say!(
+        "!! ESR_EL1 {:#x} (EC {ec:#x}), FAR_EL1 {:#x}, ELR_EL1 {:#x}, at EL1",
+        e.fault.esr,
+        e.fault.far,
+        e.fault.elr
+    );
+    if esr::is_abort(ec) {
+        say!("!! {}", esr::fault_status_name(e.fault.esr));
+    }
+    let _ = Record::new(&mut Console, "exception")
+        .str("vector", e.vector)
+        .str("origin", e.origin)
+        .str("class", esr::class_name(ec))
+        .hex("ec", ec.into())
+        .hex("esr", e.fault.esr)
+        .hex("far", e.fault.far)
+        .hex("elr", e.fault.elr)
+        .u64("el", 1)
+        .bool("nested", e.nested)
+        .finish();
+    run::end(Some("unexpected exception"))
+}
+
+#[panic_handler]
+fn panic(info: &PanicInfo<'_>) -> ! {
+    say!("");
+    say!("!! panic: {info}");
+    let location = info.location();
+    let _ = Record::new(&mut Console, "panic")
+        .fmt("message", format_args!("{}", info.message()))
+        .str("file", location.map_or("", |l| l.file()))
+        .u64("line", location.map_or(0, |l| l.line().into()))
+        .finish();
+    run::end(Some("panic"))
+}

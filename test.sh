@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Every test of mairbench: host unit tests of the pure logic, then the firmware booted in QEMU
+# (boot matrix, output contract, error paths). Installs QEMU and U-Boot when they are missing.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+qemu/deps uboot
+cargo build --release
+cargo test --workspace --exclude mairbench --target host-tuple "$@"
