@@ -56,9 +56,20 @@ extern "C" fn rust_main(dtb_arg: usize, entry_el: u64, image_base: usize, bad_re
     let dtb = find_dtb(dtb_arg);
     let platform = platform::discover(dtb.map(|(_, blob)| blob));
     console::init(&platform.console);
-    let semihosting = arch::exit::semihosting_available();
+    let semihosting = arch::semihosting::available();
     run::set_exit_paths(semihosting, platform.psci);
     run::set_start_ticks(start_ticks);
+
+    // The command line: /chosen/bootargs, else what a semihosting host passes (QEMU
+    // `-semihosting-config arg=…`, used where no boot loader edits the device tree).
+    let mut cmdline_buf = [0u8; 1024];
+    let (bootargs, bootargs_from) = match platform.bootargs {
+        "" => match arch::semihosting::command_line(&mut cmdline_buf) {
+            Some(line) if !line.is_empty() => (line, "semihosting"),
+            _ => ("", "none"),
+        },
+        dtb_args => (dtb_args, "dtb"),
+    };
 
     let cpu = arch::cpu_id();
     say!("");
@@ -81,7 +92,8 @@ extern "C" fn rust_main(dtb_arg: usize, entry_el: u64, image_base: usize, bad_re
         .hex("image_base", image_base as u64)
         .hex("ram_base", platform.ram.base)
         .u64("ram_size", platform.ram.size)
-        .str("bootargs", platform.bootargs)
+        .str("bootargs", bootargs)
+        .str("bootargs_from", bootargs_from)
         .finish();
     describe(&platform, &cpu, entry_el, image_base, dtb_arg);
 
@@ -89,7 +101,7 @@ extern "C" fn rust_main(dtb_arg: usize, entry_el: u64, image_base: usize, bad_re
         say!("FAIL: {bad_relocs} relocation(s) of an unsupported type were not applied");
     }
 
-    let options = bootargs::parse(platform.bootargs, |note| {
+    let options = bootargs::parse(bootargs, |note| {
         say!("bootargs: {note}");
         if note.is_warning() {
             run::warn();

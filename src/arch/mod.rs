@@ -7,6 +7,7 @@ use core::cell::UnsafeCell;
 pub mod exceptions;
 pub mod exit;
 pub mod mmio;
+pub mod semihosting;
 
 global_asm!(include_str!("../../boot/entry.S"));
 global_asm!(include_str!("../../boot/vectors.S"));

@@ -1,0 +1,115 @@
+//! Helpers shared by the platform tests.
+#![allow(dead_code)]
+
+/// A fixture from `tests/dtb/`.
+pub fn fixture(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/dtb/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Builds a DTB token by token, including malformed ones.
+#[derive(Default)]
+pub struct DtBuilder {
+    structs: Vec<u8>,
+    strings: Vec<u8>,
+}
+
+pub const FDT_BEGIN_NODE: u32 = 1;
+pub const FDT_END_NODE: u32 = 2;
+pub const FDT_PROP: u32 = 3;
+pub const FDT_NOP: u32 = 4;
+pub const FDT_END: u32 = 9;
+
+impl DtBuilder {
+    pub fn token(&mut self, t: u32) -> &mut Self {
+        self.structs.extend(t.to_be_bytes());
+        self
+    }
+
+    pub fn begin(&mut self, name: &str) -> &mut Self {
+        self.token(FDT_BEGIN_NODE);
+        self.structs.extend(name.as_bytes());
+        self.structs.push(0);
+        self.pad()
+    }
+
+    pub fn end(&mut self) -> &mut Self {
+        self.token(FDT_END_NODE)
+    }
+
+    pub fn prop(&mut self, name: &str, value: &[u8]) -> &mut Self {
+        let name_off = self.strings.len() as u32;
+        self.strings.extend(name.as_bytes());
+        self.strings.push(0);
+        self.token(FDT_PROP);
+        self.structs.extend((value.len() as u32).to_be_bytes());
+        self.structs.extend(name_off.to_be_bytes());
+        self.structs.extend(value);
+        self.pad()
+    }
+
+    pub fn str(&mut self, name: &str, value: &str) -> &mut Self {
+        self.prop(name, format!("{value}\0").as_bytes())
+    }
+
+    pub fn cells(&mut self, name: &str, cells: &[u32]) -> &mut Self {
+        let value: Vec<u8> = cells.iter().flat_map(|c| c.to_be_bytes()).collect();
+        self.prop(name, &value)
+    }
+
+    fn pad(&mut self) -> &mut Self {
+        while self.structs.len() % 4 != 0 {
+            self.structs.push(0);
+        }
+        self
+    }
+
+    /// Appends FDT_END and wraps the blocks in a version-17 header.
+    pub fn finish(&mut self) -> Vec<u8> {
+        self.token(FDT_END);
+        let rsvmap = 40;
+        let off_struct = rsvmap + 16;
+        let off_strings = off_struct + self.structs.len();
+        let total = off_strings + self.strings.len();
+        let header = [
+            0xd00d_feed,
+            total,
+            off_struct,
+            off_strings,
+            rsvmap,
+            17,
+            16,
+            0,
+            self.strings.len(),
+            self.structs.len(),
+        ];
+        let mut blob: Vec<u8> = header.iter().flat_map(|&f| (f as u32).to_be_bytes()).collect();
+        blob.extend([0; 16]);
+        blob.extend(&self.structs);
+        blob.extend(&self.strings);
+        blob
+    }
+}
+
+/// A small valid tree: `stdout` as `/chosen/stdout-path`, a PL011 at
+/// `0x1c09_0000`, 1 GiB of RAM at `0x8000_0000`, PSCI over HVC; `extra` adds
+/// to the root after those nodes.
+pub fn minimal_tree(stdout: &str, extra: impl FnOnce(&mut DtBuilder)) -> Vec<u8> {
+    let mut b = DtBuilder::default();
+    b.begin("")
+        .cells("#address-cells", &[2])
+        .cells("#size-cells", &[2])
+        .str("compatible", "test,minimal");
+    b.begin("chosen").str("stdout-path", stdout).end();
+    b.begin("psci").str("method", "hvc").end();
+    b.begin("memory@80000000")
+        .str("device_type", "memory")
+        .cells("reg", &[0, 0x8000_0000, 0, 0x4000_0000])
+        .end();
+    b.begin("uart@1c090000")
+        .str("compatible", "arm,pl011")
+        .cells("reg", &[0, 0x1c09_0000, 0, 0x1000])
+        .end();
+    extra(&mut b);
+    b.end().finish()
+}

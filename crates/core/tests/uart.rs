@@ -1,0 +1,276 @@
+//! The UART drivers against a fake register file.
+
+use std::cell::{Cell, RefCell};
+
+use embedded_io::Write;
+use mairbench_core::platform::ConsoleKind;
+use mairbench_core::uart::{Mmio, Ns16550, Pl011, Uart, POLL_BUDGET};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Read8(usize),
+    Read32(usize),
+    Write8(usize, u8),
+    Write32(usize, u32),
+}
+
+/// A register file: plain memory, except the status register at `status`,
+/// which reads `busy` for the first `busy_reads` reads and `ready` after.
+struct Fake {
+    mem: RefCell<[u8; 0x400]>,
+    status: usize,
+    busy: u32,
+    ready: u32,
+    busy_reads: Cell<u64>,
+    log: RefCell<Vec<Access>>,
+}
+
+impl Fake {
+    fn new(status: usize, busy: u32, ready: u32) -> Fake {
+        Fake {
+            mem: RefCell::new([0; 0x400]),
+            status,
+            busy,
+            ready,
+            busy_reads: Cell::new(0),
+            log: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn pl011() -> Fake {
+        let fake = Fake::new(0x18, 1 << 5 | 1 << 3, 0); // FR: TXFF and BUSY, then idle
+        fake.mem.borrow_mut()[0x30..0x34].copy_from_slice(&0x301u32.to_le_bytes());
+        fake
+    }
+
+    fn ns16550(reg_shift: u8) -> Fake {
+        Fake::new(5 << reg_shift, 0, 0x60) // LSR: nothing, then THRE | TEMT
+    }
+
+    fn status(&self) -> u32 {
+        let left = self.busy_reads.get();
+        if left == 0 {
+            return self.ready;
+        }
+        self.busy_reads.set(left - 1);
+        self.busy
+    }
+
+    fn log(&self) -> Vec<Access> {
+        self.log.borrow().clone()
+    }
+
+    fn writes(&self) -> Vec<Access> {
+        let log = self.log.borrow();
+        let writes = log.iter().filter(|a| matches!(a, Access::Write8(..) | Access::Write32(..)));
+        writes.copied().collect()
+    }
+
+    fn status_reads(&self) -> usize {
+        let log = self.log.borrow();
+        let reads = log.iter().filter(|a| matches!(a, Access::Read8(o) | Access::Read32(o) if *o == self.status));
+        reads.count()
+    }
+}
+
+impl Mmio for &Fake {
+    fn read32(&self, off: usize) -> u32 {
+        self.log.borrow_mut().push(Access::Read32(off));
+        if off == self.status {
+            return self.status();
+        }
+        let mem = self.mem.borrow();
+        u32::from_le_bytes(mem[off..off + 4].try_into().unwrap())
+    }
+
+    fn write32(&mut self, off: usize, v: u32) {
+        self.log.borrow_mut().push(Access::Write32(off, v));
+        self.mem.borrow_mut()[off..off + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    fn read8(&self, off: usize) -> u8 {
+        self.log.borrow_mut().push(Access::Read8(off));
+        if off == self.status {
+            return self.status() as u8;
+        }
+        self.mem.borrow()[off]
+    }
+
+    fn write8(&mut self, off: usize, v: u8) {
+        self.log.borrow_mut().push(Access::Write8(off, v));
+        self.mem.borrow_mut()[off] = v;
+    }
+}
+
+#[test]
+fn pl011_writes_each_byte_to_dr_after_checking_fr() {
+    let fake = Fake::pl011();
+    let mut uart = Pl011::new(&fake);
+    assert_eq!(uart.write(b"ok\r\n"), Ok(4));
+    let mut expected = vec![Access::Read32(0x30)];
+    for b in b"ok\r\n" {
+        expected.extend([Access::Read32(0x18), Access::Write32(0x000, u32::from(*b))]);
+    }
+    assert_eq!(fake.log(), expected);
+}
+
+#[test]
+fn pl011_sets_only_missing_enable_bits() {
+    for (cr, written) in [
+        (0x301, None),
+        (0x101, None),
+        (0x000, Some(0x101)),
+        (0x200, Some(0x301)),
+        (0x001, Some(0x101)),
+        (0x300, Some(0x301)),
+    ] {
+        let fake = Fake::pl011();
+        fake.mem.borrow_mut()[0x30..0x34].copy_from_slice(&u32::to_le_bytes(cr));
+        let _uart = Pl011::new(&fake);
+        let expected: Vec<_> = written.map(|v| Access::Write32(0x30, v)).into_iter().collect();
+        assert_eq!(fake.writes(), expected, "UARTCR was {cr:#x}");
+    }
+}
+
+#[test]
+fn pl011_waits_while_tx_fifo_full() {
+    let fake = Fake::pl011();
+    let mut uart = Pl011::new(&fake);
+    fake.busy_reads.set(5);
+    uart.write_all(b"x").unwrap();
+    assert_eq!(fake.status_reads(), 6);
+    assert_eq!(fake.log().last(), Some(&Access::Write32(0, u32::from(b'x'))));
+}
+
+#[test]
+fn pl011_flush_waits_for_busy_clear() {
+    let fake = Fake::pl011();
+    let mut uart = Pl011::new(&fake);
+    fake.busy_reads.set(3);
+    uart.flush().unwrap();
+    assert_eq!(fake.status_reads(), 4);
+    assert_eq!(fake.writes(), []);
+}
+
+#[test]
+fn pl011_dead_uart_drops_bytes_and_recovers() {
+    let fake = Fake::pl011();
+    let mut uart = Pl011::new(&fake);
+    fake.busy_reads.set(u64::MAX);
+    assert_eq!(uart.write(b"abc"), Ok(3));
+    // A full budget for the first byte, then one read per byte while stalled.
+    assert_eq!(fake.status_reads(), POLL_BUDGET as usize + 2);
+    uart.flush().unwrap();
+    assert_eq!(fake.status_reads(), POLL_BUDGET as usize + 3);
+    assert_eq!(fake.writes(), []);
+
+    fake.busy_reads.set(0);
+    uart.write_all(b"d").unwrap();
+    assert_eq!(fake.writes(), [Access::Write32(0, u32::from(b'd'))]);
+}
+
+#[test]
+fn ns16550_uses_reg_shift_and_io_width() {
+    for reg_shift in [0u8, 2] {
+        for io_width in [1u8, 4] {
+            let fake = Fake::ns16550(reg_shift);
+            let mut uart = Ns16550::new(&fake, reg_shift, io_width);
+            assert_eq!(fake.log(), [], "new() touches no register");
+            uart.write_all(b"hi").unwrap();
+            uart.flush().unwrap();
+            let lsr = 5 << reg_shift;
+            let (read, write): (Access, fn(u8) -> Access) = if io_width == 4 {
+                (Access::Read32(lsr), |b| Access::Write32(0, u32::from(b)))
+            } else {
+                (Access::Read8(lsr), |b| Access::Write8(0, b))
+            };
+            let expected = [read, write(b'h'), read, write(b'i'), read];
+            assert_eq!(fake.log(), expected, "reg_shift {reg_shift} io_width {io_width}");
+        }
+    }
+}
+
+#[test]
+fn ns16550_never_writes_divisor_or_line_control() {
+    let fake = Fake::ns16550(2);
+    let mut uart = Ns16550::new(&fake, 2, 4);
+    for line in ["first\r\n", "second\r\n"] {
+        uart.write_all(line.as_bytes()).unwrap();
+        uart.flush().unwrap();
+    }
+    // Only THR (offset 0, with DLAB never set since LCR at 3 << 2 is never written).
+    assert!(fake.writes().iter().all(|a| matches!(a, Access::Write32(0, _))));
+    assert_eq!(fake.writes().len(), 15);
+}
+
+#[test]
+fn ns16550_waits_for_thre_and_flush_for_temt() {
+    let fake = Fake::ns16550(0);
+    let mut uart = Ns16550::new(&fake, 0, 1);
+    fake.busy_reads.set(7);
+    uart.write_all(b"x").unwrap();
+    assert_eq!(fake.status_reads(), 8);
+    assert_eq!(fake.writes(), [Access::Write8(0, b'x')]);
+
+    // THRE set but TEMT clear: the shift register is still sending.
+    let fake = Fake::new(5, 0x20, 0x60);
+    let mut uart = Ns16550::new(&fake, 0, 1);
+    fake.busy_reads.set(4);
+    uart.flush().unwrap();
+    assert_eq!(fake.status_reads(), 5);
+}
+
+#[test]
+fn ns16550_dead_uart_is_bounded() {
+    let fake = Fake::ns16550(2);
+    let mut uart = Ns16550::new(&fake, 2, 4);
+    fake.busy_reads.set(u64::MAX);
+    assert_eq!(uart.write(b"ab"), Ok(2));
+    uart.flush().unwrap();
+    assert_eq!(fake.status_reads(), POLL_BUDGET as usize + 2);
+    assert_eq!(fake.writes(), []);
+}
+
+#[test]
+fn ns16550_clamps_reg_shift() {
+    let fake = Fake::ns16550(7);
+    let mut uart = Ns16550::new(&fake, 200, 1);
+    uart.write_all(b"z").unwrap();
+    assert_eq!(fake.log(), [Access::Read8(5 << 7), Access::Write8(0, b'z')]);
+}
+
+#[test]
+fn uart_follows_console_kind_and_formats() {
+    let fake = Fake::pl011();
+    let mut uart = Uart::new(ConsoleKind::Pl011, &fake);
+    assert!(matches!(uart, Uart::Pl011(_)));
+    write!(uart, "{}\r\n", 42).unwrap();
+    assert_eq!(fake.writes().len(), 4);
+
+    let fake = Fake::ns16550(2);
+    let kind = ConsoleKind::Ns16550 {
+        reg_shift: 2,
+        io_width: 4,
+    };
+    let mut uart = Uart::new(kind, &fake);
+    assert!(matches!(uart, Uart::Ns16550(_)));
+    uart.write_all(b"A").unwrap();
+    uart.flush().unwrap();
+    assert_eq!(fake.log(), [Access::Read32(20), Access::Write32(0, 0x41), Access::Read32(20)]);
+}
+
+#[test]
+fn formatted_output_reaches_the_data_register() {
+    let fake = Fake::ns16550(0);
+    let mut uart = Ns16550::new(&fake, 0, 1);
+    write!(uart, "{:#x}\r\n", 0x900_0000).unwrap();
+    let sent: Vec<u8> = fake
+        .writes()
+        .iter()
+        .map(|a| match a {
+            Access::Write8(0, b) => *b,
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    assert_eq!(sent, b"0x9000000\r\n");
+}
