@@ -7,6 +7,7 @@
 // Registers kept across the early code:
 //   x19 = DTB address from the boot loader     x20 = exception level at entry
 //   x21 = runtime address of _head             x22 = count of unsupported relocations
+//   x23 = SCTLR_ELx at entry (of the entry EL)
 
 .equ SCTLR_M,           (1 << 0)
 .equ SCTLR_C,           (1 << 2)
@@ -25,6 +26,7 @@
 // then write every dirty line back by set/way. Clobbers x0-x11.
 .macro caches_off sctlr
     mrs     x0, \sctlr
+    mov     x23, x0                 // reported to Rust: the state we were entered in
     mov     x1, #(SCTLR_M | SCTLR_C)
     tst     x0, x1
     b.eq    .Lcaches_already_off\@
@@ -148,6 +150,7 @@ at_el1:
     mov     x1, x20
     mov     x2, x21
     mov     x3, x22
+    mov     x4, x23
     bl      rust_main
 6:  wfe                             // rust_main never returns; stay put if it does
     b       6b

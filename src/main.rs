@@ -15,9 +15,9 @@ mod run;
 use console::Console;
 use core::panic::PanicInfo;
 use mairbench_core::bootargs::{self, Selftest};
+use mairbench_core::esr;
 use mairbench_core::platform::{self, ConsoleKind, Platform, PsciConduit};
 use mairbench_core::record::{self, Record};
-use mairbench_core::esr;
 
 /// Where QEMU `virt` puts the device tree when it starts an ELF (x0 = 0): the base of RAM.
 const QEMU_VIRT_DTB: usize = 0x4000_0000;
@@ -50,7 +50,13 @@ fn console_name(kind: ConsoleKind) -> &'static str {
 
 /// Entered from `boot/entry.S` at EL1 with the MMU off, on the main stack.
 #[no_mangle]
-extern "C" fn rust_main(dtb_arg: usize, entry_el: u64, image_base: usize, bad_relocs: u64) -> ! {
+extern "C" fn rust_main(
+    dtb_arg: usize,
+    entry_el: u64,
+    image_base: usize,
+    bad_relocs: u64,
+    entry_sctlr: u64,
+) -> ! {
     let start_ticks = arch::ticks();
     arch::exceptions::set_reporter(report_exception);
     let dtb = find_dtb(dtb_arg);
@@ -73,12 +79,17 @@ extern "C" fn rust_main(dtb_arg: usize, entry_el: u64, image_base: usize, bad_re
 
     let cpu = arch::cpu_id();
     say!("");
-    say!("mairbench {} - what a memory type costs", env!("CARGO_PKG_VERSION"));
+    say!(
+        "mairbench {} - what a memory type costs",
+        env!("CARGO_PKG_VERSION")
+    );
     let _ = Record::new(&mut Console, "start")
         .u64("schema", record::SCHEMA)
         .str("version", env!("CARGO_PKG_VERSION"))
         .u64("entry_el", entry_el)
         .u64("el", cpu.el)
+        .bool("entry_mmu", entry_sctlr & 1 != 0)
+        .bool("entry_dcache", entry_sctlr & (1 << 2) != 0)
         .hex("midr", cpu.midr)
         .hex("mpidr", cpu.mpidr)
         .u64("cntfrq_hz", cpu.cntfrq)
@@ -172,7 +183,11 @@ fn report_exception(e: &arch::exceptions::Unexpected) -> ! {
         "!! unexpected {} exception ({}{}): {}",
         e.vector,
         e.origin,
-        if e.nested { ", inside the exception handler" } else { "" },
+        if e.nested {
+            ", inside the exception handler"
+        } else {
+            ""
+        },
         esr::class_name(ec)
     );
     say!(

@@ -11,6 +11,7 @@ fn kernel(cpu: &str, el: u64) {
     let start = run.one("start");
     assert_eq!(start["entry_el"], el, "{}", run.console);
     assert_eq!(start["el"], 1);
+    assert_eq!(start["entry_mmu"], false);
     assert_eq!(start["emulated"], true);
     assert_eq!(start["semihosting"], true);
     assert_eq!(start["console"], "pl011");
@@ -75,4 +76,32 @@ fn uboot_el2_at_0x40400000() {
 #[test]
 fn uboot_el2_at_0x4a200000() {
     uboot(2, "0x4a200000");
+}
+
+/// U-Boot's `bootm` of a standalone program enters with the MMU and D-cache on and no device
+/// tree in x0: the firmware must turn them off (cleaning the cache) and find QEMU's DTB.
+fn bootm(el: u64) {
+    let el_s = el.to_string();
+    let run = boot(
+        &[("MAIRBENCH_BOOT", "uboot-bootm"), ("MAIRBENCH_EL", &el_s)],
+        &["mairbench.quick"],
+    );
+    run.assert_pass();
+    let start = run.one("start");
+    assert_eq!(start["entry_el"], el, "{}", run.console);
+    assert_eq!(start["entry_mmu"], true, "{}", run.console);
+    assert_eq!(start["entry_dcache"], true, "{}", run.console);
+    assert_eq!(start["dtb"], "0x40000000");
+    assert_eq!(start["bootargs"], "mairbench.quick");
+    assert_eq!(start["bootargs_from"], "semihosting");
+}
+
+#[test]
+fn uboot_bootm_el1_mmu_and_caches_on_at_entry() {
+    bootm(1);
+}
+
+#[test]
+fn uboot_bootm_el2_mmu_and_caches_on_at_entry() {
+    bootm(2);
 }

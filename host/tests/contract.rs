@@ -42,9 +42,16 @@ fn without_semihosting_the_run_ends_through_psci() {
     let run = boot(&[("MAIRBENCH_SEMIHOSTING", "0")], &[]);
     run.assert_pass();
     assert_eq!(run.one("start")["semihosting"], false);
-    let failed = boot(&[("MAIRBENCH_SEMIHOSTING", "0")], &["mairbench.selftest=fault"]);
+    let failed = boot(
+        &[("MAIRBENCH_SEMIHOSTING", "0")],
+        &["mairbench.selftest=fault"],
+    );
     assert_eq!(failed.one("end")["status"], "fail");
-    assert_eq!(failed.status, 1, "a failed run must not exit 0: {}", failed.stderr);
+    assert_eq!(
+        failed.status, 1,
+        "a failed run must not exit 0: {}",
+        failed.stderr
+    );
 }
 
 #[test]
@@ -60,11 +67,20 @@ fn a_hung_firmware_is_killed_by_the_timeout() {
 fn unknown_bootargs_are_named_and_ignored() {
     let run = boot(
         &[],
-        &["console=ttyAMA0", "mairbench.bogus=1", "mairbench.quick", "mairbench.quick=maybe"],
+        &[
+            "console=ttyAMA0",
+            "mairbench.bogus=1",
+            "mairbench.quick",
+            "mairbench.quick=maybe",
+        ],
     );
     run.assert_pass();
-    assert!(run.console.contains("unknown option 'mairbench.bogus' ignored"));
-    assert!(run.console.contains("'console=ttyAMA0' is not a mairbench option"));
+    assert!(run
+        .console
+        .contains("unknown option 'mairbench.bogus' ignored"));
+    assert!(run
+        .console
+        .contains("'console=ttyAMA0' is not a mairbench option"));
     assert!(run.console.contains("bad value 'maybe'"));
     assert_eq!(run.one("end")["warnings"], 2);
     assert_eq!(

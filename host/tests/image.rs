@@ -16,9 +16,16 @@ fn image_header_and_size() {
     assert_eq!(&image[0x38..0x3c], b"ARM\x64", "magic");
     assert_eq!(le64(&image, 0x08), 0, "text_offset");
     let image_size = le64(&image, 0x10);
-    assert!(image_size >= image.len() as u64, "image_size covers the file");
+    assert!(
+        image_size >= image.len() as u64,
+        "image_size covers the file"
+    );
     assert_eq!(image_size % 4096, 0, "image_size in whole pages");
     assert_eq!(le64(&image, 0x18), 0xa, "flags: LE, 4 KiB pages, anywhere");
     assert_eq!(image[3] & 0xfc, 0x14, "code0 is a branch");
-    assert!(image.len() < 64 * 1024, "raw image is {} bytes", image.len());
+    assert!(
+        image.len() < 64 * 1024,
+        "raw image is {} bytes",
+        image.len()
+    );
 }

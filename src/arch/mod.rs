@@ -56,7 +56,7 @@ pub struct CpuId {
 
 /// Reads the CPU identification registers.
 pub fn cpu_id() -> CpuId {
-    use aarch64_cpu::registers::{Readable, CNTFRQ_EL0, CurrentEL, MIDR_EL1, MPIDR_EL1};
+    use aarch64_cpu::registers::{CurrentEL, Readable, CNTFRQ_EL0, MIDR_EL1, MPIDR_EL1};
     CpuId {
         midr: MIDR_EL1.get(),
         mpidr: MPIDR_EL1.get(),
@@ -75,7 +75,7 @@ pub fn ticks() -> u64 {
 /// Reads `len` bytes of physical memory at `addr` as a byte slice, or `None` if reading its
 /// first word faults (nothing there).
 pub fn memory_at(addr: usize, len: usize) -> Option<&'static [u8]> {
-    if addr == 0 || addr % 8 != 0 {
+    if addr == 0 || !addr.is_multiple_of(8) {
         return None;
     }
     // SAFETY: an aligned load from an address the caller believes to be RAM; a fault is

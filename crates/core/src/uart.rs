@@ -85,7 +85,10 @@ impl<M: Mmio> Pl011<M> {
 
     fn put(&mut self, byte: u8) {
         let mmio = &self.mmio;
-        if self.poll.wait(|| mmio.read32(PL011_FR) & PL011_FR_TXFF == 0) {
+        if self
+            .poll
+            .wait(|| mmio.read32(PL011_FR) & PL011_FR_TXFF == 0)
+        {
             self.mmio.write32(PL011_DR, u32::from(byte));
         }
     }
@@ -105,7 +108,8 @@ impl<M: Mmio> Write for Pl011<M> {
     /// Waits until the UART has sent everything (`UARTFR.BUSY` clear).
     fn flush(&mut self) -> Result<(), Infallible> {
         let mmio = &self.mmio;
-        self.poll.wait(|| mmio.read32(PL011_FR) & PL011_FR_BUSY == 0);
+        self.poll
+            .wait(|| mmio.read32(PL011_FR) & PL011_FR_BUSY == 0);
         Ok(())
     }
 }
@@ -170,7 +174,10 @@ impl<M: Mmio> Ns16550<M> {
 
     fn put(&mut self, byte: u8) {
         let regs = &self.regs;
-        if self.poll.wait(|| regs.read(NS16550_LSR) & NS16550_LSR_THRE != 0) {
+        if self
+            .poll
+            .wait(|| regs.read(NS16550_LSR) & NS16550_LSR_THRE != 0)
+        {
             self.regs.write(NS16550_THR, byte);
         }
     }
@@ -190,7 +197,8 @@ impl<M: Mmio> Write for Ns16550<M> {
     /// Waits until the UART has sent everything (`LSR.TEMT` set).
     fn flush(&mut self) -> Result<(), Infallible> {
         let regs = &self.regs;
-        self.poll.wait(|| regs.read(NS16550_LSR) & NS16550_LSR_TEMT != 0);
+        self.poll
+            .wait(|| regs.read(NS16550_LSR) & NS16550_LSR_TEMT != 0);
         Ok(())
     }
 }

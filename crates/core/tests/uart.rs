@@ -62,13 +62,17 @@ impl Fake {
 
     fn writes(&self) -> Vec<Access> {
         let log = self.log.borrow();
-        let writes = log.iter().filter(|a| matches!(a, Access::Write8(..) | Access::Write32(..)));
+        let writes = log
+            .iter()
+            .filter(|a| matches!(a, Access::Write8(..) | Access::Write32(..)));
         writes.copied().collect()
     }
 
     fn status_reads(&self) -> usize {
         let log = self.log.borrow();
-        let reads = log.iter().filter(|a| matches!(a, Access::Read8(o) | Access::Read32(o) if *o == self.status));
+        let reads = log
+            .iter()
+            .filter(|a| matches!(a, Access::Read8(o) | Access::Read32(o) if *o == self.status));
         reads.count()
     }
 }
@@ -127,7 +131,10 @@ fn pl011_sets_only_missing_enable_bits() {
         let fake = Fake::pl011();
         fake.mem.borrow_mut()[0x30..0x34].copy_from_slice(&u32::to_le_bytes(cr));
         let _uart = Pl011::new(&fake);
-        let expected: Vec<_> = written.map(|v| Access::Write32(0x30, v)).into_iter().collect();
+        let expected: Vec<_> = written
+            .map(|v| Access::Write32(0x30, v))
+            .into_iter()
+            .collect();
         assert_eq!(fake.writes(), expected, "UARTCR was {cr:#x}");
     }
 }
@@ -139,7 +146,10 @@ fn pl011_waits_while_tx_fifo_full() {
     fake.busy_reads.set(5);
     uart.write_all(b"x").unwrap();
     assert_eq!(fake.status_reads(), 6);
-    assert_eq!(fake.log().last(), Some(&Access::Write32(0, u32::from(b'x'))));
+    assert_eq!(
+        fake.log().last(),
+        Some(&Access::Write32(0, u32::from(b'x')))
+    );
 }
 
 #[test]
@@ -185,7 +195,11 @@ fn ns16550_uses_reg_shift_and_io_width() {
                 (Access::Read8(lsr), |b| Access::Write8(0, b))
             };
             let expected = [read, write(b'h'), read, write(b'i'), read];
-            assert_eq!(fake.log(), expected, "reg_shift {reg_shift} io_width {io_width}");
+            assert_eq!(
+                fake.log(),
+                expected,
+                "reg_shift {reg_shift} io_width {io_width}"
+            );
         }
     }
 }
@@ -199,7 +213,10 @@ fn ns16550_never_writes_divisor_or_line_control() {
         uart.flush().unwrap();
     }
     // Only THR (offset 0, with DLAB never set since LCR at 3 << 2 is never written).
-    assert!(fake.writes().iter().all(|a| matches!(a, Access::Write32(0, _))));
+    assert!(fake
+        .writes()
+        .iter()
+        .all(|a| matches!(a, Access::Write32(0, _))));
     assert_eq!(fake.writes().len(), 15);
 }
 
@@ -256,7 +273,14 @@ fn uart_follows_console_kind_and_formats() {
     assert!(matches!(uart, Uart::Ns16550(_)));
     uart.write_all(b"A").unwrap();
     uart.flush().unwrap();
-    assert_eq!(fake.log(), [Access::Read32(20), Access::Write32(0, 0x41), Access::Read32(20)]);
+    assert_eq!(
+        fake.log(),
+        [
+            Access::Read32(20),
+            Access::Write32(0, 0x41),
+            Access::Read32(20)
+        ]
+    );
 }
 
 #[test]

@@ -47,7 +47,13 @@ impl Run {
     /// The one record of a kind (panics with the console when there is not exactly one).
     pub fn one(&self, kind: &str) -> &Value {
         let found = self.of_kind(kind);
-        assert_eq!(found.len(), 1, "{} {kind} records in:\n{}", found.len(), self.console);
+        assert_eq!(
+            found.len(),
+            1,
+            "{} {kind} records in:\n{}",
+            found.len(),
+            self.console
+        );
         found[0]
     }
 
@@ -55,7 +61,12 @@ impl Run {
     pub fn assert_framed(&self) {
         let first = self.records.first().map(|r| r["kind"].clone());
         let last = self.records.last().map(|r| r["kind"].clone());
-        assert_eq!(first, Some("start".into()), "first record:\n{}", self.console);
+        assert_eq!(
+            first,
+            Some("start".into()),
+            "first record:\n{}",
+            self.console
+        );
         assert_eq!(last, Some("end".into()), "last record:\n{}", self.console);
         self.one("start");
         self.one("end");
@@ -65,7 +76,12 @@ impl Run {
     /// Asserts a passing run: framed, end status pass, runner exit status 0.
     pub fn assert_pass(&self) {
         self.assert_framed();
-        assert_eq!(self.one("end")["status"], "pass", "console:\n{}", self.console);
+        assert_eq!(
+            self.one("end")["status"],
+            "pass",
+            "console:\n{}",
+            self.console
+        );
         assert_eq!(self.status, 0, "runner status; stderr:\n{}", self.stderr);
     }
 }

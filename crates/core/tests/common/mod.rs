@@ -83,7 +83,10 @@ impl DtBuilder {
             self.strings.len(),
             self.structs.len(),
         ];
-        let mut blob: Vec<u8> = header.iter().flat_map(|&f| (f as u32).to_be_bytes()).collect();
+        let mut blob: Vec<u8> = header
+            .iter()
+            .flat_map(|&f| (f as u32).to_be_bytes())
+            .collect();
         blob.extend([0; 16]);
         blob.extend(&self.structs);
         blob.extend(&self.strings);

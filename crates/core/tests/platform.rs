@@ -1,0 +1,592 @@
+//! Platform discovery from real (QEMU) and hand-made device trees.
+
+mod common;
+
+use common::{fixture, minimal_tree, DtBuilder, FDT_NOP};
+use mairbench_core::platform::{
+    discover, dtb_size, ConsoleInfo, ConsoleKind, MemRegion, Platform, Problem, Problems,
+    PsciConduit, MAX_DTB_SIZE, QEMU_VIRT,
+};
+
+const MIB: u64 = 1 << 20;
+const QEMU_PL011: ConsoleInfo = ConsoleInfo {
+    kind: ConsoleKind::Pl011,
+    base: 0x0900_0000,
+};
+const QEMU_RAM: MemRegion = MemRegion {
+    base: 0x4000_0000,
+    size: 128 * MIB,
+};
+
+fn problems(list: &[Problem]) -> Problems {
+    let mut set = Problems::NONE;
+    list.iter().for_each(|&p| set.insert(p));
+    set
+}
+
+/// The defaults plus `problem`, as discovery returns them for an unusable DTB.
+fn defaults_with(problem: Problem) -> Platform<'static> {
+    let mut p = QEMU_VIRT;
+    p.problems.insert(problem);
+    p
+}
+
+fn assert_qemu_virt(p: &Platform<'_>) {
+    assert!(p.dtb_ok);
+    assert_eq!(p.console, QEMU_PL011);
+    assert!(p.console_from_dtb);
+    assert_eq!(p.ram, QEMU_RAM);
+    assert!(p.ram_from_dtb);
+    assert_eq!(p.ram_regions(), [QEMU_RAM]);
+    assert_eq!(p.model, "linux,dummy-virt");
+    assert!(p.emulated);
+}
+
+#[test]
+fn qemu_virt() {
+    let dtb = fixture("qemu-virt.dtb");
+    let p = discover(Some(&dtb));
+    assert_qemu_virt(&p);
+    assert_eq!(p.psci, Some(PsciConduit::Hvc));
+    assert_eq!(p.bootargs, "");
+    assert_eq!(p.problems, Problems::NONE);
+}
+
+#[test]
+fn qemu_virt_with_el2_calls_psci_through_smc() {
+    let dtb = fixture("qemu-virt-el2.dtb");
+    let p = discover(Some(&dtb));
+    assert_qemu_virt(&p);
+    assert_eq!(p.psci, Some(PsciConduit::Smc));
+    assert_eq!(p.problems, Problems::NONE);
+}
+
+#[test]
+fn qemu_virt_with_el3_has_no_psci_and_skips_secure_ram() {
+    // secure=on adds a disabled "secram" memory node (0xe000000, 16 MiB) and
+    // /secure-chosen; QEMU leaves PSCI to the EL3 firmware.
+    let dtb = fixture("qemu-virt-el3.dtb");
+    let p = discover(Some(&dtb));
+    assert_qemu_virt(&p);
+    assert_eq!(p.psci, None);
+    assert_eq!(p.problems, problems(&[Problem::NoPsci]));
+}
+
+#[test]
+fn qemu_virt_with_append_has_bootargs() {
+    let dtb = fixture("qemu-virt-bootargs.dtb");
+    let p = discover(Some(&dtb));
+    assert_qemu_virt(&p);
+    assert_eq!(p.bootargs, "mairbench.quick foo");
+    assert_eq!(p.problems, Problems::NONE);
+}
+
+#[test]
+fn ns16550_behind_two_simple_buses() {
+    let dtb = fixture("ns16550-bus.dtb");
+    let p = discover(Some(&dtb));
+    assert!(p.dtb_ok);
+    let kind = ConsoleKind::Ns16550 {
+        reg_shift: 2,
+        io_width: 4,
+    };
+    assert_eq!(
+        p.console,
+        ConsoleInfo {
+            kind,
+            base: 0x1_0200_4000
+        }
+    );
+    assert!(p.console_from_dtb);
+    assert_eq!(p.psci, Some(PsciConduit::Hvc));
+    let low = MemRegion {
+        base: 0x8000_0000,
+        size: 1024 * MIB,
+    };
+    let high = MemRegion {
+        base: 0x8_8000_0000,
+        size: 4096 * MIB,
+    };
+    assert_eq!(p.ram, low);
+    assert_eq!(p.ram_regions(), [low, high]);
+    assert_eq!(p.model, "mairbench test: 16550 behind two simple-buses");
+    assert!(!p.emulated);
+    assert_eq!(p.bootargs, "");
+    assert_eq!(p.problems, Problems::NONE);
+}
+
+#[test]
+fn stdout_path_through_an_alias() {
+    let dtb = fixture("alias.dtb");
+    let p = discover(Some(&dtb));
+    let kind = ConsoleKind::Ns16550 {
+        reg_shift: 0,
+        io_width: 1,
+    };
+    assert_eq!(
+        p.console,
+        ConsoleInfo {
+            kind,
+            base: 0x1000_0000
+        }
+    );
+    assert!(p.console_from_dtb);
+    assert_eq!(p.bootargs, "console=ttyS0 mairbench.quick");
+    let regions = [
+        MemRegion {
+            base: 0x4000_0000,
+            size: 512 * MIB,
+        },
+        MemRegion {
+            base: 0x8000_0000,
+            size: 256 * MIB,
+        },
+    ];
+    assert_eq!(p.ram_regions(), regions);
+    assert_eq!(p.ram, regions[0]);
+    assert_eq!(p.psci, None);
+    assert_eq!(p.problems, problems(&[Problem::NoPsci]));
+}
+
+#[test]
+fn no_chosen_uses_the_default_console() {
+    let dtb = fixture("no-chosen.dtb");
+    let p = discover(Some(&dtb));
+    assert!(p.dtb_ok);
+    assert_eq!(p.console, QEMU_PL011);
+    assert!(!p.console_from_dtb);
+    assert_eq!(p.bootargs, "");
+    assert_eq!(
+        p.model, "mairbench,no-chosen",
+        "no /model: first compatible"
+    );
+    assert_eq!(p.psci, Some(PsciConduit::Hvc));
+    let ram = MemRegion {
+        base: 0x4000_0000,
+        size: 256 * MIB,
+    };
+    assert_eq!(p.ram, ram);
+    assert!(p.ram_from_dtb);
+    assert_eq!(p.problems, problems(&[Problem::NoStdoutPath]));
+}
+
+#[test]
+fn no_psci() {
+    let dtb = fixture("no-psci.dtb");
+    let p = discover(Some(&dtb));
+    assert_eq!(
+        p.console,
+        ConsoleInfo {
+            kind: ConsoleKind::Pl011,
+            base: 0x1c09_0000
+        }
+    );
+    assert_eq!(p.psci, None);
+    assert_eq!(
+        p.ram,
+        MemRegion {
+            base: 0x8000_0000,
+            size: 2048 * MIB
+        }
+    );
+    assert_eq!(p.problems, problems(&[Problem::NoPsci]));
+}
+
+#[test]
+fn psci_smc_and_stdout_path_without_unit_address() {
+    let dtb = fixture("psci-smc.dtb");
+    let p = discover(Some(&dtb));
+    assert_eq!(p.psci, Some(PsciConduit::Smc));
+    assert_eq!(p.console, QEMU_PL011);
+    assert!(p.console_from_dtb);
+    assert!(!p.emulated);
+    assert_eq!(p.problems, Problems::NONE);
+}
+
+#[test]
+fn bus_without_ranges_is_untranslatable() {
+    let dtb = fixture("untranslatable.dtb");
+    let p = discover(Some(&dtb));
+    assert!(p.dtb_ok);
+    assert_eq!(p.console, QEMU_PL011);
+    assert!(!p.console_from_dtb);
+    assert_eq!(
+        p.problems,
+        problems(&[Problem::ConsoleNoAddress, Problem::NoPsci])
+    );
+}
+
+#[test]
+fn unsupported_console_and_disabled_memory() {
+    let dtb = fixture("unsupported-console.dtb");
+    let p = discover(Some(&dtb));
+    assert_eq!(p.console, QEMU_PL011);
+    assert!(!p.console_from_dtb);
+    let ram = MemRegion {
+        base: 0,
+        size: 0x3b40_0000,
+    };
+    assert_eq!(p.ram_regions(), [ram], "the disabled node is skipped");
+    assert_eq!(
+        p.problems,
+        problems(&[Problem::ConsoleUnsupported, Problem::NoPsci])
+    );
+}
+
+#[test]
+fn unusable_blobs_give_the_defaults() {
+    assert_eq!(discover(None), defaults_with(Problem::NoDtb));
+    for name in ["garbage.dtb", "truncated.dtb", "empty.dtb"] {
+        let dtb = fixture(name);
+        assert_eq!(
+            discover(Some(&dtb)),
+            defaults_with(Problem::DtbHeader),
+            "{name}"
+        );
+    }
+    assert_eq!(fixture("empty.dtb").len(), 0);
+    assert_eq!(fixture("truncated.dtb").len(), 1000);
+}
+
+#[test]
+fn defaults_are_qemu_virt() {
+    let p = QEMU_VIRT;
+    assert_eq!(p.console, QEMU_PL011);
+    assert_eq!(p.ram, QEMU_RAM);
+    assert_eq!(p.ram_regions(), [QEMU_RAM]);
+    assert_eq!((p.psci, p.bootargs, p.model), (None, "", "unknown"));
+    assert!(!p.dtb_ok && !p.emulated && !p.console_from_dtb && !p.ram_from_dtb);
+    assert!(p.problems.is_empty());
+}
+
+#[test]
+fn dtb_size_checks_the_header() {
+    let dtb = fixture("qemu-virt.dtb");
+    assert_eq!(dtb_size(&dtb[..40]), Some(dtb.len()));
+    assert_eq!(dtb_size(&dtb), Some(dtb.len()));
+    assert_eq!(dtb_size(&dtb[..39]), None, "short header");
+    assert_eq!(dtb_size(&[]), None);
+
+    let with = |field: usize, value: u32| {
+        let mut h = dtb[..40].to_vec();
+        h[field * 4..field * 4 + 4].copy_from_slice(&value.to_be_bytes());
+        dtb_size(&h)
+    };
+    assert_eq!(with(0, 0xedfe_0dd0), None, "byte-swapped magic");
+    assert_eq!(with(1, MAX_DTB_SIZE as u32), Some(MAX_DTB_SIZE));
+    assert_eq!(with(1, MAX_DTB_SIZE as u32 + 1), None, "over 4 MiB");
+    assert_eq!(with(1, 39), None, "smaller than its header");
+    assert_eq!(with(5, 16), None, "version 16 has no size_dt_struct");
+    assert_eq!(with(6, 18), None, "not compatible with version 17");
+    assert_eq!(with(5, 18), Some(dtb.len()));
+}
+
+#[test]
+fn header_pointing_outside_the_blob() {
+    let dtb = fixture("qemu-virt.dtb");
+    for field in [2, 3, 8, 9] {
+        let mut bad = dtb.clone();
+        bad[field * 4..field * 4 + 4].copy_from_slice(&0x8000_0000u32.to_be_bytes());
+        assert_eq!(
+            discover(Some(&bad)),
+            defaults_with(Problem::DtbHeader),
+            "{field}"
+        );
+    }
+    // Longer buffers are fine: the blob ends at totalsize.
+    let mut padded = dtb.clone();
+    padded.extend([0xff; 100]);
+    assert_eq!(discover(Some(&padded)), discover(Some(&dtb)));
+}
+
+#[test]
+fn problem_messages() {
+    for p in Problem::ALL {
+        assert!(p.message().len() > 20, "{p:?}");
+        assert_eq!(p.to_string(), p.message());
+    }
+    assert_eq!(
+        Problem::NoStdoutPath.message(),
+        "no /chosen/stdout-path: using the QEMU virt PL011 at 0x9000000"
+    );
+    let set = problems(&[Problem::NoPsci, Problem::NoDtb]);
+    assert_eq!(
+        set.iter().collect::<Vec<_>>(),
+        [Problem::NoDtb, Problem::NoPsci]
+    );
+    assert_eq!(format!("{set:?}"), "{NoDtb, NoPsci}");
+    assert!(set.contains(Problem::NoPsci) && !set.contains(Problem::NoMemory));
+}
+
+#[test]
+fn builder_tree_is_understood() {
+    let dtb = minimal_tree("/uart@1c090000:115200n8", |_| {});
+    let p = discover(Some(&dtb));
+    assert_eq!(p.console.base, 0x1c09_0000);
+    assert_eq!(p.psci, Some(PsciConduit::Hvc));
+    assert_eq!(p.model, "test,minimal");
+    assert_eq!(p.problems, Problems::NONE);
+}
+
+#[test]
+fn stdout_path_that_names_nothing() {
+    for path in [
+        "",
+        "/",
+        ":115200",
+        "/nowhere",
+        "/uart@1c090001",
+        "serial9",
+        "loop",
+        "self",
+    ] {
+        let dtb = minimal_tree(path, |b| {
+            b.begin("aliases")
+                .str("loop", "loop2")
+                .str("loop2", "/loop")
+                .str("self", "self")
+                .end();
+        });
+        let p = discover(Some(&dtb));
+        assert_eq!(p.console, QEMU_PL011, "{path:?}");
+        assert_eq!(p.problems, problems(&[Problem::StdoutNotFound]), "{path:?}");
+    }
+}
+
+#[test]
+fn alias_with_a_trailing_path() {
+    let dtb = minimal_tree("bus/serial@40", |b| {
+        b.begin("aliases").str("bus", "/apb").end();
+        b.begin("apb")
+            .cells("#address-cells", &[1])
+            .cells("#size-cells", &[1])
+            .cells("ranges", &[0, 0, 0x3000_0000, 0x1000]);
+        b.begin("serial@40")
+            .prop("compatible", b"vendor,x\0ns16550\0")
+            .cells("reg", &[0x40, 0x20])
+            .cells("reg-io-width", &[4]);
+        b.end().end();
+    });
+    let p = discover(Some(&dtb));
+    let kind = ConsoleKind::Ns16550 {
+        reg_shift: 0,
+        io_width: 4,
+    };
+    assert_eq!(
+        p.console,
+        ConsoleInfo {
+            kind,
+            base: 0x3000_0040
+        }
+    );
+    assert_eq!(p.problems, Problems::NONE);
+}
+
+#[test]
+fn odd_16550_properties_are_unsupported() {
+    let cases: [(&str, &[u8]); 5] = [
+        ("reg-io-width", &[0, 0, 0, 2]),
+        ("reg-io-width", &[0, 0, 0, 8]),
+        ("reg-io-width", &[4]),
+        ("reg-shift", &[0, 0, 0, 8]),
+        ("reg-shift", &[0, 0, 2]),
+    ];
+    for (name, value) in cases {
+        let dtb = minimal_tree("/serial@100", |b| {
+            b.begin("serial@100")
+                .str("compatible", "ns16550a")
+                .cells("reg", &[0, 0x100, 0, 0x100])
+                .prop(name, value)
+                .end();
+        });
+        let p = discover(Some(&dtb));
+        assert_eq!(
+            p.problems,
+            problems(&[Problem::ConsoleUnsupported]),
+            "{name} {value:?}"
+        );
+    }
+}
+
+#[test]
+fn bad_console_addresses() {
+    // (bus #address-cells, #size-cells, ranges, device reg)
+    let cases: [(u32, u32, &[u32], &[u32]); 7] = [
+        (1, 1, &[0x1000, 0, 0x9000, 0x100], &[0x2000, 4]), // outside every range
+        (0, 0, &[], &[]),                                  // no address cells
+        (3, 1, &[], &[0, 0, 0x10, 4]),                     // PCI-like 3 cells
+        (1, 1, &[0, 0, 0x9000], &[0x10, 4]),               // truncated ranges entry
+        (1, 1, &[0, 0xffff_ffff, 0, 0x1000], &[0x10, 4]),  // fine: a high address
+        (1, 1, &[], &[]),                                  // empty reg
+        (1, 1, &[0, 0xffff_ffff, 0xffff_ffff, 0x1000], &[0x10, 4]), // overflows
+    ];
+    for (i, (addr_cells, size_cells, ranges, reg)) in cases.into_iter().enumerate() {
+        let dtb = minimal_tree("/bus/serial", |b| {
+            b.begin("bus")
+                .cells("#address-cells", &[addr_cells])
+                .cells("#size-cells", &[size_cells])
+                .cells("ranges", ranges);
+            b.begin("serial")
+                .str("compatible", "arm,pl011")
+                .cells("reg", reg)
+                .end();
+            b.end();
+        });
+        let p = discover(Some(&dtb));
+        if i == 4 {
+            assert_eq!(p.console.base, 0xffff_ffff_0000_0010);
+            assert_eq!(p.problems, Problems::NONE);
+        } else {
+            assert_eq!(p.console, QEMU_PL011, "case {i}");
+            assert_eq!(
+                p.problems,
+                problems(&[Problem::ConsoleNoAddress]),
+                "case {i}"
+            );
+        }
+    }
+}
+
+#[test]
+fn at_most_eight_ram_regions() {
+    let dtb = minimal_tree("/uart", |b| {
+        let reg: Vec<u32> = (0..10u32).flat_map(|i| [1, i << 20, 0, 0x1000]).collect();
+        b.begin("memory@100000000")
+            .str("device_type", "memory")
+            .cells("reg", &reg)
+            .end();
+    });
+    let p = discover(Some(&dtb));
+    assert_eq!(p.ram_regions().len(), 8);
+    assert_eq!(
+        p.ram_regions()[1..],
+        (0..7u64)
+            .map(|i| MemRegion {
+                base: 1 << 32 | i << 20,
+                size: 0x1000
+            })
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(p.ram.base, 0x8000_0000);
+    assert_eq!(p.problems, problems(&[Problem::TooManyMemoryRegions]));
+}
+
+#[test]
+fn no_usable_memory() {
+    let mut b = DtBuilder::default();
+    b.begin("")
+        .cells("#address-cells", &[1])
+        .cells("#size-cells", &[0]);
+    b.begin("memory")
+        .str("device_type", "memory")
+        .cells("reg", &[0x4000_0000])
+        .end();
+    b.begin("memory@0")
+        .str("device_type", "memory")
+        .cells("reg", &[])
+        .end();
+    let dtb = b.end().finish();
+    let p = discover(Some(&dtb));
+    assert!(p.dtb_ok);
+    assert_eq!(p.ram, QEMU_RAM);
+    assert!(!p.ram_from_dtb);
+    assert_eq!(p.ram_regions(), [QEMU_RAM]);
+    assert!(p.problems.contains(Problem::NoMemory));
+    assert_eq!(p.model, "unknown");
+}
+
+#[test]
+fn structures_the_parser_would_trip_on_are_rejected() {
+    let structure = defaults_with(Problem::DtbStructure);
+
+    // FDT_NOP between properties (legal, but fdt 0.1.5 asserts on it).
+    let mut b = DtBuilder::default();
+    b.begin("")
+        .str("model", "m")
+        .token(FDT_NOP)
+        .str("compatible", "c");
+    assert_eq!(discover(Some(&b.end().finish())), structure);
+
+    // A property after a child node.
+    let mut b = DtBuilder::default();
+    b.begin("").begin("a").end().str("model", "m");
+    assert_eq!(discover(Some(&b.end().finish())), structure);
+
+    // Unbalanced, unterminated, two roots, a named root.
+    let mut b = DtBuilder::default();
+    b.begin("").end().end();
+    assert_eq!(discover(Some(&b.finish())), structure);
+    let mut b = DtBuilder::default();
+    b.begin("").begin("a");
+    assert_eq!(discover(Some(&b.finish())), structure);
+    let mut b = DtBuilder::default();
+    b.begin("").end().begin("").end();
+    assert_eq!(discover(Some(&b.finish())), structure);
+    let mut b = DtBuilder::default();
+    b.begin("root").end();
+    assert_eq!(discover(Some(&b.finish())), structure);
+    assert_eq!(discover(Some(&DtBuilder::default().finish())), structure);
+
+    // A property name outside the strings block.
+    let mut b = DtBuilder::default();
+    b.begin("").str("model", "m").end();
+    let mut dtb = b.finish();
+    dtb[56 + 8 + 8..56 + 8 + 12].copy_from_slice(&100u32.to_be_bytes());
+    assert_eq!(discover(Some(&dtb)), structure);
+
+    // A property value running past the block.
+    let mut dtb = minimal_tree("/uart", |_| {});
+    dtb[56 + 8 + 4..56 + 8 + 8].copy_from_slice(&0xffff_fff0u32.to_be_bytes());
+    assert_eq!(discover(Some(&dtb)), structure);
+
+    // A non-UTF-8 node name.
+    let mut b = DtBuilder::default();
+    b.begin("").begin("\u{ff}").end();
+    let mut dtb = b.end().finish();
+    dtb[56 + 12] = 0xff;
+    assert_eq!(discover(Some(&dtb)), structure);
+}
+
+#[test]
+fn nesting_limit() {
+    let nested = |depth: usize| {
+        let mut b = DtBuilder::default();
+        b.begin("");
+        for _ in 1..depth {
+            b.begin("n");
+        }
+        for _ in 0..depth {
+            b.end();
+        }
+        b.finish()
+    };
+    assert!(discover(Some(&nested(32))).dtb_ok);
+    assert!(!discover(Some(&nested(33))).dtb_ok);
+    let deep = nested(100_000);
+    assert_eq!(discover(Some(&deep)), defaults_with(Problem::DtbStructure));
+}
+
+#[test]
+fn zero_cell_ranges_do_not_loop() {
+    // Translating from bus "a" to the root reads ranges entries of 0 + 0 + 0 cells.
+    let mut b = DtBuilder::default();
+    b.begin("")
+        .cells("#address-cells", &[0])
+        .cells("#size-cells", &[0]);
+    b.begin("chosen").str("stdout-path", "/a/b/uart").end();
+    b.begin("a")
+        .cells("#address-cells", &[0])
+        .cells("#size-cells", &[0])
+        .cells("ranges", &[1]);
+    b.begin("b")
+        .cells("#address-cells", &[1])
+        .cells("#size-cells", &[1])
+        .cells("ranges", &[0, 0x100]);
+    b.begin("uart")
+        .str("compatible", "arm,pl011")
+        .cells("reg", &[0x10, 4]);
+    let dtb = b.end().end().end().end().finish();
+    let p = discover(Some(&dtb));
+    assert!(p.problems.contains(Problem::ConsoleNoAddress));
+    assert_eq!(p.console, QEMU_PL011);
+}
