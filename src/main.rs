@@ -108,9 +108,7 @@ extern "C" fn rust_main(
         .finish();
     describe(&platform, &cpu, entry_el, image_base, dtb_arg);
 
-    if !run::check(bad_relocs == 0) {
-        say!("FAIL: {bad_relocs} relocation(s) of an unsupported type were not applied");
-    }
+    boot_checks(&cpu, bad_relocs);
 
     let options = bootargs::parse(bootargs, |note| {
         say!("bootargs: {note}");
@@ -125,8 +123,7 @@ extern "C" fn rust_main(
         Some(Selftest::Fault) => {
             say!("selftest: taking an undefined instruction on purpose");
             arch::exceptions::undefined_instruction();
-            say!("FAIL: the undefined instruction did not trap");
-            run::check(false);
+            run::check("selftest", false, format_args!("UDF did not trap"));
         }
         Some(Selftest::Panic) => panic!("selftest: panicking on purpose"),
         Some(Selftest::Hang) => {
@@ -136,6 +133,49 @@ extern "C" fn rust_main(
         None => {}
     }
     run::end(None)
+}
+
+/// What the boot code promised: relocated, and timer, FP/SIMD and PMU usable from EL1.
+fn boot_checks(cpu: &arch::CpuId, bad_relocs: u64) {
+    run::check(
+        "relocations",
+        bad_relocs == 0,
+        format_args!("{bad_relocs} of an unsupported type left unapplied"),
+    );
+    let t0 = arch::ticks();
+    let t1 = (0..1_000_000)
+        .map(|_| arch::ticks())
+        .find(|&t| t != t0)
+        .unwrap_or(t0);
+    run::check(
+        "timer",
+        t1 > t0 && cpu.cntfrq != 0,
+        format_args!("CNTVCT_EL0 advances, CNTFRQ_EL0 {} Hz", cpu.cntfrq),
+    );
+    run::check(
+        "fp-simd",
+        arch::fp_simd_works(),
+        format_args!("FP/SIMD instructions execute at EL1"),
+    );
+    match arch::pmu::pmu() {
+        None => say!("pmu: none (ID_AA64DFR0_EL1.PMUVer); cycle counts unavailable"),
+        Some(pmu) => {
+            let started = arch::pmu::start_cycle_counter();
+            let c0 = arch::pmu::cycles();
+            let c1 = (0..1_000_000)
+                .map(|_| arch::pmu::cycles())
+                .find(|&c| c != c0)
+                .unwrap_or(c0);
+            run::check(
+                "pmu-cycles",
+                started.is_ok() && c1 > c0,
+                format_args!(
+                    "PMUVer {}, {} event counters, PMCCNTR_EL0 counts at EL1",
+                    pmu.version, pmu.counters
+                ),
+            );
+        }
+    }
 }
 
 /// The human-readable part of the start: what was found and what was assumed.

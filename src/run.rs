@@ -46,12 +46,19 @@ pub fn set_start_ticks(ticks: u64) {
     update(|t| t.start_ticks = ticks);
 }
 
-/// Counts one check; a failed one makes the run fail.
-pub fn check(ok: bool) -> bool {
+/// Counts one check and reports it (a human line and a `check` record); a failed check makes
+/// the run fail.
+pub fn check(name: &str, ok: bool, detail: core::fmt::Arguments<'_>) -> bool {
     update(|t| {
         t.checks += 1;
         t.failed += u32::from(!ok);
     });
+    crate::say!("{} {name}: {detail}", if ok { "ok  " } else { "FAIL" });
+    let _ = Record::new(&mut Console, "check")
+        .str("name", name)
+        .bool("ok", ok)
+        .fmt("detail", detail)
+        .finish();
     ok
 }
 

@@ -18,6 +18,14 @@ fn kernel(cpu: &str, el: u64) {
     // QEMU's PSCI: hvc from EL1, smc from EL2 (it emulates EL3), none at EL3 (PLATFORM-NOTES).
     let psci = ["hvc", "smc", "none"][el as usize - 1];
     assert_eq!(start["psci"], psci, "{}", run.console);
+    // What the boot code promises EL1: relocated, timer, FP/SIMD and the PMU usable.
+    let checks: Vec<_> = run
+        .of_kind("check")
+        .iter()
+        .map(|c| c["name"].clone())
+        .collect();
+    assert_eq!(checks, ["relocations", "timer", "fp-simd", "pmu-cycles"]);
+    assert_eq!(run.one("end")["checks"], 4);
 }
 
 macro_rules! kernel_matrix {

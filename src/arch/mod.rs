@@ -7,6 +7,7 @@ use core::cell::UnsafeCell;
 pub mod exceptions;
 pub mod exit;
 pub mod mmio;
+pub mod pmu;
 pub mod semihosting;
 
 global_asm!(include_str!("../../boot/entry.S"));
@@ -91,4 +92,24 @@ pub fn park() -> ! {
     loop {
         aarch64_cpu::asm::wfe();
     }
+}
+
+/// Whether FP/SIMD instructions execute (not trapped): computes 1.0 + 1.0 in a SIMD register.
+pub fn fp_simd_works() -> bool {
+    let bits = exceptions::probe(|| {
+        let bits: u64;
+        // SAFETY: register-only FP arithmetic; a trap is caught by the probe.
+        unsafe {
+            core::arch::asm!(
+                "fmov d16, #1.0",
+                "fadd d16, d16, d16",
+                "fmov {}, d16",
+                out(reg) bits,
+                out("d16") _,
+                options(nomem, nostack),
+            )
+        };
+        bits
+    });
+    bits == Ok(2.0f64.to_bits())
 }

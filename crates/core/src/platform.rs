@@ -129,15 +129,43 @@ impl Problem {
 
     /// A sentence saying what was wrong and what was assumed.
     pub const fn message(self) -> &'static str {
+        macro_rules! assume_qemu_virt {
+            () => {
+                ": assuming QEMU virt (PL011 at 0x9000000, 128 MiB of RAM at 0x40000000)"
+            };
+        }
+        macro_rules! use_qemu_pl011 {
+            () => {
+                ": using the QEMU virt PL011 at 0x9000000"
+            };
+        }
         match self {
-            Problem::NoDtb => "no device tree: assuming QEMU virt (PL011 at 0x9000000, 128 MiB of RAM at 0x40000000)",
-            Problem::DtbHeader => "the device tree header is invalid (magic, version or size): assuming QEMU virt (PL011 at 0x9000000, 128 MiB of RAM at 0x40000000)",
-            Problem::DtbStructure => "the device tree structure is malformed, nests deeper than 32 or holds FDT_NOP tokens: assuming QEMU virt (PL011 at 0x9000000, 128 MiB of RAM at 0x40000000)",
-            Problem::NoStdoutPath => "no /chosen/stdout-path: using the QEMU virt PL011 at 0x9000000",
-            Problem::StdoutNotFound => "/chosen/stdout-path names no node (or an unknown alias): using the QEMU virt PL011 at 0x9000000",
-            Problem::ConsoleUnsupported => "the stdout-path device is neither a PL011 nor a 16550 with reg-io-width 1 or 4: using the QEMU virt PL011 at 0x9000000",
-            Problem::ConsoleNoAddress => "the stdout-path device has no reg, or it cannot be translated through the ranges of its buses: using the QEMU virt PL011 at 0x9000000",
-            Problem::NoMemory => "no enabled /memory node with a usable reg: assuming 128 MiB of RAM at 0x40000000",
+            Problem::NoDtb => concat!("no device tree", assume_qemu_virt!()),
+            Problem::DtbHeader => concat!(
+                "the device tree header is invalid (magic, version or size)",
+                assume_qemu_virt!()
+            ),
+            Problem::DtbStructure => concat!(
+                "the device tree structure is malformed, nests deeper than 32 or holds FDT_NOP",
+                assume_qemu_virt!()
+            ),
+            Problem::NoStdoutPath => concat!("no /chosen/stdout-path", use_qemu_pl011!()),
+            Problem::StdoutNotFound => concat!(
+                "/chosen/stdout-path names no node (or an unknown alias)",
+                use_qemu_pl011!()
+            ),
+            Problem::ConsoleUnsupported => concat!(
+                "the stdout-path device is neither a PL011 nor a 16550 with reg-shift 0 to 7 and \
+                 reg-io-width 1 or 4",
+                use_qemu_pl011!()
+            ),
+            Problem::ConsoleNoAddress => concat!(
+                "the stdout-path device has no reg, or no translation through its buses' ranges",
+                use_qemu_pl011!()
+            ),
+            Problem::NoMemory => {
+                "no enabled /memory node with a usable reg: assuming 128 MiB of RAM at 0x40000000"
+            }
             Problem::TooManyMemoryRegions => "more than 8 RAM regions: ignoring the rest",
             Problem::NoPsci => "no /psci node with method \"hvc\" or \"smc\": PSCI is unavailable",
         }
@@ -368,7 +396,7 @@ fn check(dtb: &[u8]) -> Result<&[u8], Problem> {
     };
     let structs = block(2, 9).ok_or(Problem::DtbHeader)?;
     let strings = block(3, 8).ok_or(Problem::DtbHeader)?;
-    let _ = check_structure(structs, strings);
+    check_structure(structs, strings).ok_or(Problem::DtbStructure)?;
     Ok(blob)
 }
 

@@ -309,6 +309,18 @@ fn problem_messages() {
         Problem::NoStdoutPath.message(),
         "no /chosen/stdout-path: using the QEMU virt PL011 at 0x9000000"
     );
+    // The messages quote the defaults.
+    let uart = format!("PL011 at {:#x}", QEMU_VIRT.console.base);
+    let ram = format!("128 MiB of RAM at {:#x}", QEMU_VIRT.ram.base);
+    assert_eq!(QEMU_VIRT.ram.size, 128 * MIB);
+    for p in [Problem::NoDtb, Problem::DtbHeader, Problem::DtbStructure] {
+        assert!(
+            p.message().contains(&uart) && p.message().contains(&ram),
+            "{p:?}"
+        );
+    }
+    assert!(Problem::ConsoleNoAddress.message().contains(&uart));
+    assert!(Problem::NoMemory.message().contains(&ram));
     let set = problems(&[Problem::NoPsci, Problem::NoDtb]);
     assert_eq!(
         set.iter().collect::<Vec<_>>(),
@@ -589,4 +601,19 @@ fn zero_cell_ranges_do_not_loop() {
     let p = discover(Some(&dtb));
     assert!(p.problems.contains(Problem::ConsoleNoAddress));
     assert_eq!(p.console, QEMU_PL011);
+}
+
+#[test]
+fn mem_region_contains() {
+    let r = MemRegion {
+        base: 0x4000_0000,
+        size: 0x1000,
+    };
+    assert!(r.contains(0x4000_0000) && r.contains(0x4000_0fff));
+    assert!(!r.contains(0x3fff_ffff) && !r.contains(0x4000_1000));
+    let top = MemRegion {
+        base: u64::MAX - 1,
+        size: 10,
+    };
+    assert!(top.contains(u64::MAX) && !top.contains(0));
 }

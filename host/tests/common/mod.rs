@@ -88,11 +88,7 @@ impl Run {
 
 /// Parses the `@mb` records of a console log; every such line must be valid JSON.
 pub fn records(console: &str) -> Vec<Value> {
-    console
-        .lines()
-        .filter_map(|l| l.trim_end_matches('\r').strip_prefix("@mb "))
-        .map(|json| serde_json::from_str(json).unwrap_or_else(|e| panic!("bad record {json}: {e}")))
-        .collect()
+    mairbench_host::records(console).unwrap_or_else(|e| panic!("{e:?} in:\n{console}"))
 }
 
 /// Boots the firmware with the given runner settings and command line.

@@ -58,7 +58,7 @@ impl DtBuilder {
     }
 
     fn pad(&mut self) -> &mut Self {
-        while self.structs.len() % 4 != 0 {
+        while !self.structs.len().is_multiple_of(4) {
             self.structs.push(0);
         }
         self

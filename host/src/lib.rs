@@ -1,0 +1,62 @@
+//! Host side of mairbench: reading what the firmware prints. Later this grows into the
+//! companion tool (capture, report, plots); today it serves the QEMU integration tests.
+
+use serde_json::Value;
+
+/// A machine record line that is not valid JSON.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadRecord {
+    /// 1-based line number in the log.
+    pub line: usize,
+    /// What the JSON parser said.
+    pub error: String,
+}
+
+/// The `@mb` records of a console log, in order. Lines may end in CR LF and may be preceded
+/// by anything else (boot loader output); a record line that is not a JSON object is an
+/// error naming its line.
+pub fn records(log: &str) -> Result<Vec<Value>, BadRecord> {
+    log.lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let json = l
+                .trim_end_matches('\r')
+                .strip_prefix(mairbench_core::record::PREFIX)?;
+            Some(match serde_json::from_str::<Value>(json) {
+                Ok(v) if v.get("kind").is_some_and(Value::is_string) => Ok(v),
+                Ok(_) => Err(BadRecord {
+                    line: i + 1,
+                    error: "not an object with a string field \"kind\"".into(),
+                }),
+                Err(e) => Err(BadRecord {
+                    line: i + 1,
+                    error: e.to_string(),
+                }),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_among_other_output_with_crlf() {
+        let log = "U-Boot 2023.01\r\n@mb {\"kind\":\"start\",\"schema\":1}\r\nhello\r\n\
+                   @mb {\"kind\":\"end\",\"status\":\"pass\"}\n";
+        let r = records(log).unwrap();
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[0]["kind"], "start");
+        assert_eq!(r[1]["status"], "pass");
+    }
+
+    #[test]
+    fn broken_record_names_its_line() {
+        let e = records("a\n@mb {\"kind\":\"start\"\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        let e = records("@mb [1,2]\n").unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(e.error.contains("kind"));
+    }
+}
