@@ -21,14 +21,12 @@ use mairbench_core::record::{self, Record};
 
 /// Where QEMU `virt` puts the device tree when it starts an ELF (x0 = 0): the base of RAM.
 const QEMU_VIRT_DTB: usize = 0x4000_0000;
-/// Largest device tree the firmware accepts.
-const DTB_MAX: usize = 2 << 20;
 
 /// Finds the device tree: the boot loader's x0, else the start of QEMU virt RAM.
 fn find_dtb(x0: usize) -> Option<(usize, &'static [u8])> {
     [x0, QEMU_VIRT_DTB].into_iter().find_map(|addr| {
         let header = arch::memory_at(addr, 40)?;
-        let size = platform::dtb_size(header)?.min(DTB_MAX);
+        let size = platform::dtb_size(header)?;
         Some((addr, arch::memory_at(addr, size)?))
     })
 }

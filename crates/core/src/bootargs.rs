@@ -183,7 +183,7 @@ mod tests {
             }
         );
         assert!(n.is_empty());
-        assert_eq!(run("mairbench.quick=off").0.quick, false);
+        assert!(!run("mairbench.quick=off").0.quick);
         assert_eq!(
             run("mairbench.selftest=panic").0.selftest,
             Some(Selftest::Panic)

@@ -11,19 +11,23 @@
 //! [`discover`] has checked the whole blob itself: header fields in bounds, every
 //! token of the structure block well formed and in bounds, every node name and
 //! property name NUL-terminated UTF-8, properties before child nodes, one root,
-//! nesting at most 32 deep, and no `FDT_NOP` tokens. A mutation test showed that
-//! `fdt` 0.1.5 panics on more than half of bit-flipped or truncated QEMU DTBs
-//! (unchecked slicing of the structure and strings blocks and of property values,
-//! `expect`s and `assert`s on tokens, `value[..len - 1]` on empty strings) and
-//! trips over `FDT_NOP` between properties; it also recurses once per nesting level
-//! and retries failed `find_node` lookups through `/aliases`, so an alias that
-//! names itself recurses until the stack overflows. `flat_device_tree` 3.1.1
-//! removes most of the `expect`s but keeps the unchecked depth counter of
-//! `all_nodes`, the recursion and the alias retry, so it would need the same check;
-//! `fdt` 0.1.5 stays. On a checked blob this module calls only `Fdt::new`,
-//! `Fdt::all_nodes` (for the root), `FdtNode::children` and `FdtNode::property`,
-//! which are then panic-free, and decodes every property value itself; never
-//! `find_node`, `chosen`, `memory`, `root`, `aliases`, `reg` or `cell_sizes`.
+//! nesting at most 32 deep, and no `FDT_NOP` tokens.
+//!
+//! Why: without that check the mutation test (`tests/dtb_mutations.rs`) makes
+//! `fdt` 0.1.5 panic thousands of times, and its convenience API panics on more
+//! than half of bit-flipped or truncated QEMU DTBs (unchecked slicing of the
+//! blocks and of property values, `expect`s and `assert`s on tokens,
+//! `value[..len - 1]` on empty strings); it trips over `FDT_NOP` between
+//! properties, recurses once per nesting level, and retries failed `find_node`
+//! lookups through `/aliases`, so an alias naming itself overflows the stack.
+//! `flat_device_tree` 3.1.1 removes most `expect`s but keeps the unchecked depth
+//! counter of `all_nodes`, the recursion and the alias retry, so it would need
+//! the same check: `fdt` 0.1.5 stays.
+//!
+//! On a checked blob this module calls only `Fdt::new`, `Fdt::all_nodes` (for
+//! the root), `FdtNode::children` and `FdtNode::property`, which are then
+//! panic-free, and decodes every property value itself; never `find_node`,
+//! `chosen`, `memory`, `root`, `aliases`, `reg` or `cell_sizes`.
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,

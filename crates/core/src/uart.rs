@@ -8,7 +8,8 @@
 //! dropped and the driver becomes *stalled*: from then on it reads the status
 //! once per byte, dropping the byte unless the UART is ready, so a dead console
 //! costs one read per byte instead of a million. The first ready status clears
-//! the stall.
+//! the stall. The stall lives in the driver value: keep one driver for the
+//! console rather than building one per write.
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,

@@ -293,6 +293,12 @@ fn header_pointing_outside_the_blob() {
             "{field}"
         );
     }
+    // QEMU builds its DTB in a 1 MiB buffer and leaves it unpacked: free space at the end.
+    let mut unpacked = dtb.clone();
+    unpacked.resize(1 << 20, 0);
+    unpacked[4..8].copy_from_slice(&(1u32 << 20).to_be_bytes());
+    assert_eq!(dtb_size(&unpacked), Some(1 << 20));
+    assert_eq!(discover(Some(&unpacked)), discover(Some(&dtb)));
     // Longer buffers are fine: the blob ends at totalsize.
     let mut padded = dtb.clone();
     padded.extend([0xff; 100]);
