@@ -10,12 +10,14 @@
 
 mod arch;
 mod console;
+mod memory;
 mod run;
 
 use console::Console;
 use core::panic::PanicInfo;
 use mairbench_core::bootargs::{self, Selftest};
 use mairbench_core::esr;
+use mairbench_core::memtype::MEMTYPES;
 use mairbench_core::platform::{self, ConsoleKind, Platform, PsciConduit};
 use mairbench_core::record::{self, Record};
 
@@ -114,9 +116,42 @@ extern "C" fn rust_main(
             run::warn();
         }
     });
-    if options.quick {
-        say!("quick run requested (mairbench.quick)");
+    let types = || {
+        MEMTYPES
+            .iter()
+            .filter(|t| options.types & (1 << t.index) != 0)
+            .map(|t| t.name)
+    };
+    let _ = Record::new(&mut Console, "config")
+        .bool("quick", options.quick)
+        .opt_u64("buffer_request", options.buffer)
+        .strs("types", types())
+        .bool("device_faults", options.device_faults)
+        .finish();
+    if options.types != bootargs::ALL_TYPES {
+        say!("measurements restricted to (mairbench.types):");
+        for name in types() {
+            say!("  {name}");
+        }
     }
+
+    let request = memory::Request {
+        buffer: options.buffer.unwrap_or(memory::DEFAULT_BUFFER),
+        bad_attr: options.selftest == Some(Selftest::BadAttr),
+    };
+    match memory::setup(&platform, dtb, request) {
+        Ok(mem) => {
+            mem.report();
+            mem.prove();
+            mem.coherence();
+            mem.faults();
+            mem.device_faults(options.device_faults);
+        }
+        Err(why) => {
+            run::check("mmu", false, format_args!("memory setup failed: {why}"));
+        }
+    }
+
     match options.selftest {
         Some(Selftest::Fault) => {
             say!("selftest: taking an undefined instruction on purpose");
@@ -128,7 +163,7 @@ extern "C" fn rust_main(
             say!("selftest: hanging on purpose; the runner's timeout must end this");
             arch::park()
         }
-        None => {}
+        Some(Selftest::BadAttr) | None => {}
     }
     run::end(None)
 }

@@ -7,6 +7,7 @@ use core::cell::UnsafeCell;
 pub mod exceptions;
 pub mod exit;
 pub mod mmio;
+pub mod mmu;
 pub mod pmu;
 pub mod semihosting;
 
@@ -112,4 +113,129 @@ pub fn fp_simd_works() -> bool {
         bits
     });
     bits == Ok(2.0f64.to_bits())
+}
+
+/// Loads the 64-bit word at `va` with a single `LDR`, catching a fault.
+pub fn try_load(va: u64) -> Result<u64, exceptions::Fault> {
+    exceptions::probe(|| {
+        let value: u64;
+        // SAFETY: one load whose fault, if any, the probe catches and steps over; nothing
+        // else is touched.
+        unsafe {
+            core::arch::asm!("ldr {v}, [{a}]", a = in(reg) va, v = out(reg) value, options(nostack, readonly))
+        };
+        value
+    })
+}
+
+/// Stores `value` at `va` with a single `STR`, catching a fault.
+pub fn try_store(va: u64, value: u64) -> Result<(), exceptions::Fault> {
+    exceptions::probe(|| {
+        // SAFETY: one store whose fault, if any, the probe catches and steps over. Callers
+        // store a word's current value, so a store that unexpectedly succeeds changes nothing.
+        unsafe {
+            core::arch::asm!("str {v}, [{a}]", a = in(reg) va, v = in(reg) value, options(nostack))
+        };
+    })
+}
+
+/// Where the linker put the parts of the image, at run time (after relocation).
+#[derive(Clone, Copy, Debug)]
+pub struct ImageLayout {
+    /// Start of the image (the Image header, then code).
+    pub start: u64,
+    /// Start of read-only data (end of code).
+    pub rodata: u64,
+    /// Start of read-write data (end of read-only data).
+    pub data: u64,
+    /// Unmapped page below the main stack.
+    pub stack_guard: u64,
+    /// Main stack, `[stack_bottom, stack_top)`.
+    pub stack_bottom: u64,
+    /// Top of the main stack.
+    pub stack_top: u64,
+    /// Unmapped page below the exception stack.
+    pub exception_guard: u64,
+    /// Exception stack, `[exception_bottom, exception_top)`.
+    pub exception_bottom: u64,
+    /// Top of the exception stack.
+    pub exception_top: u64,
+    /// Translation-table pool, `[tables, end)`.
+    pub tables: u64,
+    /// End of the image (image_size in the header).
+    pub end: u64,
+}
+
+/// The image's layout from the linker script's symbols.
+pub fn image_layout() -> ImageLayout {
+    extern "C" {
+        static __image_start: u8;
+        static __rodata_start: u8;
+        static __data_start: u8;
+        static __stack_bottom: u8;
+        static __stack_top: u8;
+        static __exception_stack_bottom: u8;
+        static __exception_stack_top: u8;
+        static __tables_start: u8;
+        static __image_end: u8;
+    }
+    macro_rules! addr {
+        ($sym:ident) => {
+            // Only the address of a linker-script symbol is taken, never its contents.
+            core::ptr::addr_of!($sym) as u64
+        };
+    }
+    let stack_bottom = addr!(__stack_bottom);
+    let exception_bottom = addr!(__exception_stack_bottom);
+    ImageLayout {
+        start: addr!(__image_start),
+        rodata: addr!(__rodata_start),
+        data: addr!(__data_start),
+        stack_guard: stack_bottom - 4096,
+        stack_bottom,
+        stack_top: addr!(__stack_top),
+        exception_guard: exception_bottom - 4096,
+        exception_bottom,
+        exception_top: addr!(__exception_stack_top),
+        tables: addr!(__tables_start),
+        end: addr!(__image_end),
+    }
+}
+
+/// Access to the test buffer through one of its aliases: whole aligned 64-bit words, each a
+/// single volatile access, so the memory type of the alias governs every access.
+pub mod buffer {
+    /// Writes `pattern(offset)` to every word of `[va, va+len)`.
+    pub fn fill(va: u64, len: u64, pattern: impl Fn(u64) -> u64) {
+        for off in (0..len).step_by(8) {
+            // SAFETY: the caller passes a range inside a mapped, writable alias of the test
+            // buffer, which no Rust object occupies; `va` is 8-byte aligned.
+            unsafe { core::ptr::write_volatile((va + off) as *mut u64, pattern(off)) };
+        }
+    }
+
+    /// Counts the words of `[va, va+len)` that differ from `pattern(offset)`; also returns
+    /// the offset of the first.
+    pub fn mismatches(va: u64, len: u64, pattern: impl Fn(u64) -> u64) -> (u64, Option<u64>) {
+        let mut count = 0;
+        let mut first = None;
+        for off in (0..len).step_by(8) {
+            // SAFETY: as in `fill`, for a readable alias.
+            let word = unsafe { core::ptr::read_volatile((va + off) as *const u64) };
+            if word != pattern(off) {
+                count += 1;
+                first.get_or_insert(off);
+            }
+        }
+        (count, first)
+    }
+}
+
+/// Zeroes the `DC ZVA` block at `va` (size from DCZID_EL0), catching a fault.
+pub fn try_zero_block(va: u64) -> Result<(), exceptions::Fault> {
+    exceptions::probe(|| {
+        // SAFETY: zeroes one block of the test buffer (callers pass an alias of it); a fault
+        // is caught by the probe and stepped over.
+        unsafe { core::arch::asm!("dc zva, {a}", a = in(reg) va, options(nostack)) };
+    })
 }

@@ -4,6 +4,9 @@
 //!
 //! Parsing never fails: a bad token produces a [`Note`] and the default stays in force.
 
+use crate::memtype::{self, MEMTYPES};
+use crate::placement;
+
 /// Deliberate failures the firmware can be asked to provoke, to test its own error paths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Selftest {
@@ -13,15 +16,52 @@ pub enum Selftest {
     Panic,
     /// Stop making progress (the runner's timeout must end the run).
     Hang,
+    /// Map the `normal-nc` alias with the Device-nGnRnE AttrIndx: the mapping proof must
+    /// catch it and fail the run.
+    BadAttr,
 }
 
 /// Options of one run, as set by the command line.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
     /// `mairbench.quick`: a small subset of the measurements, for a first look.
     pub quick: bool,
-    /// `mairbench.selftest=fault|panic|hang`.
+    /// `mairbench.selftest=fault|panic|hang|bad-attr`.
     pub selftest: Option<Selftest>,
+    /// `mairbench.buffer=32M`: size of the test buffer (`None`: the default).
+    pub buffer: Option<u64>,
+    /// `mairbench.types=normal-wb,device-ngnre,…`: memory types the measurements use, as a
+    /// mask of MAIR indices (bit i = index i of `memtype::MEMTYPES`).
+    pub types: u8,
+    /// `mairbench.device-faults`: try the accesses real cores fault on for Device memory
+    /// (unaligned, DC ZVA).
+    pub device_faults: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            quick: false,
+            selftest: None,
+            buffer: None,
+            types: ALL_TYPES,
+            device_faults: false,
+        }
+    }
+}
+
+/// Every memory type of the table.
+pub const ALL_TYPES: u8 = ((1u16 << MEMTYPES.len()) - 1) as u8;
+
+/// Parses a comma-separated list of memory-type names into a mask; the first unknown name is
+/// the error.
+pub fn parse_types(list: &str) -> Result<u8, &str> {
+    let mut mask = 0u8;
+    for name in list.split(',') {
+        let t = memtype::by_name(name).ok_or(name)?;
+        mask |= 1 << t.index;
+    }
+    Ok(mask)
 }
 
 /// Something worth telling about the command line.
@@ -85,7 +125,7 @@ pub fn tokens(cmdline: &str) -> impl Iterator<Item = &str> {
                 c.is_whitespace() && !quoted
             })
             .map_or(rest.len(), |(i, _)| i);
-        let (token, tail) = rest.split_at(end);
+        let (token, tail) = rest.split_at_checked(end)?;
         rest = tail;
         Some(token)
     })
@@ -139,8 +179,21 @@ pub fn parse<'a>(cmdline: &'a str, mut note: impl FnMut(Note<'a>)) -> Options {
                 Some("fault") => options.selftest = Some(Selftest::Fault),
                 Some("panic") => options.selftest = Some(Selftest::Panic),
                 Some("hang") => options.selftest = Some(Selftest::Hang),
+                Some("bad-attr") => options.selftest = Some(Selftest::BadAttr),
                 Some("none") => options.selftest = None,
-                _ => bad("fault, panic, hang or none"),
+                _ => bad("fault, panic, hang, bad-attr or none"),
+            },
+            "buffer" => match value.and_then(placement::parse_size) {
+                Some(size) => options.buffer = Some(size),
+                None => bad("a size such as 32M, 512K or 1G"),
+            },
+            "types" => match value.map(parse_types) {
+                Some(Ok(mask)) => options.types = mask,
+                _ => bad("memory-type names separated by commas, e.g. normal-wb,device-ngnre"),
+            },
+            "device-faults" => match flag(value) {
+                Some(on) => options.device_faults = on,
+                None => bad("nothing, 1/0, on/off, yes/no or true/false"),
             },
             _ => note(Note::UnknownKey(key)),
         }
@@ -179,10 +232,18 @@ mod tests {
             o,
             Options {
                 quick: true,
-                selftest: Some(Selftest::Fault)
+                selftest: Some(Selftest::Fault),
+                ..Options::default()
             }
         );
         assert!(n.is_empty());
+        let (o, n) = run("mairbench.buffer=8M mairbench.types=normal-wb,device-gre mairbench.device-faults mairbench.selftest=bad-attr");
+        assert!(n.is_empty(), "{n:?}");
+        assert_eq!(o.buffer, Some(8 << 20));
+        assert_eq!(o.types, 0b1000_0001);
+        assert!(o.device_faults);
+        assert_eq!(o.selftest, Some(Selftest::BadAttr));
+        assert_eq!(Options::default().types, 0xff);
         assert!(!run("mairbench.quick=off").0.quick);
         assert_eq!(
             run("mairbench.selftest=panic").0.selftest,
@@ -211,6 +272,16 @@ mod tests {
             std::format!("{}", n[1]),
             "unknown option 'mairbench.bogus' ignored"
         );
+    }
+
+    #[test]
+    fn bad_sizes_and_types_keep_the_defaults() {
+        let (o, n) = run("mairbench.buffer=lots mairbench.buffer mairbench.types=normal-wb,bogus mairbench.types=");
+        assert_eq!(o, Options::default());
+        assert_eq!(n.len(), 4);
+        assert!(n.iter().all(Note::is_warning));
+        assert_eq!(parse_types("normal-wb,bogus"), Err("bogus"));
+        assert_eq!(parse_types(""), Err(""));
     }
 
     #[test]

@@ -6,6 +6,10 @@
 
 pub mod bootargs;
 pub mod esr;
+pub mod format;
+pub mod memtype;
+pub mod paging;
+pub mod placement;
 pub mod platform;
 pub mod record;
 pub mod uart;

@@ -7,27 +7,54 @@
 //!
 //! # Parser
 //!
-//! Nodes and properties are read with the `fdt` 0.1.5 crate, but only after
-//! [`discover`] has checked the whole blob itself: header fields in bounds, every
-//! token of the structure block well formed and in bounds, every node name and
-//! property name NUL-terminated UTF-8, properties before child nodes, one root,
-//! nesting at most 32 deep, and no `FDT_NOP` tokens.
+//! Nodes and properties are read with Google's `dtoolkit` crate (0.4.1, no
+//! `alloc`): [`Fdt::root`], [`Fdt::chosen`], [`Fdt::find_node`], `child`,
+//! `children`, `property`, `compatible`, `model`, `reg`, `ranges`,
+//! `#address-cells` and `#size-cells`. It steps over `FDT_NOP` tokens wherever
+//! they are: libfdt's `fdt_nop_property()` and `fdt_nop_node()` leave them when a
+//! boot loader deletes a property or node in place. None of it recurses (its
+//! walks are loops), so nesting depth is not limited; `/aliases` is resolved
+//! here, once, without following an alias to another alias.
 //!
-//! Why: without that check the mutation test (`tests/dtb_mutations.rs`) makes
-//! `fdt` 0.1.5 panic thousands of times, and its convenience API panics on more
-//! than half of bit-flipped or truncated QEMU DTBs (unchecked slicing of the
-//! blocks and of property values, `expect`s and `assert`s on tokens,
-//! `value[..len - 1]` on empty strings); it trips over `FDT_NOP` between
-//! properties, recurses once per nesting level, and retries failed `find_node`
-//! lookups through `/aliases`, so an alias naming itself overflows the stack.
-//! `flat_device_tree` 3.1.1 removes most `expect`s but keeps the unchecked depth
-//! counter of `all_nodes`, the recursion and the alias retry, so it would need
-//! the same check: `fdt` 0.1.5 stays.
+//! # The structure check, and why `Fdt::new` is not used
 //!
-//! On a checked blob this module calls only `Fdt::new`, `Fdt::all_nodes` (for
-//! the root), `FdtNode::children` and `FdtNode::property`, which are then
-//! panic-free, and decodes every property value itself; never `find_node`,
-//! `chosen`, `memory`, `root`, `aliases`, `reg` or `cell_sizes`.
+//! `dtoolkit`'s readers assume a valid blob: they `expect("Fdt should be
+//! valid")` on every token, name and property they step over, and
+//! `panic!("Fdt should be valid")` on a property after a child node. Its
+//! `Fdt::new` makes those unreachable by checking the whole blob first, and the
+//! mutation test (`tests/dtb_mutations.rs`) finds no input that makes it or the
+//! readers panic. But `Fdt::new` also enforces the Devicetree Specification's
+//! naming rules (`validate.rs`): node and property names of at most 31
+//! characters, from a small character set. Real DTBs break them: Linux's
+//! `rk3399.dtsi`, so every RK3399 board's DTB, has `snps,dis-u2-freeclk-exists-quirk`
+//! (32 characters) and `snps,dis-tx-ipgap-linecheck-quirk` (33) in its DWC3
+//! nodes, as have other SoCs' DWC3 nodes; dtc, libfdt, U-Boot and Linux accept
+//! them. `Fdt::new` would throw such a board's DTB away, and fall back to the
+//! QEMU defaults, for a name this module never reads.
+//!
+//! So [`discover`] builds the `Fdt` with `Fdt::new_unchecked` (a safe function,
+//! despite its name) after its own check, which establishes what those
+//! `expect`s rely on, and no more:
+//! - the header is at least 40 bytes, with version 17 and a total size within
+//!   the buffer ([`dtb_size`]);
+//! - the structure and strings blocks lie inside the blob, and the structure
+//!   block is 4-byte aligned (`dtoolkit` aligns token offsets within the blob,
+//!   the check within the block);
+//! - the structure block holds one root (empty name) whose tokens are all
+//!   known, in bounds and in order: properties before child nodes, every node
+//!   closed, `FDT_END` right after the root; `FDT_NOP` anywhere inside the root;
+//! - every node name is NUL-terminated UTF-8 (`FdtNode::name` expects it), and
+//!   every property's name offset points to NUL-terminated UTF-8 inside the
+//!   strings block (the property readers expect it).
+//!
+//! On all of that it is at least as strict as `Fdt::new` (it also keeps tokens
+//! and values inside `size_dt_struct`, which `Fdt::new` ignores); it differs
+//! only in ignoring the naming rules, the memory reservation map (never read
+//! here) and where the blocks lie relative to one another.
+//! `tests/dtb_mutations.rs` checks both statements on every mutated blob, and
+//! walks every node and property of each blob the check accepts through
+//! `dtoolkit`'s readers. `tests/platform.rs` fails once a `dtoolkit` accepts the
+//! long names: this check can then give way to `Fdt::new`.
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,
@@ -38,8 +65,9 @@
 
 use core::fmt;
 
-use fdt::node::FdtNode;
-use fdt::Fdt;
+use dtoolkit::fdt::{Fdt, FdtNode};
+use dtoolkit::standard::{Chosen, NodeStandard};
+use dtoolkit::{Node, Property};
 
 /// The kind of console UART, with what its driver needs to know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,7 +126,7 @@ pub enum Problem {
     NoDtb,
     /// The DTB header is not valid.
     DtbHeader,
-    /// The DTB structure block is malformed or uses what the parser rejects.
+    /// The DTB structure block is malformed.
     DtbStructure,
     /// `/chosen/stdout-path` is absent.
     NoStdoutPath,
@@ -150,7 +178,7 @@ impl Problem {
                 assume_qemu_virt!()
             ),
             Problem::DtbStructure => concat!(
-                "the device tree structure is malformed, nests deeper than 32 or holds FDT_NOP",
+                "the device tree structure block is malformed",
                 assume_qemu_virt!()
             ),
             Problem::NoStdoutPath => concat!("no /chosen/stdout-path", use_qemu_pl011!()),
@@ -223,8 +251,8 @@ pub const MAX_RAM_REGIONS: usize = 8;
 /// Largest DTB [`dtb_size`] accepts.
 pub const MAX_DTB_SIZE: usize = 4 << 20;
 
-/// Deepest node nesting [`discover`] accepts (the root is at depth 1).
-const MAX_DEPTH: usize = 32;
+/// Most nodes on the `/chosen/stdout-path` path, the root included.
+const MAX_PATH_NODES: usize = 32;
 
 /// What the firmware knows about the machine it runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -249,7 +277,7 @@ pub struct Platform<'a> {
     /// `linux,dummy-virt`. That is also true under KVM, where the CPU and its
     /// caches are real; false without a valid DTB.
     pub emulated: bool,
-    /// Whether a DTB was passed and passed the structural check.
+    /// Whether a DTB was passed and passed the structure check.
     pub dtb_ok: bool,
     /// What was missing or odd.
     pub problems: Problems,
@@ -296,6 +324,7 @@ const HEADER_LEN: usize = 40;
 const FDT_BEGIN_NODE: u32 = 1;
 const FDT_END_NODE: u32 = 2;
 const FDT_PROP: u32 = 3;
+const FDT_NOP: u32 = 4;
 const FDT_END: u32 = 9;
 
 /// Size of the DTB whose header starts `header`, so the firmware can build a
@@ -333,41 +362,45 @@ pub fn dtb_size(header: &[u8]) -> Option<usize> {
 /// - RAM: the `reg` entries of the root's children with `device_type = "memory"`
 ///   whose `status` is absent or `okay`.
 /// - `/secure-chosen` is ignored.
+///
+/// String properties must be NUL-terminated UTF-8 and are read up to their first
+/// NUL; a malformed `#address-cells` or `#size-cells` makes the addresses below
+/// it unusable (rather than defaulted, as `dtoolkit` would).
 pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
     let mut p = QEMU_VIRT;
     let Some(dtb) = dtb else {
         p.problems.insert(Problem::NoDtb);
         return p;
     };
-    let blob = match check(dtb) {
-        Ok(blob) => blob,
+    let fdt = match check(dtb) {
+        // `check` establishes what `dtoolkit`'s readers expect: see the module docs.
+        Ok(blob) => Fdt::new_unchecked(blob),
         Err(problem) => {
             p.problems.insert(problem);
             return p;
         }
     };
-    let Ok(fdt) = Fdt::new(blob) else {
-        p.problems.insert(Problem::DtbHeader);
-        return p;
-    };
-    let Some(root) = fdt.all_nodes().next() else {
-        p.problems.insert(Problem::DtbStructure);
-        return p;
-    };
     p.dtb_ok = true;
+    let root = fdt.root();
 
-    let root_compatible = prop(root, "compatible").unwrap_or_default();
-    p.emulated = strings(root_compatible).any(|c| c == "linux,dummy-virt");
-    p.model = prop_str(root, "model")
+    p.emulated = root
+        .compatible()
+        .is_some_and(|mut c| c.any(|c| c == "linux,dummy-virt"));
+    p.model = root
+        .model()
+        .ok()
+        .flatten()
+        .map(up_to_nul)
         .filter(|m| !m.is_empty())
-        .or_else(|| strings(root_compatible).next())
+        .or_else(|| root.compatible()?.find(|c| !c.is_empty()))
         .unwrap_or("unknown");
 
-    let chosen = child(root, "chosen");
+    let chosen = fdt.chosen();
+    // `Chosen::bootargs` borrows from the `Chosen` value: read the node's property.
     p.bootargs = chosen
-        .and_then(|c| prop_str(c, "bootargs"))
+        .and_then(|chosen| prop_str(*chosen, "bootargs"))
         .unwrap_or_default();
-    match console(root, chosen) {
+    match console(fdt, chosen) {
         Ok(console) => {
             p.console = console;
             p.console_from_dtb = true;
@@ -375,7 +408,7 @@ pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
         Err(problem) => p.problems.insert(problem),
     }
 
-    p.psci = match child(root, "psci").and_then(|n| prop_str(n, "method")) {
+    p.psci = match fdt.find_node("/psci").and_then(|n| prop_str(n, "method")) {
         Some("hvc") => Some(PsciConduit::Hvc),
         Some("smc") => Some(PsciConduit::Smc),
         _ => None,
@@ -393,18 +426,22 @@ pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
 fn check(dtb: &[u8]) -> Result<&[u8], Problem> {
     let total = dtb_size(dtb).ok_or(Problem::DtbHeader)?;
     let blob = dtb.get(..total).ok_or(Problem::DtbHeader)?;
-    let block = |off_field: usize, size_field: usize| {
-        let off = usize::try_from(be32(blob, off_field.checked_mul(4)?)?).ok()?;
-        let size = usize::try_from(be32(blob, size_field.checked_mul(4)?)?).ok()?;
-        blob.get(off..off.checked_add(size)?)
-    };
-    let structs = block(2, 9).ok_or(Problem::DtbHeader)?;
-    let strings = block(3, 8).ok_or(Problem::DtbHeader)?;
+    let field = |i: usize| usize::try_from(be32(blob, i.checked_mul(4)?)?).ok();
+    let block = |off: usize, size: usize| blob.get(off..off.checked_add(size)?);
+    let off_struct = field(2).ok_or(Problem::DtbHeader)?;
+    let structs = field(9)
+        .and_then(|size| block(off_struct, size))
+        .filter(|_| off_struct.is_multiple_of(4))
+        .ok_or(Problem::DtbHeader)?;
+    let strings = field(3)
+        .zip(field(8))
+        .and_then(|(off, size)| block(off, size))
+        .ok_or(Problem::DtbHeader)?;
     check_structure(structs, strings).ok_or(Problem::DtbStructure)?;
     Ok(blob)
 }
 
-/// Walks the structure block, token by token, as `fdt` will.
+/// Walks the structure block, token by token, as `dtoolkit` will.
 fn check_structure(structs: &[u8], strings: &[u8]) -> Option<()> {
     let align4 = |n: usize| Some(n.checked_add(3)? & !3);
     let mut pos = 0;
@@ -422,7 +459,7 @@ fn check_structure(structs: &[u8], strings: &[u8]) -> Option<()> {
                     return None;
                 }
                 pos = align4(pos.checked_add(name.len())?.checked_add(1)?)?;
-                depth = depth.checked_add(1).filter(|&d| d <= MAX_DEPTH)?;
+                depth = depth.checked_add(1)?;
                 props_allowed = true;
             }
             FDT_END_NODE => {
@@ -436,26 +473,33 @@ fn check_structure(structs: &[u8], strings: &[u8]) -> Option<()> {
                 // Reading the next token checks that the value fits.
                 pos = align4(pos.checked_add(8)?.checked_add(len)?)?;
             }
+            FDT_NOP if depth > 0 => {}
             // The root has been closed (a first token FDT_END is caught here too).
             FDT_END if depth == 0 && token_pos > 0 => return Some(()),
-            // FDT_NOP, a second root, misplaced or unknown tokens.
+            // A second root, anything before the root or between it and FDT_END,
+            // misplaced or unknown tokens.
             _ => return None,
         }
     }
 }
 
 /// The console from `/chosen/stdout-path`.
-fn console(root: FdtNode<'_, '_>, chosen: Option<FdtNode<'_, '_>>) -> Result<ConsoleInfo, Problem> {
+fn console<'a>(fdt: Fdt<'a>, chosen: Option<Chosen<FdtNode<'a>>>) -> Result<ConsoleInfo, Problem> {
+    let chosen = chosen.ok_or(Problem::NoStdoutPath)?;
     let path = chosen
-        .and_then(|c| prop_str(c, "stdout-path").or_else(|| prop_str(c, "linux,stdout-path")))
+        .stdout_path()
+        .ok()
+        .flatten()
+        .or_else(|| prop_str(*chosen, "linux,stdout-path"))
         .ok_or(Problem::NoStdoutPath)?;
-    let path = path.split(':').next().unwrap_or_default();
-    let mut chain = Chain::new(root);
+    let path = path.split([':', '\0']).next().unwrap_or_default();
+    let mut chain = Chain::new(fdt.root());
     let found = if path.starts_with('/') {
         chain.walk(path)
     } else {
+        // One lookup: an alias naming another alias is not followed.
         let (alias, rest) = path.split_once('/').unwrap_or((path, ""));
-        child(root, "aliases")
+        fdt.find_node("/aliases")
             .and_then(|aliases| prop_str(aliases, alias))
             .filter(|target| target.starts_with('/'))
             .and_then(|target| chain.walk(target))
@@ -480,12 +524,11 @@ const NS16550_COMPATIBLE: [&str; 5] = [
 ];
 const MAX_REG_SHIFT: u32 = 7;
 
-fn console_kind(node: FdtNode<'_, '_>) -> Option<ConsoleKind> {
-    let compatible = prop(node, "compatible")?;
-    if strings(compatible).any(|c| c == "arm,pl011") {
+fn console_kind(node: FdtNode<'_>) -> Option<ConsoleKind> {
+    if node.compatible()?.any(|c| c == "arm,pl011") {
         return Some(ConsoleKind::Pl011);
     }
-    if !strings(compatible).any(|c| NS16550_COMPATIBLE.contains(&c)) {
+    if !node.compatible()?.any(|c| NS16550_COMPATIBLE.contains(&c)) {
         return None;
     }
     let reg_shift = prop_u32_or(node, "reg-shift", 0).filter(|&s| s <= MAX_REG_SHIFT)?;
@@ -498,11 +541,12 @@ fn console_kind(node: FdtNode<'_, '_>) -> Option<ConsoleKind> {
 
 /// The CPU address of the first `reg` entry of `node`, whose ancestors are
 /// `buses` (root first).
-fn translate(node: FdtNode<'_, '_>, buses: &[FdtNode<'_, '_>]) -> Option<u64> {
+fn translate(node: FdtNode<'_>, buses: &[FdtNode<'_>]) -> Option<u64> {
     let &parent = buses.last()?;
-    // With 0 address cells the device has no address.
-    let cells = address_cells(parent).filter(|&n| n > 0)?;
-    let (mut addr, _) = read_cells(prop(node, "reg")?, cells)?;
+    // With 0 address cells the device has no address (`dtoolkit` would read 0).
+    parent.address_cells().ok().filter(|&n| n > 0)?;
+    parent.size_cells().ok()?;
+    let mut addr = node.reg().ok()??.next()?.address::<u64>().ok()?;
     for pair in buses.windows(2).rev() {
         let &[up, bus] = pair else { return None };
         addr = map_through_ranges(bus, up, addr)?;
@@ -511,55 +555,47 @@ fn translate(node: FdtNode<'_, '_>, buses: &[FdtNode<'_, '_>]) -> Option<u64> {
 }
 
 /// Maps `addr` from the address space of `bus`'s children into that of `up`.
-fn map_through_ranges(bus: FdtNode<'_, '_>, up: FdtNode<'_, '_>, addr: u64) -> Option<u64> {
-    let ranges = prop(bus, "ranges")?;
-    if ranges.is_empty() {
+fn map_through_ranges(bus: FdtNode<'_>, up: FdtNode<'_>, addr: u64) -> Option<u64> {
+    if prop(bus, "ranges")?.is_empty() {
         return Some(addr);
     }
-    let (child_cells, parent_cells, size_cells) =
-        (address_cells(bus)?, address_cells(up)?, size_cells(bus)?);
-    let entry = cells_len(
-        child_cells
-            .checked_add(parent_cells)?
-            .checked_add(size_cells)?,
-    )?;
-    if entry == 0 {
-        return None;
-    }
-    ranges.chunks_exact(entry).find_map(|range| {
-        let (child, rest) = read_cells(range, child_cells)?;
-        let (parent, rest) = read_cells(rest, parent_cells)?;
-        let (len, _) = read_cells(rest, size_cells)?;
+    bus.address_cells().ok()?;
+    bus.size_cells().ok()?;
+    up.address_cells().ok()?;
+    bus.ranges().ok()??.find_map(|range| {
+        let child = range.child_bus_address::<u64>().ok()?;
+        let parent = range.parent_bus_address::<u64>().ok()?;
+        let len = range.length::<u64>().ok()?;
         let off = addr.checked_sub(child).filter(|&off| off < len)?;
         parent.checked_add(off)
     })
 }
 
 /// Fills the RAM fields of `p` from the memory nodes.
-fn memory(root: FdtNode<'_, '_>, p: &mut Platform<'_>) {
+fn memory(root: FdtNode<'_>, p: &mut Platform<'_>) {
     let mut count = 0;
-    if let (Some(addr_cells), Some(size_cells)) = (address_cells(root), size_cells(root)) {
-        let entry = cells_len(addr_cells.saturating_add(size_cells)).unwrap_or(0);
-        for node in root.children() {
-            let is_memory = prop_str(node, "device_type") == Some("memory");
-            let enabled = matches!(prop_str(node, "status"), None | Some("okay" | "ok"));
-            let Some(reg) = prop(node, "reg").filter(|_| is_memory && enabled && entry > 0) else {
+    let cells_ok = root.address_cells().is_ok() && root.size_cells().is_ok();
+    for node in root.children().filter(|_| cells_ok) {
+        if prop_str(node, "device_type") != Some("memory")
+            || !matches!(prop_str(node, "status"), None | Some("okay" | "ok"))
+        {
+            continue;
+        }
+        let Some(reg) = node.reg().ok().flatten() else {
+            continue;
+        };
+        for entry in reg {
+            let (Ok(base), Ok(size)) = (entry.address::<u64>(), entry.size::<u64>()) else {
                 continue;
             };
-            for range in reg.chunks_exact(entry) {
-                let Some((base, rest)) = read_cells(range, addr_cells) else {
-                    continue;
-                };
-                let Some((size, _)) = read_cells(rest, size_cells).filter(|&(size, _)| size > 0)
-                else {
-                    continue;
-                };
-                match p.ram_regions.get_mut(count) {
-                    Some(slot) => *slot = MemRegion { base, size },
-                    None => p.problems.insert(Problem::TooManyMemoryRegions),
-                }
-                count = count.saturating_add(1);
+            if size == 0 {
+                continue;
             }
+            match p.ram_regions.get_mut(count) {
+                Some(slot) => *slot = MemRegion { base, size },
+                None => p.problems.insert(Problem::TooManyMemoryRegions),
+            }
+            count = count.saturating_add(1);
         }
     }
     match p.ram_regions.first() {
@@ -573,89 +609,57 @@ fn memory(root: FdtNode<'_, '_>, p: &mut Platform<'_>) {
 }
 
 /// A node and its ancestors, root first, as found by walking a path.
-struct Chain<'b, 'a> {
-    nodes: [FdtNode<'b, 'a>; MAX_DEPTH],
+struct Chain<'a> {
+    nodes: [FdtNode<'a>; MAX_PATH_NODES],
     len: usize,
 }
 
-impl<'b, 'a> Chain<'b, 'a> {
-    fn new(root: FdtNode<'b, 'a>) -> Self {
+impl<'a> Chain<'a> {
+    fn new(root: FdtNode<'a>) -> Self {
         Chain {
-            nodes: [root; MAX_DEPTH],
+            nodes: [root; MAX_PATH_NODES],
             len: 1,
         }
     }
 
-    fn nodes(&self) -> &[FdtNode<'b, 'a>] {
+    fn nodes(&self) -> &[FdtNode<'a>] {
         self.nodes.get(..self.len).unwrap_or_default()
     }
 
-    /// Descends along the `/`-separated `path`.
+    /// Descends along the `/`-separated `path`; without `@`, a component also
+    /// matches a child's name without its unit address.
     fn walk(&mut self, path: &str) -> Option<()> {
         for name in path.split('/').filter(|n| !n.is_empty()) {
             let &last = self.nodes().last()?;
-            *self.nodes.get_mut(self.len)? = child(last, name)?;
+            *self.nodes.get_mut(self.len)? = last.child(name)?;
             self.len = self.len.checked_add(1)?;
         }
         Some(())
     }
 }
 
-/// The first child of `node` called `name`; without `@`, `name` also matches
-/// the part of a child's name before its unit address.
-fn child<'b, 'a>(node: FdtNode<'b, 'a>, name: &str) -> Option<FdtNode<'b, 'a>> {
-    node.children()
-        .find(|c| c.name == name || (!name.contains('@') && c.name.split('@').next() == Some(name)))
+fn prop<'a>(node: FdtNode<'a>, name: &str) -> Option<&'a [u8]> {
+    node.property(name)?.value_as::<&'a [u8]>().ok()
 }
 
-fn prop<'a>(node: FdtNode<'_, 'a>, name: &str) -> Option<&'a [u8]> {
-    node.property(name).map(|p| p.value)
+/// A NUL-terminated UTF-8 string property, up to its first NUL.
+fn prop_str<'a>(node: FdtNode<'a>, name: &str) -> Option<&'a str> {
+    node.property(name)?
+        .value_as::<&'a str>()
+        .ok()
+        .map(up_to_nul)
 }
 
-/// A string property, up to its first NUL.
-fn prop_str<'a>(node: FdtNode<'_, 'a>, name: &str) -> Option<&'a str> {
-    let value = prop(node, name)?;
-    core::str::from_utf8(value.split(|&b| b == 0).next()?).ok()
+fn up_to_nul(s: &str) -> &str {
+    s.split('\0').next().unwrap_or_default()
 }
 
 /// A one-cell property; `default` when absent, `None` when malformed.
-fn prop_u32_or(node: FdtNode<'_, '_>, name: &str, default: u32) -> Option<u32> {
-    match prop(node, name) {
+fn prop_u32_or(node: FdtNode<'_>, name: &str, default: u32) -> Option<u32> {
+    match node.property(name) {
         None => Some(default),
-        Some(value) => Some(u32::from_be_bytes(value.try_into().ok()?)),
+        Some(p) => p.value_as::<u32>().ok(),
     }
-}
-
-/// `#address-cells` for the children of `node` (default 2); `None` above 2.
-fn address_cells(node: FdtNode<'_, '_>) -> Option<u32> {
-    prop_u32_or(node, "#address-cells", 2).filter(|&n| n <= 2)
-}
-
-/// `#size-cells` for the children of `node` (default 1); `None` above 2.
-fn size_cells(node: FdtNode<'_, '_>) -> Option<u32> {
-    prop_u32_or(node, "#size-cells", 1).filter(|&n| n <= 2)
-}
-
-fn cells_len(cells: u32) -> Option<usize> {
-    usize::try_from(cells).ok()?.checked_mul(4)
-}
-
-/// Reads a number of `cells` (at most 2) big-endian cells; returns it and the rest.
-fn read_cells(bytes: &[u8], cells: u32) -> Option<(u64, &[u8])> {
-    if cells > 2 {
-        return None;
-    }
-    let (head, rest) = bytes.split_at_checked(cells_len(cells)?)?;
-    let value = head.iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b));
-    Some((value, rest))
-}
-
-/// The non-empty UTF-8 strings of a string-list property.
-fn strings(value: &[u8]) -> impl Iterator<Item = &str> + Clone {
-    value
-        .split(|&b| b == 0)
-        .filter_map(|s| core::str::from_utf8(s).ok())
-        .filter(|s| !s.is_empty())
 }
 
 fn be32(bytes: &[u8], off: usize) -> Option<u32> {

@@ -88,9 +88,31 @@ impl<'w, W: Write> Record<'w, W> {
         })
     }
 
+    /// Adds an array of strings.
+    pub fn strs<'s>(self, key: &str, values: impl IntoIterator<Item = &'s str>) -> Self {
+        self.key(key).with(|w| {
+            w.write_char('[')?;
+            for (i, v) in values.into_iter().enumerate() {
+                if i > 0 {
+                    w.write_char(',')?;
+                }
+                write_json_str(w, v)?;
+            }
+            w.write_char(']')
+        })
+    }
+
     /// Adds a field whose value is `null`.
     pub fn null(self, key: &str) -> Self {
         self.key(key).with(|w| w.write_str("null"))
+    }
+
+    /// Adds an unsigned integer field, or `null` when absent.
+    pub fn opt_u64(self, key: &str, value: Option<u64>) -> Self {
+        match value {
+            Some(v) => self.u64(key, v),
+            None => self.null(key),
+        }
     }
 
     /// Adds a string field, or `null` when absent.
@@ -158,11 +180,13 @@ mod tests {
                 .null("f")
                 .opt_str("g", None)
                 .opt_str("h", Some("y"))
+                .strs("i", ["a", "\""])
+                .strs("j", [])
         });
         assert_eq!(
             s,
             "@mb {\"kind\":\"t\",\"a\":\"x\",\"b\":18446744073709551615,\"c\":-5,\"d\":true,\
-             \"e\":\"0x410fd083\",\"f\":null,\"g\":null,\"h\":\"y\"}\n"
+             \"e\":\"0x410fd083\",\"f\":null,\"g\":null,\"h\":\"y\",\"i\":[\"a\",\"\\\"\"],\"j\":[]}\n"
         );
     }
 

@@ -9,7 +9,9 @@
 //! once per byte, dropping the byte unless the UART is ready, so a dead console
 //! costs one read per byte instead of a million. The first ready status clears
 //! the stall. The stall lives in the driver value: keep one driver for the
-//! console rather than building one per write.
+//! console rather than building one per write. The drivers are `Copy` when their
+//! [`Mmio`] is, so that one driver can live in a `Cell`; a copy carries the stall
+//! with it, and the stall the caller keeps is the one of the copy it stores back.
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,
@@ -62,7 +64,9 @@ const PL011_CR_UARTEN: u32 = 1 << 0;
 const PL011_CR_TXE: u32 = 1 << 8;
 
 /// Arm PL011 UART, with 32-bit register accesses.
-#[derive(Debug)]
+///
+/// `Clone` and `Copy` when `M` is: a copy carries the stall state with it.
+#[derive(Debug, Clone, Copy)]
 pub struct Pl011<M: Mmio> {
     mmio: M,
     poll: Poller,
@@ -122,13 +126,15 @@ const NS16550_LSR_TEMT: u8 = 1 << 6;
 const NS16550_MAX_REG_SHIFT: u8 = 7;
 
 /// 16550-compatible UART (8250, DesignWare APB UART, ...).
-#[derive(Debug)]
+///
+/// `Clone` and `Copy` when `M` is: a copy carries the stall state with it.
+#[derive(Debug, Clone, Copy)]
 pub struct Ns16550<M: Mmio> {
     regs: Ns16550Regs<M>,
     poll: Poller,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 struct Ns16550Regs<M: Mmio> {
     mmio: M,
     reg_shift: u8,
@@ -205,7 +211,10 @@ impl<M: Mmio> Write for Ns16550<M> {
 }
 
 /// Either console driver, chosen from a discovered [`ConsoleKind`].
-#[derive(Debug)]
+///
+/// `Clone` and `Copy` when `M` is, so the firmware can keep its one console
+/// driver, stall state included, in a global cell.
+#[derive(Debug, Clone, Copy)]
 pub enum Uart<M: Mmio> {
     /// A PL011.
     Pl011(Pl011<M>),

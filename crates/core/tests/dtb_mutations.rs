@@ -1,12 +1,25 @@
 //! `discover` on thousands of truncated and corrupted device trees: it must
 //! never panic (a panic fails the test) and must fall back consistently.
+//!
+//! Every case also goes to `dtoolkit` directly, to show that what `discover`
+//! relies on holds: `Fdt::new` never panics, and neither do `dtoolkit`'s
+//! readers, walked over the whole tree, on a blob `Fdt::new` accepts or on one
+//! `discover`'s own check accepts (read through `Fdt::new_unchecked`); and
+//! `discover` accepts nothing that `Fdt::new` rejects for a structural reason,
+//! nor rejects anything it accepts but for a structure running past
+//! `size_dt_struct`.
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use common::{fixture, FDT_BEGIN_NODE, FDT_END, FDT_END_NODE, FDT_NOP, FDT_PROP};
-use mairbench_core::platform::{discover, Platform, Problem, QEMU_VIRT};
+use dtoolkit::error::FdtErrorKind;
+use dtoolkit::fdt::Fdt;
+use dtoolkit::standard::NodeStandard;
+use dtoolkit::{Node, Property};
+use mairbench_core::platform::{discover, dtb_size, Platform, Problem, QEMU_VIRT};
 
 /// xorshift64: deterministic, so a failure names a reproducible case.
 struct Rng(u64);
@@ -36,22 +49,122 @@ fn set_field(dtb: &mut [u8], i: usize, v: usize) {
 struct Stats {
     cases: usize,
     accepted: usize,
+    /// Accepted by `Fdt::new`.
+    dtoolkit_accepted: usize,
+    /// Accepted by `Fdt::new` but not by `discover`: their structure runs past
+    /// `size_dt_struct`, which `Fdt::new` does not check.
+    dtoolkit_only: usize,
+    /// Accepted by `discover` but not by `Fdt::new`, by `Fdt::new`'s reason.
+    discover_only: BTreeMap<String, usize>,
     failures: Vec<String>,
 }
 
 impl Stats {
     fn run(&mut self, case: String, dtb: &[u8]) {
         self.cases += 1;
-        match catch_unwind(AssertUnwindSafe(|| discover(Some(dtb)))) {
-            Err(_) => self.failures.push(format!("{case}: panicked")),
-            Ok(p) => {
-                if let Err(why) = consistent(&p) {
-                    self.failures.push(format!("{case}: {why}"));
+        let p = match catch_unwind(AssertUnwindSafe(|| discover(Some(dtb)))) {
+            Err(_) => return self.failures.push(format!("{case}: panicked")),
+            Ok(p) => p,
+        };
+        if let Err(why) = consistent(&p) {
+            self.failures.push(format!("{case}: {why}"));
+        }
+        self.accepted += usize::from(p.dtb_ok);
+
+        // The blob as discover sees it: cut to its total size.
+        let blob = dtb_size(dtb).and_then(|n| dtb.get(..n)).unwrap_or(dtb);
+        let checked = catch_unwind(|| Fdt::new(blob).map(walk_all).map_err(|e| e.kind));
+        let Ok(checked) = checked else {
+            return self
+                .failures
+                .push(format!("{case}: Fdt::new or a reader panicked"));
+        };
+        // On a blob Fdt::new accepts, the same walk has just been made.
+        if p.dtb_ok
+            && checked.is_err()
+            && catch_unwind(|| walk_all(Fdt::new_unchecked(blob))).is_err()
+        {
+            self.failures.push(format!(
+                "{case}: a dtoolkit reader panicked on a blob discover accepted"
+            ));
+        }
+        match checked {
+            Ok(_) => {
+                self.dtoolkit_accepted += 1;
+                if !p.dtb_ok {
+                    // Fdt::new walks the structure past size_dt_struct; discover
+                    // does not, and that must be the only difference.
+                    self.dtoolkit_only += 1;
+                    let mut longer = blob.to_vec();
+                    let to_end = longer.len() - field(&longer, OFF_STRUCT);
+                    set_field(&mut longer, SIZE_STRUCT, to_end);
+                    if !discover(Some(&longer)).dtb_ok {
+                        self.failures
+                            .push(format!("{case}: Fdt::new accepts it, discover not"));
+                    }
                 }
-                self.accepted += usize::from(p.dtb_ok);
             }
+            Err(kind) if p.dtb_ok => {
+                if !not_read_by_discover(&kind) {
+                    self.failures.push(format!(
+                        "{case}: discover accepted what Fdt::new rejects ({kind:?})"
+                    ));
+                }
+                *self.discover_only.entry(format!("{kind:?}")).or_default() += 1;
+            }
+            Err(_) => {}
         }
     }
+}
+
+/// `Fdt::new`'s reasons to reject a blob that `discover` may accept: what it
+/// checks beyond what `dtoolkit`'s readers rely on (see `platform.rs`).
+fn not_read_by_discover(kind: &FdtErrorKind) -> bool {
+    match kind {
+        // The naming rules of the Devicetree Specification.
+        FdtErrorKind::InvalidNodeName | FdtErrorKind::InvalidPropertyName => true,
+        // The memory reservation map, and where the blocks are relative to one another.
+        FdtErrorKind::MemReserveNotTerminated | FdtErrorKind::MemReserveInvalid => true,
+        FdtErrorKind::InvalidHeader(why) => [
+            "memrsvmap not after header",
+            "dt_struct not after memrsvmap",
+            "memrsvmap is not 8-byte aligned",
+            "strings block not after struct block",
+        ]
+        .contains(why),
+        _ => false,
+    }
+}
+
+/// Reads every node and property of `fdt` through `dtoolkit`'s readers,
+/// including some `discover` does not use.
+fn walk_all(fdt: Fdt<'_>) -> usize {
+    let mut bytes = 0;
+    let mut nodes = vec![fdt.root()];
+    while let Some(node) = nodes.pop() {
+        bytes += node.name().len();
+        for property in node.properties() {
+            bytes += property.name().len();
+            bytes += property.value_as::<&str>().map_or(0, str::len);
+        }
+        bytes += node.compatible().map_or(0, Iterator::count);
+        for reg in node.reg().ok().flatten().into_iter().flatten() {
+            bytes += usize::from(reg.address::<u64>().is_ok() && reg.size::<u64>().is_ok());
+        }
+        for range in node.ranges().ok().flatten().into_iter().flatten() {
+            bytes += usize::from(range.child_bus_address::<u64>().is_ok());
+            bytes += usize::from(range.parent_bus_address::<u64>().is_ok());
+            bytes += usize::from(range.length::<u64>().is_ok());
+        }
+        nodes.extend(node.children());
+    }
+    if let Some(chosen) = fdt.chosen() {
+        bytes += chosen.stdout_path().ok().flatten().map_or(0, str::len);
+        bytes += chosen.bootargs().ok().flatten().map_or(0, str::len);
+    }
+    bytes += usize::from(fdt.memory().is_ok_and(|m| m.status().is_ok()));
+    bytes += usize::from(fdt.find_node("/soc/apb/serial").is_some());
+    bytes
 }
 
 /// What must hold whatever the input.
@@ -168,10 +281,14 @@ fn mutate(name: &str, seed: u64, flips: usize, words: usize) -> Stats {
 
 fn check(stats: Stats, name: &str) {
     eprintln!(
-        "{name}: {} cases, {} still accepted as DTBs, {} failures",
+        "{name}: {} cases, {} still accepted as DTBs, {} failures; Fdt::new accepts {} \
+         ({} of them not accepted by discover); discover alone accepts {:?}",
         stats.cases,
         stats.accepted,
-        stats.failures.len()
+        stats.failures.len(),
+        stats.dtoolkit_accepted,
+        stats.dtoolkit_only,
+        stats.discover_only,
     );
     assert!(
         stats.failures.is_empty(),
@@ -193,6 +310,14 @@ fn qemu_virt_mutations() {
 }
 
 #[test]
+fn qemu_virt_with_nops_mutations() {
+    check(
+        mutate("qemu-virt-nop.dtb", 0x2545_f491_4f6c_dd1d, 1500, 1500),
+        "qemu-virt-nop",
+    );
+}
+
+#[test]
 fn qemu_virt_el3_mutations() {
     check(
         mutate("qemu-virt-el3.dtb", 0x0123_4567_89ab_cdef, 1500, 1500),
@@ -200,19 +325,39 @@ fn qemu_virt_el3_mutations() {
     );
 }
 
+/// The hand-made fixtures, one test each so that they run in parallel.
+fn hand_made(i: u64, name: &str) {
+    check(mutate(name, 0xdead_beef + i, 4000, 4000), name);
+}
+
 #[test]
-fn hand_made_mutations() {
-    for (i, name) in [
-        "ns16550-bus.dtb",
-        "alias.dtb",
-        "untranslatable.dtb",
-        "unsupported-console.dtb",
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        check(mutate(name, 0xdead_beef + i as u64, 4000, 4000), name);
-    }
+fn ns16550_bus_mutations() {
+    hand_made(0, "ns16550-bus.dtb");
+}
+
+#[test]
+fn alias_mutations() {
+    hand_made(1, "alias.dtb");
+}
+
+#[test]
+fn untranslatable_mutations() {
+    hand_made(2, "untranslatable.dtb");
+}
+
+#[test]
+fn unsupported_console_mutations() {
+    hand_made(3, "unsupported-console.dtb");
+}
+
+#[test]
+fn nop_mutations() {
+    hand_made(4, "nop.dtb");
+}
+
+#[test]
+fn long_names_mutations() {
+    hand_made(5, "long-names.dtb");
 }
 
 #[test]
@@ -238,8 +383,8 @@ fn random_blobs_with_a_valid_header() {
         stats.run(format!("random blob #{i}"), &blob);
     }
     eprintln!(
-        "random blobs: {} cases, {} accepted",
-        stats.cases, stats.accepted
+        "random blobs: {} cases, {} accepted, {} accepted by Fdt::new",
+        stats.cases, stats.accepted, stats.dtoolkit_accepted
     );
     assert!(
         stats.failures.is_empty(),

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{fixture, minimal_tree, DtBuilder, FDT_NOP};
+use common::{count_nops, fixture, minimal_tree, DtBuilder, FDT_NOP};
 use mairbench_core::platform::{
     discover, dtb_size, ConsoleInfo, ConsoleKind, MemRegion, Platform, Problem, Problems,
     PsciConduit, MAX_DTB_SIZE, QEMU_VIRT,
@@ -231,6 +231,85 @@ fn unsupported_console_and_disabled_memory() {
         p.problems,
         problems(&[Problem::ConsoleUnsupported, Problem::NoPsci])
     );
+}
+
+#[test]
+fn fdt_nop_between_properties_and_nodes() {
+    // Properties and nodes overwritten with FDT_NOP, as libfdt's fdt_nop_property()
+    // and fdt_nop_node() leave them: see nop.dts.
+    let dtb = fixture("nop.dtb");
+    assert_eq!(count_nops(&dtb), 139, "nop.dtb must hold the NOPs it tests");
+    let p = discover(Some(&dtb));
+    assert!(p.dtb_ok);
+    assert_eq!(p.model, "mairbench test: FDT_NOP");
+    assert_eq!(p.bootargs, "mairbench.quick nop");
+    assert_eq!(p.psci, Some(PsciConduit::Hvc), "psci@0 (SMC) is NOPped");
+    let kind = ConsoleKind::Ns16550 {
+        reg_shift: 0,
+        io_width: 4,
+    };
+    assert_eq!(
+        p.console,
+        ConsoleInfo {
+            kind,
+            base: 0x1000_9000
+        },
+        "serial@1000 and the reg-shift of serial@9000 are NOPped"
+    );
+    assert!(p.console_from_dtb);
+    let ram = MemRegion {
+        base: 0x8000_0000,
+        size: 1024 * MIB,
+    };
+    assert_eq!(p.ram_regions(), [ram], "three memory nodes are NOPped");
+    assert!(!p.emulated);
+    assert_eq!(p.problems, Problems::NONE);
+}
+
+#[test]
+fn qemu_virt_with_nops_reads_as_without() {
+    // /chosen/rng-seed, /psci/compatible, /gpio-keys (with its child) and
+    // /pl031@9010000 (the console's neighbour) overwritten with FDT_NOP.
+    let dtb = fixture("qemu-virt-nop.dtb");
+    assert_eq!(count_nops(&dtb), 95);
+    let p = discover(Some(&dtb));
+    assert_qemu_virt(&p);
+    assert_eq!(p.psci, Some(PsciConduit::Hvc));
+    assert_eq!(p.problems, Problems::NONE);
+    assert_eq!(p, discover(Some(&fixture("qemu-virt.dtb"))));
+}
+
+#[test]
+fn property_names_over_31_characters() {
+    // Linux's rk3399.dtsi names DWC3 quirks with up to 33 characters; see long-names.dts.
+    let dtb = fixture("long-names.dtb");
+    let p = discover(Some(&dtb));
+    assert!(p.dtb_ok);
+    let kind = ConsoleKind::Ns16550 {
+        reg_shift: 2,
+        io_width: 4,
+    };
+    assert_eq!(
+        p.console,
+        ConsoleInfo {
+            kind,
+            base: 0xff1a_0000
+        }
+    );
+    assert_eq!(p.psci, Some(PsciConduit::Smc));
+    assert_eq!(
+        p.ram_regions(),
+        [MemRegion {
+            base: 0x20_0000,
+            size: 0xf7e0_0000
+        }]
+    );
+    assert_eq!(p.model, "mairbench test: names over 31 characters");
+    assert_eq!(p.problems, Problems::NONE);
+    // Why discover checks the structure itself instead of calling Fdt::new. If a
+    // later dtoolkit accepts these names, the check in platform.rs can go.
+    let err = dtoolkit::fdt::Fdt::new(&dtb).expect_err("dtoolkit 0.4.1 rejects names over 31");
+    assert_eq!(err.kind, dtoolkit::error::FdtErrorKind::InvalidPropertyName);
 }
 
 #[test]
@@ -514,16 +593,41 @@ fn no_usable_memory() {
 }
 
 #[test]
-fn structures_the_parser_would_trip_on_are_rejected() {
-    let structure = defaults_with(Problem::DtbStructure);
-
-    // FDT_NOP between properties (legal, but fdt 0.1.5 asserts on it).
+fn fdt_nop_anywhere_inside_the_root() {
     let mut b = DtBuilder::default();
     b.begin("")
+        .token(FDT_NOP)
         .str("model", "m")
         .token(FDT_NOP)
-        .str("compatible", "c");
-    assert_eq!(discover(Some(&b.end().finish())), structure);
+        .token(FDT_NOP)
+        .str("compatible", "c")
+        .token(FDT_NOP);
+    b.begin("chosen")
+        .token(FDT_NOP)
+        .str("bootargs", "b")
+        .token(FDT_NOP)
+        .end();
+    b.token(FDT_NOP).begin("psci");
+    b.token(FDT_NOP).str("method", "smc").end().token(FDT_NOP);
+    let dtb = b.end().finish();
+    let p = discover(Some(&dtb));
+    assert!(p.dtb_ok);
+    assert_eq!((p.model, p.bootargs), ("m", "b"));
+    assert_eq!(p.psci, Some(PsciConduit::Smc));
+
+    // But not outside it: the root must come first, FDT_END right after it.
+    let structure = defaults_with(Problem::DtbStructure);
+    let mut b = DtBuilder::default();
+    b.token(FDT_NOP).begin("").end();
+    assert_eq!(discover(Some(&b.finish())), structure);
+    let mut b = DtBuilder::default();
+    b.begin("").end().token(FDT_NOP);
+    assert_eq!(discover(Some(&b.finish())), structure);
+}
+
+#[test]
+fn structures_the_parser_would_trip_on_are_rejected() {
+    let structure = defaults_with(Problem::DtbStructure);
 
     // A property after a child node.
     let mut b = DtBuilder::default();
@@ -563,25 +667,68 @@ fn structures_the_parser_would_trip_on_are_rejected() {
     let mut dtb = b.end().finish();
     dtb[56 + 12] = 0xff;
     assert_eq!(discover(Some(&dtb)), structure);
+
+    // A non-UTF-8 property name.
+    let mut b = DtBuilder::default();
+    b.begin("").str("model", "m").end();
+    let mut dtb = b.finish();
+    let at = dtb.len() - 2;
+    dtb[at] = 0xff;
+    assert_eq!(discover(Some(&dtb)), structure);
+
+    // A structure block that is not 4-byte aligned: dtoolkit aligns tokens within
+    // the blob, so it would read other tokens than the check.
+    let mut b = DtBuilder::default();
+    b.begin("").str("model", "m").end();
+    let aligned = b.finish();
+    let mut dtb = aligned.clone();
+    dtb.insert(56, 0);
+    let field =
+        |dtb: &[u8], i: usize| u32::from_be_bytes(dtb[i * 4..i * 4 + 4].try_into().unwrap());
+    for i in [1, 2, 3] {
+        let moved = field(&dtb, i) + 1;
+        dtb[i * 4..i * 4 + 4].copy_from_slice(&moved.to_be_bytes());
+    }
+    assert_eq!(discover(Some(&dtb)), defaults_with(Problem::DtbHeader));
+    assert_eq!(discover(Some(&aligned)).model, "m");
 }
 
 #[test]
-fn nesting_limit() {
-    let nested = |depth: usize| {
+fn deep_nesting() {
+    // Nothing recurses, so nesting is not limited; a stdout-path longer than 32
+    // nodes, the root included, names no node.
+    let nested = |depth: usize, stdout: &str| {
         let mut b = DtBuilder::default();
         b.begin("");
+        b.begin("chosen").str("stdout-path", stdout).end();
         for _ in 1..depth {
-            b.begin("n");
+            b.begin("n")
+                .cells("#address-cells", &[1])
+                .cells("#size-cells", &[1])
+                .prop("ranges", &[]);
         }
+        b.str("compatible", "arm,pl011").cells("reg", &[0x1000, 4]);
         for _ in 0..depth {
             b.end();
         }
         b.finish()
     };
-    assert!(discover(Some(&nested(32))).dtb_ok);
-    assert!(!discover(Some(&nested(33))).dtb_ok);
-    let deep = nested(100_000);
-    assert_eq!(discover(Some(&deep)), defaults_with(Problem::DtbStructure));
+    let path = |nodes: usize| "/n".repeat(nodes - 1);
+    let dtb = nested(32, &path(32));
+    let p = discover(Some(&dtb));
+    assert!(p.dtb_ok);
+    assert_eq!(p.console.base, 0x1000);
+    assert_eq!(p.problems, problems(&[Problem::NoMemory, Problem::NoPsci]));
+    for depth in [33, 30_000] {
+        let dtb = nested(depth, &path(depth));
+        let p = discover(Some(&dtb));
+        assert!(p.dtb_ok, "{depth}");
+        assert_eq!(
+            p.problems,
+            problems(&[Problem::StdoutNotFound, Problem::NoMemory, Problem::NoPsci]),
+            "{depth}"
+        );
+    }
 }
 
 #[test]

@@ -298,3 +298,40 @@ fn formatted_output_reaches_the_data_register() {
         .collect();
     assert_eq!(sent, b"0x9000000\r\n");
 }
+
+#[test]
+fn copies_carry_the_stall() {
+    // `&Fake` is `Copy`, so the drivers over it are: a `Cell` can hold one.
+    fn assert_copy<T: Copy>(_: &T) {}
+    let fake = Fake::pl011();
+    let cell = Cell::new(Uart::new(ConsoleKind::Pl011, &fake));
+    fake.busy_reads.set(u64::MAX);
+    let mut uart = cell.get();
+    assert_copy(&uart);
+    uart.write_all(b"a").unwrap();
+    assert_eq!(fake.status_reads(), POLL_BUDGET as usize);
+    cell.set(uart);
+
+    // The stored copy is stalled: one status read per byte.
+    let mut again = cell.get();
+    again.write_all(b"bc").unwrap();
+    assert_eq!(fake.status_reads(), POLL_BUDGET as usize + 2);
+
+    // A copy is independent: recovering one leaves the other stalled.
+    fake.busy_reads.set(0);
+    again.write_all(b"d").unwrap();
+    assert_eq!(fake.writes(), [Access::Write32(0, u32::from(b'd'))]);
+    fake.busy_reads.set(u64::MAX);
+    let mut stored = cell.get();
+    let before = fake.status_reads();
+    stored.write_all(b"e").unwrap();
+    assert_eq!(
+        fake.status_reads(),
+        before + 1,
+        "the stored copy is still stalled"
+    );
+
+    let fake = Fake::pl011();
+    assert_copy(&Pl011::new(&fake));
+    assert_copy(&Ns16550::new(&fake, 0, 1));
+}

@@ -140,3 +140,87 @@ fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<St
         String::from_utf8_lossy(&bytes).into_owned()
     })
 }
+
+/// The memory types and MAIR bytes the firmware must map, written out independently of its
+/// own table (Arm ARM MAIR_EL1 encodings).
+pub const MEMTYPES: [(&str, &str); 8] = [
+    ("normal-wb", "0xff"),
+    ("normal-wb-noalloc", "0xcc"),
+    ("normal-wt", "0xbb"),
+    ("normal-nc", "0x44"),
+    ("device-ngnrne", "0x0"),
+    ("device-ngnre", "0x4"),
+    ("device-ngre", "0x8"),
+    ("device-gre", "0xc"),
+];
+
+impl Run {
+    /// Asserts the memory-type proof of issue "memory types": eight page aliases and one block
+    /// alias of one physical buffer, each with the right attribute; 56 coherent pairs; the
+    /// three provoked faults reported and survived.
+    pub fn assert_memory_proven(&self) {
+        let proofs = self.of_kind("memtype");
+        assert_eq!(proofs.len(), 9, "{}", self.console);
+        let pa = &proofs[0]["pa"];
+        for (proof, (name, mair)) in proofs.iter().zip(MEMTYPES) {
+            assert_eq!(proof["name"], name);
+            assert_eq!(proof["mair"], mair);
+            assert_eq!(proof["par_attr"], mair);
+            assert_eq!(proof["granule"], "4K");
+        }
+        assert_eq!(proofs[8]["name"], "normal-wb");
+        assert_eq!(proofs[8]["granule"], "2M");
+        for proof in &proofs {
+            assert_eq!(proof["ok"], true, "{proof}");
+            assert_eq!(
+                &proof["pa"], pa,
+                "every alias maps the same physical buffer"
+            );
+        }
+        let vas: std::collections::BTreeSet<_> =
+            proofs.iter().map(|p| p["va"].to_string()).collect();
+        assert_eq!(vas.len(), 9, "nine distinct virtual aliases");
+
+        let pairs: Vec<_> = self
+            .of_kind("coherence")
+            .into_iter()
+            .filter(|c| c["maintenance"] == true)
+            .collect();
+        assert_eq!(pairs.len(), 56);
+        for pair in &pairs {
+            assert_eq!(pair["mismatches"], 0, "{pair}");
+            assert_ne!(pair["writer"], pair["reader"]);
+        }
+        let demo = self
+            .of_kind("coherence")
+            .into_iter()
+            .find(|c| c["maintenance"] == false)
+            .expect("the demonstration without maintenance");
+        assert_eq!(demo["informational"], true);
+
+        let faults = self.of_kind("fault");
+        let seen: Vec<_> = faults
+            .iter()
+            .map(|f| {
+                (
+                    f["test"].as_str().unwrap(),
+                    f["status"].as_str().unwrap(),
+                    f["ok"].clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("guard-page-load", "translation fault", true.into()),
+                ("text-store", "permission fault", true.into()),
+                ("unmapped-load", "translation fault", true.into()),
+            ]
+        );
+        assert_eq!(
+            faults[0]["level"], 3,
+            "the guard page is a hole in a level-3 table"
+        );
+        assert_eq!(faults[1]["write"], true);
+    }
+}

@@ -7,6 +7,29 @@ pub fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
+/// How many `FDT_NOP` tokens the structure block of a well-formed `dtb` holds.
+pub fn count_nops(dtb: &[u8]) -> usize {
+    let word = |at: usize| u32::from_be_bytes(dtb[at..at + 4].try_into().unwrap());
+    let (mut pos, strings) = (word(8) as usize, word(12) as usize);
+    let mut nops = 0;
+    loop {
+        let token = word(pos);
+        pos += 4;
+        match token {
+            FDT_BEGIN_NODE => {
+                let name = dtb[pos..].iter().position(|&b| b == 0).unwrap();
+                pos = (pos + name + 1).next_multiple_of(4);
+            }
+            FDT_PROP => pos = (pos + 8 + word(pos) as usize).next_multiple_of(4),
+            FDT_NOP => nops += 1,
+            FDT_END_NODE => {}
+            FDT_END => return nops,
+            t => panic!("token {t:#x} at {}", pos - 4),
+        }
+        assert!(pos < strings, "the structure block runs into the strings");
+    }
+}
+
 /// Builds a DTB token by token, including malformed ones.
 #[derive(Default)]
 pub struct DtBuilder {

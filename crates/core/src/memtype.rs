@@ -1,0 +1,491 @@
+//! The memory types under test: the one table ([`MEMTYPES`]) from which the MAIR value,
+//! the descriptors' AttrIndx and the report's names all derive.
+//!
+//! Arm ARM (DDI 0487) references: "Memory region attributes" in chapter D8, "The
+//! AArch64 Virtual Memory System Architecture" (a descriptor's AttrIndx selects one of
+//! the eight attribute fields of MAIR_EL1); the register description "MAIR_EL1, Memory
+//! Attribute Indirection Register (EL1)" (the field encoding [`describe_mair_byte`]
+//! decodes); and "Memory types and attributes" in chapter B2, "The AArch64 Application
+//! Level Memory Model" (what Device-nGnRnE, write-back, transient, ... mean).
+
+use core::fmt;
+
+/// What kind of memory a [`MemType`] is, as far as the benchmark cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// Normal memory.
+    Normal {
+        /// Cacheable at the inner or the outer level (or both).
+        cacheable: bool,
+    },
+    /// Device memory (never cached).
+    Device,
+}
+
+/// One memory type: a MAIR_EL1 attribute field and the slot it occupies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemType {
+    /// Name used on the command line and in the report, e.g. `normal-wb`.
+    pub name: &'static str,
+    /// MAIR_EL1 slot, i.e. the descriptors' AttrIndx (equals the position in [`MEMTYPES`]).
+    pub index: u8,
+    /// The MAIR_EL1 attribute byte.
+    pub mair: u8,
+    /// Normal (cacheable or not) or Device.
+    pub class: Class,
+    /// The attribute byte in words, as [`describe_mair_byte`] prints it.
+    pub summary: &'static str,
+}
+
+/// Every memory type, in MAIR slot order (`MEMTYPES[i].index == i`).
+pub const MEMTYPES: [MemType; 8] = [
+    MemType {
+        name: "normal-wb",
+        index: 0,
+        mair: 0xff,
+        class: Class::Normal { cacheable: true },
+        summary: "Normal, inner+outer write-back non-transient, read+write allocate",
+    },
+    MemType {
+        name: "normal-wb-noalloc",
+        index: 1,
+        mair: 0xcc,
+        class: Class::Normal { cacheable: true },
+        summary: "Normal, inner+outer write-back non-transient, no allocate",
+    },
+    MemType {
+        name: "normal-wt",
+        index: 2,
+        mair: 0xbb,
+        class: Class::Normal { cacheable: true },
+        summary: "Normal, inner+outer write-through non-transient, read+write allocate",
+    },
+    MemType {
+        name: "normal-nc",
+        index: 3,
+        mair: 0x44,
+        class: Class::Normal { cacheable: false },
+        summary: "Normal, inner+outer non-cacheable",
+    },
+    MemType {
+        name: "device-ngnrne",
+        index: 4,
+        mair: 0x00,
+        class: Class::Device,
+        summary: "Device-nGnRnE (non-gathering, non-reordering, no early write acknowledgement)",
+    },
+    MemType {
+        name: "device-ngnre",
+        index: 5,
+        mair: 0x04,
+        class: Class::Device,
+        summary: "Device-nGnRE (non-gathering, non-reordering, early write acknowledgement)",
+    },
+    MemType {
+        name: "device-ngre",
+        index: 6,
+        mair: 0x08,
+        class: Class::Device,
+        summary: "Device-nGRE (non-gathering, reordering, early write acknowledgement)",
+    },
+    MemType {
+        name: "device-gre",
+        index: 7,
+        mair: 0x0c,
+        class: Class::Device,
+        summary: "Device-GRE (gathering, reordering, early write acknowledgement)",
+    },
+];
+
+/// Position in [`MEMTYPES`] of the type the firmware maps its own image, stack and
+/// page tables with (`normal-wb`).
+pub const NORMAL_WB: usize = 0;
+
+/// Position in [`MEMTYPES`] of the type the firmware maps MMIO (the UART) with
+/// (`device-ngnrne`).
+pub const DEVICE_NGNRNE: usize = 4;
+
+// The table's invariants, checked at compile time: slot == position, and the two
+// positions above name what they claim.
+const _: () = {
+    let mut i = 0;
+    while i < MEMTYPES.len() {
+        assert!(MEMTYPES[i].index as usize == i);
+        i += 1;
+    }
+    assert!(MEMTYPES[NORMAL_WB].mair == 0xff);
+    assert!(MEMTYPES[DEVICE_NGNRNE].mair == 0x00);
+};
+
+/// The memory type called `name` (exact match), if any.
+pub fn by_name(name: &str) -> Option<&'static MemType> {
+    MEMTYPES.iter().find(|t| t.name == name)
+}
+
+/// The MAIR_EL1 value: attribute field `n` (bits `[8n+7:8n]`) is `MEMTYPES[n].mair`.
+pub const fn mair_el1() -> u64 {
+    let mut value = 0;
+    let mut i = 0;
+    while i < MEMTYPES.len() {
+        value |= (MEMTYPES[i].mair as u64) << (8 * MEMTYPES[i].index as u32);
+        i += 1;
+    }
+    value
+}
+
+/// The cacheability of one level (inner or outer) of a Normal memory attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cacheability {
+    /// Non-cacheable (`0b0100`).
+    NonCacheable,
+    /// Write-through cacheable.
+    WriteThrough(Policy),
+    /// Write-back cacheable.
+    WriteBack(Policy),
+}
+
+/// Allocation hints of a cacheable level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
+    /// Transient hint (the data is expected to be used only briefly).
+    pub transient: bool,
+    /// Read-allocate hint (R, bit 1 of the 4-bit field).
+    pub read_allocate: bool,
+    /// Write-allocate hint (W, bit 0 of the 4-bit field).
+    pub write_allocate: bool,
+}
+
+/// The four Device memory types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceType {
+    /// Non-gathering, non-reordering, no early write acknowledgement.
+    NGnRnE,
+    /// Non-gathering, non-reordering, early write acknowledgement.
+    NGnRE,
+    /// Non-gathering, reordering, early write acknowledgement.
+    NGRE,
+    /// Gathering, reordering, early write acknowledgement.
+    GRE,
+}
+
+/// A MAIR attribute byte, decoded by [`describe_mair_byte`]; `Display` prints it in words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MairAttr {
+    /// Device memory (`0b0000_dd00`).
+    Device(DeviceType),
+    /// Normal memory.
+    Normal {
+        /// Inner cacheability (bits \[3:0\]).
+        inner: Cacheability,
+        /// Outer cacheability (bits \[7:4\]).
+        outer: Cacheability,
+    },
+    /// An encoding the base architecture calls UNPREDICTABLE or reserved.
+    Unpredictable(u8),
+}
+
+impl MairAttr {
+    /// The [`Class`] of this attribute; `None` for [`MairAttr::Unpredictable`].
+    pub fn class(&self) -> Option<Class> {
+        match *self {
+            MairAttr::Device(_) => Some(Class::Device),
+            MairAttr::Normal { inner, outer } => Some(Class::Normal {
+                cacheable: inner != Cacheability::NonCacheable
+                    || outer != Cacheability::NonCacheable,
+            }),
+            MairAttr::Unpredictable(_) => None,
+        }
+    }
+}
+
+/// Decodes one 4-bit Normal-memory cacheability field (`0b0000` is not Normal memory).
+fn cacheability(field: u8) -> Option<Cacheability> {
+    let policy = Policy {
+        transient: field & 0b1000 == 0,
+        read_allocate: field & 0b0010 != 0,
+        write_allocate: field & 0b0001 != 0,
+    };
+    match field & 0xf {
+        0b0100 => Some(Cacheability::NonCacheable),
+        // 0b00RW and 0b01RW are transient only with RW != 0b00.
+        0b0000 => None,
+        0b0001..=0b0011 | 0b1000..=0b1011 => Some(Cacheability::WriteThrough(policy)),
+        _ => Some(Cacheability::WriteBack(policy)),
+    }
+}
+
+/// Decodes any MAIR attribute byte per the Arm ARM's MAIR_EL1 `Attr<n>` encoding, e.g.
+/// to print what PAR_EL1.ATTR reported for a translation. Independent of [`MEMTYPES`].
+///
+/// * `0b0000_dd00`: Device memory, `dd` = nGnRnE, nGnRE, nGRE, GRE.
+/// * `0bOOOO_IIII` with outer `O` and inner `I` each one of `0b0100` non-cacheable,
+///   `0b00RW` write-through transient, `0b01RW` write-back transient (both with
+///   `RW != 0b00`), `0b10RW` write-through non-transient, `0b11RW` write-back
+///   non-transient; `R`/`W` are the read/write-allocate hints.
+/// * Anything else (`0b0000_xx01`..`0b0000_xx11`, an inner field of `0b0000`) is
+///   UNPREDICTABLE in the base architecture. (FEAT_XS and FEAT_MTE2 give a few of these
+///   encodings meanings, e.g. `0xf0` Tagged Normal; they are reported as unpredictable.)
+pub fn describe_mair_byte(b: u8) -> MairAttr {
+    let (outer, inner) = (b >> 4, b & 0xf);
+    if outer == 0 {
+        return match inner {
+            0b0000 => MairAttr::Device(DeviceType::NGnRnE),
+            0b0100 => MairAttr::Device(DeviceType::NGnRE),
+            0b1000 => MairAttr::Device(DeviceType::NGRE),
+            0b1100 => MairAttr::Device(DeviceType::GRE),
+            _ => MairAttr::Unpredictable(b),
+        };
+    }
+    match (cacheability(inner), cacheability(outer)) {
+        (Some(inner), Some(outer)) => MairAttr::Normal { inner, outer },
+        _ => MairAttr::Unpredictable(b),
+    }
+}
+
+impl fmt::Display for Cacheability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (kind, p) = match *self {
+            Cacheability::NonCacheable => return f.write_str("non-cacheable"),
+            Cacheability::WriteThrough(p) => ("write-through", p),
+            Cacheability::WriteBack(p) => ("write-back", p),
+        };
+        let transient = if p.transient {
+            "transient"
+        } else {
+            "non-transient"
+        };
+        let alloc = match (p.read_allocate, p.write_allocate) {
+            (true, true) => "read+write allocate",
+            (true, false) => "read allocate",
+            (false, true) => "write allocate",
+            (false, false) => "no allocate",
+        };
+        write!(f, "{kind} {transient}, {alloc}")
+    }
+}
+
+impl fmt::Display for DeviceType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DeviceType::NGnRnE => {
+                "Device-nGnRnE (non-gathering, non-reordering, no early write acknowledgement)"
+            }
+            DeviceType::NGnRE => {
+                "Device-nGnRE (non-gathering, non-reordering, early write acknowledgement)"
+            }
+            DeviceType::NGRE => {
+                "Device-nGRE (non-gathering, reordering, early write acknowledgement)"
+            }
+            DeviceType::GRE => "Device-GRE (gathering, reordering, early write acknowledgement)",
+        })
+    }
+}
+
+impl fmt::Display for MairAttr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MairAttr::Device(d) => fmt::Display::fmt(d, f),
+            MairAttr::Normal { inner, outer } if inner == outer => {
+                write!(f, "Normal, inner+outer {inner}")
+            }
+            MairAttr::Normal { inner, outer } => write!(f, "Normal, inner {inner}, outer {outer}"),
+            MairAttr::Unpredictable(b) => write!(f, "UNPREDICTABLE or reserved ({b:#04x})"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use aarch64_paging::mair::{Mair, MairAttribute, NormalMemory};
+    use std::string::ToString;
+
+    #[test]
+    fn mair_value_by_hand() {
+        // Slot 7 .. slot 0: device-gre 0c, device-ngre 08, device-ngnre 04,
+        // device-ngnrne 00, normal-nc 44, normal-wt bb, normal-wb-noalloc cc, normal-wb ff.
+        assert_eq!(mair_el1(), 0x0c08_0400_44bb_ccff);
+    }
+
+    #[test]
+    fn table_shape() {
+        for (i, t) in MEMTYPES.iter().enumerate() {
+            assert_eq!(t.index as usize, i, "{}", t.name);
+            assert_eq!(by_name(t.name), Some(t));
+        }
+        assert_eq!(MEMTYPES[NORMAL_WB].name, "normal-wb");
+        assert_eq!(MEMTYPES[DEVICE_NGNRNE].name, "device-ngnrne");
+        assert_eq!(by_name("normal"), None);
+        assert_eq!(by_name("Normal-WB"), None);
+        assert_eq!(by_name(""), None);
+    }
+
+    /// Each table byte decoded independently: class and summary agree with the table.
+    #[test]
+    fn table_bytes_decode_to_their_class_and_summary() {
+        for t in &MEMTYPES {
+            let d = describe_mair_byte(t.mair);
+            assert_eq!(d.class(), Some(t.class), "{}", t.name);
+            assert_eq!(d.to_string(), t.summary, "{}", t.name);
+        }
+    }
+
+    #[test]
+    fn decoded_policies_by_hand() {
+        let wb = |r, w| {
+            Cacheability::WriteBack(Policy {
+                transient: false,
+                read_allocate: r,
+                write_allocate: w,
+            })
+        };
+        let wt = |r, w| {
+            Cacheability::WriteThrough(Policy {
+                transient: false,
+                read_allocate: r,
+                write_allocate: w,
+            })
+        };
+        let normal = |c| MairAttr::Normal { inner: c, outer: c };
+        assert_eq!(describe_mair_byte(0xff), normal(wb(true, true)));
+        assert_eq!(describe_mair_byte(0xcc), normal(wb(false, false)));
+        assert_eq!(describe_mair_byte(0xbb), normal(wt(true, true)));
+        assert_eq!(describe_mair_byte(0x44), normal(Cacheability::NonCacheable));
+        assert_eq!(
+            describe_mair_byte(0x00),
+            MairAttr::Device(DeviceType::NGnRnE)
+        );
+        assert_eq!(
+            describe_mair_byte(0x04),
+            MairAttr::Device(DeviceType::NGnRE)
+        );
+        assert_eq!(describe_mair_byte(0x08), MairAttr::Device(DeviceType::NGRE));
+        assert_eq!(describe_mair_byte(0x0c), MairAttr::Device(DeviceType::GRE));
+        // Transient encodings, and different inner and outer policies.
+        assert_eq!(
+            describe_mair_byte(0x72).to_string(),
+            "Normal, inner write-through transient, read allocate, \
+             outer write-back transient, read+write allocate"
+        );
+        assert_eq!(
+            describe_mair_byte(0x4e).to_string(),
+            "Normal, inner write-back non-transient, read allocate, outer non-cacheable"
+        );
+        assert_eq!(
+            describe_mair_byte(0x11).to_string(),
+            "Normal, inner+outer write-through transient, write allocate"
+        );
+        assert_eq!(
+            describe_mair_byte(0x4e).class(),
+            Some(Class::Normal { cacheable: true })
+        );
+    }
+
+    #[test]
+    fn unpredictable_encodings() {
+        // Device with non-zero low bits; Normal with an inner field of 0b0000.
+        for b in [0x01, 0x02, 0x03, 0x05, 0x0f, 0x40, 0xf0, 0x10] {
+            assert_eq!(describe_mair_byte(b), MairAttr::Unpredictable(b), "{b:#x}");
+            assert_eq!(describe_mair_byte(b).class(), None);
+        }
+        assert_eq!(
+            describe_mair_byte(0xf0).to_string(),
+            "UNPREDICTABLE or reserved (0xf0)"
+        );
+        // Exactly 4 Device + 15 * 15 Normal encodings are defined.
+        let defined = (0..=255u8)
+            .filter(|&b| describe_mair_byte(b) != MairAttr::Unpredictable(b))
+            .count();
+        assert_eq!(defined, 4 + 15 * 15);
+    }
+
+    /// Oracle: the aarch64-paging crate's MAIR constants and its 4-bit field values
+    /// (its `NormalMemory` discriminants; not its `TryFrom<u8>`, which maps 0b0001 to
+    /// write-back non-transient write-allocate instead of write-through transient).
+    #[test]
+    fn against_aarch64_paging() {
+        use NormalMemory as N;
+        let normal = |n: N| MairAttribute::normal(n, n);
+        let theirs = Mair::new([
+            normal(N::WriteBackNonTransientReadWriteAllocate),
+            normal(N::WriteBackNonTransient),
+            normal(N::WriteThroughNonTransientReadWriteAllocate),
+            normal(N::NonCacheable),
+            MairAttribute::DEVICE_NGNRNE,
+            MairAttribute::DEVICE_NGNRE,
+            MairAttribute::DEVICE_NGRE,
+            MairAttribute::DEVICE_GRE,
+        ]);
+        assert_eq!(theirs.0, mair_el1());
+
+        // Every Normal field value, decoded by us, against its name in aarch64-paging.
+        let all = [
+            (
+                N::WriteThroughTransientWriteAllocate,
+                "write-through transient, write allocate",
+            ),
+            (
+                N::WriteThroughTransientReadAllocate,
+                "write-through transient, read allocate",
+            ),
+            (
+                N::WriteThroughTransientReadWriteAllocate,
+                "write-through transient, read+write allocate",
+            ),
+            (N::NonCacheable, "non-cacheable"),
+            (
+                N::WriteBackTransientWriteAllocate,
+                "write-back transient, write allocate",
+            ),
+            (
+                N::WriteBackTransientReadAllocate,
+                "write-back transient, read allocate",
+            ),
+            (
+                N::WriteBackTransientReadWriteAllocate,
+                "write-back transient, read+write allocate",
+            ),
+            (
+                N::WriteThroughNonTransient,
+                "write-through non-transient, no allocate",
+            ),
+            (
+                N::WriteThroughNonTransientWriteAllocate,
+                "write-through non-transient, write allocate",
+            ),
+            (
+                N::WriteThroughNonTransientReadAllocate,
+                "write-through non-transient, read allocate",
+            ),
+            (
+                N::WriteThroughNonTransientReadWriteAllocate,
+                "write-through non-transient, read+write allocate",
+            ),
+            (
+                N::WriteBackNonTransient,
+                "write-back non-transient, no allocate",
+            ),
+            (
+                N::WriteBackNonTransientWriteAllocate,
+                "write-back non-transient, write allocate",
+            ),
+            (
+                N::WriteBackNonTransientReadAllocate,
+                "write-back non-transient, read allocate",
+            ),
+            (
+                N::WriteBackNonTransientReadWriteAllocate,
+                "write-back non-transient, read+write allocate",
+            ),
+        ];
+        for (n, words) in all {
+            let byte = MairAttribute::normal(n, n).0;
+            assert_eq!(
+                describe_mair_byte(byte).to_string(),
+                std::format!("Normal, inner+outer {words}"),
+                "{n:?}"
+            );
+        }
+    }
+}
