@@ -6,17 +6,13 @@ use embedded_io::Write as _;
 use mairbench_core::platform::ConsoleInfo;
 use mairbench_core::uart::Uart;
 
-static CONSOLE: Global<Option<ConsoleInfo>> = Global::new(None);
+/// The one UART, kept whole (with its "stalled" state, so a dead UART costs one status read
+/// per byte rather than a full poll budget).
+static UART: Global<Option<Uart<Device>>> = Global::new(None);
 
 /// Starts using the console described by `info`; until then output is dropped.
 pub fn init(info: &ConsoleInfo) {
-    CONSOLE.set(Some(*info));
-}
-
-fn uart() -> Option<Uart<Device>> {
-    CONSOLE
-        .get()
-        .map(|info| Uart::new(info.kind, Device::at(info.base)))
+    UART.set(Some(Uart::new(info.kind, Device::at(info.base))));
 }
 
 /// A writer to the console (a no-op before [`init`]).
@@ -24,7 +20,7 @@ pub struct Console;
 
 impl fmt::Write for Console {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        let Some(mut uart) = uart() else {
+        let Some(mut uart) = UART.get() else {
             return Ok(());
         };
         for (i, line) in s.split('\n').enumerate() {
@@ -33,14 +29,16 @@ impl fmt::Write for Console {
             }
             let _ = uart.write_all(line.as_bytes());
         }
+        UART.set(Some(uart));
         Ok(())
     }
 }
 
 /// Waits until everything written has left the UART.
 pub fn flush() {
-    if let Some(mut uart) = uart() {
+    if let Some(mut uart) = UART.get() {
         let _ = uart.flush();
+        UART.set(Some(uart));
     }
 }
 

@@ -73,6 +73,7 @@ pub fn end(reason: Option<&str>) -> ! {
     if tally.ending {
         // Something failed while ending: stop without another report.
         arch::exit::exit(1, tally.semihosting, tally.psci);
+        arch::park();
     }
     update(|t| t.ending = true);
     let pass = reason.is_none() && tally.failed == 0;
@@ -97,4 +98,7 @@ pub fn end(reason: Option<&str>) -> ! {
     );
     console::flush();
     arch::exit::exit(u32::from(!pass), tally.semihosting, tally.psci);
+    crate::say!("mairbench: no semihosting or PSCI to power off with; the core now waits (wfe)");
+    console::flush();
+    arch::park()
 }

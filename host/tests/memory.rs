@@ -53,7 +53,13 @@ fn a_wrong_attr_index_fails_the_proof_naming_the_alias() {
         "{}",
         run.console
     );
-    assert!(run.console.contains("WRONG attribute"));
+    assert!(
+        run.console
+            .contains("WRONG attribute: PAR_EL1 reports Device-nGnRnE"),
+        "{}",
+        run.console
+    );
+    assert_eq!(bad[0]["verdict"], "wrong-attr");
     assert_eq!(run.one("end")["status"], "fail");
     assert_eq!(run.status, 1);
 }

@@ -106,7 +106,13 @@ pub fn enable(regime: &Regime, stale: &[(u64, u64)]) {
     // SAFETY: branch predictors and the instruction cache hold nothing we rely on.
     unsafe { asm!("ic iallu", options(nostack, nomem)) };
     dsb(barrier::ISH);
-    SCTLR_EL1.modify(SCTLR_EL1::M::Enable + SCTLR_EL1::C::Cacheable + SCTLR_EL1::I::Cacheable);
+    // WXN: any writable page is also execute-never, whatever its descriptor says (W^X).
+    SCTLR_EL1.modify(
+        SCTLR_EL1::M::Enable
+            + SCTLR_EL1::C::Cacheable
+            + SCTLR_EL1::I::Cacheable
+            + SCTLR_EL1::WXN::Enable,
+    );
     isb(barrier::SY);
 }
 

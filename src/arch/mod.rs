@@ -231,6 +231,14 @@ pub mod buffer {
     }
 }
 
+/// The block size `DC ZVA` zeroes, in bytes, or `None` where DCZID_EL0.DZP prohibits it.
+pub fn zva_block_size() -> Option<u64> {
+    let dczid: u64;
+    // SAFETY: reading DCZID_EL0 has no side effect.
+    unsafe { core::arch::asm!("mrs {}, dczid_el0", out(reg) dczid, options(nomem, nostack)) };
+    (dczid & (1 << 4) == 0).then(|| 4 << (dczid & 0xf))
+}
+
 /// Zeroes the `DC ZVA` block at `va` (size from DCZID_EL0), catching a fault.
 pub fn try_zero_block(va: u64) -> Result<(), exceptions::Fault> {
     exceptions::probe(|| {

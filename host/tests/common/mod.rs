@@ -166,6 +166,7 @@ impl Run {
             assert_eq!(proof["name"], name);
             assert_eq!(proof["mair"], mair);
             assert_eq!(proof["par_attr"], mair);
+            assert_eq!(proof["verdict"], "exact");
             assert_eq!(proof["granule"], "4K");
         }
         assert_eq!(proofs[8]["name"], "normal-wb");
