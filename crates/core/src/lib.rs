@@ -6,6 +6,7 @@
 
 pub mod bootargs;
 pub mod esr;
+pub mod fdt;
 pub mod format;
 pub mod memtype;
 pub mod paging;

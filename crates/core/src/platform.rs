@@ -7,54 +7,24 @@
 //!
 //! # Parser
 //!
-//! Nodes and properties are read with Google's `dtoolkit` crate (0.4.1, no
-//! `alloc`): [`Fdt::root`], [`Fdt::chosen`], [`Fdt::find_node`], `child`,
-//! `children`, `property`, `compatible`, `model`, `reg`, `ranges`,
-//! `#address-cells` and `#size-cells`. It steps over `FDT_NOP` tokens wherever
-//! they are: libfdt's `fdt_nop_property()` and `fdt_nop_node()` leave them when a
-//! boot loader deletes a property or node in place. None of it recurses (its
-//! walks are loops), so nesting depth is not limited; `/aliases` is resolved
-//! here, once, without following an alias to another alias.
+//! The blob is checked and read by [`crate::fdt`], a small reader written for
+//! this crate: [`Fdt::new`] checks the whole blob once (an invalid header gives
+//! [`Problem::DtbHeader`], a malformed structure block
+//! [`Problem::DtbStructure`]); its readers step over `FDT_NOP` tokens wherever
+//! they are (libfdt's `fdt_nop_property()` and `fdt_nop_node()` leave them when
+//! a boot loader deletes a property or node in place), and nothing recurses, so
+//! nesting depth is not limited.
 //!
-//! # The structure check, and why `Fdt::new` is not used
-//!
-//! `dtoolkit`'s readers assume a valid blob: they `expect("Fdt should be
-//! valid")` on every token, name and property they step over, and
-//! `panic!("Fdt should be valid")` on a property after a child node. Its
-//! `Fdt::new` makes those unreachable by checking the whole blob first, and the
-//! mutation test (`tests/dtb_mutations.rs`) finds no input that makes it or the
-//! readers panic. But `Fdt::new` also enforces the Devicetree Specification's
-//! naming rules (`validate.rs`): node and property names of at most 31
-//! characters, from a small character set. Real DTBs break them: Linux's
-//! `rk3399.dtsi`, so every RK3399 board's DTB, has `snps,dis-u2-freeclk-exists-quirk`
-//! (32 characters) and `snps,dis-tx-ipgap-linecheck-quirk` (33) in its DWC3
-//! nodes, as have other SoCs' DWC3 nodes; dtc, libfdt, U-Boot and Linux accept
-//! them. `Fdt::new` would throw such a board's DTB away, and fall back to the
-//! QEMU defaults, for a name this module never reads.
-//!
-//! So [`discover`] builds the `Fdt` with `Fdt::new_unchecked` (a safe function,
-//! despite its name) after its own check, which establishes what those
-//! `expect`s rely on, and no more:
-//! - the header is at least 40 bytes, with version 17 and a total size within
-//!   the buffer ([`dtb_size`]);
-//! - the structure and strings blocks lie inside the blob, and the structure
-//!   block is 4-byte aligned (`dtoolkit` aligns token offsets within the blob,
-//!   the check within the block);
-//! - the structure block holds one root (empty name) whose tokens are all
-//!   known, in bounds and in order: properties before child nodes, every node
-//!   closed, `FDT_END` right after the root; `FDT_NOP` anywhere inside the root;
-//! - every node name is NUL-terminated UTF-8 (`FdtNode::name` expects it), and
-//!   every property's name offset points to NUL-terminated UTF-8 inside the
-//!   strings block (the property readers expect it).
-//!
-//! On all of that it is at least as strict as `Fdt::new` (it also keeps tokens
-//! and values inside `size_dt_struct`, which `Fdt::new` ignores); it differs
-//! only in ignoring the naming rules, the memory reservation map (never read
-//! here) and where the blocks lie relative to one another.
-//! `tests/dtb_mutations.rs` checks both statements on every mutated blob, and
-//! walks every node and property of each blob the check accepts through
-//! `dtoolkit`'s readers. `tests/platform.rs` fails once a `dtoolkit` accepts the
-//! long names: this check can then give way to `Fdt::new`.
+//! It is hand-written because the crates measured do not fit. `fdt` 0.1.5
+//! panicked on 12,362 of 21,072 mutated QEMU DTBs and cannot handle `FDT_NOP`.
+//! `dtoolkit` 0.4.1's `Fdt::new` rejects node and property names over 31
+//! characters, which every RK3399 DTB has (`snps,dis-tx-ipgap-linecheck-quirk`,
+//! from Linux's `rk3399.dtsi`), so a structure check of our own was needed
+//! anyway; and its readers `expect("Fdt should be valid")`, which links
+//! `core`'s `Debug` formatting and Unicode tables: it grew the firmware's raw
+//! image by 12,360 bytes (59,616 to 71,976), and the image must stay under
+//! 64 KiB. `dtoolkit` remains a test oracle (`tests/fdt.rs`,
+//! `tests/dtb_mutations.rs`).
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,
@@ -65,9 +35,7 @@
 
 use core::fmt;
 
-use dtoolkit::fdt::{Fdt, FdtNode};
-use dtoolkit::standard::{Chosen, NodeStandard};
-use dtoolkit::{Node, Property};
+use crate::fdt::{self, Fdt, Node};
 
 /// The kind of console UART, with what its driver needs to know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -319,38 +287,24 @@ pub const QEMU_VIRT: Platform<'static> = Platform {
     problems: Problems::NONE,
 };
 
-const FDT_MAGIC: u32 = 0xd00d_feed;
-const HEADER_LEN: usize = 40;
-const FDT_BEGIN_NODE: u32 = 1;
-const FDT_END_NODE: u32 = 2;
-const FDT_PROP: u32 = 3;
-const FDT_NOP: u32 = 4;
-const FDT_END: u32 = 9;
-
 /// Size of the DTB whose header starts `header`, so the firmware can build a
 /// slice from the pointer its boot loader passed.
 ///
 /// `header` must hold the 40-byte header. Returns `None` unless the magic is
 /// `0xd00dfeed`, the version is 17 or later and compatible with 17, and the
-/// total size is between 40 bytes and [`MAX_DTB_SIZE`].
+/// total size is between 40 bytes and [`MAX_DTB_SIZE`] ([`fdt::total_size`]
+/// with a limit).
 pub fn dtb_size(header: &[u8]) -> Option<usize> {
-    let field = |i: usize| be32(header, i.checked_mul(4)?);
-    let total = usize::try_from(field(1)?).ok()?;
-    let ok = header.len() >= HEADER_LEN
-        && field(0)? == FDT_MAGIC
-        && field(5)? >= 17
-        && field(6)? <= 17
-        && (HEADER_LEN..=MAX_DTB_SIZE).contains(&total);
-    ok.then_some(total)
+    fdt::total_size(header).filter(|&total| total <= MAX_DTB_SIZE)
 }
 
 /// Reads the platform description from `dtb`; see the module documentation.
 ///
 /// Rules:
 /// - console: `/chosen/stdout-path` (or `linux,stdout-path`) up to any `:`;
-///   a path not starting with `/` begins with an alias resolved through
+///   a path not starting with `/` begins with an alias resolved (once) through
 ///   `/aliases`. A path component without `@` also matches a node by its name
-///   without the unit address. `arm,pl011` is a PL011; `ns16550a`, `ns16550`,
+///   without the unit address, the first such node ([`Fdt::walk_path`]). `arm,pl011` is a PL011; `ns16550a`, `ns16550`,
 ///   `ns16450`, `ns8250` or `snps,dw-apb-uart` anywhere in `compatible` is a
 ///   16550 with `reg-shift` (0..=7, default 0) and `reg-io-width` (1 or 4,
 ///   default 1). `brcm,bcm2835-aux-uart` is not accepted: its registers are
@@ -365,40 +319,41 @@ pub fn dtb_size(header: &[u8]) -> Option<usize> {
 ///
 /// String properties must be NUL-terminated UTF-8 and are read up to their first
 /// NUL; a malformed `#address-cells` or `#size-cells` makes the addresses below
-/// it unusable (rather than defaulted, as `dtoolkit` would).
+/// it unusable (rather than defaulted).
 pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
     let mut p = QEMU_VIRT;
     let Some(dtb) = dtb else {
         p.problems.insert(Problem::NoDtb);
         return p;
     };
-    let fdt = match check(dtb) {
-        // `check` establishes what `dtoolkit`'s readers expect: see the module docs.
-        Ok(blob) => Fdt::new_unchecked(blob),
-        Err(problem) => {
-            p.problems.insert(problem);
+    let checked = match dtb_size(dtb) {
+        Some(_) => Fdt::new(dtb),
+        None => Err(fdt::Error::Header),
+    };
+    let fdt = match checked {
+        Ok(fdt) => fdt,
+        Err(fdt::Error::Structure { .. }) => {
+            p.problems.insert(Problem::DtbStructure);
+            return p;
+        }
+        Err(fdt::Error::Header | fdt::Error::Truncated | fdt::Error::Blocks) => {
+            p.problems.insert(Problem::DtbHeader);
             return p;
         }
     };
     p.dtb_ok = true;
     let root = fdt.root();
 
-    p.emulated = root
-        .compatible()
-        .is_some_and(|mut c| c.any(|c| c == "linux,dummy-virt"));
-    p.model = root
-        .model()
-        .ok()
-        .flatten()
-        .map(up_to_nul)
+    let compatible = root.property("compatible");
+    p.emulated = compatible.is_some_and(|c| c.strings().any(|c| c == "linux,dummy-virt"));
+    p.model = prop_str(root, "model")
         .filter(|m| !m.is_empty())
-        .or_else(|| root.compatible()?.find(|c| !c.is_empty()))
+        .or_else(|| compatible?.strings().find(|c| !c.is_empty()))
         .unwrap_or("unknown");
 
-    let chosen = fdt.chosen();
-    // `Chosen::bootargs` borrows from the `Chosen` value: read the node's property.
+    let chosen = fdt.find_node("/chosen");
     p.bootargs = chosen
-        .and_then(|chosen| prop_str(*chosen, "bootargs"))
+        .and_then(|chosen| prop_str(chosen, "bootargs"))
         .unwrap_or_default();
     match console(fdt, chosen) {
         Ok(console) => {
@@ -421,90 +376,17 @@ pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
     p
 }
 
-/// Checks the blob as described in the module documentation; returns it cut to
-/// its total size.
-fn check(dtb: &[u8]) -> Result<&[u8], Problem> {
-    let total = dtb_size(dtb).ok_or(Problem::DtbHeader)?;
-    let blob = dtb.get(..total).ok_or(Problem::DtbHeader)?;
-    let field = |i: usize| usize::try_from(be32(blob, i.checked_mul(4)?)?).ok();
-    let block = |off: usize, size: usize| blob.get(off..off.checked_add(size)?);
-    let off_struct = field(2).ok_or(Problem::DtbHeader)?;
-    let structs = field(9)
-        .and_then(|size| block(off_struct, size))
-        .filter(|_| off_struct.is_multiple_of(4))
-        .ok_or(Problem::DtbHeader)?;
-    let strings = field(3)
-        .zip(field(8))
-        .and_then(|(off, size)| block(off, size))
-        .ok_or(Problem::DtbHeader)?;
-    check_structure(structs, strings).ok_or(Problem::DtbStructure)?;
-    Ok(blob)
-}
-
-/// Walks the structure block, token by token, as `dtoolkit` will.
-fn check_structure(structs: &[u8], strings: &[u8]) -> Option<()> {
-    let align4 = |n: usize| Some(n.checked_add(3)? & !3);
-    let mut pos = 0;
-    let mut depth = 0usize;
-    // Properties may follow a node's name, but not its first child.
-    let mut props_allowed = false;
-    loop {
-        let token_pos = pos;
-        let token = be32(structs, pos)?;
-        pos = pos.checked_add(4)?;
-        match token {
-            FDT_BEGIN_NODE if depth > 0 || token_pos == 0 => {
-                let name = cstr(structs, pos)?;
-                if depth == 0 && !name.is_empty() {
-                    return None;
-                }
-                pos = align4(pos.checked_add(name.len())?.checked_add(1)?)?;
-                depth = depth.checked_add(1)?;
-                props_allowed = true;
-            }
-            FDT_END_NODE => {
-                depth = depth.checked_sub(1)?;
-                props_allowed = false;
-            }
-            FDT_PROP if props_allowed => {
-                let len = usize::try_from(be32(structs, pos)?).ok()?;
-                let name_off = usize::try_from(be32(structs, pos.checked_add(4)?)?).ok()?;
-                cstr(strings, name_off)?;
-                // Reading the next token checks that the value fits.
-                pos = align4(pos.checked_add(8)?.checked_add(len)?)?;
-            }
-            FDT_NOP if depth > 0 => {}
-            // The root has been closed (a first token FDT_END is caught here too).
-            FDT_END if depth == 0 && token_pos > 0 => return Some(()),
-            // A second root, anything before the root or between it and FDT_END,
-            // misplaced or unknown tokens.
-            _ => return None,
-        }
-    }
-}
-
 /// The console from `/chosen/stdout-path`.
-fn console<'a>(fdt: Fdt<'a>, chosen: Option<Chosen<FdtNode<'a>>>) -> Result<ConsoleInfo, Problem> {
+fn console<'a>(fdt: Fdt<'a>, chosen: Option<Node<'a>>) -> Result<ConsoleInfo, Problem> {
     let chosen = chosen.ok_or(Problem::NoStdoutPath)?;
-    let path = chosen
-        .stdout_path()
-        .ok()
-        .flatten()
-        .or_else(|| prop_str(*chosen, "linux,stdout-path"))
+    let path = prop_str(chosen, "stdout-path")
+        .or_else(|| prop_str(chosen, "linux,stdout-path"))
         .ok_or(Problem::NoStdoutPath)?;
-    let path = path.split([':', '\0']).next().unwrap_or_default();
+    // Options follow a `:` (`serial0:115200n8`).
+    let path_len = path.bytes().position(|b| b == b':').unwrap_or(path.len());
+    let path = path.get(..path_len).unwrap_or_default();
     let mut chain = Chain::new(fdt.root());
-    let found = if path.starts_with('/') {
-        chain.walk(path)
-    } else {
-        // One lookup: an alias naming another alias is not followed.
-        let (alias, rest) = path.split_once('/').unwrap_or((path, ""));
-        fdt.find_node("/aliases")
-            .and_then(|aliases| prop_str(aliases, alias))
-            .filter(|target| target.starts_with('/'))
-            .and_then(|target| chain.walk(target))
-            .and_then(|()| chain.walk(rest))
-    };
+    let found = fdt.walk_path(path, |node| chain.push(node));
     let nodes = chain.nodes();
     let (&node, buses) = nodes.split_last().ok_or(Problem::StdoutNotFound)?;
     if found.is_none() || buses.is_empty() {
@@ -524,11 +406,15 @@ const NS16550_COMPATIBLE: [&str; 5] = [
 ];
 const MAX_REG_SHIFT: u32 = 7;
 
-fn console_kind(node: FdtNode<'_>) -> Option<ConsoleKind> {
-    if node.compatible()?.any(|c| c == "arm,pl011") {
+fn console_kind(node: Node<'_>) -> Option<ConsoleKind> {
+    let compatible = node.property("compatible")?;
+    if compatible.strings().any(|c| c == "arm,pl011") {
         return Some(ConsoleKind::Pl011);
     }
-    if !node.compatible()?.any(|c| NS16550_COMPATIBLE.contains(&c)) {
+    if !compatible
+        .strings()
+        .any(|c| NS16550_COMPATIBLE.contains(&c))
+    {
         return None;
     }
     let reg_shift = prop_u32_or(node, "reg-shift", 0).filter(|&s| s <= MAX_REG_SHIFT)?;
@@ -541,12 +427,16 @@ fn console_kind(node: FdtNode<'_>) -> Option<ConsoleKind> {
 
 /// The CPU address of the first `reg` entry of `node`, whose ancestors are
 /// `buses` (root first).
-fn translate(node: FdtNode<'_>, buses: &[FdtNode<'_>]) -> Option<u64> {
+fn translate(node: Node<'_>, buses: &[Node<'_>]) -> Option<u64> {
     let &parent = buses.last()?;
-    // With 0 address cells the device has no address (`dtoolkit` would read 0).
-    parent.address_cells().ok().filter(|&n| n > 0)?;
-    parent.size_cells().ok()?;
-    let mut addr = node.reg().ok()??.next()?.address::<u64>().ok()?;
+    // With 0 address cells the device has no address.
+    let address_cells = parent.address_cells().filter(|&n| n > 0)?;
+    let size_cells = parent.size_cells()?;
+    let [address, _] = node
+        .property("reg")?
+        .entries([address_cells, size_cells])?
+        .next()?;
+    let mut addr = address?;
     for pair in buses.windows(2).rev() {
         let &[up, bus] = pair else { return None };
         addr = map_through_ranges(bus, up, addr)?;
@@ -555,47 +445,48 @@ fn translate(node: FdtNode<'_>, buses: &[FdtNode<'_>]) -> Option<u64> {
 }
 
 /// Maps `addr` from the address space of `bus`'s children into that of `up`.
-fn map_through_ranges(bus: FdtNode<'_>, up: FdtNode<'_>, addr: u64) -> Option<u64> {
-    if prop(bus, "ranges")?.is_empty() {
+fn map_through_ranges(bus: Node<'_>, up: Node<'_>, addr: u64) -> Option<u64> {
+    let ranges = bus.property("ranges")?;
+    if ranges.value().is_empty() {
         return Some(addr);
     }
-    bus.address_cells().ok()?;
-    bus.size_cells().ok()?;
-    up.address_cells().ok()?;
-    bus.ranges().ok()??.find_map(|range| {
-        let child = range.child_bus_address::<u64>().ok()?;
-        let parent = range.parent_bus_address::<u64>().ok()?;
-        let len = range.length::<u64>().ok()?;
+    let cells = [bus.address_cells()?, up.address_cells()?, bus.size_cells()?];
+    ranges.entries(cells)?.find_map(|[child, parent, len]| {
+        let (child, parent, len) = (child?, parent?, len?);
         let off = addr.checked_sub(child).filter(|&off| off < len)?;
         parent.checked_add(off)
     })
 }
 
 /// Fills the RAM fields of `p` from the memory nodes.
-fn memory(root: FdtNode<'_>, p: &mut Platform<'_>) {
+fn memory(root: Node<'_>, p: &mut Platform<'_>) {
     let mut count = 0;
-    let cells_ok = root.address_cells().is_ok() && root.size_cells().is_ok();
-    for node in root.children().filter(|_| cells_ok) {
-        if prop_str(node, "device_type") != Some("memory")
-            || !matches!(prop_str(node, "status"), None | Some("okay" | "ok"))
-        {
-            continue;
-        }
-        let Some(reg) = node.reg().ok().flatten() else {
-            continue;
-        };
-        for entry in reg {
-            let (Ok(base), Ok(size)) = (entry.address::<u64>(), entry.size::<u64>()) else {
+    if let Some((address_cells, size_cells)) = root.address_cells().zip(root.size_cells()) {
+        for node in root.children() {
+            if prop_str(node, "device_type") != Some("memory")
+                || !matches!(prop_str(node, "status"), None | Some("okay" | "ok"))
+            {
+                continue;
+            }
+            let Some(reg) = node
+                .property("reg")
+                .and_then(|reg| reg.entries([address_cells, size_cells]))
+            else {
                 continue;
             };
-            if size == 0 {
-                continue;
+            for [base, size] in reg {
+                let (Some(base), Some(size)) = (base, size) else {
+                    continue;
+                };
+                if size == 0 {
+                    continue;
+                }
+                match p.ram_regions.get_mut(count) {
+                    Some(slot) => *slot = MemRegion { base, size },
+                    None => p.problems.insert(Problem::TooManyMemoryRegions),
+                }
+                count = count.saturating_add(1);
             }
-            match p.ram_regions.get_mut(count) {
-                Some(slot) => *slot = MemRegion { base, size },
-                None => p.problems.insert(Problem::TooManyMemoryRegions),
-            }
-            count = count.saturating_add(1);
         }
     }
     match p.ram_regions.first() {
@@ -610,66 +501,42 @@ fn memory(root: FdtNode<'_>, p: &mut Platform<'_>) {
 
 /// A node and its ancestors, root first, as found by walking a path.
 struct Chain<'a> {
-    nodes: [FdtNode<'a>; MAX_PATH_NODES],
+    nodes: [Node<'a>; MAX_PATH_NODES],
     len: usize,
 }
 
 impl<'a> Chain<'a> {
-    fn new(root: FdtNode<'a>) -> Self {
+    fn new(filler: Node<'a>) -> Self {
         Chain {
-            nodes: [root; MAX_PATH_NODES],
-            len: 1,
+            nodes: [filler; MAX_PATH_NODES],
+            len: 0,
         }
     }
 
-    fn nodes(&self) -> &[FdtNode<'a>] {
+    fn nodes(&self) -> &[Node<'a>] {
         self.nodes.get(..self.len).unwrap_or_default()
     }
 
-    /// Descends along the `/`-separated `path`; without `@`, a component also
-    /// matches a child's name without its unit address.
-    fn walk(&mut self, path: &str) -> Option<()> {
-        for name in path.split('/').filter(|n| !n.is_empty()) {
-            let &last = self.nodes().last()?;
-            *self.nodes.get_mut(self.len)? = last.child(name)?;
-            self.len = self.len.checked_add(1)?;
-        }
-        Some(())
+    /// Appends `node`; `false` when the chain is full.
+    fn push(&mut self, node: Node<'a>) -> bool {
+        let Some(slot) = self.nodes.get_mut(self.len) else {
+            return false;
+        };
+        *slot = node;
+        self.len = self.len.saturating_add(1);
+        true
     }
-}
-
-fn prop<'a>(node: FdtNode<'a>, name: &str) -> Option<&'a [u8]> {
-    node.property(name)?.value_as::<&'a [u8]>().ok()
 }
 
 /// A NUL-terminated UTF-8 string property, up to its first NUL.
-fn prop_str<'a>(node: FdtNode<'a>, name: &str) -> Option<&'a str> {
-    node.property(name)?
-        .value_as::<&'a str>()
-        .ok()
-        .map(up_to_nul)
-}
-
-fn up_to_nul(s: &str) -> &str {
-    s.split('\0').next().unwrap_or_default()
+fn prop_str<'a>(node: Node<'a>, name: &str) -> Option<&'a str> {
+    node.property(name)?.as_str()
 }
 
 /// A one-cell property; `default` when absent, `None` when malformed.
-fn prop_u32_or(node: FdtNode<'_>, name: &str, default: u32) -> Option<u32> {
+fn prop_u32_or(node: Node<'_>, name: &str, default: u32) -> Option<u32> {
     match node.property(name) {
         None => Some(default),
-        Some(p) => p.value_as::<u32>().ok(),
+        Some(p) => p.as_u32(),
     }
-}
-
-fn be32(bytes: &[u8], off: usize) -> Option<u32> {
-    let word = bytes.get(off..off.checked_add(4)?)?;
-    Some(u32::from_be_bytes(word.try_into().ok()?))
-}
-
-/// The NUL-terminated UTF-8 string at `off`.
-fn cstr(bytes: &[u8], off: usize) -> Option<&str> {
-    let rest = bytes.get(off..)?;
-    let len = rest.iter().position(|&b| b == 0)?;
-    core::str::from_utf8(rest.get(..len)?).ok()
 }

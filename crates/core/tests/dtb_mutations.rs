@@ -1,24 +1,26 @@
-//! `discover` on thousands of truncated and corrupted device trees: it must
-//! never panic (a panic fails the test) and must fall back consistently.
+//! `discover` and the DTB reader on thousands of truncated and corrupted device
+//! trees: they must never panic (a panic fails the test), `discover` must fall
+//! back consistently, and the reader must read what `dtoolkit` reads.
 //!
-//! Every case also goes to `dtoolkit` directly, to show that what `discover`
-//! relies on holds: `Fdt::new` never panics, and neither do `dtoolkit`'s
-//! readers, walked over the whole tree, on a blob `Fdt::new` accepts or on one
-//! `discover`'s own check accepts (read through `Fdt::new_unchecked`); and
-//! `discover` accepts nothing that `Fdt::new` rejects for a structural reason,
-//! nor rejects anything it accepts but for a structure running past
-//! `size_dt_struct`.
+//! Every case also goes to `dtoolkit` 0.4.1, the oracle:
+//! - `mairbench_core::fdt::Fdt::new` accepts nothing that `dtoolkit`'s
+//!   `Fdt::new` rejects for a structural reason, and rejects nothing it accepts
+//!   but for a structure running past `size_dt_struct`;
+//! - on a blob both accept, both readers list the same nodes (by path) and the
+//!   same properties (names and values), in the same order;
+//! - on a blob only ours accepts (`dtoolkit` enforcing the specification's
+//!   naming rules or checking the memory reservation map), `dtoolkit`'s readers,
+//!   run unchecked, list it as ours does.
 
 mod common;
 
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use common::oracle::compare;
 use common::{fixture, FDT_BEGIN_NODE, FDT_END, FDT_END_NODE, FDT_NOP, FDT_PROP};
 use dtoolkit::error::FdtErrorKind;
-use dtoolkit::fdt::Fdt;
-use dtoolkit::standard::NodeStandard;
-use dtoolkit::{Node, Property};
+use mairbench_core::fdt::Fdt;
 use mairbench_core::platform::{discover, dtb_size, Platform, Problem, QEMU_VIRT};
 
 /// xorshift64: deterministic, so a failure names a reproducible case.
@@ -49,13 +51,19 @@ fn set_field(dtb: &mut [u8], i: usize, v: usize) {
 struct Stats {
     cases: usize,
     accepted: usize,
-    /// Accepted by `Fdt::new`.
+    /// Accepted by `dtoolkit`'s `Fdt::new`.
     dtoolkit_accepted: usize,
-    /// Accepted by `Fdt::new` but not by `discover`: their structure runs past
-    /// `size_dt_struct`, which `Fdt::new` does not check.
+    /// Accepted by `dtoolkit`'s `Fdt::new` but not by ours: their structure runs
+    /// past `size_dt_struct`, which `dtoolkit` does not check.
     dtoolkit_only: usize,
-    /// Accepted by `discover` but not by `Fdt::new`, by `Fdt::new`'s reason.
-    discover_only: BTreeMap<String, usize>,
+    /// Accepted by ours but not by `dtoolkit`'s `Fdt::new`, by its reason.
+    ours_only: BTreeMap<String, usize>,
+    /// Listed alike by both readers: accepted by both...
+    same_listing: usize,
+    /// ...or by ours only, `dtoolkit` reading unchecked.
+    same_listing_unchecked: usize,
+    /// Nodes and properties in those listings.
+    items: usize,
     failures: Vec<String>,
 }
 
@@ -63,7 +71,7 @@ impl Stats {
     fn run(&mut self, case: String, dtb: &[u8]) {
         self.cases += 1;
         let p = match catch_unwind(AssertUnwindSafe(|| discover(Some(dtb)))) {
-            Err(_) => return self.failures.push(format!("{case}: panicked")),
+            Err(_) => return self.failures.push(format!("{case}: discover panicked")),
             Ok(p) => p,
         };
         if let Err(why) = consistent(&p) {
@@ -71,55 +79,103 @@ impl Stats {
         }
         self.accepted += usize::from(p.dtb_ok);
 
-        // The blob as discover sees it: cut to its total size.
-        let blob = dtb_size(dtb).and_then(|n| dtb.get(..n)).unwrap_or(dtb);
-        let checked = catch_unwind(|| Fdt::new(blob).map(walk_all).map_err(|e| e.kind));
-        let Ok(checked) = checked else {
+        // Our reader, over every node and property.
+        let ours = catch_unwind(|| {
+            let fdt = Fdt::new(dtb).ok()?;
+            read_everything(fdt);
+            Some(fdt)
+        });
+        let Ok(ours) = ours else {
             return self
                 .failures
-                .push(format!("{case}: Fdt::new or a reader panicked"));
+                .push(format!("{case}: the fdt reader panicked"));
         };
-        // On a blob Fdt::new accepts, the same walk has just been made.
-        if p.dtb_ok
-            && checked.is_err()
-            && catch_unwind(|| walk_all(Fdt::new_unchecked(blob))).is_err()
-        {
-            self.failures.push(format!(
-                "{case}: a dtoolkit reader panicked on a blob discover accepted"
-            ));
+        if ours.is_some() != p.dtb_ok {
+            self.failures
+                .push(format!("{case}: Fdt::new and discover disagree"));
         }
-        match checked {
-            Ok(_) => {
-                self.dtoolkit_accepted += 1;
-                if !p.dtb_ok {
-                    // Fdt::new walks the structure past size_dt_struct; discover
-                    // does not, and that must be the only difference.
-                    self.dtoolkit_only += 1;
-                    let mut longer = blob.to_vec();
-                    let to_end = longer.len() - field(&longer, OFF_STRUCT);
-                    set_field(&mut longer, SIZE_STRUCT, to_end);
-                    if !discover(Some(&longer)).dtb_ok {
-                        self.failures
-                            .push(format!("{case}: Fdt::new accepts it, discover not"));
-                    }
+
+        // The blob as Fdt::new sees it: cut to its total size.
+        let blob = dtb_size(dtb).and_then(|n| dtb.get(..n)).unwrap_or(dtb);
+        let theirs = catch_unwind(|| dtoolkit::fdt::Fdt::new(blob).map_err(|e| e.kind));
+        let Ok(theirs) = theirs else {
+            return self
+                .failures
+                .push(format!("{case}: dtoolkit's Fdt::new or a reader panicked"));
+        };
+        self.dtoolkit_accepted += usize::from(theirs.is_ok());
+        match (ours, theirs) {
+            (Some(ours), Ok(theirs)) => {
+                self.same_listing += 1;
+                self.compare(&case, ours, theirs);
+            }
+            (None, Ok(_)) => {
+                // dtoolkit walks the structure past size_dt_struct; ours does
+                // not, and that must be the only difference.
+                self.dtoolkit_only += 1;
+                let mut longer = blob.to_vec();
+                let to_end = longer.len() - field(&longer, OFF_STRUCT);
+                set_field(&mut longer, SIZE_STRUCT, to_end);
+                if Fdt::new(&longer).is_err() {
+                    self.failures
+                        .push(format!("{case}: dtoolkit's Fdt::new accepts it, ours not"));
                 }
             }
-            Err(kind) if p.dtb_ok => {
-                if !not_read_by_discover(&kind) {
+            (Some(ours), Err(kind)) => {
+                if !not_read_by_us(&kind) {
                     self.failures.push(format!(
-                        "{case}: discover accepted what Fdt::new rejects ({kind:?})"
+                        "{case}: Fdt::new accepted what dtoolkit's rejects ({kind:?})"
                     ));
                 }
-                *self.discover_only.entry(format!("{kind:?}")).or_default() += 1;
+                *self.ours_only.entry(format!("{kind:?}")).or_default() += 1;
+                // Our check establishes what dtoolkit's readers rely on.
+                let unchecked = dtoolkit::fdt::Fdt::new_unchecked(blob);
+                self.same_listing_unchecked += 1;
+                self.compare(&case, ours, unchecked);
             }
-            Err(_) => {}
+            (None, Err(_)) => {}
+        }
+    }
+
+    /// Prints the numbers, and fails on any failure.
+    fn report(&self, name: &str) {
+        eprintln!(
+            "{name}: {} cases, {} accepted, {} failures; dtoolkit's Fdt::new accepts {} \
+             ({} of them not ours); ours alone accepts {:?}; listed alike: {} accepted by \
+             both, {} by ours only ({} nodes and properties)",
+            self.cases,
+            self.accepted,
+            self.failures.len(),
+            self.dtoolkit_accepted,
+            self.dtoolkit_only,
+            self.ours_only,
+            self.same_listing,
+            self.same_listing_unchecked,
+            self.items,
+        );
+        assert!(
+            self.failures.is_empty(),
+            "{:#?}",
+            &self.failures[..self.failures.len().min(20)]
+        );
+    }
+
+    /// Both readers must list the same nodes and properties, in the same
+    /// order; `dtoolkit`'s may panic only where ours did not accept the blob.
+    fn compare(&mut self, case: &str, ours: Fdt<'_>, theirs: dtoolkit::fdt::Fdt<'_>) {
+        match catch_unwind(|| compare(ours, theirs)) {
+            Ok(Ok(items)) => self.items += items,
+            Ok(Err(diff)) => self.failures.push(format!("{case}: {diff}")),
+            Err(_) => self.failures.push(format!(
+                "{case}: a dtoolkit reader panicked on a blob ours accepted"
+            )),
         }
     }
 }
 
-/// `Fdt::new`'s reasons to reject a blob that `discover` may accept: what it
-/// checks beyond what `dtoolkit`'s readers rely on (see `platform.rs`).
-fn not_read_by_discover(kind: &FdtErrorKind) -> bool {
+/// `dtoolkit`'s reasons to reject a blob that ours may accept: what it checks
+/// beyond what either reader reads (see `src/fdt.rs`).
+fn not_read_by_us(kind: &FdtErrorKind) -> bool {
     match kind {
         // The naming rules of the Devicetree Specification.
         FdtErrorKind::InvalidNodeName | FdtErrorKind::InvalidPropertyName => true,
@@ -136,35 +192,28 @@ fn not_read_by_discover(kind: &FdtErrorKind) -> bool {
     }
 }
 
-/// Reads every node and property of `fdt` through `dtoolkit`'s readers,
-/// including some `discover` does not use.
-fn walk_all(fdt: Fdt<'_>) -> usize {
-    let mut bytes = 0;
+/// Calls the readers that [`compare`] does not on every node and property of
+/// `fdt`.
+fn read_everything(fdt: Fdt<'_>) -> usize {
+    let mut n = 0;
     let mut nodes = vec![fdt.root()];
     while let Some(node) = nodes.pop() {
-        bytes += node.name().len();
-        for property in node.properties() {
-            bytes += property.name().len();
-            bytes += property.value_as::<&str>().map_or(0, str::len);
-        }
-        bytes += node.compatible().map_or(0, Iterator::count);
-        for reg in node.reg().ok().flatten().into_iter().flatten() {
-            bytes += usize::from(reg.address::<u64>().is_ok() && reg.size::<u64>().is_ok());
-        }
-        for range in node.ranges().ok().flatten().into_iter().flatten() {
-            bytes += usize::from(range.child_bus_address::<u64>().is_ok());
-            bytes += usize::from(range.parent_bus_address::<u64>().is_ok());
-            bytes += usize::from(range.length::<u64>().is_ok());
+        n += node.node_name().len() + node.unit_address().map_or(0, str::len);
+        let cells = [
+            node.address_cells().unwrap_or(2),
+            node.size_cells().unwrap_or(1),
+        ];
+        for p in node.properties() {
+            n += p.as_str().map_or(0, str::len) + p.strings().count();
+            n += usize::from(p.as_u32().is_some()) + usize::from(p.as_u64().is_some());
+            n += p.entries(cells).map_or(0, Iterator::count);
         }
         nodes.extend(node.children());
     }
-    if let Some(chosen) = fdt.chosen() {
-        bytes += chosen.stdout_path().ok().flatten().map_or(0, str::len);
-        bytes += chosen.bootargs().ok().flatten().map_or(0, str::len);
+    for path in ["/chosen", "/soc/apb/serial", "serial0/x", "/"] {
+        n += usize::from(fdt.find_node(path).is_some());
     }
-    bytes += usize::from(fdt.memory().is_ok_and(|m| m.status().is_ok()));
-    bytes += usize::from(fdt.find_node("/soc/apb/serial").is_some());
-    bytes
+    n
 }
 
 /// What must hold whatever the input.
@@ -280,21 +329,7 @@ fn mutate(name: &str, seed: u64, flips: usize, words: usize) -> Stats {
 }
 
 fn check(stats: Stats, name: &str) {
-    eprintln!(
-        "{name}: {} cases, {} still accepted as DTBs, {} failures; Fdt::new accepts {} \
-         ({} of them not accepted by discover); discover alone accepts {:?}",
-        stats.cases,
-        stats.accepted,
-        stats.failures.len(),
-        stats.dtoolkit_accepted,
-        stats.dtoolkit_only,
-        stats.discover_only,
-    );
-    assert!(
-        stats.failures.is_empty(),
-        "{:#?}",
-        &stats.failures[..stats.failures.len().min(20)]
-    );
+    stats.report(name);
     assert!(
         stats.accepted > stats.cases / 20,
         "the mutations must reach the parser"
@@ -382,13 +417,5 @@ fn random_blobs_with_a_valid_header() {
         }
         stats.run(format!("random blob #{i}"), &blob);
     }
-    eprintln!(
-        "random blobs: {} cases, {} accepted, {} accepted by Fdt::new",
-        stats.cases, stats.accepted, stats.dtoolkit_accepted
-    );
-    assert!(
-        stats.failures.is_empty(),
-        "{:#?}",
-        &stats.failures[..stats.failures.len().min(20)]
-    );
+    stats.report("random blobs");
 }

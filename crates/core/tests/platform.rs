@@ -306,8 +306,8 @@ fn property_names_over_31_characters() {
     );
     assert_eq!(p.model, "mairbench test: names over 31 characters");
     assert_eq!(p.problems, Problems::NONE);
-    // Why discover checks the structure itself instead of calling Fdt::new. If a
-    // later dtoolkit accepts these names, the check in platform.rs can go.
+    // One reason the DTB reader (src/fdt.rs) is our own: dtoolkit's Fdt::new
+    // rejects the whole blob for these names.
     let err = dtoolkit::fdt::Fdt::new(&dtb).expect_err("dtoolkit 0.4.1 rejects names over 31");
     assert_eq!(err.kind, dtoolkit::error::FdtErrorKind::InvalidPropertyName);
 }
@@ -676,8 +676,8 @@ fn structures_the_parser_would_trip_on_are_rejected() {
     dtb[at] = 0xff;
     assert_eq!(discover(Some(&dtb)), structure);
 
-    // A structure block that is not 4-byte aligned: dtoolkit aligns tokens within
-    // the blob, so it would read other tokens than the check.
+    // A structure block that is not 4-byte aligned (the specification's
+    // Alignment section): tokens are aligned within the blob.
     let mut b = DtBuilder::default();
     b.begin("").str("model", "m").end();
     let aligned = b.finish();

@@ -1,6 +1,8 @@
 //! Helpers shared by the platform tests.
 #![allow(dead_code)]
 
+pub mod oracle;
+
 /// A fixture from `tests/dtb/`.
 pub fn fixture(name: &str) -> Vec<u8> {
     let path = format!("{}/tests/dtb/{name}", env!("CARGO_MANIFEST_DIR"));
