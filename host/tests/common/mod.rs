@@ -1,6 +1,9 @@
 //! Boots the firmware in QEMU through `qemu/run`, the same runner `cargo run` uses, and
 //! splits the console output into machine records.
 
+// Shared by several test binaries; each uses only part of it.
+#![allow(dead_code)]
+
 use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};
