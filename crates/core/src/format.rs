@@ -14,7 +14,7 @@ impl fmt::Display for Bytes {
         let text = UNITS
             .iter()
             .find(|&&(_, shift)| n != 0 && n.trailing_zeros() >= shift)
-            .map(|&(unit, shift)| (n >> shift, unit))
+            .map(|&(unit, shift)| (n.checked_shr(shift).unwrap_or(0), unit))
             .unwrap_or((n, "B"));
         // Through `pad` so that width and alignment apply to the whole text.
         let mut buf = [0u8; 32];
@@ -24,7 +24,8 @@ impl fmt::Display for Bytes {
         };
         fmt::write(&mut w, format_args!("{} {}", text.0, text.1))?;
         let len = w.len;
-        f.pad(core::str::from_utf8(&buf[..len]).map_err(|_| fmt::Error)?)
+        let text = buf.get(..len).ok_or(fmt::Error)?;
+        f.pad(core::str::from_utf8(text).map_err(|_| fmt::Error)?)
     }
 }
 
@@ -35,7 +36,7 @@ struct Cursor<'a> {
 
 impl fmt::Write for Cursor<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        let end = self.len + s.len();
+        let end = self.len.checked_add(s.len()).ok_or(fmt::Error)?;
         self.buf
             .get_mut(self.len..end)
             .ok_or(fmt::Error)?

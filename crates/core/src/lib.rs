@@ -3,6 +3,18 @@
 #![no_std]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+// Bad input must never panic the firmware: no indexing, unwrapping or overflowing arithmetic
+// outside tests.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::arithmetic_side_effects
+    )
+)]
 
 pub mod bootargs;
 pub mod esr;

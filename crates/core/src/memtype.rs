@@ -106,7 +106,12 @@ pub const NORMAL_WB: usize = 0;
 pub const DEVICE_NGNRNE: usize = 4;
 
 // The table's invariants, checked at compile time: slot == position, and the two
-// positions above name what they claim.
+// positions above name what they claim. (A slip here is a build error, never a panic.)
+#[allow(
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects
+)]
 const _: () = {
     let mut i = 0;
     while i < MEMTYPES.len() {
@@ -123,6 +128,7 @@ pub fn by_name(name: &str) -> Option<&'static MemType> {
 }
 
 /// The MAIR_EL1 value: attribute field `n` (bits `[8n+7:8n]`) is `MEMTYPES[n].mair`.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
 pub const fn mair_el1() -> u64 {
     let mut value = 0;
     let mut i = 0;

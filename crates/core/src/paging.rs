@@ -12,13 +12,6 @@
 //!
 //! Only the lower (TTBR0_EL1) VA range is used. Every mapping is global (nG = 0),
 //! EL1-only, inner shareable, with the access flag set so no Access flag faults occur.
-#![deny(
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::arithmetic_side_effects
-)]
 
 use core::fmt;
 

@@ -1,12 +1,5 @@
 //! Where the test buffer goes: the highest aligned window of RAM clear of the image, the
 //! DTB and anything else in use, and the `buffer=` size syntax.
-#![deny(
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::arithmetic_side_effects
-)]
 
 use core::fmt;
 

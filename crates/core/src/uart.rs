@@ -12,13 +12,6 @@
 //! console rather than building one per write. The drivers are `Copy` when their
 //! [`Mmio`] is, so that one driver can live in a `Cell`; a copy carries the stall
 //! with it, and the stall the caller keeps is the one of the copy it stores back.
-#![deny(
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
-
 use core::convert::Infallible;
 
 use embedded_io::{ErrorType, Write};
