@@ -42,6 +42,15 @@ pub fn flush() {
     }
 }
 
+/// Prints part of a human-readable line (no line end).
+#[macro_export]
+macro_rules! say_inline {
+    ($($arg:tt)*) => {{
+        use core::fmt::Write as _;
+        let _ = write!($crate::console::Console, $($arg)*);
+    }};
+}
+
 /// Prints a human-readable line on the console.
 #[macro_export]
 macro_rules! say {

@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 mod arch;
+mod bench;
 mod console;
 mod memory;
 mod run;
@@ -108,7 +109,7 @@ extern "C" fn rust_main(
         .finish();
     describe(&platform, &cpu, entry_el, image_base, dtb_arg);
 
-    boot_checks(&cpu, bad_relocs);
+    let pmu_ok = boot_checks(&cpu, bad_relocs);
 
     let options = bootargs::parse(bootargs, |note| {
         say!("bootargs: {note}");
@@ -146,6 +147,7 @@ extern "C" fn rust_main(
             mem.coherence();
             mem.faults();
             mem.device_faults(options.device_faults);
+            bench::Engine::new(&mem, &options, pmu_ok).run();
         }
         Err(why) => {
             run::check("mmu", false, format_args!("memory setup failed: {why}"));
@@ -169,7 +171,8 @@ extern "C" fn rust_main(
 }
 
 /// What the boot code promised: relocated, and timer, FP/SIMD and PMU usable from EL1.
-fn boot_checks(cpu: &arch::CpuId, bad_relocs: u64) {
+/// Returns whether the PMU cycle counter counts.
+fn boot_checks(cpu: &arch::CpuId, bad_relocs: u64) -> bool {
     run::check(
         "relocations",
         bad_relocs == 0,
@@ -191,7 +194,10 @@ fn boot_checks(cpu: &arch::CpuId, bad_relocs: u64) {
         format_args!("FP/SIMD instructions execute at EL1"),
     );
     match arch::pmu::pmu() {
-        None => say!("pmu: none (ID_AA64DFR0_EL1.PMUVer); cycle counts unavailable"),
+        None => {
+            say!("pmu: none (ID_AA64DFR0_EL1.PMUVer); cycle counts unavailable");
+            false
+        }
         Some(pmu) => {
             let started = arch::pmu::start_cycle_counter();
             let c0 = arch::pmu::cycles();
@@ -206,7 +212,7 @@ fn boot_checks(cpu: &arch::CpuId, bad_relocs: u64) {
                     "PMUVer {}, {} event counters, PMCCNTR_EL0 counts at EL1",
                     pmu.version, pmu.counters
                 ),
-            );
+            )
         }
     }
 }

@@ -6,6 +6,7 @@ use core::cell::UnsafeCell;
 
 pub mod exceptions;
 pub mod exit;
+pub mod kernels;
 pub mod mmio;
 pub mod mmu;
 pub mod pmu;
@@ -214,6 +215,65 @@ pub mod buffer {
         }
     }
 
+    /// Lays a pointer chase over `lines` cache lines of `line` bytes: writing through `via`
+    /// (the `normal-wb` alias), the first word of line `i` gets the address, in the alias at
+    /// `target`, of the line after `i` in a random cyclic order (Sattolo's algorithm), so a
+    /// chase from `target` visits every line once per lap.
+    pub fn lay_chase(via: u64, target: u64, lines: u64, line: u64, seed: u64) {
+        let word = |i: u64| (via + i * line) as *mut u64;
+        for i in 0..lines {
+            // SAFETY: line starts inside the caller's range of the writable alias `via`.
+            unsafe { core::ptr::write_volatile(word(i), i) };
+        }
+        let mut rng = mairbench_core::random::XorShift64::new(seed);
+        for i in (1..lines).rev() {
+            let j = rng.below(i);
+            // SAFETY: i and j < lines: line starts inside the caller's range (as above).
+            unsafe {
+                let (a, b) = (word(i).read_volatile(), word(j).read_volatile());
+                word(i).write_volatile(b);
+                word(j).write_volatile(a);
+            }
+        }
+        for i in 0..lines {
+            // SAFETY: as above.
+            unsafe {
+                let next = word(i).read_volatile();
+                word(i).write_volatile(target + next * line);
+            }
+        }
+    }
+
+    /// Moves a chase laid for the alias at `from` to the alias at `to` (same lines, same
+    /// order): one sequential pass instead of a new random permutation.
+    pub fn rebase_chase(via: u64, lines: u64, line: u64, from: u64, to: u64) {
+        for i in 0..lines {
+            let word = (via + i * line) as *mut u64;
+            // SAFETY: line starts inside the caller's range of the writable alias `via`.
+            unsafe {
+                word.write_volatile(word.read_volatile().wrapping_sub(from).wrapping_add(to))
+            };
+        }
+    }
+
+    /// Whether the chase laid by [`lay_chase`] is intact: from `target`, following the
+    /// pointers (read through `via`) returns to the start after exactly `lines` steps.
+    pub fn chase_intact(via: u64, target: u64, lines: u64, line: u64) -> bool {
+        let mut at = target;
+        for step in 1..=lines {
+            let offset = at.wrapping_sub(target);
+            if !offset.is_multiple_of(line) || offset / line >= lines {
+                return false;
+            }
+            // SAFETY: `offset` was just checked to be a line start inside the range.
+            at = unsafe { core::ptr::read_volatile((via + offset) as *const u64) };
+            if at == target {
+                return step == lines;
+            }
+        }
+        false
+    }
+
     /// Counts the words of `[va, va+len)` that differ from `pattern(offset)`; also returns
     /// the offset of the first.
     pub fn mismatches(va: u64, len: u64, pattern: impl Fn(u64) -> u64) -> (u64, Option<u64>) {
@@ -229,6 +289,22 @@ pub mod buffer {
         }
         (count, first)
     }
+}
+
+/// CLIDR_EL1: which cache levels exist and of what type.
+pub fn clidr() -> u64 {
+    use aarch64_cpu::registers::{Readable, CLIDR_EL1};
+    CLIDR_EL1.get()
+}
+
+/// CCSIDR_EL1 of cache `level` (0-based), instruction or data/unified side, and whether it
+/// uses the 64-bit FEAT_CCIDX format (ID_AA64MMFR2_EL1.CCIDX).
+pub fn ccsidr(level: u8, instruction: bool) -> (u64, bool) {
+    use aarch64_cpu::registers::{Readable, Writeable, CCSIDR_EL1, CSSELR_EL1, ID_AA64MMFR2_EL1};
+    CSSELR_EL1.set(u64::from(level & 7) << 1 | u64::from(instruction));
+    aarch64_cpu::asm::barrier::isb(aarch64_cpu::asm::barrier::SY);
+    let ccidx = (ID_AA64MMFR2_EL1.get() >> 20) & 0xf != 0;
+    (CCSIDR_EL1.get(), ccidx)
 }
 
 /// The block size `DC ZVA` zeroes, in bytes, or `None` where DCZID_EL0.DZP prohibits it.

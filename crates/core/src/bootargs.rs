@@ -4,8 +4,11 @@
 //!
 //! Parsing never fails: a bad token produces a [`Note`] and the default stays in force.
 
+use crate::kernel::{self, ALL_KERNELS, QUICK_KERNELS};
 use crate::memtype::{self, MEMTYPES};
 use crate::placement;
+use crate::stats::MAX_REPS;
+use crate::sweep;
 
 /// Deliberate failures the firmware can be asked to provoke, to test its own error paths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +39,16 @@ pub struct Options {
     /// `mairbench.device-faults`: try the accesses real cores fault on for Device memory
     /// (unaligned, DC ZVA).
     pub device_faults: bool,
+    /// `mairbench.kernels=read-ldp,write-stp,…`: the measurement kernels to run, as a mask
+    /// (bit i = `kernel::KERNELS[i]`). [`ALL_KERNELS`] by default; [`QUICK_KERNELS`] with
+    /// `mairbench.quick` unless `mairbench.kernels=` is given too (in any order).
+    pub kernels: u16,
+    /// `mairbench.sizes=4K-16M` (or one size, `1M`): the working-set sizes to sweep, both
+    /// ends included, as [`sweep::parse_range`] reads them (`None`: the engine decides).
+    pub sizes: Option<(u64, u64)>,
+    /// `mairbench.reps=N`: timed samples per measurement, 1 to [`MAX_REPS`] (`None`: the
+    /// engine decides).
+    pub reps: Option<u32>,
 }
 
 impl Default for Options {
@@ -46,6 +59,9 @@ impl Default for Options {
             buffer: None,
             types: ALL_TYPES,
             device_faults: false,
+            kernels: ALL_KERNELS,
+            sizes: None,
+            reps: None,
         }
     }
 }
@@ -145,6 +161,26 @@ pub fn split_key_value(token: &str) -> (&str, Option<&str>) {
     }
 }
 
+/// What `mairbench.kernels=` accepts (every name of the kernel table; a test keeps the two
+/// in step).
+const KERNELS_EXPECTED: &str = "some of read-ldp,write-stp,read-ldp-q,write-stp-q,copy-to,\
+     copy-from,latency,fill-zva,maint-civac,maint-cvac,maint-ivac, separated by commas";
+
+/// What `mairbench.reps=` accepts (a test keeps it in step with [`MAX_REPS`]).
+const REPS_EXPECTED: &str = "a whole number from 1 to 64";
+
+/// Parses `mairbench.reps=`: decimal digits only, 1 to [`MAX_REPS`].
+fn parse_reps(value: &str) -> Option<u32> {
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // Leading zeros are fine; a number too long for u32 is out of range anyway.
+    let reps = value.parse::<u32>().ok()?;
+    (1..=MAX_REPS)
+        .contains(&usize::try_from(reps).ok()?)
+        .then_some(reps)
+}
+
 fn flag(value: Option<&str>) -> Option<bool> {
     match value {
         None | Some("1" | "on" | "yes" | "true") => Some(true),
@@ -154,9 +190,10 @@ fn flag(value: Option<&str>) -> Option<bool> {
 }
 
 /// Parses the command line; every token that is not used is reported through `note`.
-/// A key given twice takes its last value.
+/// A key given twice takes its last value (a bad value keeps the one before).
 pub fn parse<'a>(cmdline: &'a str, mut note: impl FnMut(Note<'a>)) -> Options {
     let mut options = Options::default();
+    let mut kernels_given = false;
     for token in tokens(cmdline) {
         let (key, value) = split_key_value(token);
         let Some(name) = key.strip_prefix("mairbench.") else {
@@ -195,8 +232,28 @@ pub fn parse<'a>(cmdline: &'a str, mut note: impl FnMut(Note<'a>)) -> Options {
                 Some(on) => options.device_faults = on,
                 None => bad("nothing, 1/0, on/off, yes/no or true/false"),
             },
+            "kernels" => match value.map(kernel::parse_kernels) {
+                Some(Ok(mask)) => {
+                    options.kernels = mask;
+                    kernels_given = true;
+                }
+                _ => bad(KERNELS_EXPECTED),
+            },
+            "sizes" => match value.and_then(sweep::parse_range) {
+                Some(range) => options.sizes = Some(range),
+                None => {
+                    bad("a size or a range of sizes, multiples of 4K from 4K up, e.g. 4K-16M or 1M")
+                }
+            },
+            "reps" => match value.and_then(parse_reps) {
+                Some(reps) => options.reps = Some(reps),
+                None => bad(REPS_EXPECTED),
+            },
             _ => note(Note::UnknownKey(key)),
         }
+    }
+    if options.quick && !kernels_given {
+        options.kernels = QUICK_KERNELS;
     }
     options
 }
@@ -233,6 +290,7 @@ mod tests {
             Options {
                 quick: true,
                 selftest: Some(Selftest::Fault),
+                kernels: QUICK_KERNELS,
                 ..Options::default()
             }
         );
@@ -293,6 +351,177 @@ mod tests {
                 .selftest,
             None
         );
+    }
+
+    #[test]
+    fn kernels_sizes_and_reps() {
+        let (o, n) =
+            run("mairbench.kernels=read-ldp,latency mairbench.sizes=4K-16M mairbench.reps=5");
+        assert!(n.is_empty(), "{n:?}");
+        assert_eq!(o.kernels, 0b100_0001);
+        assert_eq!(o.sizes, Some((4 << 10, 16 << 20)));
+        assert_eq!(o.reps, Some(5));
+        assert_eq!(run("mairbench.sizes=1M").0.sizes, Some((1 << 20, 1 << 20)));
+        assert_eq!(
+            run("mairbench.sizes=\"8K-1G\"").0.sizes,
+            Some((8 << 10, 1 << 30))
+        );
+        assert_eq!(run("mairbench.reps=1").0.reps, Some(1));
+        assert_eq!(run("mairbench.reps=064").0.reps, Some(64));
+        assert_eq!(MAX_REPS, 64);
+        let all: Vec<_> = kernel::KERNELS.iter().map(|k| k.name).collect();
+        let list = std::format!("mairbench.kernels={}", all.join(","));
+        assert_eq!(run(&list), (Options::default(), Vec::new()));
+        let d = Options::default();
+        assert_eq!((d.kernels, d.sizes, d.reps), (ALL_KERNELS, None, None));
+    }
+
+    #[test]
+    fn quick_selects_the_quick_kernels_unless_kernels_are_given() {
+        assert_eq!(run("mairbench.quick").0.kernels, QUICK_KERNELS);
+        assert_eq!(run("mairbench.quick=1").0.kernels, QUICK_KERNELS);
+        assert_eq!(run("mairbench.quick=off").0.kernels, ALL_KERNELS);
+        assert_eq!(
+            run("mairbench.quick mairbench.quick=0").0.kernels,
+            ALL_KERNELS
+        );
+        let latency = kernel::Kernel::Latency.bit();
+        // In either order.
+        assert_eq!(
+            run("mairbench.quick mairbench.kernels=latency").0.kernels,
+            latency
+        );
+        assert_eq!(
+            run("mairbench.kernels=latency mairbench.quick").0.kernels,
+            latency
+        );
+        // A bad list is not a list: quick still decides.
+        let (o, n) = run("mairbench.kernels=bogus mairbench.quick");
+        assert_eq!((o.kernels, n.len()), (QUICK_KERNELS, 1));
+        // Without quick, given kernels stay.
+        assert_eq!(
+            run("mairbench.kernels=fill-zva").0.kernels,
+            kernel::Kernel::FillZva.bit()
+        );
+    }
+
+    #[test]
+    fn bad_kernels_sizes_and_reps_keep_the_defaults() {
+        let bad = [
+            ("mairbench.kernels", "read-ldp,bogus"),
+            ("mairbench.kernels", ""),
+            ("mairbench.kernels", "read-ldp,"),
+            ("mairbench.kernels", "READ-LDP"),
+            ("mairbench.sizes", "16M-4K"),
+            ("mairbench.sizes", "2K"),
+            ("mairbench.sizes", "6K-8K"),
+            ("mairbench.sizes", "4K-"),
+            ("mairbench.sizes", "lots"),
+            ("mairbench.reps", "0"),
+            ("mairbench.reps", "65"),
+            ("mairbench.reps", "-1"),
+            ("mairbench.reps", "+5"),
+            ("mairbench.reps", "5x"),
+            ("mairbench.reps", " 5"),
+            ("mairbench.reps", "99999999999999999999999999"),
+            ("mairbench.reps", ""),
+        ];
+        for (key, value) in bad {
+            let line = std::format!("{key}=\"{value}\"");
+            let (o, n) = run(&line);
+            assert_eq!(o, Options::default(), "{line}");
+            assert_eq!(n.len(), 1, "{line}");
+            let Note::BadValue {
+                key: k,
+                value: v,
+                expected,
+            } = n[0]
+            else {
+                panic!("{line}: {:?}", n[0]);
+            };
+            assert_eq!((k, v), (key, value));
+            assert!(n[0].is_warning());
+            assert!(!expected.is_empty());
+        }
+        // Keys without a value.
+        let (o, n) = run("mairbench.kernels mairbench.sizes mairbench.reps");
+        assert_eq!((o, n.len()), (Options::default(), 3));
+        assert!(n
+            .iter()
+            .all(|n| matches!(n, Note::BadValue { value: "", .. })));
+        // A bad value after a good one keeps the good one.
+        let (o, n) =
+            run("mairbench.reps=3 mairbench.reps=100 mairbench.sizes=1M mairbench.sizes=1");
+        assert_eq!(
+            (o.reps, o.sizes, n.len()),
+            (Some(3), Some((1 << 20, 1 << 20)), 2)
+        );
+        // The last good value wins.
+        let o = run(
+            "mairbench.kernels=latency mairbench.kernels=copy-to mairbench.reps=2 mairbench.reps=7",
+        )
+        .0;
+        assert_eq!((o.kernels, o.reps), (kernel::Kernel::CopyTo.bit(), Some(7)));
+    }
+
+    #[test]
+    fn expected_texts_name_what_is_accepted() {
+        let all: Vec<_> = kernel::KERNELS.iter().map(|k| k.name).collect();
+        assert_eq!(
+            KERNELS_EXPECTED
+                .strip_prefix("some of ")
+                .and_then(|s| s.strip_suffix(", separated by commas")),
+            Some(all.join(",").as_str())
+        );
+        assert!(REPS_EXPECTED.ends_with(&std::format!("1 to {MAX_REPS}")));
+        let (_, n) = run("mairbench.reps=0");
+        assert_eq!(
+            std::format!("{}", n[0]),
+            "option 'mairbench.reps': bad value '0' (expected a whole number from 1 to 64); \
+             default kept"
+        );
+    }
+
+    #[test]
+    fn hostile_kernel_sizes_and_reps_values() {
+        // A very long list: still one note, the default kept.
+        let long = std::format!("mairbench.kernels={}bogus", "read-ldp,".repeat(50_000));
+        let (o, n) = run(&long);
+        assert_eq!((o.kernels, n.len()), (ALL_KERNELS, 1));
+        // A very long good list is fine.
+        let long = std::format!("mairbench.kernels={}latency", "copy-from,".repeat(50_000));
+        let (o, n) = run(&long);
+        assert!(n.is_empty());
+        assert_eq!(
+            o.kernels,
+            kernel::Kernel::CopyFrom.bit() | kernel::Kernel::Latency.bit()
+        );
+        // Many repeated keys.
+        let many = "mairbench.reps=9 mairbench.sizes=4K ".repeat(10_000);
+        let (o, n) = run(&many);
+        assert!(n.is_empty());
+        assert_eq!((o.reps, o.sizes), (Some(9), Some((4096, 4096))));
+        // Garbage from decoding random bytes, in every value.
+        let bytes: Vec<u8> = (0..=255u8).rev().cycle().take(2048).collect();
+        let lossy = std::string::String::from_utf8_lossy(&bytes);
+        for key in ["kernels", "sizes", "reps"] {
+            let line = std::format!("mairbench.{key}={lossy}");
+            let (o, n) = run(&line);
+            assert_eq!(o, Options::default());
+            assert!(
+                n.iter().all(Note::is_warning) || n.iter().any(|n| matches!(n, Note::Foreign(_)))
+            );
+            let line = std::format!("mairbench.{key}=\"{lossy}\"");
+            let _ = run(&line);
+        }
+        for odd in [
+            "mairbench.kernels=\u{0}",
+            "mairbench.sizes=\u{feff}4K",
+            "mairbench.reps=\u{661}",
+        ] {
+            let (o, n) = run(odd);
+            assert_eq!((o, n.len()), (Options::default(), 1), "{odd:?}");
+        }
     }
 
     #[test]

@@ -29,6 +29,64 @@ impl fmt::Display for Bytes {
     }
 }
 
+/// A fixed-point number: `scaled / 10^places`, printed with exactly `places` decimals
+/// (`Decimal { scaled: 123, places: 1 }` is `12.3`, `Decimal { scaled: 5, places: 2 }` is
+/// `0.05`, `places: 0` prints no point). Integer arithmetic only: no floating-point
+/// formatting code in the image. Width, fill, alignment and `0` padding apply as for an
+/// integer (right-aligned by default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decimal {
+    /// The value times `10^places`.
+    pub scaled: u64,
+    /// Digits after the decimal point.
+    pub places: u8,
+}
+
+impl Decimal {
+    /// Writes the number with no padding (what JSON and plain `{}` want).
+    pub fn write_plain<W: fmt::Write + ?Sized>(&self, w: &mut W) -> fmt::Result {
+        let places = usize::from(self.places);
+        // 10^places fits in a u64 up to 19 places; beyond, every u64 is below 1.
+        let (int, frac) = match 10u64.checked_pow(self.places.into()) {
+            Some(unit) => (
+                self.scaled.checked_div(unit).unwrap_or(0),
+                self.scaled.checked_rem(unit).unwrap_or(0),
+            ),
+            None => (0, self.scaled),
+        };
+        if places == 0 {
+            write!(w, "{int}")
+        } else {
+            write!(w, "{int}.{frac:0places$}")
+        }
+    }
+}
+
+impl fmt::Display for Decimal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.width().is_none() && !f.sign_plus() {
+            return self.write_plain(f);
+        }
+        // 20 integer digits, the point and up to 43 decimals fit; longer ones (absurd
+        // `places`) are written unpadded rather than not at all.
+        let mut buf = [0u8; 64];
+        let mut w = Cursor {
+            buf: &mut buf,
+            len: 0,
+        };
+        if self.write_plain(&mut w).is_err() {
+            return self.write_plain(f);
+        }
+        let len = w.len;
+        let text = buf.get(..len).ok_or(fmt::Error)?;
+        f.pad_integral(
+            true,
+            "",
+            core::str::from_utf8(text).map_err(|_| fmt::Error)?,
+        )
+    }
+}
+
 struct Cursor<'a> {
     buf: &'a mut [u8],
     len: usize,
@@ -49,7 +107,7 @@ impl fmt::Write for Cursor<'_> {
 #[cfg(test)]
 mod tests {
     extern crate std;
-    use super::Bytes;
+    use super::{Bytes, Decimal};
     use std::format;
 
     #[test]
@@ -62,5 +120,41 @@ mod tests {
         assert_eq!(format!("{}", Bytes(u64::MAX)), "18446744073709551615 B");
         assert_eq!(format!("[{:>8}]", Bytes(2 << 20)), "[   2 MiB]");
         assert_eq!(format!("[{:<7}]", Bytes(1024)), "[1 KiB  ]");
+    }
+
+    fn d(scaled: u64, places: u8) -> Decimal {
+        Decimal { scaled, places }
+    }
+
+    #[test]
+    fn fixed_point_decimals() {
+        assert_eq!(format!("{}", d(123, 1)), "12.3");
+        assert_eq!(format!("{}", d(5, 2)), "0.05");
+        assert_eq!(format!("{}", d(0, 2)), "0.00");
+        assert_eq!(format!("{}", d(1049, 0)), "1049");
+        assert_eq!(format!("{}", d(100, 2)), "1.00");
+        assert_eq!(format!("{}", d(1_000_000_001, 9)), "1.000000001");
+        assert_eq!(format!("{}", d(u64::MAX, 0)), "18446744073709551615");
+        assert_eq!(format!("{}", d(u64::MAX, 9)), "18446744073.709551615");
+        assert_eq!(format!("{}", d(u64::MAX, 19)), "1.8446744073709551615");
+        assert_eq!(format!("{}", d(u64::MAX, 20)), "0.18446744073709551615");
+        assert_eq!(format!("{}", d(7, 21)), "0.000000000000000000007");
+        let tiny = format!("{}", d(1, 255));
+        assert_eq!(tiny.len(), 257);
+        assert!(tiny.starts_with("0.000") && tiny.ends_with("01"));
+    }
+
+    #[test]
+    fn decimals_pad_like_integers() {
+        assert_eq!(format!("[{:>8}]", d(123, 1)), "[    12.3]");
+        assert_eq!(format!("[{:8}]", d(123, 1)), "[    12.3]");
+        assert_eq!(format!("[{:<8}]", d(123, 1)), "[12.3    ]");
+        assert_eq!(format!("[{:^8}]", d(5, 2)), "[  0.05  ]");
+        assert_eq!(format!("[{:08}]", d(123, 1)), "[000012.3]");
+        assert_eq!(format!("[{:*>6}]", d(5, 2)), "[**0.05]");
+        assert_eq!(format!("[{:+}]", d(5, 2)), "[+0.05]");
+        assert_eq!(format!("[{:2}]", d(12345, 2)), "[123.45]");
+        // Too long for the padding buffer: still written, unpadded.
+        assert_eq!(format!("{:>3}", d(1, 80)).len(), 82);
     }
 }

@@ -17,12 +17,17 @@
 )]
 
 pub mod bootargs;
+pub mod cache;
 pub mod esr;
 pub mod fdt;
 pub mod format;
+pub mod kernel;
 pub mod memtype;
 pub mod paging;
 pub mod placement;
 pub mod platform;
+pub mod random;
 pub mod record;
+pub mod stats;
+pub mod sweep;
 pub mod uart;

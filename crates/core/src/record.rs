@@ -10,6 +10,8 @@
 
 use core::fmt::{self, Write};
 
+use crate::format::Decimal;
+
 /// The prefix that starts every machine record line.
 pub const PREFIX: &str = "@mb ";
 
@@ -66,6 +68,23 @@ impl<'w, W: Write> Record<'w, W> {
     /// Adds a signed integer field.
     pub fn i64(self, key: &str, value: i64) -> Self {
         self.key(key).with(|w| write!(w, "{value}"))
+    }
+
+    /// Adds a fixed-point number field: `scaled / 10^places` written as a JSON number with
+    /// exactly `places` decimals, e.g. `decimal("cv_pct", 123, 1)` gives `"cv_pct":12.3` and
+    /// `decimal("ns_per_load", 5, 2)` gives `"ns_per_load":0.05` (`places` 0: an integer).
+    /// Integer arithmetic only; meant for `places` ≤ 9, correct for any.
+    pub fn decimal(self, key: &str, scaled: u64, places: u8) -> Self {
+        self.key(key)
+            .with(|w| Decimal { scaled, places }.write_plain(w))
+    }
+
+    /// Adds a fixed-point number field as [`Record::decimal`] does, or `null` when absent.
+    pub fn opt_decimal(self, key: &str, scaled: Option<u64>, places: u8) -> Self {
+        match scaled {
+            Some(v) => self.decimal(key, v, places),
+            None => self.null(key),
+        }
     }
 
     /// Adds a boolean field.
@@ -203,6 +222,38 @@ mod tests {
     fn formatted_field_is_escaped() {
         let s = line(|r| r.fmt("m", format_args!("{}\"{}", 1, "\n")));
         assert_eq!(s, "@mb {\"kind\":\"t\",\"m\":\"1\\\"\\n\"}\n");
+    }
+
+    #[test]
+    fn decimals() {
+        let s = line(|r| {
+            r.decimal("cv_pct", 123, 1)
+                .decimal("ns_per_load", 5, 2)
+                .decimal("zero", 0, 3)
+                .decimal("int", 1049, 0)
+                .decimal("nine", 1_234_567_890, 9)
+                .decimal("max", u64::MAX, 9)
+                .opt_decimal("none", None, 2)
+                .opt_decimal("some", Some(250), 2)
+        });
+        assert_eq!(
+            s,
+            "@mb {\"kind\":\"t\",\"cv_pct\":12.3,\"ns_per_load\":0.05,\"zero\":0.000,\"int\":1049,\
+             \"nine\":1.234567890,\"max\":18446744073.709551615,\"none\":null,\"some\":2.50}\n"
+        );
+        // Every places value gives a valid JSON number: digits, one optional point, digits.
+        for places in 0..=u8::MAX {
+            let s = line(|r| r.decimal("x", 42, places));
+            let number = s
+                .strip_prefix("@mb {\"kind\":\"t\",\"x\":")
+                .and_then(|s| s.strip_suffix("}\n"))
+                .unwrap();
+            let (int, frac) = number.split_once('.').unwrap_or((number, ""));
+            assert!(!int.is_empty() && int.bytes().all(|b| b.is_ascii_digit()));
+            assert!(!int.starts_with('0') || int == "0");
+            assert_eq!(frac.len(), usize::from(places));
+            assert!(frac.bytes().all(|b| b.is_ascii_digit()));
+        }
     }
 
     #[test]

@@ -1,0 +1,90 @@
+//! The measured loops are what their names say: disassembled from the built image, the
+//! streaming loops are at least 80 % loads and stores, using the named instruction forms.
+
+mod common;
+use std::process::Command;
+
+/// The loop of kernel `symbol`: the instructions from the target of its closing `b.ne` to
+/// that branch, as (mnemonic, operands).
+fn loop_of(disassembly: &str, symbol: &str) -> Vec<(String, String)> {
+    let mut body: Vec<(u64, String, String)> = Vec::new();
+    let mut inside = false;
+    for line in disassembly.lines() {
+        if line.ends_with(&format!("<{symbol}>:")) {
+            inside = true;
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        if line.trim().is_empty() || line.ends_with(">:") {
+            break;
+        }
+        let Some((addr, rest)) = line.trim().split_once(':') else {
+            continue;
+        };
+        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else {
+            continue;
+        };
+        let mut parts = rest.split_whitespace();
+        let mnemonic = parts.next().unwrap_or("").to_owned();
+        let operands = parts.collect::<Vec<_>>().join(" ");
+        body.push((addr, mnemonic, operands));
+    }
+    let (at, _, ops) = body
+        .iter()
+        .find(|(_, m, _)| m == "b.ne")
+        .unwrap_or_else(|| panic!("{symbol}: no closing b.ne"));
+    let target = u64::from_str_radix(
+        ops.split_whitespace()
+            .next()
+            .unwrap()
+            .trim_start_matches("0x"),
+        16,
+    )
+    .unwrap_or_else(|_| panic!("{symbol}: branch target in {ops}"));
+    body.iter()
+        .filter(|(a, _, _)| (target..=*at).contains(a))
+        .map(|(_, m, o)| (m.clone(), o.clone()))
+        .collect()
+}
+
+#[test]
+fn streaming_loops_are_at_least_80_percent_loads_and_stores() {
+    let objdump = Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .unwrap();
+    let sysroot = String::from_utf8(objdump.stdout).unwrap();
+    let tool = std::fs::read_dir(format!("{}/lib/rustlib", sysroot.trim()))
+        .unwrap()
+        .filter_map(|e| Some(e.ok()?.path().join("bin/llvm-objdump")))
+        .find(|p| p.exists())
+        .expect("llvm-objdump (rustup component llvm-tools, see rust-toolchain.toml)");
+    let out = Command::new(tool)
+        .args(["-d", "--no-show-raw-insn"])
+        .arg(common::firmware())
+        .output()
+        .unwrap();
+    let disassembly = String::from_utf8_lossy(&out.stdout);
+    for (symbol, forms) in [
+        ("mb_k_read_ldp", &["ldp x"][..]),
+        ("mb_k_write_stp", &["stp x"]),
+        ("mb_k_read_ldp_q", &["ldp q"]),
+        ("mb_k_write_stp_q", &["stp q"]),
+        ("mb_k_copy", &["ldp x", "stp x"]),
+        ("mb_k_chase", &["ldr x"]),
+    ] {
+        let body = loop_of(&disassembly, symbol);
+        let memory = body
+            .iter()
+            .filter(|(m, o)| forms.iter().any(|f| format!("{m} {o}").starts_with(f)))
+            .count();
+        let percent = memory * 100 / body.len();
+        println!(
+            "{symbol}: {memory} of {} loop instructions are {forms:?} ({percent} %)",
+            body.len()
+        );
+        assert!(percent >= 80, "{symbol}: {percent} % of {body:?}");
+    }
+}
