@@ -147,14 +147,21 @@ extern "C" fn rust_main(
             mem.coherence();
             mem.faults();
             mem.device_faults(options.device_faults);
+            selftest(options.selftest);
             bench::Engine::new(&mem, &options, pmu_ok).run();
         }
         Err(why) => {
             run::check("mmu", false, format_args!("memory setup failed: {why}"));
+            selftest(options.selftest);
         }
     }
 
-    match options.selftest {
+    run::end(None)
+}
+
+/// The deliberate failures of `mairbench.selftest=` (bad-attr acts in the memory setup).
+fn selftest(which: Option<Selftest>) {
+    match which {
         Some(Selftest::Fault) => {
             say!("selftest: taking an undefined instruction on purpose");
             arch::exceptions::undefined_instruction();
@@ -167,7 +174,6 @@ extern "C" fn rust_main(
         }
         Some(Selftest::BadAttr) | None => {}
     }
-    run::end(None)
 }
 
 /// What the boot code promised: relocated, and timer, FP/SIMD and PMU usable from EL1.

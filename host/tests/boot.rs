@@ -6,7 +6,10 @@ use common::boot;
 
 fn kernel(cpu: &str, el: u64) {
     let el_s = el.to_string();
-    let run = boot(&[("MAIRBENCH_CPU", cpu), ("MAIRBENCH_EL", &el_s)], &[]);
+    let run = boot(
+        &[("MAIRBENCH_CPU", cpu), ("MAIRBENCH_EL", &el_s)],
+        &["mairbench.quick"],
+    );
     run.assert_pass();
     let start = run.one("start");
     assert_eq!(start["entry_el"], el, "{}", run.console);

@@ -39,7 +39,7 @@ fn panic_prints_message_and_location_and_fails_the_run() {
 fn without_semihosting_the_run_ends_through_psci() {
     // HLT is then an undefined instruction: the firmware probes it, survives, and powers off
     // with PSCI SYSTEM_OFF (QEMU exit status 0); the runner judges by the end record.
-    let run = boot(&[("MAIRBENCH_SEMIHOSTING", "0")], &[]);
+    let run = boot(&[("MAIRBENCH_SEMIHOSTING", "0")], &["mairbench.quick"]);
     run.assert_pass();
     assert_eq!(run.one("start")["semihosting"], false);
     let failed = boot(

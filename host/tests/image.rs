@@ -11,7 +11,7 @@ fn image_header_and_size() {
     let elf = common::firmware();
     let bin = elf.with_extension("bin");
     // qemu/run makes the .bin; boot once so that it exists and is current.
-    common::boot(&[], &[]).assert_pass();
+    common::boot(&[], &["mairbench.quick"]).assert_pass();
     let image = std::fs::read(&bin).expect("raw image next to the ELF");
     assert_eq!(&image[0x38..0x3c], b"ARM\x64", "magic");
     assert_eq!(le64(&image, 0x08), 0, "text_offset");
@@ -23,8 +23,10 @@ fn image_header_and_size() {
     assert_eq!(image_size % 4096, 0, "image_size in whole pages");
     assert_eq!(le64(&image, 0x18), 0xa, "flags: LE, 4 KiB pages, anywhere");
     assert_eq!(image[3] & 0xfc, 0x14, "code0 is a branch");
+    // The foundation alone was 50,640 bytes (under its 64 KiB budget); the memory-type proof
+    // and the benchmark engine brought it to about 80 KiB. This bound catches runaway growth.
     assert!(
-        image.len() < 64 * 1024,
+        image.len() < 96 * 1024,
         "raw image is {} bytes",
         image.len()
     );

@@ -6,7 +6,7 @@ use common::boot;
 
 #[test]
 fn report_shows_registers_map_and_tables() {
-    let run = boot(&[], &[]);
+    let run = boot(&[], &["mairbench.quick"]);
     run.assert_pass();
     let mmu = run.one("mmu");
     assert_eq!(
@@ -66,7 +66,7 @@ fn a_wrong_attr_index_fails_the_proof_naming_the_alias() {
 
 #[test]
 fn buffer_size_from_bootargs() {
-    let run = boot(&[], &["mairbench.buffer=4M"]);
+    let run = boot(&[], &["mairbench.quick", "mairbench.buffer=4M"]);
     run.assert_pass();
     assert_eq!(run.one("mmu")["buffer_size"], 4 << 20);
     for proof in run.of_kind("memtype") {
@@ -77,7 +77,10 @@ fn buffer_size_from_bootargs() {
 
 #[test]
 fn a_buffer_larger_than_ram_shrinks_and_says_so() {
-    let run = boot(&[("MAIRBENCH_MEM", "128M")], &["mairbench.buffer=1G"]);
+    let run = boot(
+        &[("MAIRBENCH_MEM", "128M")],
+        &["mairbench.quick", "mairbench.buffer=1G"],
+    );
     run.assert_pass();
     let mmu = run.one("mmu");
     assert_eq!(mmu["buffer_shrunk"], true);
@@ -91,7 +94,11 @@ fn a_buffer_larger_than_ram_shrinks_and_says_so() {
 fn bad_buffer_and_types_are_warnings_and_defaults_stay() {
     let run = boot(
         &[],
-        &["mairbench.buffer=lots", "mairbench.types=normal-wb,bogus"],
+        &[
+            "mairbench.quick",
+            "mairbench.buffer=lots",
+            "mairbench.types=normal-wb,bogus",
+        ],
     );
     run.assert_pass();
     assert_eq!(run.one("end")["warnings"], 2);
@@ -101,7 +108,10 @@ fn bad_buffer_and_types_are_warnings_and_defaults_stay() {
 
 #[test]
 fn types_restrict_later_measurements() {
-    let run = boot(&[], &["mairbench.types=normal-wb,device-gre"]);
+    let run = boot(
+        &[],
+        &["mairbench.quick", "mairbench.types=normal-wb,device-gre"],
+    );
     run.assert_pass();
     assert_eq!(
         run.one("config")["types"],
@@ -114,7 +124,7 @@ fn types_restrict_later_measurements() {
 
 #[test]
 fn device_fault_probes_are_information_only() {
-    let run = boot(&[], &["mairbench.device-faults"]);
+    let run = boot(&[], &["mairbench.quick", "mairbench.device-faults"]);
     run.assert_pass();
     let probes = run.of_kind("device-fault");
     assert_eq!(

@@ -1,0 +1,233 @@
+//! The benchmark engine in QEMU: every selected point reported with positive ticks and intact
+//! data, options honoured, deterministic under -icount. Correctness only: QEMU models no
+//! caches, so nothing here compares one memory type's speed with another's.
+
+mod common;
+use common::{boot, Run, MEMTYPES};
+use serde_json::Value;
+
+fn results(run: &Run) -> Vec<&Value> {
+    run.of_kind("result")
+}
+
+/// Every measured result has the fields of the contract, positive ticks and intact data.
+fn assert_sound(r: &Value) {
+    for key in [
+        "memtype",
+        "kernel",
+        "size",
+        "passes",
+        "reps",
+        "best_ticks",
+        "median_ticks",
+        "freq_hz",
+        "cv_pct",
+    ] {
+        assert!(!r[key].is_null(), "{key} missing in {r}");
+    }
+    assert!(r["best_ticks"].as_u64().unwrap() > 0, "{r}");
+    assert!(
+        r["median_ticks"].as_u64().unwrap() >= r["best_ticks"].as_u64().unwrap(),
+        "{r}"
+    );
+    assert_eq!(r["freq_hz"], 62_500_000);
+    assert_eq!(r["integrity"], "ok", "{r}");
+}
+
+#[test]
+fn quick_run_reports_every_point() {
+    let run = boot(&[], &["mairbench.quick"]);
+    run.assert_pass();
+    let results = results(&run);
+    // quick: read-ldp and write-stp, all eight types, 4 KiB, 256 KiB and 4 MiB.
+    assert_eq!(results.len(), 2 * 8 * 3, "{}", run.console);
+    for kernel in ["read-ldp", "write-stp"] {
+        for (memtype, _) in MEMTYPES {
+            let sizes: Vec<_> = results
+                .iter()
+                .filter(|r| r["kernel"] == kernel && r["memtype"] == memtype)
+                .map(|r| r["size"].as_u64().unwrap())
+                .collect();
+            assert_eq!(sizes, [4 << 10, 256 << 10, 4 << 20], "{kernel} {memtype}");
+        }
+    }
+    for r in &results {
+        assert_sound(r);
+        let bytes = r["bytes"].as_u64().unwrap();
+        assert_eq!(
+            bytes,
+            r["size"].as_u64().unwrap() * r["passes"].as_u64().unwrap()
+        );
+        assert!(
+            bytes >= 256 << 10,
+            "each sample moves at least 256 KiB: {r}"
+        );
+        assert!(r["best_mbps"].as_u64().unwrap() > 0);
+        assert!(r["median_mbps"].as_u64().unwrap() <= r["best_mbps"].as_u64().unwrap());
+        assert_eq!(r["reps"], 3);
+    }
+    let integrity: Vec<_> = run
+        .of_kind("check")
+        .into_iter()
+        .filter(|c| c["name"] == "integrity")
+        .collect();
+    assert_eq!(integrity.len(), 2);
+    assert!(
+        run.console.contains("read-ldp (MB/s, best of 3)"),
+        "{}",
+        run.console
+    );
+    assert!(run.console.contains("vs wb"));
+    assert!(run.console.contains("MB = 10^6 B"));
+    assert!(!run.of_kind("cache").is_empty(), "cache geometry reported");
+    assert_eq!(run.one("timer")["freq_hz"], 62_500_000);
+}
+
+#[test]
+fn icount_runs_are_tick_for_tick_identical() {
+    let ticks = |run: &Run| -> Vec<String> {
+        results(run)
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {} {} {} {}",
+                    r["kernel"], r["memtype"], r["size"], r["best_ticks"], r["median_ticks"]
+                )
+            })
+            .collect()
+    };
+    let args = [
+        "mairbench.quick",
+        "mairbench.kernels=read-ldp,latency,copy-to",
+    ];
+    let a = boot(&[("MAIRBENCH_ICOUNT", "1")], &args);
+    let b = boot(&[("MAIRBENCH_ICOUNT", "1")], &args);
+    a.assert_pass();
+    b.assert_pass();
+    assert_eq!(ticks(&a).len(), 3 * 8 * 3);
+    assert_eq!(ticks(&a), ticks(&b));
+}
+
+#[test]
+fn kernels_sizes_reps_and_types_are_honoured() {
+    let run = boot(
+        &[],
+        &[
+            "mairbench.kernels=latency,fill-zva,maint-ivac,copy-from",
+            "mairbench.sizes=4K-64K",
+            "mairbench.reps=2",
+            "mairbench.types=normal-wb,device-ngnre",
+        ],
+    );
+    run.assert_pass();
+    let measured: Vec<_> = results(&run)
+        .into_iter()
+        .filter(|r| r["skipped"].is_null())
+        .collect();
+    let sizes = [4u64 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10];
+    for (kernel, types, unit) in [
+        ("latency", 2, "ns_per_load"),
+        ("maint-ivac", 2, "ns_per_line"),
+        ("copy-from", 2, "best_mbps"),
+        ("fill-zva", 1, "best_mbps"),
+    ] {
+        let of: Vec<_> = measured.iter().filter(|r| r["kernel"] == kernel).collect();
+        assert_eq!(of.len(), types * sizes.len(), "{kernel}");
+        for r in of {
+            assert_sound(r);
+            assert_eq!(r["reps"], 2);
+            assert!(!r[unit].is_null(), "{unit} in {r}");
+            assert!(sizes.contains(&r["size"].as_u64().unwrap()));
+        }
+    }
+    let skips: Vec<_> = results(&run)
+        .into_iter()
+        .filter(|r| !r["skipped"].is_null())
+        .collect();
+    assert_eq!(skips.len(), 1, "fill-zva on Device memory is skipped");
+    assert_eq!(skips[0]["kernel"], "fill-zva");
+    assert_eq!(skips[0]["memtype"], "device-ngnre");
+    assert!(skips[0]["skipped"].as_str().unwrap().contains("DC ZVA"));
+}
+
+#[test]
+fn a_copy_that_does_not_fit_twice_is_skipped_by_size() {
+    let run = boot(
+        &[],
+        &[
+            "mairbench.buffer=4M",
+            "mairbench.kernels=copy-to",
+            "mairbench.sizes=2M-4M",
+            "mairbench.types=normal-nc",
+        ],
+    );
+    run.assert_pass();
+    let r = results(&run);
+    assert_eq!(r.len(), 2);
+    assert_sound(r[0]);
+    assert_eq!(r[1]["size"], 4 << 20);
+    assert!(r[1]["skipped"].as_str().unwrap().contains("twice"));
+}
+
+#[test]
+fn bad_benchmark_options_warn_and_keep_defaults() {
+    let run = boot(
+        &[],
+        &[
+            "mairbench.quick",
+            "mairbench.kernels=read-ldp,bogus",
+            "mairbench.sizes=1-2",
+            "mairbench.reps=0",
+        ],
+    );
+    run.assert_pass();
+    assert_eq!(run.one("end")["warnings"], 3);
+    assert!(
+        run.console.contains("'mairbench.kernels'"),
+        "{}",
+        run.console
+    );
+    assert_eq!(results(&run).len(), 2 * 8 * 3, "the quick defaults stay");
+}
+
+#[test]
+fn default_run_covers_every_kernel_and_shows_progress() {
+    let run = boot(&[("MAIRBENCH_TIMEOUT", "120")], &[]);
+    run.assert_pass();
+    let kernels = [
+        "read-ldp",
+        "write-stp",
+        "read-ldp-q",
+        "write-stp-q",
+        "copy-to",
+        "copy-from",
+        "latency",
+        "fill-zva",
+        "maint-civac",
+        "maint-cvac",
+        "maint-ivac",
+    ];
+    let sizes = run
+        .console
+        .lines()
+        .find(|l| l.starts_with("benchmark:"))
+        .unwrap()
+        .to_owned();
+    assert!(sizes.contains("11 kernels x 8 memory types"), "{sizes}");
+    for kernel in kernels {
+        let of: Vec<_> = results(&run)
+            .into_iter()
+            .filter(|r| r["kernel"] == kernel)
+            .collect();
+        assert!(!of.is_empty(), "{kernel}");
+        for r in of.iter().filter(|r| r["skipped"].is_null()) {
+            assert_sound(r);
+        }
+        assert!(
+            run.console.contains(&format!("\n{kernel} (")),
+            "table of {kernel}"
+        );
+    }
+    // A progress line at least every two seconds of a sweep that takes several.
+    assert!(run.console.contains("progress: "), "{}", run.console);
+}
