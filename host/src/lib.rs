@@ -15,6 +15,12 @@ pub struct BadRecord {
 /// The `@mb` records of a console log, in order. Lines may end in CR LF and may be preceded
 /// by anything else (boot loader output); a record line that is not a JSON object is an
 /// error naming its line.
+///
+/// ```
+/// let log = "U-Boot 2023.01\r\n@mb {\"kind\":\"start\",\"schema\":1}\r\n";
+/// let records = mairbench_host::records(log).unwrap();
+/// assert_eq!(records[0]["schema"], 1);
+/// ```
 pub fn records(log: &str) -> Result<Vec<Value>, BadRecord> {
     log.lines()
         .enumerate()
