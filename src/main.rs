@@ -172,8 +172,27 @@ fn selftest(which: Option<Selftest>) {
             say!("selftest: hanging on purpose; the runner's timeout must end this");
             arch::park()
         }
+        Some(Selftest::StackOverflow) => {
+            say!("selftest: recursing into the stack's guard page on purpose");
+            let depth = recurse(core::hint::black_box(u64::MAX));
+            run::check(
+                "selftest",
+                false,
+                format_args!("no fault after {depth} calls"),
+            );
+        }
         Some(Selftest::BadAttr) | None => {}
     }
+}
+
+/// Uses about 1 KiB of stack per call until `n` calls or a fault.
+#[inline(never)]
+fn recurse(n: u64) -> u64 {
+    let frame = core::hint::black_box([n; 128]);
+    if n == 0 {
+        return 0;
+    }
+    1 + recurse(core::hint::black_box(frame[0] - 1))
 }
 
 /// What the boot code promised: relocated, and timer, FP/SIMD and PMU usable from EL1.
@@ -283,6 +302,15 @@ fn report_exception(e: &arch::exceptions::Unexpected) -> ! {
     );
     if esr::is_abort(ec) {
         say!("!! {}", esr::fault_status_name(e.fault.esr));
+        let image = arch::image_layout();
+        for (guard, stack) in [
+            (image.stack_guard, "main stack"),
+            (image.exception_guard, "exception stack"),
+        ] {
+            if (guard..guard + 4096).contains(&e.fault.far) {
+                say!("!! the {stack} overflowed into its guard page");
+            }
+        }
     }
     let _ = Record::new(&mut Console, "exception")
         .str("vector", e.vector)

@@ -101,3 +101,26 @@ fn bad_runner_settings_are_refused_clearly() {
         assert!(run.stderr.contains(k), "{k}={v}: {}", run.stderr);
     }
 }
+
+#[test]
+fn a_stack_overflow_hits_the_guard_page_and_is_reported() {
+    let run = boot(&[], &["mairbench.selftest=stack-overflow"]);
+    run.assert_framed();
+    let e = run.one("exception");
+    assert_eq!(e["class"], "data abort");
+    // The fault address lies in the guard page the memory proof also faulted on.
+    let page = |v: &serde_json::Value| {
+        u64::from_str_radix(v.as_str().unwrap().trim_start_matches("0x"), 16).unwrap() >> 12
+    };
+    let guard = run
+        .of_kind("fault")
+        .into_iter()
+        .find(|f| f["test"] == "guard-page-load")
+        .unwrap();
+    assert_eq!(page(&e["far"]), page(&guard["va"]), "{}", run.console);
+    assert!(run
+        .console
+        .contains("the main stack overflowed into its guard page"));
+    assert_eq!(run.one("end")["status"], "fail");
+    assert_eq!(run.status, 1);
+}
