@@ -6,4 +6,4 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 
 qemu/deps uboot
 cargo build --release
-cargo test --workspace --exclude mairbench --target host-tuple "$@"
+cargo host-test "$@"

@@ -1,5 +1,12 @@
-//! Host side of mairbench: reading what the firmware prints. Later this grows into the
-//! companion tool (capture, report, plots); today it serves the QEMU integration tests.
+//! Host side of mairbench: the companion tool `cargo host` (run in QEMU, capture from a
+//! board, report, compare) and what the QEMU integration tests use to read the console.
+
+pub mod capture;
+pub mod chart;
+pub mod compare;
+pub mod log;
+pub mod model;
+pub mod report;
 
 use serde_json::Value;
 

@@ -1,0 +1,1188 @@
+//! SVG charts of a run's measurements: value against working-set size, one line per memory
+//! type.
+//!
+//! Every chart has a title (with the platform), one or more panels side by side, and a
+//! legend column to the right of the panels, so the legend never covers data. The x axis is
+//! the working-set size on a log2 scale ("4K", "64K", "1M"...), the y axis the kernel's unit
+//! from 0 (or, for [`compare`], the ratio B/A). Reported cache sizes are vertical dashed
+//! lines labelled "L1 32K". Each memory type has the same colour and marker in every chart,
+//! taken from [`MEMTYPES`]; Normal types have filled markers, Device types hollow ones.
+//!
+//! The SVG has exactly one `<polyline>` per drawn series (memory type x panel): markers,
+//! dashes, legend swatches and reference lines are drawn as circles, rectangles and
+//! polygons. Text is laid out with plotters' built-in estimate (no font library is needed);
+//! the viewer renders it with its own sans-serif font.
+
+use std::collections::BTreeMap;
+
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::model::{CacheLevel, Run, Unit};
+
+/// The memory types in their fixed order; a type's colour and marker follow from its place.
+pub const MEMTYPES: [&str; 8] = [
+    "normal-wb",
+    "normal-wb-noalloc",
+    "normal-wt",
+    "normal-nc",
+    "device-ngnrne",
+    "device-ngnre",
+    "device-ngre",
+    "device-gre",
+];
+
+/// Colours of the eight types (the "tab10" palette), then of unknown types.
+const COLOURS: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+];
+const EXTRA_COLOURS: [RGBColor; 4] = [
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+    RGBColor(0, 0, 0),
+    RGBColor(0, 0, 128),
+];
+
+const FONT: &str = "sans-serif";
+const HEIGHT: u32 = 500;
+const LEGEND_W: u32 = 190;
+/// Panel width when a chart has several panels (a pair is 2 x 505 + 190 = 1200 px wide).
+const PANEL_W: u32 = 505;
+/// Panel width of a chart with one panel.
+const WIDE_PANEL_W: u32 = 720;
+const X_LABEL_AREA: u32 = 48;
+const Y_LABELS: usize = 8;
+const GRID_BOLD: RGBColor = RGBColor(205, 205, 205);
+const GRID_LIGHT: RGBColor = RGBColor(236, 236, 236);
+const CACHE_COLOUR: RGBColor = RGBColor(90, 90, 90);
+const NOTE_COLOUR: RGBColor = RGBColor(170, 20, 20);
+const FOOT_COLOUR: RGBColor = RGBColor(110, 110, 110);
+
+/// The subtitle of charts of emulated runs.
+pub const EMULATED_NOTE: &str = "QEMU models no caches: timings do not reflect memory types";
+
+/// An SVG of two panels side by side, `left_kernel` | `right_kernel` (e.g. `read-ldp` |
+/// `write-stp`), each the kernel's `best` value against working-set size per memory type.
+/// A kernel without data gets a panel saying so; Err when neither has data.
+pub fn pair(
+    run: &Run,
+    left_kernel: &str,
+    right_kernel: &str,
+    title: &str,
+) -> Result<String, String> {
+    let panels = [
+        kernel_panel(run, left_kernel),
+        kernel_panel(run, right_kernel),
+    ];
+    if panels.iter().all(|p| p.series.is_empty()) {
+        return Err(format!(
+            "no usable measurements of {left_kernel} or {right_kernel} in this run"
+        ));
+    }
+    render(
+        &run_header(run, title),
+        &panels,
+        &cache_marks(&run.caches, ""),
+        PANEL_W,
+    )
+}
+
+/// An SVG of one panel per kernel whose name starts with `kernel_prefix`, in the order the
+/// kernels first appear in the run (e.g. `latency` gives one panel, `maint-` three).
+/// Err when no such kernel has data.
+pub fn single(run: &Run, kernel_prefix: &str, title: &str) -> Result<String, String> {
+    let mut kernels: Vec<&str> = Vec::new();
+    for m in &run.measurements {
+        if m.kernel.starts_with(kernel_prefix) && !kernels.contains(&m.kernel.as_str()) {
+            kernels.push(&m.kernel);
+        }
+    }
+    let panels: Vec<Panel> = kernels.iter().map(|k| kernel_panel(run, k)).collect();
+    if panels.iter().all(|p| p.series.is_empty()) {
+        return Err(format!(
+            "no kernel whose name starts with \"{kernel_prefix}\" has usable measurements in this run"
+        ));
+    }
+    let width = if panels.len() == 1 {
+        WIDE_PANEL_W
+    } else {
+        PANEL_W
+    };
+    render(
+        &run_header(run, title),
+        &panels,
+        &cache_marks(&run.caches, ""),
+        width,
+    )
+}
+
+/// An SVG of the ratio B/A of `best` for `kernel`, per memory type and size measured in both
+/// runs, with a line at 1.0. The axis label says what a ratio above 1 means ("B faster" for
+/// MB/s, "B slower" for times). Err when the runs share no point of the kernel.
+pub fn compare(a: &Run, b: &Run, kernel: &str, title: &str) -> Result<String, String> {
+    let Some(unit) = kernel_unit(a, kernel) else {
+        return Err(format!("run A has no measurements of {kernel}"));
+    };
+    if kernel_unit(b, kernel).is_none() {
+        return Err(format!("run B has no measurements of {kernel}"));
+    }
+    let (pa, pb) = (best_points(a, kernel, unit), best_points(b, kernel, unit));
+    let mut series = Vec::new();
+    for (memtype, av) in &pa {
+        let Some(bv) = pb.get(memtype) else { continue };
+        let points: Vec<(f64, f64)> = av
+            .iter()
+            .filter_map(|(size, x)| {
+                let r = bv.get(size)? / x;
+                (*x > 0.0 && r.is_finite() && r >= 0.0).then(|| (log2(*size), r))
+            })
+            .collect();
+        if !points.is_empty() {
+            series.push(Series {
+                memtype: memtype.clone(),
+                points,
+            });
+        }
+    }
+    if series.is_empty() {
+        return Err(format!(
+            "no memory type and size of {kernel} has usable measurements in both runs \
+             (in {} in both)",
+            unit.label()
+        ));
+    }
+    let (lo, hi) = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .fold((1.0f64, 1.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let pad = ((hi - lo) * 0.08).max(0.05);
+    let meaning = if unit.higher_is_better() {
+        "B faster"
+    } else {
+        "B slower"
+    };
+    let panel = Panel {
+        caption: format!("{kernel}: B/A"),
+        y_desc: format!("ratio B/A of best {} (> 1: {meaning})", unit.label()),
+        y_range: ((lo - pad).max(0.0), hi + pad),
+        reference: Some(1.0),
+        series,
+    };
+
+    let mut lines = vec![
+        (format!("A: {}", describe(a)), RGBColor(40, 40, 40)),
+        (format!("B: {}", describe(b)), RGBColor(40, 40, 40)),
+    ];
+    if a.emulated || b.emulated {
+        lines.push((EMULATED_NOTE.to_string(), NOTE_COLOUR));
+    }
+    let header = Header {
+        title: title.to_string(),
+        lines,
+        footer: Vec::new(),
+    };
+    // Cache markers of both runs; one that only one run reported is prefixed "A " or "B ".
+    let (ma, mb) = (cache_marks(&a.caches, ""), cache_marks(&b.caches, ""));
+    let mut marks: Vec<Mark> = Vec::new();
+    for (mark, other, prefix) in [(&ma, &mb, "A "), (&mb, &ma, "B ")] {
+        for m in mark {
+            if !other.contains(m) {
+                marks.push((m.0, format!("{prefix}{}", m.1)));
+            } else if !marks.contains(m) {
+                marks.push(m.clone());
+            }
+        }
+    }
+    render(&header, &[panel], &marks, WIDE_PANEL_W)
+}
+
+/// One panel's content.
+struct Panel {
+    caption: String,
+    y_desc: String,
+    /// Non-empty series only.
+    series: Vec<Series>,
+    y_range: (f64, f64),
+    /// A horizontal reference line at this value.
+    reference: Option<f64>,
+}
+
+/// One memory type's points: (log2 of the size, value), sorted by size.
+struct Series {
+    memtype: String,
+    points: Vec<(f64, f64)>,
+}
+
+struct Header {
+    title: String,
+    /// Lines under the title, with their colours.
+    lines: Vec<(String, RGBColor)>,
+    /// Small print under the legend.
+    footer: Vec<String>,
+}
+
+/// A vertical marker: (log2 of the size, label).
+type Mark = (f64, String);
+
+fn log2(size: u64) -> f64 {
+    (size as f64).log2()
+}
+
+/// The unit of `kernel`'s first measurement in `run`.
+fn kernel_unit(run: &Run, kernel: &str) -> Option<Unit> {
+    run.measurements
+        .iter()
+        .find(|m| m.kernel == kernel)
+        .map(|m| m.unit)
+}
+
+/// Per memory type, per size: the best `best` of `kernel` in `unit`, finite and >= 0 only.
+fn best_points(run: &Run, kernel: &str, unit: Unit) -> BTreeMap<String, BTreeMap<u64, f64>> {
+    let mut out: BTreeMap<String, BTreeMap<u64, f64>> = BTreeMap::new();
+    for m in &run.measurements {
+        if m.kernel != kernel
+            || m.unit != unit
+            || m.size == 0
+            || !m.best.is_finite()
+            || m.best < 0.0
+        {
+            continue;
+        }
+        out.entry(m.memtype.clone())
+            .or_default()
+            .entry(m.size)
+            .and_modify(|v| {
+                *v = if unit.higher_is_better() {
+                    v.max(m.best)
+                } else {
+                    v.min(m.best)
+                }
+            })
+            .or_insert(m.best);
+    }
+    out
+}
+
+fn kernel_panel(run: &Run, kernel: &str) -> Panel {
+    let unit = kernel_unit(run, kernel);
+    let series: Vec<Series> = unit
+        .map(|u| best_points(run, kernel, u))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(memtype, points)| Series {
+            memtype,
+            points: points.into_iter().map(|(s, v)| (log2(s), v)).collect(),
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    let max = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .fold(0.0f64, f64::max);
+    let y_desc = match unit {
+        Some(Unit::MegabytesPerSecond) => "MB/s (MB = 10^6 B)".to_string(),
+        Some(u) => u.label().to_string(),
+        None => String::new(),
+    };
+    Panel {
+        caption: kernel.to_string(),
+        y_desc,
+        series,
+        y_range: (0.0, if max > 0.0 { max * 1.08 } else { 1.0 }),
+        reference: None,
+    }
+}
+
+fn describe(run: &Run) -> String {
+    let mut s = if run.platform.is_empty() {
+        "unknown platform".to_string()
+    } else {
+        run.platform.clone()
+    };
+    let extra: Vec<String> = [("MIDR ", &run.midr), ("mairbench ", &run.version)]
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("{k}{v}"))
+        .collect();
+    if !extra.is_empty() {
+        s += &format!(" ({})", extra.join(", "));
+    }
+    s
+}
+
+fn run_header(run: &Run, title: &str) -> Header {
+    let title = if run.platform.is_empty() {
+        title.to_string()
+    } else {
+        format!("{title} \u{2014} {}", run.platform)
+    };
+    let mut footer = Vec::new();
+    if !run.midr.is_empty() {
+        footer.push(format!("MIDR {}", run.midr));
+    }
+    if !run.version.is_empty() {
+        footer.push(format!("mairbench {}", run.version));
+    }
+    Header {
+        title,
+        lines: if run.emulated {
+            vec![(EMULATED_NOTE.to_string(), NOTE_COLOUR)]
+        } else {
+            Vec::new()
+        },
+        footer,
+    }
+}
+
+/// The cache markers of `caches`, one per distinct (level, size), labelled "L1 32K".
+fn cache_marks(caches: &[CacheLevel], prefix: &str) -> Vec<Mark> {
+    let mut seen: Vec<(u8, u64)> = Vec::new();
+    let mut out = Vec::new();
+    for c in caches {
+        if c.size == 0 || seen.contains(&(c.level, c.size)) {
+            continue;
+        }
+        seen.push((c.level, c.size));
+        out.push((
+            log2(c.size),
+            format!("{prefix}L{} {}", c.level, format_size(c.size)),
+        ));
+    }
+    out
+}
+
+/// A size in binary units: "512", "4K", "1M", "1.5M", "2G".
+pub fn format_size(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")];
+    for (scale, suffix) in UNITS {
+        if bytes >= scale {
+            return if bytes.is_multiple_of(scale) {
+                format!("{}{suffix}", bytes / scale)
+            } else {
+                let v = format!("{:.1}", bytes as f64 / scale as f64);
+                format!("{}{suffix}", v.trim_end_matches(".0"))
+            };
+        }
+    }
+    bytes.to_string()
+}
+
+/// The colour, marker shape (0 circle, 1 square, 2 triangle, 3 diamond) and whether the
+/// marker is filled, of a memory type.
+fn look(memtype: &str) -> (RGBColor, u8, bool) {
+    if let Some(i) = MEMTYPES.iter().position(|m| *m == memtype) {
+        return (COLOURS[i], (i % 4) as u8, i < 4);
+    }
+    // FNV-1a: stable across charts and runs.
+    let h = memtype.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    (
+        EXTRA_COLOURS[(h % 4) as usize],
+        ((h / 4) % 4) as u8,
+        (h / 16) % 2 == 0,
+    )
+}
+
+/// Sort key of a memory type: the fixed order, then unknown types by name.
+fn order(memtype: &str) -> (usize, &str) {
+    (
+        MEMTYPES
+            .iter()
+            .position(|m| *m == memtype)
+            .unwrap_or(MEMTYPES.len()),
+        memtype,
+    )
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+fn err(e: impl std::fmt::Display) -> String {
+    format!("drawing the chart failed: {e}")
+}
+
+fn text_style(size: u32, colour: RGBColor, h: HPos, v: VPos) -> TextStyle<'static> {
+    TextStyle {
+        font: (FONT, size).into_font(),
+        color: colour.to_backend_color(),
+        pos: Pos::new(h, v),
+    }
+}
+
+/// The x axis: log2 of the size, with labels at `bold` and grid lines at `light`.
+struct SizeAxis {
+    lo: f64,
+    hi: f64,
+    bold: Vec<f64>,
+    light: Vec<f64>,
+}
+
+impl Ranged for SizeAxis {
+    type ValueType = f64;
+    type FormatOption = DefaultFormatting;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let t = (value - self.lo) / (self.hi - self.lo);
+        limit.0 + (t * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            self.light.clone()
+        } else {
+            self.bold.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+/// plotters' own estimate of a text's width in pixels (its font fallback's formula).
+fn text_width(size: u32, text: &str) -> i32 {
+    (f64::from(size) / 1.24 / 1.24 * 0.7 * text.chars().count() as f64).round() as i32
+}
+
+fn draw_marker(root: &Area, (x, y): (i32, i32), memtype: &str) -> Result<(), String> {
+    let (colour, shape, filled) = look(memtype);
+    let white = WHITE.filled();
+    match shape {
+        0 | 1 => {
+            let (outer, inner): (ShapeStyle, ShapeStyle) = if filled {
+                (colour.filled(), colour.filled())
+            } else {
+                (white, colour.stroke_width(2))
+            };
+            for style in [outer, inner] {
+                if shape == 0 {
+                    root.draw(&Circle::new((x, y), 4, style)).map_err(err)?;
+                } else {
+                    root.draw(&Rectangle::new([(x - 4, y - 4), (x + 4, y + 4)], style))
+                        .map_err(err)?;
+                }
+            }
+        }
+        _ => {
+            let poly = |r: i32| -> Vec<(i32, i32)> {
+                if shape == 2 {
+                    vec![(x, y - r - 1), (x - r, y + r - 1), (x + r, y + r - 1)]
+                } else {
+                    vec![(x, y - r), (x + r, y), (x, y + r), (x - r, y)]
+                }
+            };
+            root.draw(&Polygon::new(poly(6), colour.filled()))
+                .map_err(err)?;
+            if !filled {
+                root.draw(&Polygon::new(poly(3), white)).map_err(err)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn render(head: &Header, panels: &[Panel], marks: &[Mark], panel_w: u32) -> Result<String, String> {
+    let (xmin, xmax) = panels
+        .iter()
+        .flat_map(|p| p.series.iter())
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+            (lo.min(x), hi.max(x))
+        });
+    if !(xmin.is_finite() && xmax.is_finite()) {
+        return Err("nothing to draw".to_string());
+    }
+    let x_range = (xmin - 0.4, xmax + 0.4);
+    let n = panels.len() as u32;
+    let width = panel_w * n + LEGEND_W;
+    let title_h = 44 + 22 * head.lines.len() as u32;
+    let height = HEIGHT + 22 * head.lines.len().saturating_sub(1) as u32;
+
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let title_style = TextStyle::from((FONT, 25, FontStyle::Bold).into_font())
+            .pos(Pos::new(HPos::Center, VPos::Top));
+        let centre = (width / 2) as i32;
+        root.draw(&Text::new(head.title.clone(), (centre, 12), title_style))
+            .map_err(err)?;
+        for (i, (line, colour)) in head.lines.iter().enumerate() {
+            let style = text_style(17, *colour, HPos::Center, VPos::Top);
+            root.draw(&Text::new(
+                line.clone(),
+                (centre, 42 + 22 * i as i32),
+                style,
+            ))
+            .map_err(err)?;
+        }
+
+        let (_, body) = root.split_vertically(title_h);
+        let (plots, legend) = body.split_horizontally(panel_w * n);
+        let mut legend_types: Vec<&str> = Vec::new();
+        for (area, panel) in plots.split_evenly((1, n as usize)).iter().zip(panels) {
+            draw_panel(&root, area, panel, x_range, marks)?;
+            for s in &panel.series {
+                if !legend_types.contains(&s.memtype.as_str()) {
+                    legend_types.push(&s.memtype);
+                }
+            }
+        }
+        legend_types.sort_by_key(|m| order(m));
+        draw_legend(&root, &legend, &legend_types, &head.footer)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
+fn draw_legend(
+    root: &Area,
+    legend: &Area,
+    types: &[&str],
+    footer: &[String],
+) -> Result<(), String> {
+    let (xs, ys) = legend.get_pixel_range();
+    let x = xs.start + 8;
+    let mut y = ys.start + 44;
+    let heading = TextStyle::from((FONT, 17, FontStyle::Bold).into_font())
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    root.draw(&Text::new("memory type", (x, y), heading))
+        .map_err(err)?;
+    for memtype in types {
+        y += 24;
+        let (colour, _, _) = look(memtype);
+        root.draw(&Rectangle::new(
+            [(x, y - 1), (x + 28, y + 1)],
+            colour.filled(),
+        ))
+        .map_err(err)?;
+        draw_marker(root, (x + 14, y), memtype)?;
+        let style = text_style(16, BLACK, HPos::Left, VPos::Center);
+        root.draw(&Text::new(memtype.to_string(), (x + 36, y), style))
+            .map_err(err)?;
+    }
+    for (i, line) in footer.iter().rev().enumerate() {
+        let style = text_style(14, FOOT_COLOUR, HPos::Left, VPos::Bottom);
+        root.draw(&Text::new(
+            line.clone(),
+            (x, ys.end - 12 - 18 * i as i32),
+            style,
+        ))
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+fn draw_panel(
+    root: &Area,
+    area: &Area,
+    panel: &Panel,
+    (x0, x1): (f64, f64),
+    marks: &[Mark],
+) -> Result<(), String> {
+    let (xs, _) = area.get_pixel_range();
+    let plot_w = (xs.end - xs.start) - 110;
+    // At most one size label per 55 px, every 1st, 2nd, 4th... power of two.
+    let (first, last) = (x0.ceil() as i32, x1.floor() as i32);
+    let max_labels = (plot_w / 55).max(2);
+    let mut step = 1;
+    while (last - first) / step + 1 > max_labels {
+        step *= 2;
+    }
+    let mut bold: Vec<f64> = (first..=last)
+        .filter(|k| k.rem_euclid(step) == 0)
+        .map(f64::from)
+        .collect();
+    if bold.is_empty() {
+        // A range between two powers of two (one point at an odd size): label the middle.
+        bold.push((x0 + x1) / 2.0);
+    }
+    let light: Vec<f64> = (first..=last).map(f64::from).collect();
+    let x_spec = SizeAxis {
+        lo: x0,
+        hi: x1,
+        bold,
+        light,
+    };
+
+    // As few decimals as the y labels (the key points the mesh will use) need.
+    let (y0, y1) = panel.y_range;
+    let ticks = RangedCoordf64::from(y0..y1).key_points(Y_LABELS);
+    let exact = |d: usize, v: f64| {
+        let shown: f64 = format!("{v:.d$}").parse().unwrap_or(f64::NAN);
+        (shown - v).abs() <= (y1 - y0).abs() * 1e-6
+    };
+    let decimals = (0..6)
+        .find(|d| ticks.iter().all(|v| exact(*d, *v)))
+        .unwrap_or(6);
+    let y_fmt = |v: &f64| format!("{v:.decimals$}");
+    let widest = ticks
+        .iter()
+        .map(|v| text_width(15, &y_fmt(v)))
+        .max()
+        .unwrap_or(0);
+    let mut chart = ChartBuilder::on(area)
+        .caption(&panel.caption, (FONT, 20, FontStyle::Bold))
+        .margin_top(6)
+        .margin_left(8)
+        .margin_right(22)
+        .margin_bottom(8)
+        .x_label_area_size(X_LABEL_AREA)
+        .y_label_area_size((widest + 40).max(56) as u32)
+        .build_cartesian_2d(x_spec, y0..y1)
+        .map_err(err)?;
+
+    let x_fmt = |v: &f64| format_size(2f64.powf(*v).round() as u64);
+    chart
+        .configure_mesh()
+        .x_desc("working-set size (log2 scale)")
+        .y_desc(panel.y_desc.as_str())
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .y_labels(Y_LABELS)
+        .y_max_light_lines(2)
+        .bold_line_style(GRID_BOLD)
+        .light_line_style(GRID_LIGHT)
+        // Axis lines and ticks would be polylines: drawn as a frame below instead.
+        .axis_style(TRANSPARENT)
+        .label_style((FONT, 15))
+        .axis_desc_style((FONT, 17))
+        .draw()
+        .map_err(err)?;
+
+    let top = chart.backend_coord(&(x0, y1)).1;
+    let bottom = chart.backend_coord(&(x0, y0)).1;
+    let (left, right) = (
+        chart.backend_coord(&(x0, y0)).0,
+        chart.backend_coord(&(x1, y0)).0,
+    );
+
+    root.draw(&Rectangle::new(
+        [(left, top), (right, bottom)],
+        RGBColor(60, 60, 60).stroke_width(1),
+    ))
+    .map_err(err)?;
+
+    if let Some(r) = panel.reference {
+        let y = chart.backend_coord(&(x0, r)).1;
+        root.draw(&Rectangle::new(
+            [(left, y), (right, y + 1)],
+            BLACK.mix(0.7).filled(),
+        ))
+        .map_err(err)?;
+    }
+
+    // Cache markers: dashed verticals, labels near the top on a white background, moved
+    // down a row when they would overlap their left neighbour's.
+    let mut sorted: Vec<&Mark> = marks.iter().filter(|m| m.0 > x0 && m.0 < x1).collect();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut row_ends: Vec<i32> = Vec::new();
+    for (x, label) in sorted {
+        let px = chart.backend_coord(&(*x, y0)).0;
+        let mut y = top;
+        while y < bottom {
+            let end = (y + 6).min(bottom);
+            root.draw(&Rectangle::new(
+                [(px, y), (px + 1, end)],
+                CACHE_COLOUR.filled(),
+            ))
+            .map_err(err)?;
+            y += 10;
+        }
+        let w = text_width(14, label);
+        let row = row_ends
+            .iter()
+            .position(|end| *end < px)
+            .unwrap_or(row_ends.len());
+        if row == row_ends.len() {
+            row_ends.push(0);
+        }
+        row_ends[row] = px + 4 + w + 6;
+        let ty = top + 4 + 18 * row as i32;
+        root.draw(&Rectangle::new(
+            [(px + 2, ty - 1), (px + 6 + w, ty + 15)],
+            WHITE.mix(0.85).filled(),
+        ))
+        .map_err(err)?;
+        let style = text_style(14, CACHE_COLOUR, HPos::Left, VPos::Top);
+        root.draw(&Text::new(label.clone(), (px + 4, ty), style))
+            .map_err(err)?;
+    }
+
+    let mut series: Vec<&Series> = panel.series.iter().collect();
+    series.sort_by_key(|s| order(&s.memtype));
+    for s in &series {
+        let (colour, _, _) = look(&s.memtype);
+        chart
+            .draw_series(LineSeries::new(
+                s.points.iter().copied(),
+                colour.stroke_width(2),
+            ))
+            .map_err(err)?;
+    }
+    for s in &series {
+        for p in &s.points {
+            draw_marker(root, chart.backend_coord(p), &s.memtype)?;
+        }
+    }
+
+    if panel.series.is_empty() {
+        let style = text_style(18, FOOT_COLOUR, HPos::Center, VPos::Center);
+        let at = ((left + right) / 2, (top + bottom) / 2);
+        root.draw(&Text::new(
+            format!("no data for {}", panel.caption),
+            at,
+            style,
+        ))
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Measurement;
+
+    const SIZES: std::ops::RangeInclusive<u32> = 12..=25; // 4K..32M
+
+    fn m(memtype: &str, kernel: &str, size: u64, unit: Unit, best: f64) -> Measurement {
+        Measurement {
+            memtype: memtype.into(),
+            kernel: kernel.into(),
+            size,
+            unit,
+            best,
+            median: best,
+            cv_pct: 1.0,
+            reps: 3,
+        }
+    }
+
+    /// A hardware-like run: all eight types, caches at 32K and 1M, a step at each.
+    fn synthetic(emulated: bool) -> Run {
+        let mut run = Run {
+            platform: "rockchip,rk3588".into(),
+            emulated,
+            midr: "0x414fd0b0".into(),
+            version: "0.1.0".into(),
+            status: Some("pass".into()),
+            caches: vec![
+                CacheLevel {
+                    level: 1,
+                    kind: "data".into(),
+                    size: 32 << 10,
+                },
+                CacheLevel {
+                    level: 2,
+                    kind: "unified".into(),
+                    size: 1 << 20,
+                },
+            ],
+            ..Run::default()
+        };
+        let kernels = [
+            ("read-ldp", Unit::MegabytesPerSecond),
+            ("write-stp", Unit::MegabytesPerSecond),
+            ("latency", Unit::NsPerLoad),
+            ("maint-civac", Unit::NsPerLine),
+            ("maint-cvac", Unit::NsPerLine),
+            ("maint-ivac", Unit::NsPerLine),
+        ];
+        for (kernel, unit) in kernels {
+            for (i, memtype) in MEMTYPES.iter().enumerate() {
+                for k in SIZES {
+                    let level = if k <= 15 {
+                        0.0
+                    } else if k <= 20 {
+                        1.0
+                    } else {
+                        2.0
+                    };
+                    let cached = if i < 3 { 1.0 } else { 0.0 };
+                    let slow = 1.0 + cached * level * 0.8 + (1.0 - cached) * 3.0 + i as f64 * 0.3;
+                    let best = match unit {
+                        Unit::MegabytesPerSecond => 24000.0 / slow,
+                        Unit::NsPerLoad => 2.0 * slow,
+                        Unit::NsPerLine => 5.0 * slow,
+                    };
+                    run.measurements
+                        .push(m(memtype, kernel, 1 << k, unit, best));
+                }
+            }
+        }
+        run
+    }
+
+    /// The contents of the `<text>` elements.
+    fn texts(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let body = &t[t.find('>')? + 1..];
+                let text = body[..body.find("</text>")?].trim();
+                Some(
+                    text.replace("&lt;", "<")
+                        .replace("&gt;", ">")
+                        .replace("&quot;", "\"")
+                        .replace("&apos;", "'")
+                        .replace("&amp;", "&"),
+                )
+            })
+            .collect()
+    }
+
+    fn polylines(svg: &str) -> Vec<&str> {
+        svg.split("<polyline")
+            .skip(1)
+            .map(|p| &p[..p.find("/>").unwrap()])
+            .collect()
+    }
+
+    fn stroke(memtype: &str) -> String {
+        let RGBColor(r, g, b) = look(memtype).0;
+        format!("stroke=\"#{r:02X}{g:02X}{b:02X}\"")
+    }
+
+    fn assert_series(svg: &str, memtypes: &[&str], panels: usize) {
+        let lines = polylines(svg);
+        assert_eq!(
+            lines.len(),
+            memtypes.len() * panels,
+            "one polyline per series"
+        );
+        for t in memtypes {
+            let s = stroke(t);
+            let n = lines.iter().filter(|l| l.contains(&s)).count();
+            assert_eq!(n, panels, "{t}: {s}");
+        }
+        let texts = texts(svg);
+        for t in memtypes {
+            assert_eq!(texts.iter().filter(|x| x == t).count(), 1, "legend {t}");
+        }
+    }
+
+    #[test]
+    fn pair_structure() {
+        let run = synthetic(false);
+        let svg = pair(&run, "read-ldp", "write-stp", "Bandwidth").unwrap();
+        assert!(svg.starts_with("<svg"));
+        assert!(svg.contains("width=\"1200\"") && svg.contains("height=\"500\""));
+        assert_series(&svg, &MEMTYPES, 2);
+        let t = texts(&svg);
+        let has = |s: &str| t.iter().any(|x| x == s);
+        assert!(has("Bandwidth \u{2014} rockchip,rk3588"), "{t:?}");
+        assert!(has("read-ldp") && has("write-stp") && has("memory type"));
+        assert_eq!(t.iter().filter(|x| *x == "MB/s (MB = 10^6 B)").count(), 2);
+        assert_eq!(
+            t.iter()
+                .filter(|x| *x == "working-set size (log2 scale)")
+                .count(),
+            2
+        );
+        assert_eq!(t.iter().filter(|x| *x == "L1 32K").count(), 2);
+        assert_eq!(t.iter().filter(|x| *x == "L2 1M").count(), 2);
+        for label in ["4K", "16K", "1M", "16M"] {
+            assert!(has(label), "x label {label}: {t:?}");
+        }
+        assert!(has("MIDR 0x414fd0b0") && has("mairbench 0.1.0"));
+        assert!(!svg.contains(EMULATED_NOTE));
+        // The cache markers are dashed: many 1 px wide rectangles.
+        assert!(svg.matches("width=\"1\"").count() > 20);
+    }
+
+    #[test]
+    fn emulated_subtitle() {
+        let svg = pair(&synthetic(true), "read-ldp", "write-stp", "Bandwidth").unwrap();
+        assert!(texts(&svg).iter().any(|t| t == EMULATED_NOTE));
+    }
+
+    #[test]
+    fn pair_with_one_kernel_missing() {
+        let svg = pair(&synthetic(false), "read-ldp", "copy-to", "x").unwrap();
+        assert_series(&svg, &MEMTYPES, 1);
+        assert!(texts(&svg).iter().any(|t| t == "no data for copy-to"));
+    }
+
+    #[test]
+    fn no_data_is_an_error() {
+        let run = synthetic(false);
+        let e = pair(&run, "copy-to", "copy-from", "x").unwrap_err();
+        assert!(e.contains("copy-to") && e.contains("copy-from"), "{e}");
+        assert!(pair(&Run::default(), "read-ldp", "write-stp", "x").is_err());
+        assert!(single(&run, "fill-", "x").is_err());
+        assert!(single(&Run::default(), "", "x").is_err());
+        assert!(compare(&run, &Run::default(), "read-ldp", "x").is_err());
+        assert!(compare(&Run::default(), &run, "read-ldp", "x").is_err());
+        assert!(compare(&run, &run, "copy-to", "x").is_err());
+    }
+
+    #[test]
+    fn single_panels() {
+        let run = synthetic(false);
+        let svg = single(&run, "maint-", "Cache maintenance").unwrap();
+        assert_series(&svg, &MEMTYPES, 3);
+        let t = texts(&svg);
+        assert_eq!(t.iter().filter(|x| *x == "ns per line").count(), 3);
+        for k in ["maint-civac", "maint-cvac", "maint-ivac"] {
+            assert!(t.iter().any(|x| x == k));
+        }
+        assert!(svg.contains(&format!("width=\"{}\"", 3 * PANEL_W + LEGEND_W)));
+
+        let svg = single(&run, "latency", "Latency").unwrap();
+        assert_series(&svg, &MEMTYPES, 1);
+        let t = texts(&svg);
+        assert!(t.iter().any(|x| x == "ns per load"));
+        assert!(t.iter().any(|x| x == "L1 32K"));
+    }
+
+    #[test]
+    fn compare_ratio() {
+        let a = synthetic(false);
+        let mut b = synthetic(true);
+        b.platform = "linux,dummy-virt".into();
+        for m in &mut b.measurements {
+            m.best *= 2.0;
+        }
+        let svg = compare(&a, &b, "read-ldp", "B vs A").unwrap();
+        assert_series(&svg, &MEMTYPES, 1);
+        let t = texts(&svg);
+        assert!(
+            t.iter()
+                .any(|x| x == "ratio B/A of best MB/s (> 1: B faster)"),
+            "{t:?}"
+        );
+        assert!(t.iter().any(|x| x == "B vs A"));
+        assert!(t.iter().any(|x| x.starts_with("A: rockchip,rk3588")));
+        assert!(t.iter().any(|x| x.starts_with("B: linux,dummy-virt")));
+        assert!(t.iter().any(|x| x == EMULATED_NOTE));
+        assert!(t.iter().any(|x| x == "2.0"), "ratio 2 on the axis: {t:?}");
+
+        let svg = compare(&a, &b, "latency", "x").unwrap();
+        assert!(texts(&svg)
+            .iter()
+            .any(|x| x == "ratio B/A of best ns per load (> 1: B slower)"));
+
+        // Different caches: both sets, prefixed.
+        b.caches[1].size = 2 << 20;
+        let t = texts(&compare(&a, &b, "latency", "x").unwrap());
+        assert!(t.iter().any(|x| x == "A L2 1M") && t.iter().any(|x| x == "B L2 2M"));
+        assert!(t.iter().any(|x| x == "L1 32K"), "shared: no prefix");
+    }
+
+    #[test]
+    fn subset_of_types_and_colours_are_fixed() {
+        let mut run = synthetic(false);
+        run.measurements
+            .retain(|m| ["normal-nc", "device-gre"].contains(&m.memtype.as_str()));
+        let svg = pair(&run, "read-ldp", "write-stp", "x").unwrap();
+        assert_series(&svg, &["normal-nc", "device-gre"], 2);
+        assert!(!texts(&svg).iter().any(|t| t == "normal-wb"));
+        // normal-nc keeps its colour (4th of the palette) when alone.
+        assert_eq!(stroke("normal-nc"), "stroke=\"#D62728\"");
+        let colours: Vec<RGBColor> = MEMTYPES.iter().map(|t| look(t).0).collect();
+        for (i, c) in colours.iter().enumerate() {
+            assert!(!colours[..i].contains(c), "colours are distinct");
+        }
+    }
+
+    #[test]
+    fn bad_values_do_not_panic() {
+        let mut run = synthetic(false);
+        run.measurements.clear();
+        let u = Unit::MegabytesPerSecond;
+        for (i, v) in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, -5.0, 100.0]
+            .into_iter()
+            .enumerate()
+        {
+            run.measurements
+                .push(m("normal-wb", "read-ldp", 4096 << i, u, v));
+        }
+        run.measurements
+            .push(m("weird-type", "read-ldp", 0, u, 1.0));
+        run.measurements
+            .push(m("weird-type", "read-ldp", 4096, u, 1.0));
+        let svg = pair(&run, "read-ldp", "write-stp", "x").unwrap();
+        assert_eq!(polylines(&svg).len(), 2);
+        assert!(texts(&svg).iter().any(|t| t == "weird-type"));
+        // Zero in A or B, NaN ratio: left out.
+        let mut b = run.clone();
+        for m in &mut b.measurements {
+            m.best = 0.0;
+        }
+        let svg = compare(&run, &b, "read-ldp", "x").unwrap();
+        assert!(!svg.contains("NaN") && !svg.contains("inf"));
+        assert!(compare(&b, &run, "read-ldp", "x").is_err());
+
+        // Only non-finite or negative values: no data.
+        let mut bad = run.clone();
+        bad.measurements
+            .retain(|m| !(m.best >= 0.0 && m.best.is_finite()));
+        assert!(pair(&bad, "read-ldp", "write-stp", "x").is_err());
+
+        // All zero.
+        let svg = single(&b, "read", "x").unwrap();
+        assert_eq!(polylines(&svg).len(), 2);
+        assert!(!svg.contains("NaN"));
+    }
+
+    #[test]
+    fn single_point_and_odd_sizes() {
+        let mut run = Run::default();
+        run.measurements
+            .push(m("normal-wb", "latency", 3000, Unit::NsPerLoad, 4.2));
+        run.caches.push(CacheLevel {
+            level: 1,
+            kind: "data".into(),
+            size: 3 << 10,
+        });
+        let svg = single(&run, "latency", "one point").unwrap();
+        assert_series(&svg, &["normal-wb"], 1);
+        let t = texts(&svg);
+        assert!(
+            t.iter().any(|x| x == "one point"),
+            "no platform: title alone"
+        );
+        assert!(
+            t.iter().any(|x| x == "2.9K"),
+            "the odd size is labelled: {t:?}"
+        );
+        let svg = compare(&run, &run, "latency", "x").unwrap();
+        assert_eq!(polylines(&svg).len(), 1);
+    }
+
+    #[test]
+    fn sizes_format() {
+        assert_eq!(format_size(512), "512");
+        assert_eq!(format_size(4096), "4K");
+        assert_eq!(format_size(32 << 20), "32M");
+        assert_eq!(format_size(3 << 19), "1.5M");
+        assert_eq!(format_size(48 << 10), "48K");
+        assert_eq!(format_size(1 << 30), "1G");
+    }
+
+    /// A `Run` from the `@mb` records of a log (enough for charts; the real parser is
+    /// `crate::log`).
+    fn run_from_log(log: &str) -> Run {
+        let mut run = Run::default();
+        for r in crate::records(log).unwrap() {
+            let s = |k: &str| r[k].as_str().unwrap_or_default().to_string();
+            match r["kind"].as_str().unwrap() {
+                "start" => {
+                    run.platform = s("platform");
+                    run.midr = s("midr");
+                    run.version = s("version");
+                    run.emulated = r["emulated"].as_bool().unwrap_or(false);
+                }
+                "cache" => run.caches.push(CacheLevel {
+                    level: r["level"].as_u64().unwrap() as u8,
+                    kind: s("type"),
+                    size: r["size"].as_u64().unwrap(),
+                }),
+                "end" => run.status = Some(s("status")),
+                "result" if r.get("skipped").is_none() => {
+                    let (unit, key) = if r.get("ns_per_line").is_some() {
+                        (Unit::NsPerLine, "ns_per_line")
+                    } else if r.get("ns_per_load").is_some() {
+                        (Unit::NsPerLoad, "ns_per_load")
+                    } else {
+                        (Unit::MegabytesPerSecond, "best_mbps")
+                    };
+                    let mut x = m(
+                        &s("memtype"),
+                        &s("kernel"),
+                        r["size"].as_u64().unwrap(),
+                        unit,
+                        r[key].as_f64().unwrap(),
+                    );
+                    x.reps = r["reps"].as_u64().unwrap_or(0);
+                    run.measurements.push(x);
+                }
+                _ => {}
+            }
+        }
+        run
+    }
+
+    #[test]
+    fn from_log_records() {
+        let log = "\
+@mb {\"kind\":\"start\",\"schema\":1,\"version\":\"0.1.0\",\"midr\":\"0x410fd083\",\"platform\":\"linux,dummy-virt\",\"emulated\":true}
+@mb {\"kind\":\"cache\",\"level\":1,\"type\":\"separate\",\"size\":32768,\"line\":64,\"ways\":2,\"sets\":256}
+@mb {\"kind\":\"result\",\"memtype\":\"normal-wb\",\"kernel\":\"read-ldp\",\"size\":4096,\"reps\":3,\"best_mbps\":5155,\"median_mbps\":5146,\"cv_pct\":0.2}
+@mb {\"kind\":\"result\",\"memtype\":\"normal-wb\",\"kernel\":\"read-ldp\",\"size\":65536,\"reps\":3,\"best_mbps\":5100,\"median_mbps\":5146,\"cv_pct\":0.2}
+@mb {\"kind\":\"result\",\"memtype\":\"device-gre\",\"kernel\":\"write-stp\",\"size\":4096,\"reps\":3,\"best_mbps\":900,\"median_mbps\":890,\"cv_pct\":0.2}
+";
+        let run = run_from_log(log);
+        assert_eq!(run.measurements.len(), 3);
+        let svg = pair(&run, "read-ldp", "write-stp", "QEMU").unwrap();
+        assert_eq!(polylines(&svg).len(), 2);
+        let t = texts(&svg);
+        assert!(t.iter().any(|x| x == EMULATED_NOTE));
+        assert!(t.iter().any(|x| x == "L1 32K"));
+    }
+
+    /// Writes the charts of the synthetic runs and, when `MAIRBENCH_CHART_LOG` names a log,
+    /// of that log, as SVG into `MAIRBENCH_CHART_DIR` (default /tmp/charts), to look at:
+    /// `cargo test -p mairbench-host --lib --target host-tuple chart -- --ignored`.
+    #[test]
+    #[ignore]
+    fn write_charts() {
+        let dir = std::env::var("MAIRBENCH_CHART_DIR").unwrap_or("/tmp/charts".into());
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut runs = vec![("synthetic", synthetic(false))];
+        if let Ok(path) = std::env::var("MAIRBENCH_CHART_LOG") {
+            runs.push(("log", run_from_log(&std::fs::read_to_string(path).unwrap())));
+        }
+        let write = |name: String, svg: Result<String, String>| match svg {
+            Ok(svg) => std::fs::write(format!("{dir}/{name}.svg"), svg).unwrap(),
+            Err(e) => eprintln!("{name}: {e}"),
+        };
+        for (name, run) in &runs {
+            write(
+                format!("{name}-rw"),
+                pair(run, "read-ldp", "write-stp", "Streaming bandwidth"),
+            );
+            write(
+                format!("{name}-latency"),
+                single(run, "latency", "Load latency"),
+            );
+            write(
+                format!("{name}-maint"),
+                single(run, "maint-", "Cache maintenance by VA"),
+            );
+        }
+        let mut b = synthetic(false);
+        for (i, m) in b.measurements.iter_mut().enumerate() {
+            m.best *= 0.8 + (i % 7) as f64 * 0.07;
+        }
+        let a = &runs.last().unwrap().1;
+        write(
+            "compare-read".into(),
+            compare(a, &b, "read-ldp", "Read bandwidth, B vs A"),
+        );
+        let mut sparse = runs[0].1.clone();
+        sparse
+            .measurements
+            .retain(|m| m.size == 1 << 16 && m.memtype == "normal-nc");
+        write("one-point".into(), single(&sparse, "latency", "One point"));
+        write(
+            "one-missing".into(),
+            pair(&runs[0].1, "latency", "copy-to", "One missing"),
+        );
+        write(
+            "compare-latency".into(),
+            compare(&runs[0].1, &b, "latency", "Latency, B vs A"),
+        );
+    }
+}

@@ -1,0 +1,267 @@
+//! `cargo host`: the mairbench companion. Runs the firmware in QEMU or captures a board's
+//! serial console, then reports (tables, CSV, JSON, SVG charts) or compares two logs.
+//!
+//! Exit status: 0 ok; 1 the run failed or is truncated (the report is still written);
+//! 2 bad usage, an unreadable file, not a mairbench log, or an unknown schema.
+
+use clap::{Parser, Subcommand};
+use mairbench_host::model::Run;
+use mairbench_host::{capture, chart, compare, log, report};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// The mairbench host companion: run, capture, report, compare.
+#[derive(Parser)]
+#[command(name = "cargo host", version, after_help = EXIT_STATUS)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+const EXIT_STATUS: &str = "Exit status: 0 ok; 1 the run failed or is truncated (files still \
+written); 2 bad usage, unreadable file, not a mairbench log, or unknown schema.";
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Build the firmware, boot it in QEMU through qemu/run (MAIRBENCH_* settings apply),
+    /// stream the console, keep it as DIR/console.log and write the report into DIR.
+    Run {
+        /// Output directory (created when missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Use the firmware already built instead of running `cargo build --release`.
+        #[arg(long)]
+        no_build: bool,
+        /// Kernel command line, after `--` (e.g. `-- mairbench.quick`).
+        #[arg(last = true, value_name = "BOOTARGS")]
+        bootargs: Vec<String>,
+    },
+    /// Read a board's serial console into DIR/console.log (each chunk flushed) until the
+    /// end record, the timeout, or end of file / an error on the port; then report as
+    /// `report` does. Ctrl-C stops at once without a report: console.log keeps everything
+    /// received, run `cargo host report DIR/console.log --out DIR` afterwards.
+    Capture {
+        /// Serial device, e.g. /dev/ttyUSB0.
+        #[arg(long)]
+        port: String,
+        /// Baud rate.
+        #[arg(long, default_value_t = 115_200)]
+        baud: u32,
+        /// Stop after this many seconds (default: wait for the end record).
+        #[arg(long, value_name = "S")]
+        timeout: Option<f64>,
+        /// Output directory (created when missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// Parse a console log (QEMU or a board's, U-Boot output and serial noise allowed),
+    /// print the summary tables and write results.csv, results.json and SVG charts to DIR.
+    Report {
+        /// The console log.
+        log: PathBuf,
+        /// Output directory (created when missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// Compare two logs: the ratio B/A per kernel, memory type and size, biggest changes
+    /// first; writes DIR/compare.csv, DIR/compare.svg (first kernel both measured) and
+    /// DIR/compare-<kernel>.svg for the other common kernels.
+    Compare {
+        /// The reference log.
+        a: PathBuf,
+        /// The log compared with it.
+        b: PathBuf,
+        /// Output directory (created when missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+}
+
+/// Prints a line on standard output; a closed pipe (`| head`) is not an error worth a panic.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
+/// Prints on standard output without a line feed (see [`say!`]).
+macro_rules! say_raw {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}
+
+/// Prints a line on standard error (see [`say!`]).
+macro_rules! esay {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
+/// A failure: exit status and one sentence.
+struct Fail(u8, String);
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Cmd::Run {
+            out,
+            no_build,
+            bootargs,
+        } => run(&out, &bootargs, !no_build),
+        Cmd::Capture {
+            port,
+            baud,
+            timeout,
+            out,
+        } => capture(&port, baud, timeout, &out),
+        Cmd::Report { log, out } => report_file(&log, &out),
+        Cmd::Compare { a, b, out } => compare_files(&a, &b, &out),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fail(code, sentence)) => {
+            esay!("{sentence}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn usage(sentence: String) -> Fail {
+    Fail(2, sentence)
+}
+
+fn create_out(out: &Path) -> Result<(), Fail> {
+    std::fs::create_dir_all(out).map_err(|e| {
+        usage(format!(
+            "cannot create the output directory {}: {e}.",
+            out.display()
+        ))
+    })
+}
+
+fn run(out: &Path, bootargs: &[String], build: bool) -> Result<(), Fail> {
+    create_out(out)?;
+    let console = out.join("console.log");
+    let status = capture::qemu(bootargs, &console, build).map_err(usage)?;
+    report_file(&console, out)?;
+    match status {
+        0 => Ok(()),
+        124 => Err(Fail(
+            1,
+            "QEMU did not finish within MAIRBENCH_TIMEOUT and was killed.".into(),
+        )),
+        s => Err(Fail(1, format!("qemu/run exited with status {s}."))),
+    }
+}
+
+fn capture(port: &str, baud: u32, timeout: Option<f64>, out: &Path) -> Result<(), Fail> {
+    let limit = match timeout {
+        None => None,
+        Some(s) => Some(
+            Duration::try_from_secs_f64(s)
+                .map_err(|_| usage(format!("--timeout {s} is not a number of seconds.")))?,
+        ),
+    };
+    create_out(out)?;
+    let console = out.join("console.log");
+    let stop = capture::serial(port, baud, limit, &console).map_err(usage)?;
+    match &stop {
+        capture::Stop::End => {}
+        capture::Stop::Timeout => esay!("capture: time limit reached"),
+        capture::Stop::Closed(why) => esay!("capture: the port closed ({why})"),
+    }
+    report_file(&console, out)
+}
+
+/// Reads and parses a log; a log that cannot be used at all is an error (status 2); a
+/// failed or truncated run comes back with its sentence.
+fn load(path: &Path) -> Result<(Run, Option<Fail>), Fail> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| usage(format!("cannot read {name}: {e}.")))?;
+    let parsed = log::parse(&bytes);
+    let verdict = log::verdict(&parsed, &name);
+    if let Some(v) = verdict.as_ref().filter(|v| !v.has_data()) {
+        return Err(Fail(2, v.sentence.clone()));
+    }
+    const SHOWN: usize = 5;
+    for p in parsed.problems.iter().take(SHOWN) {
+        esay!("note: {name} line {}: {}", p.line, p.what);
+    }
+    if parsed.problems.len() > SHOWN {
+        esay!(
+            "note: and {} more such lines",
+            parsed.problems.len() - SHOWN
+        );
+    }
+    Ok((parsed.run, verdict.map(|v| Fail(1, v.sentence))))
+}
+
+fn report_file(path: &Path, out: &Path) -> Result<(), Fail> {
+    let (run, failure) = load(path)?;
+    say_raw!("{}", report::tables(&run));
+    if run.emulated {
+        say!("\nnote: {}", report::EMULATED_CAVEAT);
+    }
+    let written = report::write(&run, out).map_err(usage)?;
+    print_written(&written);
+    failure.map_or(Ok(()), Err)
+}
+
+fn print_written(written: &report::Written) {
+    for w in &written.warnings {
+        esay!("warning: {w}");
+    }
+    say!("\nfiles written:");
+    for f in &written.files {
+        say!("  {}", f.display());
+    }
+}
+
+fn compare_files(a_path: &Path, b_path: &Path, out: &Path) -> Result<(), Fail> {
+    let (a, a_failure) = load(a_path)?;
+    let (b, b_failure) = load(b_path)?;
+    let changes = compare::changes(&a, &b);
+    if changes.is_empty() {
+        return Err(usage(format!(
+            "{} and {} have no measured point in common (same kernel, memory type and size).",
+            a_path.display(),
+            b_path.display()
+        )));
+    }
+    say!("A = {}\nB = {}\n", a_path.display(), b_path.display());
+    say_raw!("{}", compare::table(&changes));
+    if a.emulated || b.emulated {
+        say!("\nnote: {}", report::EMULATED_CAVEAT);
+    }
+    create_out(out)?;
+    let mut written = report::Written::default();
+    let file = |w: &mut report::Written, name: &str, s: &str| w.file(out, name, s).map_err(usage);
+    file(&mut written, "compare.csv", &compare::csv(&changes))?;
+    for (i, kernel) in compare::common_kernels(&a, &changes)
+        .into_iter()
+        .enumerate()
+    {
+        let name = if i == 0 {
+            "compare.svg".to_owned()
+        } else {
+            format!("compare-{kernel}.svg")
+        };
+        let title = format!(
+            "{kernel}: B/A ({} vs {})",
+            b_path.display(),
+            a_path.display()
+        );
+        written
+            .chart(out, &name, chart::compare(&a, &b, kernel, &title))
+            .map_err(usage)?;
+    }
+    print_written(&written);
+    match a_failure.or(b_failure) {
+        Some(f) => Err(f),
+        None => Ok(()),
+    }
+}

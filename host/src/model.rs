@@ -1,0 +1,105 @@
+//! What a run reported, as the host tool works with it: the measurements and the context
+//! needed to read them (caches, platform), taken from the `@mb` records of a log.
+
+/// The unit of a measurement's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Unit {
+    /// MB/s (MB = 10^6 bytes); higher is better.
+    MegabytesPerSecond,
+    /// Nanoseconds per dependent load; lower is better.
+    NsPerLoad,
+    /// Nanoseconds per cache line maintained; lower is better.
+    NsPerLine,
+}
+
+impl Unit {
+    /// The unit as printed in tables and axis labels.
+    pub fn label(self) -> &'static str {
+        match self {
+            Unit::MegabytesPerSecond => "MB/s",
+            Unit::NsPerLoad => "ns per load",
+            Unit::NsPerLine => "ns per line",
+        }
+    }
+
+    /// The unit as a machine-readable name (CSV and JSON files): the record field it comes
+    /// from, `mbps`, `ns_per_load` or `ns_per_line`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Unit::MegabytesPerSecond => "mbps",
+            Unit::NsPerLoad => "ns_per_load",
+            Unit::NsPerLine => "ns_per_line",
+        }
+    }
+
+    /// Whether a larger value is better.
+    pub fn higher_is_better(self) -> bool {
+        self == Unit::MegabytesPerSecond
+    }
+}
+
+/// One measured point: a `result` record that was not skipped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measurement {
+    /// Memory type name, e.g. `normal-wb`.
+    pub memtype: String,
+    /// Kernel name, e.g. `read-ldp`.
+    pub kernel: String,
+    /// Working-set size in bytes.
+    pub size: u64,
+    /// What `best` and `median` are in.
+    pub unit: Unit,
+    /// Best sample (highest MB/s, or lowest ns).
+    pub best: f64,
+    /// Median sample.
+    pub median: f64,
+    /// Coefficient of variation of the samples, percent.
+    pub cv_pct: f64,
+    /// Timed samples.
+    pub reps: u64,
+}
+
+/// A cache level the firmware reported (`cache` record).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CacheLevel {
+    /// 1-based level.
+    pub level: u8,
+    /// "data", "unified", "separate", ...
+    pub kind: String,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+/// A point the firmware skipped, and why (`result` record with `skipped`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    /// Memory type name.
+    pub memtype: String,
+    /// Kernel name.
+    pub kernel: String,
+    /// Size in bytes, when the skip concerns one size only.
+    pub size: Option<u64>,
+    /// The firmware's reason.
+    pub why: String,
+}
+
+/// Everything the tool reads from one log.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Run {
+    /// Platform name from the `start` record (`platform`), e.g. `linux,dummy-virt`.
+    pub platform: String,
+    /// Whether the firmware said the machine is emulated (timings then do not reflect caches).
+    pub emulated: bool,
+    /// CPU MIDR from the `start` record, e.g. `0x410fd083`.
+    pub midr: String,
+    /// Firmware version from the `start` record.
+    pub version: String,
+    /// `pass` or `fail` from the `end` record; `None` when the log has no end record.
+    pub status: Option<String>,
+    /// The measurements, in log order.
+    pub measurements: Vec<Measurement>,
+    /// The data and unified caches.
+    pub caches: Vec<CacheLevel>,
+    /// Points the firmware skipped.
+    pub skipped: Vec<Skipped>,
+}

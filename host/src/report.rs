@@ -1,0 +1,342 @@
+//! The report of one run: summary tables for the terminal, and the files (`results.csv`,
+//! `results.json`, SVG charts) written into an output directory.
+
+use crate::chart;
+use crate::model::{Measurement, Run, Unit};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The memory type every other one is compared with.
+pub const BASELINE: &str = "normal-wb";
+
+/// What to say about timings taken in an emulator.
+pub const EMULATED_CAVEAT: &str =
+    "QEMU models no caches: these timings do not reflect memory types";
+
+/// Items in first-seen order, without repeats.
+pub fn distinct<'a>(items: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// A size in binary units: `4 KiB`, `1 MiB`, or bytes when it is not a whole KiB.
+pub fn size_label(size: u64) -> String {
+    match size {
+        0 => "0 B".into(),
+        s if s % (1 << 30) == 0 => format!("{} GiB", s >> 30),
+        s if s % (1 << 20) == 0 => format!("{} MiB", s >> 20),
+        s if s % (1 << 10) == 0 => format!("{} KiB", s >> 10),
+        s => format!("{s} B"),
+    }
+}
+
+/// A value as the tables print it: whole MB/s, ns to two decimals.
+pub fn value_label(unit: Unit, value: f64) -> String {
+    match unit {
+        Unit::MegabytesPerSecond => format!("{value:.0}"),
+        _ => format!("{value:.2}"),
+    }
+}
+
+/// The measurements of one kernel by (memory type, size); a repeated point keeps the last.
+fn points<'a>(run: &'a Run, kernel: &str) -> BTreeMap<(&'a str, u64), &'a Measurement> {
+    run.measurements
+        .iter()
+        .filter(|m| m.kernel == kernel)
+        .map(|m| ((m.memtype.as_str(), m.size), m))
+        .collect()
+}
+
+/// `memtype`'s best value over `normal-wb`'s at the largest size both were measured at.
+pub fn ratio_to_baseline(run: &Run, kernel: &str, memtype: &str) -> Option<(f64, u64)> {
+    let p = points(run, kernel);
+    p.iter()
+        .rev()
+        .filter(|((t, _), _)| *t == memtype)
+        .find_map(|((_, size), m)| {
+            let base = p.get(&(BASELINE, *size))?;
+            (base.best != 0.0).then(|| (m.best / base.best, *size))
+        })
+}
+
+/// The summary: a header about the run, then per kernel a table of best values (rows =
+/// memory types, columns = sizes) with the ratio to `normal-wb`.
+pub fn tables(run: &Run) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "mairbench {} on {} (MIDR {}){}; status {}",
+        or_dash(&run.version),
+        or_dash(&run.platform),
+        or_dash(&run.midr),
+        if run.emulated { ", emulated" } else { "" },
+        run.status.as_deref().unwrap_or("none (no end record)")
+    );
+    if !run.caches.is_empty() {
+        let caches: Vec<String> = run
+            .caches
+            .iter()
+            .map(|c| format!("L{} {} {}", c.level, c.kind, size_label(c.size)))
+            .collect();
+        let _ = writeln!(out, "caches: {}", caches.join(", "));
+    }
+    for kernel in distinct(run.measurements.iter().map(|m| m.kernel.as_str())) {
+        out.push('\n');
+        table(&mut out, run, kernel);
+    }
+    for s in &run.skipped {
+        let at = s
+            .size
+            .map(|s| format!(" at {}", size_label(s)))
+            .unwrap_or_default();
+        let _ = writeln!(out, "skipped: {} on {}{at}: {}", s.kernel, s.memtype, s.why);
+    }
+    out
+}
+
+fn or_dash(s: &str) -> &str {
+    if s.is_empty() {
+        "-"
+    } else {
+        s
+    }
+}
+
+fn table(out: &mut String, run: &Run, kernel: &str) {
+    let of: Vec<&Measurement> = run
+        .measurements
+        .iter()
+        .filter(|m| m.kernel == kernel)
+        .collect();
+    let Some(unit) = of.first().map(|m| m.unit) else {
+        return;
+    };
+    let reps = of.iter().map(|m| m.reps).max().unwrap_or(0);
+    let mut sizes: Vec<u64> = of.iter().map(|m| m.size).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let types = distinct(of.iter().map(|m| m.memtype.as_str()));
+    let p = points(run, kernel);
+
+    let mb = if unit == Unit::MegabytesPerSecond {
+        "; MB = 10^6 B"
+    } else {
+        ""
+    };
+    let _ = writeln!(out, "{kernel} ({}, best of {reps}{mb})", unit.label());
+    let name_width = types.iter().map(|t| t.len()).max().unwrap_or(0).max(11) + 2;
+    let cells: Vec<Vec<String>> = types
+        .iter()
+        .map(|t| {
+            sizes
+                .iter()
+                .map(|s| {
+                    p.get(&(*t, *s))
+                        .map_or("-".into(), |m| value_label(unit, m.best))
+                })
+                .collect()
+        })
+        .collect();
+    let widths: Vec<usize> = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let widest = cells.iter().map(|row| row[i].len()).max().unwrap_or(0);
+            widest.max(size_label(*s).len()) + 2
+        })
+        .collect();
+    let _ = write!(out, "  {:<name_width$}", "memory type");
+    for (s, w) in sizes.iter().zip(&widths) {
+        let _ = write!(out, "{:>w$}", size_label(*s));
+    }
+    let _ = writeln!(out, "{:>10}", "vs wb");
+    for (t, row) in types.iter().zip(&cells) {
+        let _ = write!(out, "  {t:<name_width$}");
+        for (cell, w) in row.iter().zip(&widths) {
+            let _ = write!(out, "{cell:>w$}");
+        }
+        let ratio =
+            ratio_to_baseline(run, kernel, t).map_or("-".into(), |(r, _)| format!("{r:.3}x"));
+        let _ = writeln!(out, "{ratio:>10}");
+    }
+    let _ = writeln!(
+        out,
+        "  ({} is better; vs wb = this type / {BASELINE} at the largest size both were measured at)",
+        if unit.higher_is_better() { "higher" } else { "lower" }
+    );
+}
+
+/// One CSV field, quoted when it needs to be.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+/// `results.csv`: one row per measurement, in log order.
+pub fn csv(run: &Run) -> String {
+    let mut out = String::from("kernel,memtype,size_bytes,unit,best,median,cv_pct,reps\n");
+    for m in &run.measurements {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{}",
+            csv_field(&m.kernel),
+            csv_field(&m.memtype),
+            m.size,
+            m.unit.id(),
+            m.best,
+            m.median,
+            m.cv_pct,
+            m.reps
+        );
+    }
+    out
+}
+
+/// `results.json`: the run as one JSON document (non-finite numbers become `null`).
+pub fn json(run: &Run) -> serde_json::Value {
+    json!({
+        "platform": run.platform,
+        "emulated": run.emulated,
+        "midr": run.midr,
+        "version": run.version,
+        "status": run.status,
+        "caches": run.caches.iter().map(|c| json!({
+            "level": c.level, "type": c.kind, "size_bytes": c.size,
+        })).collect::<Vec<_>>(),
+        "measurements": run.measurements.iter().map(|m| json!({
+            "kernel": m.kernel, "memtype": m.memtype, "size_bytes": m.size, "unit": m.unit.id(),
+            "best": m.best, "median": m.median, "cv_pct": m.cv_pct, "reps": m.reps,
+        })).collect::<Vec<_>>(),
+        "skipped": run.skipped.iter().map(|s| json!({
+            "kernel": s.kernel, "memtype": s.memtype, "size_bytes": s.size, "why": s.why,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The files a report wrote, and the charts it could not draw.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// Paths written, in order.
+    pub files: Vec<PathBuf>,
+    /// One line per chart that failed.
+    pub warnings: Vec<String>,
+}
+
+impl Written {
+    /// Writes `contents` to `dir/name` and records it.
+    pub fn file(&mut self, dir: &Path, name: &str, contents: &str) -> Result<(), String> {
+        let path = dir.join(name);
+        std::fs::write(&path, contents)
+            .map_err(|e| format!("cannot write {}: {e}.", path.display()))?;
+        self.files.push(path);
+        Ok(())
+    }
+
+    /// Writes a chart, or notes why there is none.
+    pub fn chart(
+        &mut self,
+        dir: &Path,
+        name: &str,
+        svg: Result<String, String>,
+    ) -> Result<(), String> {
+        match svg {
+            Ok(svg) => self.file(dir, name, &svg),
+            Err(e) => {
+                self.warnings.push(format!("no {name}: {e}"));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Writes `results.csv`, `results.json` and the charts into `dir` (created when missing).
+/// The error is one sentence.
+pub fn write(run: &Run, dir: &Path) -> Result<Written, String> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create the output directory {}: {e}.", dir.display()))?;
+    let mut w = Written::default();
+    w.file(dir, "results.csv", &csv(run))?;
+    let json = serde_json::to_string_pretty(&json(run)).unwrap_or_default();
+    w.file(dir, "results.json", &(json + "\n"))?;
+    let has = |f: &dyn Fn(&str) -> bool| run.measurements.iter().any(|m| f(&m.kernel));
+    for (read, write) in [("read-ldp", "write-stp"), ("read-ldp-q", "write-stp-q")] {
+        if has(&|k| k == read || k == write) {
+            let svg = chart::pair(run, read, write, "Streaming bandwidth");
+            w.chart(dir, &format!("bandwidth-{read}-{write}.svg"), svg)?;
+        }
+    }
+    if has(&|k| k == "copy-to" || k == "copy-from") {
+        let svg = chart::pair(run, "copy-to", "copy-from", "Copy bandwidth");
+        w.chart(dir, "copy.svg", svg)?;
+    }
+    for (prefix, name, title) in [
+        ("latency", "latency.svg", "Load latency"),
+        ("maint-", "maintenance.svg", "Cache maintenance by VA"),
+    ] {
+        if has(&|k| k.starts_with(prefix)) {
+            w.chart(dir, name, chart::single(run, prefix, title))?;
+        }
+    }
+    Ok(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(memtype: &str, size: u64, best: f64) -> Measurement {
+        Measurement {
+            memtype: memtype.into(),
+            kernel: "read-ldp".into(),
+            size,
+            unit: Unit::MegabytesPerSecond,
+            best,
+            median: best,
+            cv_pct: 1.5,
+            reps: 3,
+        }
+    }
+
+    #[test]
+    fn ratio_uses_the_largest_common_size() {
+        let run = Run {
+            measurements: vec![
+                m("normal-wb", 4096, 100.0),
+                m("normal-wb", 8192, 200.0),
+                m("normal-nc", 4096, 50.0),
+                m("normal-nc", 8192, 50.0),
+                m("normal-nc", 16384, 1.0),
+            ],
+            ..Run::default()
+        };
+        assert_eq!(
+            ratio_to_baseline(&run, "read-ldp", "normal-nc"),
+            Some((0.25, 8192))
+        );
+        let t = tables(&run);
+        assert!(t.contains("read-ldp (MB/s, best of 3; MB = 10^6 B)"), "{t}");
+        assert!(t.contains("0.250x"), "{t}");
+        assert_eq!(
+            csv(&run).lines().nth(1),
+            Some("read-ldp,normal-wb,4096,mbps,100,100,1.5,3")
+        );
+    }
+
+    #[test]
+    fn labels() {
+        assert_eq!(size_label(4096), "4 KiB");
+        assert_eq!(size_label(3 << 20), "3 MiB");
+        assert_eq!(size_label(100), "100 B");
+        assert_eq!(csv_field("a,\"b"), "\"a,\"\"b\"");
+    }
+}

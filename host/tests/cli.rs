@@ -1,0 +1,319 @@
+//! The `cargo host` command line on checked-in logs (golden files produced by the real
+//! firmware in QEMU, a hand-made board log, a truncated one) and on broken inputs; plus one
+//! end-to-end `run` in QEMU.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+/// A fresh, empty directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("mairbench-host-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn host(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mairbench-host"))
+        .args(args)
+        .output()
+        .expect("the host tool starts")
+}
+
+struct Done {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    out: PathBuf,
+}
+
+impl Done {
+    fn file(&self, name: &str) -> String {
+        std::fs::read_to_string(self.out.join(name)).unwrap_or_else(|e| {
+            panic!(
+                "{name}: {e}\nstdout:\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    fn csv_rows(&self, name: &str) -> Vec<String> {
+        self.file(name).lines().skip(1).map(str::to_owned).collect()
+    }
+}
+
+fn report(log: &Path, test: &str) -> Done {
+    let out = scratch(test);
+    let o = host(&[
+        "report".as_ref(),
+        log.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    Done {
+        code: o.status.code(),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        out,
+    }
+}
+
+/// The one sentence on stderr (notes about skipped lines come before it).
+fn sentence(d: &Done) -> &str {
+    d.stderr.lines().last().unwrap_or_default()
+}
+
+#[test]
+fn quick_log_report() {
+    let d = report(&data("qemu-quick.log"), "quick");
+    assert_eq!(d.code, Some(0), "{}", d.stderr);
+    let rows = d.csv_rows("results.csv");
+    assert_eq!(rows.len(), 2 * 8 * 3);
+    assert_eq!(rows[0], "read-ldp,normal-wb,4096,mbps,6622,6316,4.4,3");
+    assert!(rows.contains(&"read-ldp,normal-wb,4194304,mbps,3999,3878,5.8,3".to_owned()));
+    assert!(
+        d.stdout.contains("read-ldp (MB/s, best of 3; MB = 10^6 B)"),
+        "{}",
+        d.stdout
+    );
+    assert!(d
+        .stdout
+        .contains("QEMU models no caches: these timings do not reflect memory types"));
+    let json: serde_json::Value = serde_json::from_str(&d.file("results.json")).unwrap();
+    assert_eq!(json["platform"], "linux,dummy-virt");
+    assert_eq!(json["emulated"], true);
+    assert_eq!(json["status"], "pass");
+    assert_eq!(json["caches"].as_array().unwrap().len(), 2);
+    assert_eq!(json["measurements"].as_array().unwrap().len(), 48);
+    assert!(d.out.join("bandwidth-read-ldp-write-stp.svg").is_file());
+    assert!(
+        !d.out.join("latency.svg").exists(),
+        "no latency results, no latency chart"
+    );
+    assert!(
+        d.stdout.contains("results.csv") && d.stdout.contains("bandwidth-read-ldp-write-stp.svg")
+    );
+}
+
+#[test]
+fn kernels_log_report() {
+    let d = report(&data("qemu-kernels.log"), "kernels");
+    assert_eq!(d.code, Some(0), "{}", d.stderr);
+    let rows = d.csv_rows("results.csv");
+    assert_eq!(rows.len(), 6 * 8 * 9);
+    assert!(rows.contains(&"latency,device-gre,1048576,ns_per_load,11.16,11.18,0.2,3".to_owned()));
+    assert!(rows.contains(&"maint-civac,normal-wb,4096,ns_per_line,7.5,8,6.4,3".to_owned()));
+    assert!(d.stdout.contains("latency (ns per load, best of 3)"));
+    assert!(d.stdout.contains("(lower is better;"));
+    for svg in [
+        "bandwidth-read-ldp-write-stp.svg",
+        "copy.svg",
+        "latency.svg",
+        "maintenance.svg",
+    ] {
+        assert!(d.file(svg).contains("<svg"), "{svg}");
+    }
+}
+
+#[test]
+fn board_log_with_uboot_crlf_escapes_and_noise() {
+    let d = report(&data("board.log"), "board");
+    assert_eq!(d.code, Some(0), "{}", d.stderr);
+    assert_eq!(
+        d.csv_rows("results.csv").len(),
+        48,
+        "noise before @mb and escapes are ignored"
+    );
+    assert!(d.stdout.contains("example,rk3399"));
+    assert!(
+        !d.stdout.contains("QEMU models no caches"),
+        "a board is not emulated"
+    );
+    assert!(d.stderr.is_empty(), "{}", d.stderr);
+}
+
+#[test]
+fn truncated_log_still_reports_then_fails() {
+    let d = report(&data("truncated.log"), "truncated");
+    assert_eq!(d.code, Some(1));
+    assert_eq!(d.csv_rows("results.csv").len(), 29);
+    assert!(d.out.join("results.json").is_file());
+    assert_eq!(
+        sentence(&d),
+        format!(
+            "{} line 210: the run is truncated: the log ends with a record cut short and has no end record.",
+            data("truncated.log").display()
+        )
+    );
+}
+
+/// Writes `contents` as a log in a scratch directory and reports it.
+fn report_text(test: &str, contents: &[u8]) -> Done {
+    let dir = scratch(&format!("{test}-in"));
+    let log = dir.join("console.log");
+    std::fs::write(&log, contents).unwrap();
+    report(&log, test)
+}
+
+const START: &str = r#"@mb {"kind":"start","schema":1,"platform":"p","emulated":false}"#;
+const RESULT: &str = r#"@mb {"kind":"result","memtype":"normal-wb","kernel":"read-ldp","size":4096,"reps":3,"cv_pct":1.0,"best_mbps":100,"median_mbps":90}"#;
+
+#[test]
+fn one_sentence_errors() {
+    let d = report_text("empty", b"");
+    assert_eq!(d.code, Some(2));
+    assert!(
+        sentence(&d).ends_with("console.log is empty: not a mairbench log."),
+        "{}",
+        d.stderr
+    );
+    assert_eq!(d.stderr.lines().count(), 1);
+
+    let d = report_text("nostart", b"U-Boot 2023.01\nhello\n");
+    assert_eq!(d.code, Some(2));
+    assert!(
+        sentence(&d).ends_with("is not a mairbench log: none of its 2 lines holds a start record."),
+        "{}",
+        d.stderr
+    );
+
+    let d = report_text("schema", b"boot\n@mb {\"kind\":\"start\",\"schema\":2}\n");
+    assert_eq!(d.code, Some(2));
+    assert!(
+        sentence(&d).ends_with(
+            "console.log line 2: the start record has schema 2, but this tool reads schema 1 only."
+        ),
+        "{}",
+        d.stderr
+    );
+    assert!(!d.out.join("results.csv").exists());
+
+    let log = format!("{START}\n{RESULT}\n@mb {{\"kind\":\"end\",\"status\":\"fail\",\"reason\":\"2 checks failed\"}}\n");
+    let d = report_text("failed", log.as_bytes());
+    assert_eq!(d.code, Some(1));
+    assert!(
+        sentence(&d).ends_with("console.log line 3: the run failed: 2 checks failed."),
+        "{}",
+        d.stderr
+    );
+    assert_eq!(
+        d.csv_rows("results.csv"),
+        ["read-ldp,normal-wb,4096,mbps,100,90,1,3"]
+    );
+
+    let d = report(&scratch("a-directory"), "directory");
+    assert_eq!(d.code, Some(2));
+    assert!(sentence(&d).starts_with("cannot read "), "{}", d.stderr);
+
+    let d = report(&data("no-such.log"), "missing");
+    assert_eq!(d.code, Some(2));
+    assert!(sentence(&d).starts_with("cannot read "), "{}", d.stderr);
+
+    let o = host(&["report".as_ref()]);
+    assert_eq!(o.status.code(), Some(2), "bad usage");
+}
+
+fn compare(a: &Path, b: &Path, test: &str) -> Done {
+    let out = scratch(test);
+    let o = host(&[
+        "compare".as_ref(),
+        a.as_os_str(),
+        b.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    Done {
+        code: o.status.code(),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        out,
+    }
+}
+
+#[test]
+fn compare_golden_logs() {
+    let d = compare(
+        &data("qemu-quick.log"),
+        &data("qemu-kernels.log"),
+        "compare",
+    );
+    assert_eq!(d.code, Some(0), "{}", d.stderr);
+    let rows = d.csv_rows("compare.csv");
+    // Common points: read-ldp and write-stp, eight types, 4 KiB and 256 KiB.
+    assert_eq!(rows.len(), 2 * 8 * 2);
+    let change = |row: &String| -> f64 {
+        let ratio: f64 = row.split(',').nth(6).unwrap().parse().unwrap();
+        ratio.ln().abs()
+    };
+    for pair in rows.windows(2) {
+        assert!(change(&pair[0]) >= change(&pair[1]), "{pair:?}");
+    }
+    assert!(d.file("compare.svg").contains("<svg"));
+
+    let d = compare(
+        &data("qemu-kernels.log"),
+        &data("qemu-kernels.log"),
+        "compare-self",
+    );
+    assert_eq!(d.code, Some(0), "{}", d.stderr);
+    let rows = d.csv_rows("compare.csv");
+    assert_eq!(rows.len(), 432);
+    for row in rows {
+        let f: Vec<&str> = row.split(',').collect();
+        assert_eq!((f[6], f[7]), ("1", "same"), "{row}");
+    }
+}
+
+#[test]
+fn run_in_qemu_end_to_end() {
+    common::firmware();
+    let out = scratch("run");
+    let o = host(&[
+        "run".as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--".as_ref(),
+        "mairbench.quick".as_ref(),
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        stdout.contains("@mb {\"kind\":\"start\""),
+        "the console is streamed"
+    );
+    for f in ["console.log", "results.csv", "results.json"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    let svgs = std::fs::read_dir(&out)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "svg")
+        })
+        .count();
+    assert!(svgs >= 1);
+    assert_eq!(
+        std::fs::read_to_string(out.join("results.csv"))
+            .unwrap()
+            .lines()
+            .count(),
+        49
+    );
+}
