@@ -5,5 +5,6 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
 qemu/deps uboot
+qemu/dtbs >/dev/null
 cargo build --release
 cargo host-test "$@"

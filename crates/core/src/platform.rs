@@ -300,8 +300,9 @@ pub fn dtb_size(header: &[u8]) -> Option<usize> {
 ///   without the unit address, the first such node ([`Fdt::walk_path`]). `arm,pl011` is a PL011; `ns16550a`, `ns16550`,
 ///   `ns16450`, `ns8250` or `snps,dw-apb-uart` anywhere in `compatible` is a
 ///   16550 with `reg-shift` (0..=7, default 0) and `reg-io-width` (1 or 4,
-///   default 1). `brcm,bcm2835-aux-uart` is not accepted: its registers are
-///   16550-like but the DT does not say so. The base is the first `reg` entry
+///   default 1). `brcm,bcm2835-aux-uart` (the Raspberry Pi mini-UART, the Pis'
+///   default console) is a 16550 with 32-bit registers 4 bytes apart, as Linux's
+///   8250_bcm2835aux driver sets it (its node carries no `reg-shift`). The base is the first `reg` entry
 ///   translated through the `ranges` of every parent bus (empty `ranges` is the
 ///   identity; a bus without `ranges` cannot be translated). Addresses and sizes
 ///   of more than 2 cells (PCI) are not supported.
@@ -403,6 +404,12 @@ fn console_kind(node: Node<'_>) -> Option<ConsoleKind> {
     let compatible = node.property("compatible")?;
     if compatible.strings().any(|c| c == "arm,pl011") {
         return Some(ConsoleKind::Pl011);
+    }
+    if compatible.strings().any(|c| c == "brcm,bcm2835-aux-uart") {
+        return Some(ConsoleKind::Ns16550 {
+            reg_shift: 2,
+            io_width: 4,
+        });
     }
     if !compatible
         .strings()
