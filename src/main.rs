@@ -62,7 +62,11 @@ extern "C" fn rust_main(
     arch::exceptions::set_reporter(report_exception);
     let dtb = find_dtb(dtb_arg);
     let platform = platform::discover(dtb.map(|(_, blob)| blob));
-    console::init(&platform.console);
+    // The QEMU virt PL011 is a safe guess only where there is no device tree or it is QEMU's:
+    // on a real board an unsupported console stays silent rather than writing to a guess.
+    if platform.console_from_dtb || !platform.dtb_ok || platform.emulated {
+        console::init(&platform.console);
+    }
     let semihosting = arch::semihosting::available();
     run::set_exit_paths(semihosting, platform.psci);
     run::set_start_ticks(start_ticks);
