@@ -23,7 +23,11 @@ fn uboot_script(el: u64) {
         "mairbench: loading /mairbench.bin",
         "mairbench: booti ",
     ] {
-        assert!(run.console.contains(seen), "no {seen:?} in:\n{}", run.console);
+        assert!(
+            run.console.contains(seen),
+            "no {seen:?} in:\n{}",
+            run.console
+        );
     }
     assert!(!run.console.contains("FAILED"), "{}", run.console);
     let start = run.one("start");
