@@ -8,6 +8,7 @@
 //   x19 = DTB address from the boot loader     x20 = exception level at entry
 //   x21 = runtime address of _head             x22 = count of unsupported relocations
 //   x23 = SCTLR_ELx at entry (of the entry EL)
+//   x24 = where the drop to EL1 continues (at_el1, or secondary_el1 for secondary CPUs)
 
 .equ SCTLR_M,           (1 << 0)
 .equ SCTLR_C,           (1 << 2)
@@ -56,6 +57,7 @@ _head:
 primary_entry:
     msr     daifset, #0xf
     mov     x19, x0
+    adr     x24, at_el1             // where the exception-level drop continues
     mrs     x20, CurrentEL
     ubfx    x20, x20, #2, #2
     cmp     x20, #3
@@ -85,12 +87,12 @@ from_el2:
     bl      el2_setup_for_el1
     mov     x0, #SPSR_EL1H_MASKED
     msr     spsr_el2, x0
-    adr     x0, at_el1
-    msr     elr_el2, x0
+    msr     elr_el2, x24
     eret
 
 from_el1:
     caches_off sctlr_el1
+    br      x24
 
 at_el1:
     ldr     x0, =SCTLR_EL1_BOOT
@@ -154,6 +156,54 @@ at_el1:
     bl      rust_main
 6:  wfe                             // rust_main never returns; stay put if it does
     b       6b
+
+// Secondary CPUs, started by PSCI CPU_ON with x0 = their stack block (1..=7), in whatever
+// EL the firmware gives them, MMU off. Same drop to EL1 as the boot CPU, then their own
+// stacks (block n of __secondary_stacks: [guard 4K][stack 16K][guard 4K][exception stack 8K])
+// and Rust, which turns the MMU on with the boot CPU's tables.
+.equ SECONDARY_BLOCK, 0x8000
+.global secondary_entry
+secondary_entry:
+    msr     daifset, #0xf
+    mov     x19, x0
+    adr     x24, secondary_el1
+    mrs     x20, CurrentEL
+    ubfx    x20, x20, #2, #2
+    cmp     x20, #3
+    b.eq    from_el3
+    cmp     x20, #2
+    b.eq    from_el2
+    b       from_el1
+
+secondary_el1:
+    ldr     x0, =SCTLR_EL1_BOOT
+    msr     sctlr_el1, x0
+    mov     x0, #CPACR_FP_ON
+    msr     cpacr_el1, x0
+    isb
+    ic      iallu
+    dsb     nsh
+    isb
+    adrp    x0, __secondary_stacks
+    add     x0, x0, :lo12:__secondary_stacks
+    sub     x1, x19, #1
+    mov     x2, #SECONDARY_BLOCK
+    madd    x0, x1, x2, x0
+    add     x1, x0, #0x5000         // top of the 16 KiB stack above the first guard
+    add     x2, x0, #0x8000         // top of the 8 KiB exception stack above the second
+    msr     spsel, #1
+    mov     sp, x2
+    msr     spsel, #0
+    mov     sp, x1
+    adrp    x0, exception_vectors
+    add     x0, x0, :lo12:exception_vectors
+    msr     vbar_el1, x0
+    isb
+    mov     x0, x19
+    mov     x1, x20
+    bl      secondary_main
+1:  wfe
+    b       1b
 
 // Configure EL2 so that EL1 runs in AArch64 with timers, PMU and FP/SIMD untrapped.
 // Callable from EL2 or EL3. Clobbers x0.

@@ -151,6 +151,12 @@ extern "C" fn rust_main(
             mem.coherence();
             mem.faults();
             mem.device_faults(options.device_faults);
+            start_cpus(
+                &platform,
+                &cpu,
+                entry_el,
+                options.selftest == Some(Selftest::MissingCpu),
+            );
             selftest(options.selftest);
             bench::Engine::new(&mem, &options, pmu_ok).run();
         }
@@ -161,6 +167,94 @@ extern "C" fn rust_main(
     }
 
     run::end(None)
+}
+
+/// Starts every other CPU of `/cpus` with PSCI CPU_ON and reports each: a `hello` record for
+/// a CPU running at EL1 (the boot CPU first), a `cpu` record naming the MPIDR of one that did
+/// not start (a warning; the run goes on with the others).
+fn start_cpus(platform: &Platform<'_>, boot: &arch::CpuId, entry_el: u64, ask_missing: bool) {
+    let hello = |n: u64, mpidr: u64, entry_el: u64| {
+        let _ = Record::new(&mut Console, "hello")
+            .u64("cpu", n)
+            .hex("mpidr", mpidr)
+            .u64("el", 1)
+            .u64("entry_el", entry_el)
+            .finish();
+    };
+    let refused = |mpidr: u64, why: core::fmt::Arguments<'_>, warning: bool| {
+        if warning {
+            run::warn();
+        }
+        say!("cpu {mpidr:#x}: not started: {why}");
+        let _ = Record::new(&mut Console, "cpu")
+            .hex("mpidr", mpidr)
+            .bool("started", false)
+            .fmt("why", why)
+            .finish();
+    };
+    let own = boot.mpidr & 0xff_ffff;
+    hello(0, own, entry_el);
+    let mut running = 1;
+    let wait = boot.cntfrq / 10; // 100 ms
+    let mut targets = [(0u64, false); platform::MAX_CPUS + 1];
+    let mut count = 0;
+    for c in platform.cpus().iter().filter(|c| c.mpidr != own) {
+        targets[count] = (c.mpidr, c.psci);
+        count += 1;
+    }
+    if ask_missing {
+        targets[count] = (0xff00, true);
+        count += 1;
+    }
+    for (block, &(mpidr, psci)) in targets[..count].iter().enumerate() {
+        let block = block + 1;
+        let conduit = match (psci, platform.psci) {
+            (false, _) => {
+                refused(
+                    mpidr,
+                    format_args!("its enable-method is not psci (spin-table is not used)"),
+                    false,
+                );
+                continue;
+            }
+            (true, None) => {
+                refused(
+                    mpidr,
+                    format_args!("no PSCI conduit in the device tree"),
+                    false,
+                );
+                continue;
+            }
+            (true, Some(conduit)) => conduit,
+        };
+        if block > arch::smp::SECONDARY_BLOCKS {
+            refused(
+                mpidr,
+                format_args!("more CPUs than the firmware has stacks for"),
+                true,
+            );
+            continue;
+        }
+        match arch::smp::start(conduit, mpidr, block, wait) {
+            arch::smp::Start::Up { entry_el, mpidr } => {
+                hello(block as u64, mpidr, entry_el);
+                running += 1;
+            }
+            arch::smp::Start::Refused(code) => {
+                refused(mpidr, format_args!("PSCI CPU_ON returned {code}"), true)
+            }
+            arch::smp::Start::Trapped => refused(mpidr, format_args!("PSCI CPU_ON trapped"), true),
+            arch::smp::Start::Silent => refused(
+                mpidr,
+                format_args!("accepted by PSCI but silent for 100 ms"),
+                true,
+            ),
+        }
+    }
+    say!(
+        "cpus: {running} of {} running at EL1 (the others wait; all-core measurements are not done yet)",
+        platform.cpus().len().max(1)
+    );
 }
 
 /// The deliberate failures of `mairbench.selftest=` (bad-attr acts in the memory setup).
@@ -185,7 +279,7 @@ fn selftest(which: Option<Selftest>) {
                 format_args!("no fault after {depth} calls"),
             );
         }
-        Some(Selftest::BadAttr) | None => {}
+        Some(Selftest::BadAttr | Selftest::MissingCpu) | None => {}
     }
 }
 

@@ -6,7 +6,7 @@
 //! one per memory type at 1 GiB-aligned addresses, plus one `normal-wb` alias made of 2 MiB
 //! blocks to show what the page size costs in TLB reach.
 
-use crate::arch::{self, buffer, mmu, ImageLayout};
+use crate::arch::{self, buffer, mmu, smp, ImageLayout};
 use crate::console::Console;
 use crate::{run, say};
 use mairbench_core::memtype::{self, MemType, MEMTYPES};
@@ -66,7 +66,7 @@ pub struct Memory {
     layout: Layout,
     tables_used: usize,
     tables_total: usize,
-    regions: [Option<Region>; 8],
+    regions: [Option<Region>; 8 + 2 * smp::SECONDARY_BLOCKS],
     unmapped_va: u64,
 }
 
@@ -128,7 +128,8 @@ pub fn setup(
 
     // The firmware's own identity map, W^X: guard pages below both stacks stay unmapped.
     let console = align_down(platform.console.base, PAGE);
-    let mut regions: [Option<Region>; 8] = [None; 8];
+    let mut regions: [Option<Region>; 8 + 2 * smp::SECONDARY_BLOCKS] =
+        [None; 8 + 2 * smp::SECONDARY_BLOCKS];
     let own = [
         ("text", image.start, image.rodata, 0, Access::ReadExecute),
         ("rodata", image.rodata, image.data, 0, Access::ReadOnly),
@@ -170,6 +171,29 @@ pub fn setup(
             memtype,
             access,
         });
+    }
+    // The stacks of the secondary CPUs the device tree lists, each above a guard page.
+    let (area, block) = smp::stack_area();
+    let secondaries = platform
+        .cpus()
+        .len()
+        .saturating_sub(1)
+        .min(smp::SECONDARY_BLOCKS);
+    for n in 0..secondaries as u64 {
+        let base = area + n * block;
+        let stacks = [
+            ("cpu stack", base + PAGE, base + 5 * PAGE),
+            ("cpu exception stack", base + 6 * PAGE, base + 8 * PAGE),
+        ];
+        for (i, (what, start, end)) in stacks.into_iter().enumerate() {
+            regions[8 + 2 * n as usize + i] = Some(Region {
+                what,
+                base: start,
+                size: end - start,
+                memtype: memtype::NORMAL_WB,
+                access: Access::ReadWrite,
+            });
+        }
     }
     if let Some((base, size)) = dtb_range {
         regions[7] = Some(Region {
@@ -276,6 +300,7 @@ pub fn setup(
         ttbr0: mapper.root_pa(),
     };
     mmu::enable(&regime, &[(image.start, image.end - image.start)]);
+    smp::publish(regime);
 
     Ok(Memory {
         buffer,

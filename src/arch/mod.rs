@@ -11,6 +11,7 @@ pub mod mmio;
 pub mod mmu;
 pub mod pmu;
 pub mod semihosting;
+pub mod smp;
 
 global_asm!(include_str!("../../boot/entry.S"));
 global_asm!(include_str!("../../boot/vectors.S"));

@@ -22,6 +22,9 @@ pub enum Selftest {
     /// Recurse until the main stack runs into its guard page: the fault must be reported
     /// (the handler runs on its own stack).
     StackOverflow,
+    /// Also ask PSCI to start a CPU that does not exist (MPIDR 0xff00): its failure must be
+    /// reported by MPIDR, and the run goes on.
+    MissingCpu,
     /// Map the `normal-nc` alias with the Device-nGnRnE AttrIndx: the mapping proof must
     /// catch it and fail the run.
     BadAttr,
@@ -32,7 +35,7 @@ pub enum Selftest {
 pub struct Options {
     /// `mairbench.quick`: a small subset of the measurements, for a first look.
     pub quick: bool,
-    /// `mairbench.selftest=fault|panic|hang|stack-overflow|bad-attr`.
+    /// `mairbench.selftest=fault|panic|hang|stack-overflow|missing-cpu|bad-attr`.
     pub selftest: Option<Selftest>,
     /// `mairbench.buffer=32M`: size of the test buffer (`None`: the default).
     pub buffer: Option<u64>,
@@ -221,8 +224,9 @@ pub fn parse<'a>(cmdline: &'a str, mut note: impl FnMut(Note<'a>)) -> Options {
                 Some("hang") => options.selftest = Some(Selftest::Hang),
                 Some("bad-attr") => options.selftest = Some(Selftest::BadAttr),
                 Some("stack-overflow") => options.selftest = Some(Selftest::StackOverflow),
+                Some("missing-cpu") => options.selftest = Some(Selftest::MissingCpu),
                 Some("none") => options.selftest = None,
-                _ => bad("fault, panic, hang, stack-overflow, bad-attr or none"),
+                _ => bad("fault, panic, hang, stack-overflow, missing-cpu, bad-attr or none"),
             },
             "buffer" => match value.and_then(placement::parse_size) {
                 Some(size) => options.buffer = Some(size),

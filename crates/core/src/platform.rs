@@ -242,9 +242,28 @@ pub struct Platform<'a> {
     pub dtb_ok: bool,
     /// What was missing or odd.
     pub problems: Problems,
+    cpus: [Cpu; MAX_CPUS],
+    cpu_count: usize,
+}
+
+/// Most CPUs the firmware keeps track of.
+pub const MAX_CPUS: usize = 8;
+
+/// A CPU from `/cpus`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cpu {
+    /// Its MPIDR affinity (`reg`), the target of PSCI CPU_ON.
+    pub mpidr: u64,
+    /// Whether its `enable-method` is `"psci"` (else spin-table or none: not started).
+    pub psci: bool,
 }
 
 impl Platform<'_> {
+    /// The CPUs of `/cpus`, in DTB order, at most [`MAX_CPUS`] (empty without a DTB).
+    pub fn cpus(&self) -> &[Cpu] {
+        self.cpus.get(..self.cpu_count).unwrap_or_default()
+    }
+
     /// All RAM regions (at least one; `ram` first), in DTB order, at most
     /// [`MAX_RAM_REGIONS`]. Zero-sized entries and memory nodes whose `status`
     /// is not `okay` are skipped.
@@ -278,6 +297,11 @@ pub const QEMU_VIRT: Platform<'static> = Platform {
     emulated: false,
     dtb_ok: false,
     problems: Problems::NONE,
+    cpus: [Cpu {
+        mpidr: 0,
+        psci: false,
+    }; MAX_CPUS],
+    cpu_count: 0,
 };
 
 /// Size of the DTB whose header starts `header`, so the firmware can build a
@@ -367,7 +391,38 @@ pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
     }
 
     memory(root, &mut p);
+    cpus(fdt, &mut p);
     p
+}
+
+/// The CPUs of `/cpus` (`device_type = "cpu"`), at most [`MAX_CPUS`].
+fn cpus(fdt: Fdt<'_>, p: &mut Platform<'_>) {
+    let Some(cpus) = fdt.find_node("/cpus") else {
+        return;
+    };
+    let Some(cells) = cpus.address_cells() else {
+        return;
+    };
+    for node in cpus.children() {
+        if prop_str(node, "device_type") != Some("cpu") {
+            continue;
+        }
+        let Some([Some(mpidr)]) = node
+            .property("reg")
+            .and_then(|r| r.entries([cells]))
+            .and_then(|mut e| e.next())
+        else {
+            continue;
+        };
+        let Some(slot) = p.cpus.get_mut(p.cpu_count) else {
+            return;
+        };
+        *slot = Cpu {
+            mpidr,
+            psci: prop_str(node, "enable-method") == Some("psci"),
+        };
+        p.cpu_count = p.cpu_count.saturating_add(1);
+    }
 }
 
 /// The console from `/chosen/stdout-path`.

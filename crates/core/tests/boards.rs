@@ -102,6 +102,9 @@ fn raspberry_pi_3_model_b() {
     let dtb = board("bcm2837-rpi-3-b.dtb");
     let p = discover(Some(&dtb));
     assert_real_board(&p, "Raspberry Pi 3 Model B");
+    // Four cores released by spin-table, not PSCI: the firmware does not start them.
+    let mpidrs: Vec<_> = p.cpus().iter().map(|c| (c.mpidr, c.psci)).collect();
+    assert_eq!(mpidrs, [(0, false), (1, false), (2, false), (3, false)]);
     // The mini-UART at 0x7e215040 on the VideoCore bus, 0x3f215040 for the CPU.
     assert_eq!(p.console, mini_uart(0x3f21_5040));
     assert!(p.console_from_dtb);
@@ -182,6 +185,19 @@ fn rk3399_rockpro64() {
     let dtb = board("rk3399-rockpro64.dtb");
     let p = discover(Some(&dtb));
     assert_real_board(&p, "Pine64 RockPro64 v2.1");
+    // Four Cortex-A53 (cluster 0) and two Cortex-A72 (cluster 1), all started through PSCI.
+    let mpidrs: Vec<_> = p.cpus().iter().map(|c| (c.mpidr, c.psci)).collect();
+    assert_eq!(
+        mpidrs,
+        [
+            (0, true),
+            (1, true),
+            (2, true),
+            (3, true),
+            (0x100, true),
+            (0x101, true)
+        ]
+    );
     assert_eq!(
         p.console,
         ConsoleInfo {

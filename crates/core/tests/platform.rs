@@ -4,7 +4,7 @@ mod common;
 
 use common::{count_nops, fixture, minimal_tree, DtBuilder, FDT_NOP};
 use mairbench_core::platform::{
-    discover, dtb_size, ConsoleInfo, ConsoleKind, MemRegion, Platform, Problem, Problems,
+    discover, dtb_size, ConsoleInfo, ConsoleKind, Cpu, MemRegion, Platform, Problem, Problems,
     PsciConduit, MAX_DTB_SIZE, QEMU_VIRT,
 };
 
@@ -50,6 +50,14 @@ fn qemu_virt() {
     assert_eq!(p.psci, Some(PsciConduit::Hvc));
     assert_eq!(p.bootargs, "");
     assert_eq!(p.problems, Problems::NONE);
+    // QEMU writes enable-method = "psci" only when there is more than one CPU.
+    assert_eq!(
+        p.cpus(),
+        [Cpu {
+            mpidr: 0,
+            psci: false
+        }]
+    );
 }
 
 #[test]
