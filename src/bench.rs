@@ -65,6 +65,7 @@ pub struct Engine<'m> {
     failures: u32,
     /// The pointer chase currently laid in the buffer: (working-set size, alias it targets).
     chase: Option<(u64, u64)>,
+    quick: bool,
 }
 
 impl<'m> Engine<'m> {
@@ -100,6 +101,7 @@ impl<'m> Engine<'m> {
             last_progress: arch::ticks(),
             failures: 0,
             chase: None,
+            quick: options.quick,
         };
         engine.points = engine.selected_kernels().count() as u32
             * engine.selected_types().count() as u32
@@ -577,4 +579,170 @@ fn report_caches() -> Option<u64> {
             .finish();
     }
     mairbench_core::cache::last_level_bytes(&levels[..count])
+}
+
+/// The secondary CPUs that came up, by stack block, in the order they did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cores {
+    blocks: [usize; MEMTYPES.len()],
+    count: usize,
+}
+
+impl Cores {
+    /// Notes that the CPU of stack block `block` is up and serving jobs.
+    pub fn add(&mut self, block: usize) {
+        if let Some(slot) = self.blocks.get_mut(self.count) {
+            *slot = block;
+            self.count += 1;
+        }
+    }
+
+    fn blocks(&self) -> &[usize] {
+        &self.blocks[..self.count]
+    }
+}
+
+/// Bytes each core reads or writes in the scaling runs (beyond the caches of most cores);
+/// a quick run uses a sixteenth.
+const SCALING_PART: u64 = 4 << 20;
+
+impl Engine<'_> {
+    /// The read and write kernels on 1, 2, ... N cores at once, each over its own part of the
+    /// alias: `scaling` records with the aggregate and per-core bandwidth, and a table.
+    pub fn scaling(&mut self, cores: &Cores) {
+        let n_max = cores.blocks().len() + 1;
+        if n_max < 2 {
+            return;
+        }
+        let part = (self.mem.buffer.size / n_max as u64)
+            .min(if self.quick {
+                SCALING_PART / 16
+            } else {
+                SCALING_PART
+            })
+            .checked_next_power_of_two()
+            .map_or(0, |p| {
+                if p * n_max as u64 > self.mem.buffer.size {
+                    p / 2
+                } else {
+                    p
+                }
+            });
+        if part < 4 << 10 {
+            return;
+        }
+        let passes = sweep::iterations_for(part, SAMPLE_BYTES);
+        say!("");
+        say!(
+            "scaling ({} per core, {} cores at most; aggregate MB/s, best of {}; MB = 10^6 B):",
+            Bytes(part),
+            n_max,
+            self.reps
+        );
+        let wb = &self.mem.aliases[memtype::NORMAL_WB];
+        let mut failures = 0;
+        let mut seq = 0;
+        for spec in [Kernel::ReadLdp, Kernel::WriteStp].map(Kernel::spec) {
+            crate::say_inline!("  {:<8} {:<18}", spec.name, "memory type");
+            for n in 1..=n_max {
+                crate::say_inline!(" {:>8}", n);
+            }
+            say!("  cores");
+            for alias in self.selected_types() {
+                let read = spec.kernel == Kernel::ReadLdp;
+                let total = part * n_max as u64;
+                if read {
+                    self.lay(0, total, pattern);
+                }
+                // Records first, then the row: a record must never share a line.
+                let mut row = [None; MEMTYPES.len() + 1];
+                for n in 1..=n_max {
+                    let job = |i: usize| {
+                        let (va, len) = (alias.va + i as u64 * part, part);
+                        let body = if read {
+                            Loop::ReadLdp { va, len }
+                        } else {
+                            Loop::WriteStp { va, len }
+                        };
+                        arch::smp::Job { body, passes }
+                    };
+                    let mut others = [(0usize, job(0)); MEMTYPES.len()];
+                    for (i, &block) in cores.blocks().iter().take(n - 1).enumerate() {
+                        others[i] = (block, job(i + 1));
+                    }
+                    let others = &others[..n - 1];
+                    let mut best: Option<(u64, u64, u64)> = None; // (aggregate, min, max)
+                    for rep in 0..=self.reps {
+                        seq += 1;
+                        let mut ticks = [0u64; MEMTYPES.len() + 1];
+                        let ok =
+                            arch::smp::run_together(seq, job(0), others, 5 * self.freq, &mut ticks);
+                        if ok.is_none() {
+                            failures += 1;
+                            break;
+                        }
+                        if rep == 0 {
+                            continue; // warm-up
+                        }
+                        let bytes = part * passes;
+                        let slowest = ticks[..n].iter().copied().max().unwrap_or(1).max(1);
+                        let aggregate =
+                            stats::mbps(bytes * n as u64, slowest, self.freq).unwrap_or(0);
+                        let per_core = ticks[..n]
+                            .iter()
+                            .map(|&t| stats::mbps(bytes, t.max(1), self.freq).unwrap_or(0));
+                        let (lo, hi) =
+                            per_core.fold((u64::MAX, 0), |(lo, hi), v| (lo.min(v), hi.max(v)));
+                        if best.is_none_or(|(a, _, _)| aggregate > a) {
+                            best = Some((aggregate, lo, hi));
+                        }
+                    }
+                    if let Some((aggregate, lo, hi)) = best {
+                        row[n - 1] = Some(aggregate);
+                        let _ = Record::new(&mut Console, "scaling")
+                            .str("memtype", alias.memtype.name)
+                            .str("kernel", spec.name)
+                            .u64("cores", n as u64)
+                            .u64("bytes_per_core", part * passes)
+                            .u64("aggregate_mbps", aggregate)
+                            .u64("per_core_min_mbps", lo)
+                            .u64("per_core_max_mbps", hi)
+                            .finish();
+                    }
+                }
+                crate::say_inline!("  {:<8} {:<18}", "", alias.memtype.name);
+                for value in &row[..n_max] {
+                    match value {
+                        Some(v) => crate::say_inline!(" {v:>8}"),
+                        None => crate::say_inline!(" {:>8}", "-"),
+                    }
+                }
+                say!("");
+                if cacheable_alias(alias) {
+                    mmu::clean_invalidate(alias.va, total);
+                }
+                mmu::clean_invalidate(wb.va, total);
+                let expect = if read { pattern } else { written };
+                if let (_, Some(off)) = buffer::mismatches(wb.va, total, expect) {
+                    failures += 1;
+                    say!(
+                        "FAIL scaling integrity: {} on {} at offset {off:#x}",
+                        spec.name,
+                        alias.memtype.name
+                    );
+                }
+            }
+        }
+        run::check(
+            "scaling",
+            failures == 0,
+            format_args!(
+                "read-ldp and write-stp on 1 to {n_max} cores: every core finished, data verified"
+            ),
+        );
+    }
+}
+
+fn cacheable_alias(alias: &Alias) -> bool {
+    matches!(alias.memtype.class, Class::Normal { cacheable: true })
 }

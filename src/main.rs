@@ -151,14 +151,16 @@ extern "C" fn rust_main(
             mem.coherence();
             mem.faults();
             mem.device_faults(options.device_faults);
-            start_cpus(
+            let cores = start_cpus(
                 &platform,
                 &cpu,
                 entry_el,
                 options.selftest == Some(Selftest::MissingCpu),
             );
             selftest(options.selftest);
-            bench::Engine::new(&mem, &options, pmu_ok).run();
+            let mut engine = bench::Engine::new(&mem, &options, pmu_ok);
+            engine.run();
+            engine.scaling(&cores);
         }
         Err(why) => {
             run::check("mmu", false, format_args!("memory setup failed: {why}"));
@@ -172,7 +174,13 @@ extern "C" fn rust_main(
 /// Starts every other CPU of `/cpus` with PSCI CPU_ON and reports each: a `hello` record for
 /// a CPU running at EL1 (the boot CPU first), a `cpu` record naming the MPIDR of one that did
 /// not start (a warning; the run goes on with the others).
-fn start_cpus(platform: &Platform<'_>, boot: &arch::CpuId, entry_el: u64, ask_missing: bool) {
+fn start_cpus(
+    platform: &Platform<'_>,
+    boot: &arch::CpuId,
+    entry_el: u64,
+    ask_missing: bool,
+) -> bench::Cores {
+    let mut cores = bench::Cores::default();
     let hello = |n: u64, mpidr: u64, entry_el: u64| {
         let _ = Record::new(&mut Console, "hello")
             .u64("cpu", n)
@@ -239,6 +247,7 @@ fn start_cpus(platform: &Platform<'_>, boot: &arch::CpuId, entry_el: u64, ask_mi
             arch::smp::Start::Up { entry_el, mpidr } => {
                 hello(block as u64, mpidr, entry_el);
                 running += 1;
+                cores.add(block);
             }
             arch::smp::Start::Refused(code) => {
                 refused(mpidr, format_args!("PSCI CPU_ON returned {code}"), true)
@@ -252,9 +261,10 @@ fn start_cpus(platform: &Platform<'_>, boot: &arch::CpuId, entry_el: u64, ask_mi
         }
     }
     say!(
-        "cpus: {running} of {} running at EL1 (the others wait; all-core measurements are not done yet)",
+        "cpus: {running} of {} running at EL1",
         platform.cpus().len().max(1)
     );
+    cores
 }
 
 /// The deliberate failures of `mairbench.selftest=` (bad-attr acts in the memory setup).

@@ -1,6 +1,6 @@
 //! All the cores: PSCI CPU_ON starts every CPU of /cpus, each reports from EL1 on its own
-//! stacks with the boot CPU's tables; a CPU that cannot start is named by MPIDR and the run
-//! goes on.
+//! stacks with the boot CPU's tables and then runs its share of the scaling measurements; a
+//! CPU that cannot start is named by MPIDR and the run goes on. (No speed is compared.)
 
 mod common;
 use common::boot;
@@ -24,6 +24,23 @@ fn four_cores(el: &str) {
     assert!(run.of_kind("cpu").is_empty());
     assert_eq!(run.one("end")["warnings"], 0);
     run.assert_memory_proven();
+    // Read and write kernels on 1..4 cores at once, over disjoint parts of every alias.
+    let scaling = run.of_kind("scaling");
+    assert_eq!(scaling.len(), 2 * 8 * 4, "{}", run.console);
+    for s in &scaling {
+        let cores = s["cores"].as_u64().unwrap();
+        assert!((1..=4).contains(&cores));
+        assert!(s["aggregate_mbps"].as_u64().unwrap() > 0, "{s}");
+        assert!(
+            s["per_core_min_mbps"].as_u64().unwrap() <= s["per_core_max_mbps"].as_u64().unwrap()
+        );
+    }
+    let check = run
+        .of_kind("check")
+        .into_iter()
+        .find(|c| c["name"] == "scaling")
+        .unwrap();
+    assert_eq!(check["ok"], true);
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! Secondary CPUs: started with PSCI CPU_ON at `secondary_entry` (boot/entry.S), they drop to
 //! EL1, take their own stacks, turn the MMU on with the boot CPU's translation regime and say
-//! hello through a per-CPU slot. For now they then wait (`wfe`).
+//! hello through a per-CPU slot. Then each waits for jobs: a measured loop to run, timed on
+//! its own clock, started together with the other CPUs of the job.
 
+use super::kernels::{self, Loop};
 use super::{mmu, Global};
 use core::sync::atomic::{AtomicU64, Ordering};
 use mairbench_core::platform::{PsciConduit, MAX_CPUS};
@@ -85,6 +87,99 @@ pub fn start(conduit: PsciConduit, mpidr: u64, block: usize, wait_ticks: u64) ->
     Start::Silent
 }
 
+/// One CPU's share of a job: a loop, how many passes to time.
+#[derive(Clone, Copy, Debug)]
+pub struct Job {
+    /// The measured loop over this CPU's part of the buffer.
+    pub body: Loop,
+    /// Passes timed as one sample.
+    pub passes: u64,
+}
+
+static JOBS: [Global<Option<Job>>; MAX_CPUS] = [const { Global::new(None) }; MAX_CPUS];
+/// Per stack block: the sequence number of the job posted to that CPU.
+static POSTED: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+/// Per stack block: `sequence << 40 | ticks` of the job the CPU finished.
+static FINISHED: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+/// How many CPUs of the current job have arrived at the start line.
+static ARRIVED: AtomicU64 = AtomicU64::new(0);
+/// The sequence number of the job that may start.
+static GO: AtomicU64 = AtomicU64::new(0);
+
+/// Runs `own` on this (boot) CPU and each `(block, job)` of `others` on the secondary CPU of
+/// that stack block, all started together; writes each CPU's ticks (boot CPU first) to
+/// `ticks_out`. `None` if a CPU did not line up or finish within `limit_ticks`.
+pub fn run_together(
+    seq: u64,
+    own: Job,
+    others: &[(usize, Job)],
+    limit_ticks: u64,
+    ticks_out: &mut [u64],
+) -> Option<()> {
+    ARRIVED.store(0, Ordering::SeqCst);
+    for &(block, job) in others {
+        JOBS.get(block)?.set(Some(job));
+        POSTED.get(block)?.store(seq, Ordering::Release);
+    }
+    aarch64_cpu::asm::sev();
+    let t0 = super::ticks();
+    while ARRIVED.load(Ordering::Acquire) < others.len() as u64 {
+        if super::ticks().wrapping_sub(t0) > limit_ticks {
+            return None;
+        }
+        core::hint::spin_loop();
+    }
+    GO.store(seq, Ordering::Release);
+    aarch64_cpu::asm::sev();
+    let mut body = own.body;
+    *ticks_out.first_mut()? = kernels::time(own.passes, false, &mut body).ticks;
+    for (out, &(block, _)) in ticks_out.iter_mut().skip(1).zip(others) {
+        let slot = FINISHED.get(block)?;
+        loop {
+            let word = slot.load(Ordering::Acquire);
+            if word >> 40 == seq & 0xff_ffff {
+                *out = word & ((1 << 40) - 1);
+                break;
+            }
+            if super::ticks().wrapping_sub(t0) > limit_ticks {
+                return None;
+            }
+            core::hint::spin_loop();
+        }
+    }
+    Some(())
+}
+
+/// A secondary CPU's life after hello: wait for a job, line up, run it, report its ticks.
+fn serve(block: usize) -> ! {
+    let (Some(posted), Some(finished), Some(job)) =
+        (POSTED.get(block), FINISHED.get(block), JOBS.get(block))
+    else {
+        super::park()
+    };
+    let mut done = 0;
+    loop {
+        let seq = posted.load(Ordering::Acquire);
+        if seq == done {
+            aarch64_cpu::asm::wfe();
+            continue;
+        }
+        done = seq;
+        let Some(Job { mut body, passes }) = job.get() else {
+            continue;
+        };
+        ARRIVED.fetch_add(1, Ordering::AcqRel);
+        while GO.load(Ordering::Acquire) != seq {
+            aarch64_cpu::asm::wfe();
+        }
+        let ticks = kernels::time(passes, false, &mut body).ticks;
+        finished.store(
+            (seq & 0xff_ffff) << 40 | ticks.min((1 << 40) - 1),
+            Ordering::Release,
+        );
+    }
+}
+
 /// Rust entry of a secondary CPU (from boot/entry.S), on its own stacks, MMU off.
 #[no_mangle]
 extern "C" fn secondary_main(block: u64, entry_el: u64) -> ! {
@@ -97,6 +192,7 @@ extern "C" fn secondary_main(block: u64, entry_el: u64) -> ! {
             let mpidr = MPIDR_EL1.get() & 0xff_ffff;
             slot.store(1 | (entry_el & 3) << 1 | mpidr << 8, Ordering::Release);
         }
+        serve(block as usize)
     }
     super::park()
 }
