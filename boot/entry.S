@@ -39,6 +39,18 @@
 .Lcaches_already_off\@:
 .endm
 
+// A known EL1 state: MMU and D-cache off, I-cache on, FP/SIMD not trapped. Clobbers x0.
+.macro el1_state
+    ldr     x0, =SCTLR_EL1_BOOT
+    msr     sctlr_el1, x0
+    mov     x0, #CPACR_FP_ON
+    msr     cpacr_el1, x0
+    isb
+    ic      iallu
+    dsb     nsh
+    isb
+.endm
+
 .section .text.head, "ax"
 .global _head
 _head:
@@ -95,14 +107,7 @@ from_el1:
     br      x24
 
 at_el1:
-    ldr     x0, =SCTLR_EL1_BOOT
-    msr     sctlr_el1, x0
-    mov     x0, #CPACR_FP_ON
-    msr     cpacr_el1, x0
-    isb
-    ic      iallu
-    dsb     nsh
-    isb
+    el1_state
 
     // Exceptions run on their own stack (SP_EL1); everything else on SP_EL0, so a fault
     // caused by the main stack can still be reported.
@@ -176,14 +181,7 @@ secondary_entry:
     b       from_el1
 
 secondary_el1:
-    ldr     x0, =SCTLR_EL1_BOOT
-    msr     sctlr_el1, x0
-    mov     x0, #CPACR_FP_ON
-    msr     cpacr_el1, x0
-    isb
-    ic      iallu
-    dsb     nsh
-    isb
+    el1_state
     adrp    x0, __secondary_stacks
     add     x0, x0, :lo12:__secondary_stacks
     sub     x1, x19, #1
