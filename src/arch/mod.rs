@@ -19,13 +19,15 @@ global_asm!(include_str!("../../boot/vectors.S"));
 /// A value shared between the main flow and the exception handlers of a core. Values are
 /// copied in and out whole with volatile accesses, so no reference into the cell ever exists
 /// and an exception taken between two accesses sees a whole value. Between cores a `Global`
-/// is handed over only through an atomic with Release/Acquire ordering (see `smp`): the boot
-/// CPU's state (console, tally, probes) is its own, each secondary reads only its job slot.
+/// is handed over only through an atomic with Release/Acquire ordering, or (the translation
+/// regime) written back to memory before PSCI starts the reader (see `smp`): the boot CPU's
+/// state (console, tally, probes) is its own, each secondary reads only its job slot.
 pub struct Global<T: Copy>(UnsafeCell<T>);
 
 // SAFETY: interrupts stay masked, every access copies the whole value (see `get`/`set`) and
 // nothing is ever borrowed from the cell; a cell used by two cores is written by one before a
-// Release store and read by the other after the matching Acquire load, so accesses never race.
+// Release store (or before PSCI CPU_ON) and read by the other after the matching Acquire load
+// (or after it starts), so accesses never race.
 unsafe impl<T: Copy + Send> Sync for Global<T> {}
 
 impl<T: Copy> Global<T> {
