@@ -70,6 +70,7 @@ primary_entry:
     msr     daifset, #0xf
     mov     x19, x0
     adr     x24, at_el1             // where the exception-level drop continues
+drop_to_el1:                        // x24 = continuation; clobbers x0-x11, x20, x23
     mrs     x20, CurrentEL
     ubfx    x20, x20, #2, #2
     cmp     x20, #3
@@ -172,13 +173,7 @@ secondary_entry:
     msr     daifset, #0xf
     mov     x19, x0
     adr     x24, secondary_el1
-    mrs     x20, CurrentEL
-    ubfx    x20, x20, #2, #2
-    cmp     x20, #3
-    b.eq    from_el3
-    cmp     x20, #2
-    b.eq    from_el2
-    b       from_el1
+    b       drop_to_el1
 
 secondary_el1:
     el1_state

@@ -232,15 +232,14 @@ pub mod buffer {
             unsafe { core::ptr::write_volatile(word(i), i) };
         }
         let mut rng = mairbench_core::random::XorShift64::new(seed);
-        for i in (1..lines).rev() {
-            let j = rng.below(i);
+        mairbench_core::random::sattolo_swaps(lines, &mut rng, |i, j| {
             // SAFETY: i and j < lines: line starts inside the caller's range (as above).
             unsafe {
                 let (a, b) = (word(i).read_volatile(), word(j).read_volatile());
                 word(i).write_volatile(b);
                 word(j).write_volatile(a);
             }
-        }
+        });
         for i in 0..lines {
             // SAFETY: as above.
             unsafe {

@@ -56,10 +56,19 @@ pub fn sattolo(order: &mut [u32], rng: &mut XorShift64) {
     for (slot, i) in order.iter_mut().zip(0u32..) {
         *slot = i;
     }
-    // For i from the top down: swap element i with one strictly below it.
-    for i in (1..order.len()).rev() {
-        let j = usize::try_from(rng.below(i as u64)).unwrap_or(0);
-        order.swap(i, j);
+    sattolo_swaps(order.len() as u64, rng, |i, j| {
+        if let (Ok(i), Ok(j)) = (usize::try_from(i), usize::try_from(j)) {
+            order.swap(i, j);
+        }
+    });
+}
+
+/// The swaps of Sattolo's algorithm over `n` elements that start as the identity: for `i`
+/// from `n − 1` down to 1, swap element `i` with one strictly below it. [`sattolo`] applies
+/// them to a slice; the firmware applies them to the cache lines of its test buffer.
+pub fn sattolo_swaps(n: u64, rng: &mut XorShift64, mut swap: impl FnMut(u64, u64)) {
+    for i in (1..n).rev() {
+        swap(i, rng.below(i));
     }
 }
 
