@@ -18,6 +18,7 @@ use mairbench_core::format::{Bytes, Decimal};
 use mairbench_core::kernel::{self, Kernel, KernelSpec, Unit};
 use mairbench_core::memtype::{self, Class, MEMTYPES};
 use mairbench_core::record::Record;
+use mairbench_core::schema;
 use mairbench_core::stats::{self, Summary, MAX_REPS};
 use mairbench_core::sweep::{self, Sizes, MAX_SIZES};
 
@@ -125,7 +126,7 @@ impl<'m> Engine<'m> {
                 "no usable PMU cycle counter"
             }
         );
-        let _ = Record::new(&mut Console, "timer")
+        let _ = Record::new(&mut Console, &schema::TIMER)
             .u64("freq_hz", freq)
             .u64("overhead_ticks", overhead)
             .bool("pmu_cycles", cycles)
@@ -158,7 +159,7 @@ impl<'m> Engine<'m> {
                 if let Some(why) = self.skip(spec, alias) {
                     self.done += self.sizes.len() as u32;
                     say!("  {} on {}: skipped, {why}", spec.name, alias.memtype.name);
-                    let _ = Record::new(&mut Console, "result")
+                    let _ = Record::new(&mut Console, &schema::RESULT)
                         .str("memtype", alias.memtype.name)
                         .str("kernel", spec.name)
                         .str("skipped", why)
@@ -409,7 +410,7 @@ impl<'m> Engine<'m> {
     }
 
     fn too_big(&self, spec: &KernelSpec, alias: &Alias, size: u64) -> Value {
-        let _ = Record::new(&mut Console, "result")
+        let _ = Record::new(&mut Console, &schema::RESULT)
             .str("memtype", alias.memtype.name)
             .str("kernel", spec.name)
             .u64("size", size)
@@ -431,7 +432,7 @@ impl<'m> Engine<'m> {
         bad: Option<u64>,
     ) -> Value {
         let mut out = Console;
-        let mut rec = Record::new(&mut out, "result")
+        let mut rec = Record::new(&mut out, &schema::RESULT)
             .str("memtype", alias.memtype.name)
             .str("kernel", spec.name)
             .u64("size", size)
@@ -569,7 +570,7 @@ fn report_caches() -> Option<u64> {
             l.ways,
             l.sets
         );
-        let _ = Record::new(&mut Console, "cache")
+        let _ = Record::new(&mut Console, &schema::CACHE)
             .u64("level", l.level.into())
             .str("type", l.kind.name())
             .u64("size", l.size())
@@ -699,7 +700,7 @@ impl Engine<'_> {
                     }
                     if let Some((aggregate, lo, hi)) = best {
                         row[n - 1] = Some(aggregate);
-                        let _ = Record::new(&mut Console, "scaling")
+                        let _ = Record::new(&mut Console, &schema::SCALING)
                             .str("memtype", alias.memtype.name)
                             .str("kernel", spec.name)
                             .u64("cores", n as u64)

@@ -21,6 +21,7 @@ use mairbench_core::esr;
 use mairbench_core::memtype::MEMTYPES;
 use mairbench_core::platform::{self, ConsoleKind, Platform, PsciConduit};
 use mairbench_core::record::{self, Record};
+use mairbench_core::schema;
 
 /// Where QEMU `virt` puts the device tree when it starts an ELF (x0 = 0): the base of RAM.
 const QEMU_VIRT_DTB: usize = 0x4000_0000;
@@ -88,7 +89,7 @@ extern "C" fn rust_main(
         "mairbench {} - what a memory type costs",
         env!("CARGO_PKG_VERSION")
     );
-    let _ = Record::new(&mut Console, "start")
+    let _ = Record::new(&mut Console, &schema::START)
         .u64("schema", record::SCHEMA)
         .str("version", env!("CARGO_PKG_VERSION"))
         .u64("entry_el", entry_el)
@@ -127,7 +128,7 @@ extern "C" fn rust_main(
             .filter(|t| options.types & (1 << t.index) != 0)
             .map(|t| t.name)
     };
-    let _ = Record::new(&mut Console, "config")
+    let _ = Record::new(&mut Console, &schema::CONFIG)
         .bool("quick", options.quick)
         .opt_u64("buffer_request", options.buffer)
         .strs("types", types())
@@ -182,7 +183,7 @@ fn start_cpus(
 ) -> bench::Cores {
     let mut cores = bench::Cores::default();
     let hello = |n: u64, mpidr: u64, entry_el: u64| {
-        let _ = Record::new(&mut Console, "hello")
+        let _ = Record::new(&mut Console, &schema::HELLO)
             .u64("cpu", n)
             .hex("mpidr", mpidr)
             .u64("el", 1)
@@ -194,7 +195,7 @@ fn start_cpus(
             run::warn();
         }
         say!("cpu {mpidr:#x}: not started: {why}");
-        let _ = Record::new(&mut Console, "cpu")
+        let _ = Record::new(&mut Console, &schema::CPU)
             .hex("mpidr", mpidr)
             .bool("started", false)
             .fmt("why", why)
@@ -420,7 +421,7 @@ fn report_exception(e: &arch::exceptions::Unexpected) -> ! {
             }
         }
     }
-    let _ = Record::new(&mut Console, "exception")
+    let _ = Record::new(&mut Console, &schema::EXCEPTION)
         .str("vector", e.vector)
         .str("origin", e.origin)
         .str("class", esr::class_name(ec))
@@ -439,7 +440,7 @@ fn panic(info: &PanicInfo<'_>) -> ! {
     say!("");
     say!("!! panic: {info}");
     let location = info.location();
-    let _ = Record::new(&mut Console, "panic")
+    let _ = Record::new(&mut Console, &schema::PANIC)
         .fmt("message", format_args!("{}", info.message()))
         .str("file", location.map_or("", |l| l.file()))
         .u64("line", location.map_or(0, |l| l.line().into()))

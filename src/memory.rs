@@ -14,6 +14,7 @@ use mairbench_core::paging::{self, Access, Granule, Layout, Mapper};
 use mairbench_core::placement::{self, Placement};
 use mairbench_core::platform::{MemRegion, Platform};
 use mairbench_core::record::Record;
+use mairbench_core::schema;
 use mairbench_core::{esr, format};
 
 const KIB: u64 = 1 << 10;
@@ -342,7 +343,7 @@ impl Memory {
             ram.base,
             ram.size / MIB
         );
-        let _ = Record::new(&mut Console, "mmu")
+        let _ = Record::new(&mut Console, &schema::MMU)
             .hex("mair", mair)
             .hex("tcr", tcr)
             .hex("sctlr", sctlr)
@@ -421,7 +422,7 @@ impl Memory {
             format::Bytes(size),
             access_name(access)
         );
-        let _ = Record::new(&mut Console, "map")
+        let _ = Record::new(&mut Console, &schema::MAP)
             .str("what", what)
             .hex("va", va)
             .hex("pa", pa)
@@ -492,7 +493,7 @@ impl Memory {
                 }
                 _ => {}
             }
-            let _ = Record::new(&mut Console, "memtype")
+            let _ = Record::new(&mut Console, &schema::MEMTYPE)
                 .str("name", a.memtype.name)
                 .u64("index", a.memtype.index.into())
                 .u64("attr_index", a.attr_index.into())
@@ -535,7 +536,7 @@ impl Memory {
                 total += 1;
                 bad_pairs += u32::from(mismatches != 0);
                 let mut out = Console;
-                let mut rec = Record::new(&mut out, "coherence")
+                let mut rec = Record::new(&mut out, &schema::COHERENCE)
                     .str("writer", writer.memtype.name)
                     .str("reader", reader.memtype.name)
                     .u64("bytes", WINDOW)
@@ -578,7 +579,7 @@ impl Memory {
             "info: without maintenance, normal-nc read {stale} of {} words written through normal-wb as stale",
             WINDOW / 8
         );
-        let _ = Record::new(&mut Console, "coherence")
+        let _ = Record::new(&mut Console, &schema::COHERENCE)
             .str("writer", wb.memtype.name)
             .str("reader", nc.memtype.name)
             .u64("bytes", WINDOW)
@@ -623,7 +624,7 @@ impl Memory {
                     && f.far == va
             });
             let mut out = Console;
-            let mut rec = Record::new(&mut out, "fault")
+            let mut rec = Record::new(&mut out, &schema::FAULT)
                 .str("test", test)
                 .hex("va", va);
             match fault {
@@ -685,7 +686,7 @@ impl Memory {
                 };
                 say!("  {:<14} {access:<14} {words}", a.memtype.name);
                 let mut out = Console;
-                let mut rec = Record::new(&mut out, "device-fault")
+                let mut rec = Record::new(&mut out, &schema::DEVICE_FAULT)
                     .str("memtype", a.memtype.name)
                     .str("access", access)
                     .bool("tried", outcome.is_some())

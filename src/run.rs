@@ -5,6 +5,7 @@ use crate::arch::{self, Global};
 use crate::console::{self, Console};
 use mairbench_core::platform::PsciConduit;
 use mairbench_core::record::Record;
+use mairbench_core::schema;
 
 #[derive(Clone, Copy)]
 struct Tally {
@@ -54,7 +55,7 @@ pub fn check(name: &str, ok: bool, detail: core::fmt::Arguments<'_>) -> bool {
         t.failed += u32::from(!ok);
     });
     crate::say!("{} {name}: {detail}", if ok { "ok  " } else { "FAIL" });
-    let _ = Record::new(&mut Console, "check")
+    let _ = Record::new(&mut Console, &schema::CHECK)
         .str("name", name)
         .bool("ok", ok)
         .fmt("detail", detail)
@@ -80,7 +81,7 @@ pub fn end(reason: Option<&str>) -> ! {
     let status = if pass { "pass" } else { "fail" };
     let ticks = arch::ticks().wrapping_sub(tally.start_ticks);
     let micros = ticks.saturating_mul(1_000_000) / arch::cpu_id().cntfrq.max(1);
-    let _ = Record::new(&mut Console, "end")
+    let _ = Record::new(&mut Console, &schema::END)
         .str("status", status)
         .u64("checks", tally.checks.into())
         .u64("failed", tally.failed.into())

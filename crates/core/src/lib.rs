@@ -28,6 +28,7 @@ pub mod placement;
 pub mod platform;
 pub mod random;
 pub mod record;
+pub mod schema;
 pub mod stats;
 pub mod sweep;
 pub mod uart;

@@ -2,15 +2,16 @@
 //! `kind` field. The host tool and the tests parse these; people read the other lines.
 //!
 //! ```
-//! use mairbench_core::record::Record;
+//! use mairbench_core::{record::Record, schema};
 //! let mut line = String::new();
-//! Record::new(&mut line, "end").str("status", "pass").u64("checks", 3).finish().unwrap();
+//! Record::new(&mut line, &schema::END).str("status", "pass").u64("checks", 3).finish().unwrap();
 //! assert_eq!(line, "@mb {\"kind\":\"end\",\"status\":\"pass\",\"checks\":3}\n");
 //! ```
 
 use core::fmt::{self, Write};
 
 use crate::format::Decimal;
+use crate::schema::Kind;
 
 /// The prefix that starts every machine record line.
 pub const PREFIX: &str = "@mb ";
@@ -27,8 +28,8 @@ pub struct Record<'w, W: Write> {
 }
 
 impl<'w, W: Write> Record<'w, W> {
-    /// Starts a record of the given kind.
-    pub fn new(out: &'w mut W, kind: &str) -> Self {
+    /// Starts a record of the given kind (one of [`crate::schema::KINDS`]).
+    pub fn new(out: &'w mut W, kind: &Kind) -> Self {
         let mut record = Record {
             out,
             result: Ok(()),
@@ -36,7 +37,7 @@ impl<'w, W: Write> Record<'w, W> {
         record.result = record.out.write_str(PREFIX);
         record.with(|w| {
             w.write_str("{\"kind\":")?;
-            write_json_str(w, kind)
+            write_json_str(w, kind.name)
         })
     }
 
@@ -182,9 +183,15 @@ mod tests {
     use super::*;
     use std::string::String;
 
+    const T: Kind = Kind {
+        name: "t",
+        doc: "a test kind",
+        fields: &[],
+    };
+
     fn line(f: impl FnOnce(Record<'_, String>) -> Record<'_, String>) -> String {
         let mut s = String::new();
-        f(Record::new(&mut s, "t")).finish().unwrap();
+        f(Record::new(&mut s, &T)).finish().unwrap();
         s
     }
 
@@ -269,6 +276,6 @@ mod tests {
             }
         }
         let mut w = Full(10);
-        assert!(Record::new(&mut w, "start").u64("n", 1).finish().is_err());
+        assert!(Record::new(&mut w, &crate::schema::START).u64("n", 1).finish().is_err());
     }
 }
