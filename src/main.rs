@@ -7,7 +7,11 @@
 #![no_main]
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![deny(missing_docs)]
+// All `unsafe` lives in `arch`, and there every precondition is an `unsafe fn`'s contract.
+#![deny(unsafe_code)]
+#![deny(unsafe_op_in_unsafe_fn)]
 
+#[allow(unsafe_code)]
 mod arch;
 mod bench;
 mod console;
@@ -23,45 +27,19 @@ use mairbench_core::platform::{self, ConsoleKind, Platform, PsciConduit};
 use mairbench_core::record::{self, Record};
 use mairbench_core::schema;
 
-/// Where QEMU `virt` puts the device tree when it starts an ELF (x0 = 0): the base of RAM.
-const QEMU_VIRT_DTB: usize = 0x4000_0000;
-
-/// Finds the device tree: the boot loader's x0, else the start of QEMU virt RAM.
-fn find_dtb(x0: usize) -> Option<(usize, &'static [u8])> {
-    [x0, QEMU_VIRT_DTB].into_iter().find_map(|addr| {
-        let header = arch::memory_at(addr, 40)?;
-        let size = platform::dtb_size(header)?;
-        Some((addr, arch::memory_at(addr, size)?))
-    })
-}
-
-fn psci_name(psci: Option<PsciConduit>) -> &'static str {
-    match psci {
-        Some(PsciConduit::Hvc) => "hvc",
-        Some(PsciConduit::Smc) => "smc",
-        None => "none",
-    }
-}
-
-fn console_name(kind: ConsoleKind) -> &'static str {
-    match kind {
-        ConsoleKind::Pl011 => "pl011",
-        ConsoleKind::Ns16550 { .. } => "ns16550",
-    }
-}
-
-/// Entered from `boot/entry.S` at EL1 with the MMU off, on the main stack.
-#[no_mangle]
-extern "C" fn rust_main(
-    dtb_arg: usize,
-    entry_el: u64,
-    image_base: usize,
-    bad_relocs: u64,
-    entry_sctlr: u64,
-) -> ! {
+/// The run, entered from `boot/entry.S` (through `arch`) at EL1 with the MMU off, on the
+/// main stack.
+fn main(boot: arch::Boot) -> ! {
+    let arch::Boot {
+        dtb_arg,
+        entry_el,
+        image_base,
+        bad_relocs,
+        entry_sctlr,
+    } = boot;
     let start_ticks = arch::ticks();
     arch::exceptions::set_reporter(report_exception);
-    let dtb = find_dtb(dtb_arg);
+    let dtb = arch::find_dtb(dtb_arg);
     let platform = platform::discover(dtb.map(|(_, blob)| blob));
     // The QEMU virt PL011 is a safe guess only where there is no device tree or it is QEMU's:
     // on a real board an unsupported console stays silent rather than writing to a guess.
@@ -101,9 +79,9 @@ extern "C" fn rust_main(
         .u64("cntfrq_hz", cpu.cntfrq)
         .str("platform", platform.model)
         .bool("emulated", platform.emulated)
-        .str("console", console_name(platform.console.kind))
+        .str("console", platform.console.kind.name())
         .hex("console_base", platform.console.base)
-        .str("psci", psci_name(platform.psci))
+        .str("psci", platform.psci.map_or("none", PsciConduit::name))
         .bool("semihosting", semihosting)
         .hex("dtb", dtb.map_or(0, |(addr, _)| addr as u64))
         .hex("image_base", image_base as u64)
@@ -367,7 +345,7 @@ fn describe(p: &Platform<'_>, cpu: &arch::CpuId, entry_el: u64, base: usize, dtb
     say!("platform: {}; image at {base:#x}; x0 {dtb_arg:#x}", p.model);
     say!(
         "console: {} at {:#x}{}",
-        console_name(p.console.kind),
+        p.console.kind.name(),
         p.console.base,
         match p.console.kind {
             ConsoleKind::Ns16550 { .. } => " (8250-style)",
@@ -378,7 +356,7 @@ fn describe(p: &Platform<'_>, cpu: &arch::CpuId, entry_el: u64, base: usize, dtb
         "ram: {:#x}, {} MiB; psci: {}",
         p.ram.base,
         p.ram.size >> 20,
-        psci_name(p.psci)
+        p.psci.map_or("none", PsciConduit::name)
     );
     for problem in p.problems.iter() {
         say!("device tree: {}", problem.message());
@@ -390,7 +368,8 @@ fn describe(p: &Platform<'_>, cpu: &arch::CpuId, entry_el: u64, base: usize, dtb
 
 /// Reports an exception nobody expected, then ends the run with status fail.
 fn report_exception(e: &arch::exceptions::Unexpected) -> ! {
-    let ec = esr::class(e.fault.esr);
+    let class = esr::Class::of(e.fault.esr);
+    let ec = esr::code(e.fault.esr);
     say!("");
     say!(
         "!! unexpected {} exception ({}{}): {}",
@@ -401,7 +380,7 @@ fn report_exception(e: &arch::exceptions::Unexpected) -> ! {
         } else {
             ""
         },
-        esr::class_name(ec)
+        class.name()
     );
     say!(
         "!! ESR_EL1 {:#x} (EC {ec:#x}), FAR_EL1 {:#x}, ELR_EL1 {:#x}, at EL1",
@@ -409,8 +388,8 @@ fn report_exception(e: &arch::exceptions::Unexpected) -> ! {
         e.fault.far,
         e.fault.elr
     );
-    if esr::is_abort(ec) {
-        say!("!! {}", esr::fault_status_name(e.fault.esr));
+    if class.is_abort() {
+        say!("!! {}", esr::FaultStatus::of(e.fault.esr).name());
         let image = arch::image_layout();
         for (guard, stack) in [
             (image.stack_guard, "main stack"),
@@ -424,7 +403,7 @@ fn report_exception(e: &arch::exceptions::Unexpected) -> ! {
     let _ = Record::new(&mut Console, &schema::EXCEPTION)
         .str("vector", e.vector)
         .str("origin", e.origin)
-        .str("class", esr::class_name(ec))
+        .str("class", class.name())
         .hex("ec", ec.into())
         .hex("esr", e.fault.esr)
         .hex("far", e.fault.far)

@@ -24,9 +24,11 @@ fn image_header_and_size() {
     assert_eq!(le64(&image, 0x18), 0xa, "flags: LE, 4 KiB pages, anywhere");
     assert_eq!(image[3] & 0xfc, 0x14, "code0 is a branch");
     // The foundation alone was 50,640 bytes (under its 64 KiB budget); the memory-type proof
-    // and the benchmark engine brought it to about 80 KiB. This bound catches runaway growth.
+    // and the benchmark engine brought it to about 84 KiB, the checks made before the MMU goes
+    // on (image, stacks and every alias walked in the tables) to about 96 KiB (text, rodata and
+    // data each start on a page). This bound catches runaway growth.
     assert!(
-        image.len() < 96 * 1024,
+        image.len() < 112 * 1024,
         "raw image is {} bytes",
         image.len()
     );

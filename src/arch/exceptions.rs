@@ -60,9 +60,15 @@ pub fn set_reporter(report: fn(&Unexpected) -> !) {
 }
 
 /// Runs `f`, catching the first synchronous exception it takes: the faulting instruction is
-/// skipped and its syndrome returned. `f` must make its risky access through `asm!` or a
-/// volatile access so that the compiler keeps it where it is written.
-pub fn probe<R>(f: impl FnOnce() -> R) -> Result<R, Fault> {
+/// skipped and its syndrome returned.
+///
+/// # Safety
+/// Every instruction of `f` that may take an exception must be one the caller can skip:
+/// an `asm!` instruction or a volatile access the compiler keeps where it is written, whose
+/// outputs are not relied on when it faulted (a skipped load leaves its register as it was).
+/// A compiler-generated instruction skipped in the middle of `f` would leave its state
+/// undefined.
+pub unsafe fn probe<R>(f: impl FnOnce() -> R) -> Result<R, Fault> {
     PROBE.set(Probe {
         armed: true,
         fault: None,
@@ -136,7 +142,8 @@ extern "C" fn exception_nested(kind: u64) -> ! {
     report(kind, syndrome(ELR_EL1.get()), true)
 }
 
-/// Executes an undefined instruction (`UDF #0`): a deliberate unexpected exception.
+/// Executes an undefined instruction (`UDF #0`): a deliberate unexpected exception, which
+/// ends the run (outside a probe).
 pub fn undefined_instruction() {
     // SAFETY: UDF only raises a synchronous exception, which the handler reports; it touches
     // neither memory nor registers.

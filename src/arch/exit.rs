@@ -13,10 +13,13 @@ pub fn exit(code: u32, semihosting: bool, psci: Option<PsciConduit>) {
     // A conduit that is not there after all traps as an undefined instruction: caught.
     match psci {
         Some(PsciConduit::Hvc) => {
-            let _ = probe(smccc::psci::system_off::<smccc::Hvc>);
+            // SAFETY: the only instruction that may trap is the HVC inside the smccc call;
+            // skipped, the call returns garbage, which is ignored.
+            let _ = unsafe { probe(smccc::psci::system_off::<smccc::Hvc>) };
         }
         Some(PsciConduit::Smc) => {
-            let _ = probe(smccc::psci::system_off::<smccc::Smc>);
+            // SAFETY: as above, for the SMC.
+            let _ = unsafe { probe(smccc::psci::system_off::<smccc::Smc>) };
         }
         None => {}
     }

@@ -2,13 +2,18 @@
 //! maintenance by virtual address. The tables themselves are built by
 //! `mairbench_core::paging` in the pool this module hands out.
 
-use super::Global;
+use super::buffer::Window;
+use super::sysreg::{CTR, CTR_EL0, PAR};
+use super::{smp, Global};
 use aarch64_cpu::asm::barrier::{self, dsb, isb};
 use aarch64_cpu::registers::{
-    ReadWriteable, Readable, Writeable, ID_AA64MMFR0_EL1, MAIR_EL1, SCTLR_EL1, TCR_EL1, TTBR0_EL1,
+    ReadWriteable, Readable, Writeable, ID_AA64MMFR0_EL1, MAIR_EL1, PAR_EL1, SCTLR_EL1, TCR_EL1,
+    TTBR0_EL1,
 };
 use core::arch::asm;
-use mairbench_core::paging::Table;
+use mairbench_core::memtype::{self, NORMAL_WB};
+use mairbench_core::paging::{self, Access, Mapper, Table};
+use tock_registers::LocalRegisterCopy;
 
 extern "C" {
     static mut __tables_start: Table;
@@ -38,27 +43,24 @@ pub fn table_pool() -> Option<(&'static mut [Table], u64)> {
 
 /// ID_AA64MMFR0_EL1.PARange: the physical address size this core supports (encoded).
 pub fn parange() -> u64 {
-    ID_AA64MMFR0_EL1.get() & 0xf
+    ID_AA64MMFR0_EL1.read(ID_AA64MMFR0_EL1::PARange)
 }
 
 /// The smallest data cache line (CTR_EL0.DminLine), in bytes: the stride of maintenance by VA.
 pub fn dcache_line() -> u64 {
-    let ctr: u64;
-    // SAFETY: reading CTR_EL0 has no side effect (and is not trapped at EL1).
-    unsafe { asm!("mrs {}, ctr_el0", out(reg) ctr, options(nomem, nostack)) };
-    4 << ((ctr >> 16) & 0xf)
+    4 << CTR.read(CTR_EL0::DminLine)
 }
 
 macro_rules! by_line {
     ($(#[$doc:meta])* $name:ident, $op:literal) => {
         $(#[$doc])*
-        pub fn $name(va: u64, len: u64) {
+        fn $name(va: u64, len: u64) {
             let line = dcache_line();
             let mut at = va & !(line - 1);
             while at < va + len {
-                // SAFETY: data cache maintenance by VA on a mapped address; it changes no
-                // architectural state other than cache contents (and for an invalidate, the
-                // caller has decided that memory holds the truth).
+                // SAFETY: data cache maintenance by VA; it changes no architectural state
+                // other than cache contents (for an invalidate, the public wrapper's caller
+                // has decided that memory holds the truth). An unmapped VA faults, reported.
                 unsafe { asm!(concat!("dc ", $op, ", {}"), in(reg) at, options(nostack)) };
                 at += line;
             }
@@ -68,13 +70,28 @@ macro_rules! by_line {
 }
 
 by_line!(
-    /// Clean and invalidate `[va, va+len)` to the point of coherency, then DSB SY.
-    clean_invalidate, "civac"
+    /// `DC CIVAC` by line over `[va, va+len)`, then DSB SY.
+    civac_range, "civac"
 );
 by_line!(
-    /// Invalidate `[va, va+len)` to the point of coherency (dirty data is lost), then DSB SY.
-    invalidate, "ivac"
+    /// `DC IVAC` by line over `[va, va+len)`, then DSB SY.
+    ivac_range, "ivac"
 );
+
+/// Clean and invalidate `[va, va+len)` to the point of coherency, then DSB SY. Memory keeps
+/// its contents, so any mapped range may be given.
+pub fn clean_invalidate(va: u64, len: u64) {
+    civac_range(va, len);
+}
+
+/// Invalidate `[va, va+len)` to the point of coherency, then DSB SY.
+///
+/// # Safety
+/// Dirty data in the range is lost: it must hold no Rust object whose latest value might
+/// still be only in the cache.
+pub(super) unsafe fn invalidate(va: u64, len: u64) {
+    ivac_range(va, len);
+}
 
 /// Registers that set up the translation regime.
 #[derive(Clone, Copy, Debug)]
@@ -87,13 +104,19 @@ pub struct Regime {
     pub ttbr0: u64,
 }
 
-/// Turns the MMU and both caches on with `regime`. The code runs identity-mapped, so
-/// execution continues at the next instruction. `stale` lists memory written with the caches
-/// off (tables, stacks, data): its lines are invalidated first so that no stale copy left by
-/// the boot loader can shadow it.
-pub fn enable(regime: &Regime, stale: &[(u64, u64)]) {
+/// Turns the MMU and both caches on with `regime`. `stale` lists memory written with the
+/// caches off (tables, stacks, data): its lines are invalidated first so that no stale copy
+/// left by the boot loader can shadow it.
+///
+/// # Safety
+/// The regime's tables must identity-map, as Normal write-back memory, the code running now
+/// (executable), and read-write every object and stack the running core uses, and they must
+/// stay unchanged while in use; the caches must hold nothing newer than memory for `stale`
+/// (true with the caches off).
+pub(super) unsafe fn enable(regime: &Regime, stale: &[(u64, u64)]) {
     for &(va, len) in stale {
-        invalidate(va, len);
+        // SAFETY: the caller says memory, not the cache, holds the truth for `stale`.
+        unsafe { invalidate(va, len) };
     }
     MAIR_EL1.set(regime.mair);
     TCR_EL1.set(regime.tcr);
@@ -142,28 +165,130 @@ pub enum Par {
 
 /// Translates `va` as an EL1 read would (`AT S1E1R`), without accessing it.
 pub fn at_s1e1r(va: u64) -> Par {
-    let par: u64;
-    // SAFETY: AT only writes PAR_EL1, which is read right after the ISB; no memory is
-    // accessed through `va`.
-    unsafe {
-        asm!(
-            "at s1e1r, {va}",
-            "isb",
-            "mrs {par}, par_el1",
-            va = in(reg) va,
-            par = out(reg) par,
-            options(nostack, nomem),
-        )
-    };
-    if par & 1 != 0 {
+    // SAFETY: AT only writes PAR_EL1, which is read after the ISB (nothing in between uses
+    // AT); no memory is accessed through `va`.
+    unsafe { asm!("at s1e1r, {va}", "isb", va = in(reg) va, options(nostack, nomem)) };
+    let par = LocalRegisterCopy::<u64, PAR::Register>::new(PAR_EL1.get());
+    if par.is_set(PAR::F) {
         Par::Fault {
-            fst: ((par >> 1) & 0x3f) as u8,
+            fst: par.read(PAR::FST) as u8,
         }
     } else {
         Par::Ok {
-            pa: (par & 0x000f_ffff_ffff_f000) | (va & 0xfff),
-            attr: (par >> 56) as u8,
-            sh: ((par >> 7) & 3) as u8,
+            pa: par.read(PAR::PA) << 12 | (va & 0xfff),
+            attr: par.read(PAR::ATTR) as u8,
+            sh: par.read(PAR::SH) as u8,
         }
     }
+}
+
+/// Why [`activate`] refused to turn the MMU on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// A part of the image (named) is not identity-mapped with the permissions it needs.
+    Image(&'static str),
+    /// A secondary CPU's stacks are not mapped read-write.
+    SecondaryStacks,
+    /// The buffer overlaps the image or the device tree.
+    BufferOverlaps,
+    /// An alias does not map the whole buffer read-write.
+    Alias,
+}
+
+impl Refusal {
+    /// In words, for the report.
+    pub fn message(self) -> &'static str {
+        match self {
+            Refusal::Image(_) => "the tables do not identity-map the image as it needs",
+            Refusal::SecondaryStacks => "the tables do not map the secondary CPUs' stacks",
+            Refusal::BufferOverlaps => "the test buffer overlaps the image or the device tree",
+            Refusal::Alias => "an alias does not map the whole test buffer read-write",
+        }
+    }
+}
+
+/// Checks the tables `mapper` built, then turns the MMU and caches on with them and returns
+/// one [`Window`] per alias in `alias_va`, each the whole buffer `[buffer_pa, +buffer_len)`.
+///
+/// Checked first, in the tables themselves: the image is identity-mapped as Normal
+/// write-back (text `r-x`, read-only data `r--`, data, stacks and tables `rw-`), so are the
+/// stacks of the first `secondaries` secondary CPUs and (`r--`) the device tree; the buffer lies outside the image and
+/// the device tree `dtb` (the only memory Rust objects live in); every alias maps the whole
+/// buffer read-write. Those are what [`enable`] and [`Window`] require, so this is safe.
+pub fn activate<const N: usize>(
+    mapper: &Mapper<'_>,
+    buffer_pa: u64,
+    buffer_len: u64,
+    alias_va: [u64; N],
+    secondaries: usize,
+    dtb: Option<&[u8]>,
+) -> Result<[Window; N], Refusal> {
+    let image = super::image_layout();
+    let identity = |what, start: u64, end: u64, access| {
+        let ok = mapper.maps(start, start, end - start, access, Some(NORMAL_WB as u8));
+        ok.then_some(()).ok_or(Refusal::Image(what))
+    };
+    identity("text", image.start, image.rodata, Access::ReadExecute)?;
+    identity("rodata", image.rodata, image.data, Access::ReadOnly)?;
+    identity("data", image.data, image.stack_guard, Access::ReadWrite)?;
+    let stack = image.stack_top;
+    identity("stack", image.stack_bottom, stack, Access::ReadWrite)?;
+    let exception = image.exception_top;
+    identity(
+        "exceptions",
+        image.exception_bottom,
+        exception,
+        Access::ReadWrite,
+    )?;
+    identity("tables", image.tables, image.end, Access::ReadWrite)?;
+    for block in 1..=secondaries {
+        let rw = |(start, end): (u64, u64)| {
+            mapper.maps(
+                start,
+                start,
+                end - start,
+                Access::ReadWrite,
+                Some(NORMAL_WB as u8),
+            )
+        };
+        if !smp::stacks(block).into_iter().all(rw) {
+            return Err(Refusal::SecondaryStacks);
+        }
+    }
+    if let Some(d) = dtb {
+        let start = d.as_ptr() as u64 & !0xfff;
+        let end = (d.as_ptr() as u64 + d.len() as u64).next_multiple_of(4096);
+        identity("device tree", start, end, Access::ReadOnly)?;
+    }
+    let disjoint = |start: u64, len: u64| {
+        buffer_pa.saturating_add(buffer_len) <= start || start.saturating_add(len) <= buffer_pa
+    };
+    let dtb = dtb.map_or((0, 0), |d| (d.as_ptr() as u64, d.len() as u64));
+    if buffer_len == 0 || !disjoint(image.start, image.end - image.start) || !disjoint(dtb.0, dtb.1)
+    {
+        return Err(Refusal::BufferOverlaps);
+    }
+    if !alias_va
+        .iter()
+        .all(|&va| mapper.maps(va, buffer_pa, buffer_len, Access::ReadWrite, None))
+    {
+        return Err(Refusal::Alias);
+    }
+
+    let regime = Regime {
+        mair: memtype::mair_el1(),
+        tcr: paging::tcr_el1(&mapper.layout(), parange()),
+        ttbr0: mapper.root_pa(),
+    };
+    // SAFETY: checked above: the image (the code running now, its data, both stacks and the
+    // tables) is identity-mapped as Normal write-back with the permissions each part needs;
+    // the mapper does not change the tables after this. The caches are off until `enable`
+    // turns them on, so memory holds the truth for the whole image.
+    unsafe { enable(&regime, &[(image.start, image.end - image.start)]) };
+    smp::publish(regime, secondaries);
+    // SAFETY: each alias maps the whole buffer read-write (checked above) and keeps doing so
+    // (the tables stay as built); the buffer lies outside the image and the device tree, so no
+    // Rust object lives in it; the buffer's placement is 2 MiB-aligned and its length a
+    // multiple of 8, and so are the aliases' addresses.
+    Ok(alias_va.map(|va| unsafe { Window::new(va, 0, buffer_len) }))
 }

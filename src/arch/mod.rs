@@ -4,6 +4,7 @@
 use core::arch::global_asm;
 use core::cell::UnsafeCell;
 
+pub mod buffer;
 pub mod exceptions;
 pub mod exit;
 pub mod kernels;
@@ -12,6 +13,7 @@ pub mod mmu;
 pub mod pmu;
 pub mod semihosting;
 pub mod smp;
+pub mod sysreg;
 
 global_asm!(include_str!("../../boot/entry.S"));
 global_asm!(include_str!("../../boot/vectors.S"));
@@ -81,17 +83,78 @@ pub fn ticks() -> u64 {
     CNTVCT_EL0.get()
 }
 
+/// What `boot/entry.S` hands to Rust, at EL1 with the MMU off, on the main stack.
+#[derive(Clone, Copy, Debug)]
+pub struct Boot {
+    /// x0 at entry: the device tree's address from the boot loader (0 when none).
+    pub dtb_arg: usize,
+    /// The exception level the image was entered at.
+    pub entry_el: u64,
+    /// Where the image runs.
+    pub image_base: usize,
+    /// Relocations of a type the entry code does not apply.
+    pub bad_relocs: u64,
+    /// SCTLR_ELx at entry (MMU and cache bits, before they were turned off).
+    pub entry_sctlr: u64,
+}
+
+/// The Rust entry point, called by `boot/entry.S`.
+#[no_mangle]
+extern "C" fn rust_main(
+    dtb_arg: usize,
+    entry_el: u64,
+    image_base: usize,
+    bad_relocs: u64,
+    entry_sctlr: u64,
+) -> ! {
+    crate::main(Boot {
+        dtb_arg,
+        entry_el,
+        image_base,
+        bad_relocs,
+        entry_sctlr,
+    })
+}
+
+/// Where QEMU `virt` puts the device tree when it starts an ELF (x0 = 0): the base of RAM.
+const QEMU_VIRT_DTB: usize = 0x4000_0000;
+
+/// Finds the device tree, with the MMU still off: at the boot loader's `x0`, else at the
+/// start of QEMU virt RAM. A blob is taken only where its header reads as a device tree.
+pub fn find_dtb(x0: usize) -> Option<(usize, &'static [u8])> {
+    use aarch64_cpu::registers::{Readable, SCTLR_EL1};
+    if SCTLR_EL1.is_set(SCTLR_EL1::M) {
+        return None;
+    }
+    [x0, QEMU_VIRT_DTB].into_iter().find_map(|addr| {
+        // SAFETY: the MMU is off (checked above), so addresses are physical, and the boot
+        // loader hands over the device tree for reading; nothing in the firmware writes below
+        // its own image (the test buffer is placed away from the blob).
+        let header = unsafe { memory_at(addr, 40)? };
+        let size = mairbench_core::platform::dtb_size(header)?;
+        // SAFETY: as above; the header says the blob is `size` bytes long.
+        Some((addr, unsafe { memory_at(addr, size)? }))
+    })
+}
+
 /// Reads `len` bytes of physical memory at `addr` as a byte slice, or `None` if reading its
-/// first word faults (nothing there).
-pub fn memory_at(addr: usize, len: usize) -> Option<&'static [u8]> {
+/// first word faults (nothing there) or `addr` is 0 or unaligned.
+///
+/// # Safety
+/// The MMU must be off; `[addr, addr+len)` must be memory (not device registers) that
+/// nothing writes for the rest of the run.
+unsafe fn memory_at(addr: usize, len: usize) -> Option<&'static [u8]> {
     if addr == 0 || !addr.is_multiple_of(8) {
         return None;
     }
-    // SAFETY: an aligned load from an address the caller believes to be RAM; a fault is
-    // caught by the probe and reported as `None`.
-    exceptions::probe(|| unsafe { core::ptr::read_volatile(addr as *const u64) }).ok()?;
-    // SAFETY: the firmware runs with the MMU off, so physical memory is directly addressable,
-    // the region was handed over by the boot loader for reading, and nothing writes it.
+    let first_word = || {
+        // SAFETY: an aligned load of memory (the caller's promise); a fault is caught.
+        unsafe { core::ptr::read_volatile(addr as *const u64) }
+    };
+    // SAFETY: the only instruction that may fault is the volatile load; its value is unused.
+    unsafe { exceptions::probe(first_word) }.ok()?;
+    // SAFETY: the caller promises memory that nothing writes; with the MMU off it is directly
+    // addressable.
     Some(unsafe { core::slice::from_raw_parts(addr as *const u8, len) })
 }
 
@@ -104,9 +167,9 @@ pub fn park() -> ! {
 
 /// Whether FP/SIMD instructions execute (not trapped): computes 1.0 + 1.0 in a SIMD register.
 pub fn fp_simd_works() -> bool {
-    let bits = exceptions::probe(|| {
+    let add = || {
         let bits: u64;
-        // SAFETY: register-only FP arithmetic; a trap is caught by the probe.
+        // SAFETY: register-only FP arithmetic.
         unsafe {
             core::arch::asm!(
                 "fmov d16, #1.0",
@@ -118,32 +181,59 @@ pub fn fp_simd_works() -> bool {
             )
         };
         bits
-    });
-    bits == Ok(2.0f64.to_bits())
+    };
+    // SAFETY: only the asm's FP instructions may trap; skipped, `bits` is garbage, which the
+    // comparison rejects along with the fault.
+    let sum = unsafe { exceptions::probe(add) };
+    sum == Ok(2.0f64.to_bits())
 }
 
 /// Loads the 64-bit word at `va` with a single `LDR`, catching a fault.
-pub fn try_load(va: u64) -> Result<u64, exceptions::Fault> {
-    exceptions::probe(|| {
+///
+/// # Safety
+/// Reading `va` must have no effect besides a possible fault (not a device register, for
+/// instance).
+pub unsafe fn try_load(va: u64) -> Result<u64, exceptions::Fault> {
+    let load = || {
         let value: u64;
-        // SAFETY: one load whose fault, if any, the probe catches and steps over; nothing
-        // else is touched.
+        // SAFETY: one load, without side effects (the caller's promise).
         unsafe {
             core::arch::asm!("ldr {v}, [{a}]", a = in(reg) va, v = out(reg) value, options(nostack, readonly))
         };
         value
+    };
+    // SAFETY: the `ldr` is the only instruction that may fault; its value is then unused.
+    unsafe { exceptions::probe(load) }
+}
+
+/// Loads from `va` after `AT S1E1R` has shown that it does not translate, so the load can
+/// only fault: a deliberate translation fault. `None` (nothing tried) when `va` is mapped.
+pub fn try_load_unmapped(va: u64) -> Option<Result<u64, exceptions::Fault>> {
+    matches!(mmu::at_s1e1r(va), mmu::Par::Fault { .. }).then(|| {
+        // SAFETY: `va` does not translate, so the load reads nothing: it faults.
+        unsafe { try_load(va) }
     })
 }
 
-/// Stores `value` at `va` with a single `STR`, catching a fault.
-pub fn try_store(va: u64, value: u64) -> Result<(), exceptions::Fault> {
-    exceptions::probe(|| {
-        // SAFETY: one store whose fault, if any, the probe catches and steps over. Callers
-        // store a word's current value, so a store that unexpectedly succeeds changes nothing.
+/// Stores to the image's own code the word that is already there, with a single `STR`,
+/// catching the permission fault W^X must raise. `None` (nothing tried) unless `va` is an
+/// aligned word of the text.
+pub fn try_store_text(va: u64) -> Option<Result<(), exceptions::Fault>> {
+    let image = image_layout();
+    if !(image.start..image.rodata).contains(&va) || !va.is_multiple_of(8) {
+        return None;
+    }
+    // SAFETY: reading code has no side effect.
+    let current = unsafe { try_load(va) }.ok()?;
+    let store = || {
+        // SAFETY: one store of the word's current value: should it succeed, the text keeps
+        // its contents.
         unsafe {
-            core::arch::asm!("str {v}, [{a}]", a = in(reg) va, v = in(reg) value, options(nostack))
+            core::arch::asm!("str {v}, [{a}]", a = in(reg) va, v = in(reg) current, options(nostack))
         };
-    })
+    };
+    // SAFETY: the `str` is the only instruction that may fault; nothing depends on it.
+    Some(unsafe { exceptions::probe(store) })
 }
 
 /// Where the linker put the parts of the image, at run time (after relocation).
@@ -209,93 +299,6 @@ pub fn image_layout() -> ImageLayout {
     }
 }
 
-/// Access to the test buffer through one of its aliases: whole aligned 64-bit words, each a
-/// single volatile access, so the memory type of the alias governs every access.
-pub mod buffer {
-    /// Writes `pattern(offset)` to every word of `[va, va+len)`.
-    pub fn fill(va: u64, len: u64, pattern: impl Fn(u64) -> u64) {
-        for off in (0..len).step_by(8) {
-            // SAFETY: the caller passes a range inside a mapped, writable alias of the test
-            // buffer, which no Rust object occupies; `va` is 8-byte aligned.
-            unsafe { core::ptr::write_volatile((va + off) as *mut u64, pattern(off)) };
-        }
-    }
-
-    /// Lays a pointer chase over `lines` cache lines of `line` bytes: writing through `via`
-    /// (the `normal-wb` alias), the first word of line `i` gets the address, in the alias at
-    /// `target`, of the line after `i` in a random cyclic order (Sattolo's algorithm), so a
-    /// chase from `target` visits every line once per lap.
-    pub fn lay_chase(via: u64, target: u64, lines: u64, line: u64, seed: u64) {
-        let word = |i: u64| (via + i * line) as *mut u64;
-        for i in 0..lines {
-            // SAFETY: line starts inside the caller's range of the writable alias `via`.
-            unsafe { core::ptr::write_volatile(word(i), i) };
-        }
-        let mut rng = mairbench_core::random::XorShift64::new(seed);
-        mairbench_core::random::sattolo_swaps(lines, &mut rng, |i, j| {
-            // SAFETY: i and j < lines: line starts inside the caller's range (as above).
-            unsafe {
-                let (a, b) = (word(i).read_volatile(), word(j).read_volatile());
-                word(i).write_volatile(b);
-                word(j).write_volatile(a);
-            }
-        });
-        for i in 0..lines {
-            // SAFETY: as above.
-            unsafe {
-                let next = word(i).read_volatile();
-                word(i).write_volatile(target + next * line);
-            }
-        }
-    }
-
-    /// Moves a chase laid for the alias at `from` to the alias at `to` (same lines, same
-    /// order): one sequential pass instead of a new random permutation.
-    pub fn rebase_chase(via: u64, lines: u64, line: u64, from: u64, to: u64) {
-        for i in 0..lines {
-            let word = (via + i * line) as *mut u64;
-            // SAFETY: line starts inside the caller's range of the writable alias `via`.
-            unsafe {
-                word.write_volatile(word.read_volatile().wrapping_sub(from).wrapping_add(to))
-            };
-        }
-    }
-
-    /// Whether the chase laid by [`lay_chase`] is intact: from `target`, following the
-    /// pointers (read through `via`) returns to the start after exactly `lines` steps.
-    pub fn chase_intact(via: u64, target: u64, lines: u64, line: u64) -> bool {
-        let mut at = target;
-        for step in 1..=lines {
-            let offset = at.wrapping_sub(target);
-            if !offset.is_multiple_of(line) || offset / line >= lines {
-                return false;
-            }
-            // SAFETY: `offset` was just checked to be a line start inside the range.
-            at = unsafe { core::ptr::read_volatile((via + offset) as *const u64) };
-            if at == target {
-                return step == lines;
-            }
-        }
-        false
-    }
-
-    /// Counts the words of `[va, va+len)` that differ from `pattern(offset)`; also returns
-    /// the offset of the first.
-    pub fn mismatches(va: u64, len: u64, pattern: impl Fn(u64) -> u64) -> (u64, Option<u64>) {
-        let mut count = 0;
-        let mut first = None;
-        for off in (0..len).step_by(8) {
-            // SAFETY: as in `fill`, for a readable alias.
-            let word = unsafe { core::ptr::read_volatile((va + off) as *const u64) };
-            if word != pattern(off) {
-                count += 1;
-                first.get_or_insert(off);
-            }
-        }
-        (count, first)
-    }
-}
-
 /// CLIDR_EL1: which cache levels exist and of what type.
 pub fn clidr() -> u64 {
     use aarch64_cpu::registers::{Readable, CLIDR_EL1};
@@ -308,23 +311,13 @@ pub fn ccsidr(level: u8, instruction: bool) -> (u64, bool) {
     use aarch64_cpu::registers::{Readable, Writeable, CCSIDR_EL1, CSSELR_EL1, ID_AA64MMFR2_EL1};
     CSSELR_EL1.set(u64::from(level & 7) << 1 | u64::from(instruction));
     aarch64_cpu::asm::barrier::isb(aarch64_cpu::asm::barrier::SY);
-    let ccidx = (ID_AA64MMFR2_EL1.get() >> 20) & 0xf != 0;
+    let ccidx = ID_AA64MMFR2_EL1.read(ID_AA64MMFR2_EL1::CCIDX) != 0;
     (CCSIDR_EL1.get(), ccidx)
 }
 
 /// The block size `DC ZVA` zeroes, in bytes, or `None` where DCZID_EL0.DZP prohibits it.
 pub fn zva_block_size() -> Option<u64> {
-    let dczid: u64;
-    // SAFETY: reading DCZID_EL0 has no side effect.
-    unsafe { core::arch::asm!("mrs {}, dczid_el0", out(reg) dczid, options(nomem, nostack)) };
-    (dczid & (1 << 4) == 0).then(|| 4 << (dczid & 0xf))
-}
-
-/// Zeroes the `DC ZVA` block at `va` (size from DCZID_EL0), catching a fault.
-pub fn try_zero_block(va: u64) -> Result<(), exceptions::Fault> {
-    exceptions::probe(|| {
-        // SAFETY: zeroes one block of the test buffer (callers pass an alias of it); a fault
-        // is caught by the probe and stepped over.
-        unsafe { core::arch::asm!("dc zva, {a}", a = in(reg) va, options(nostack)) };
-    })
+    use sysreg::{DCZID, DCZID_EL0};
+    use tock_registers::interfaces::Readable;
+    (!DCZID.is_set(DCZID_EL0::DZP)).then(|| 4 << DCZID.read(DCZID_EL0::BS))
 }

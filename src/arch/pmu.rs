@@ -3,7 +3,8 @@
 //! not cycles.
 
 use super::exceptions::{probe, Fault};
-use aarch64_cpu::registers::{Readable, ID_AA64DFR0_EL1};
+use super::sysreg::{PMCR, PMCR_EL0};
+use aarch64_cpu::registers::{ReadWriteable, Readable, ID_AA64DFR0_EL1};
 use core::arch::asm;
 
 /// What the PMU offers.
@@ -21,36 +22,28 @@ pub fn pmu() -> Option<Pmu> {
     if version == 0 || version == 0xf {
         return None;
     }
-    let pmcr: u64;
-    // SAFETY: reading PMCR_EL0 at EL1 has no side effect; the PMU exists (PMUVer above).
-    unsafe { asm!("mrs {}, pmcr_el0", out(reg) pmcr, options(nomem, nostack)) };
+    // PMCR_EL0 exists: PMUVer says so.
     Some(Pmu {
         version,
-        counters: (pmcr >> 11) & 0x1f,
+        counters: PMCR.read(PMCR_EL0::N),
     })
 }
 
 /// Starts the 64-bit cycle counter, counting at EL1. A trap (a hypervisor that keeps the
 /// PMU) comes back as the fault.
 pub fn start_cycle_counter() -> Result<(), Fault> {
-    probe(|| {
-        // SAFETY: writes only PMU control registers: PMCCFILTR_EL0 = 0 counts cycles at EL1,
-        // PMCR_EL0 E (enable) and LC (64-bit overflow), PMCNTENSET_EL0.C enables the counter.
-        unsafe {
-            asm!(
-                "msr pmccfiltr_el0, xzr",
-                "mrs {t}, pmcr_el0",
-                "orr {t}, {t}, #(1 << 0)",
-                "orr {t}, {t}, #(1 << 6)",
-                "msr pmcr_el0, {t}",
-                "mov {t}, #(1 << 31)",
-                "msr pmcntenset_el0, {t}",
-                "isb",
-                t = out(reg) _,
-                options(nomem, nostack),
-            )
-        }
-    })
+    // SAFETY: each instruction that may trap is one `mrs`/`msr` of a PMU register in asm or
+    // in the register accessors; skipped, it changes nothing, and the caught fault says the
+    // counter is not usable, so nothing relies on what it would have done.
+    unsafe {
+        probe(|| {
+            // SAFETY: PMCCFILTR_EL0 = 0 counts cycles at EL1; PMU control only.
+            asm!("msr pmccfiltr_el0, xzr", options(nomem, nostack));
+            PMCR.modify(PMCR_EL0::E::SET + PMCR_EL0::LC::SET);
+            // SAFETY: PMCNTENSET_EL0.C enables the cycle counter; PMU control only.
+            asm!("msr pmcntenset_el0, {t}", "isb", t = in(reg) 1u64 << 31, options(nomem, nostack));
+        })
+    }
 }
 
 /// The cycle counter, ordered after the instructions before it.

@@ -12,8 +12,9 @@ use mairbench_core::platform::{PsciConduit, MAX_CPUS};
 pub const SECONDARY_BLOCKS: usize = MAX_CPUS - 1;
 const BLOCK: u64 = 0x8000;
 
-/// The boot CPU's regime, cleaned to memory so that a CPU with its MMU off can read it.
-static REGIME: Global<Option<mmu::Regime>> = Global::new(None);
+/// The boot CPU's regime and how many stack blocks its tables map (checked by
+/// `mmu::activate`), cleaned to memory so that a CPU with its MMU off can read them.
+static REGIME: Global<Option<(mmu::Regime, usize)>> = Global::new(None);
 
 /// Per stack block: 0 until the CPU is up, then `1 | entry_el << 1 | (MPIDR & 0xff_ffff) << 8`.
 static ONLINE: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
@@ -26,9 +27,22 @@ pub fn stack_area() -> (u64, u64) {
     (core::ptr::addr_of!(__secondary_stacks) as u64, BLOCK)
 }
 
-/// Publishes the translation regime for the secondaries (written back to memory).
-pub fn publish(regime: mmu::Regime) {
-    REGIME.set(Some(regime));
+/// The stack and the exception stack of stack block `block` (1..=SECONDARY_BLOCKS), as
+/// `[start, end)`: the block is `[guard][stack 16 KiB][guard][exception stack 8 KiB]`.
+pub fn stacks(block: usize) -> [(u64, u64); 2] {
+    const PAGE: u64 = 4096;
+    let (area, size) = stack_area();
+    let base = area + (block as u64).saturating_sub(1) * size;
+    [
+        (base + PAGE, base + 5 * PAGE),
+        (base + 6 * PAGE, base + 8 * PAGE),
+    ]
+}
+
+/// Publishes the translation regime for the secondaries (written back to memory), whose
+/// tables map the stacks of blocks `1..=blocks`.
+pub(super) fn publish(regime: mmu::Regime, blocks: usize) {
+    REGIME.set(Some((regime, blocks)));
     let at = core::ptr::addr_of!(REGIME) as u64;
     mmu::clean_invalidate(at, core::mem::size_of_val(&REGIME) as u64);
 }
@@ -57,9 +71,10 @@ pub fn start(conduit: PsciConduit, mpidr: u64, block: usize, wait_ticks: u64) ->
     extern "C" {
         fn secondary_entry();
     }
+    let mapped = REGIME.get().map_or(0, |(_, blocks)| blocks);
     let Some(slot) = ONLINE
         .get(block)
-        .filter(|_| (1..=SECONDARY_BLOCKS).contains(&block))
+        .filter(|_| (1..=SECONDARY_BLOCKS.min(mapped)).contains(&block))
     else {
         return Start::Refused(-2);
     };
@@ -68,7 +83,9 @@ pub fn start(conduit: PsciConduit, mpidr: u64, block: usize, wait_ticks: u64) ->
         PsciConduit::Hvc => smccc::psci::cpu_on::<smccc::Hvc>(mpidr, entry, block as u64),
         PsciConduit::Smc => smccc::psci::cpu_on::<smccc::Smc>(mpidr, entry, block as u64),
     };
-    match super::exceptions::probe(call) {
+    // SAFETY: the only instruction that may trap is the conduit's HVC or SMC inside the
+    // smccc call; stepping over it leaves the call returning garbage, which is then ignored.
+    match unsafe { super::exceptions::probe(call) } {
         Err(_) => return Start::Trapped,
         Ok(Err(e)) => return Start::Refused(i64::from(e)),
         Ok(Ok(())) => {}
@@ -184,15 +201,20 @@ fn serve(block: usize) -> ! {
 #[no_mangle]
 extern "C" fn secondary_main(block: u64, entry_el: u64) -> ! {
     use aarch64_cpu::registers::{Readable, MPIDR_EL1};
-    if let Some(regime) = REGIME.get() {
-        let (area, size) = stack_area();
-        let own = area + block.saturating_sub(1) * size;
-        mmu::enable(&regime, &[(own, size)]);
-        if let Some(slot) = ONLINE.get(block as usize) {
-            let mpidr = MPIDR_EL1.get() & 0xff_ffff;
-            slot.store(1 | (entry_el & 3) << 1 | mpidr << 8, Ordering::Release);
+    match REGIME.get() {
+        Some((regime, blocks)) if (1..=blocks).contains(&(block as usize)) => {
+            let (area, size) = stack_area();
+            let own = area + block.saturating_sub(1) * size;
+            // SAFETY: the boot CPU's regime, which `mmu::activate` checked identity-maps the
+            // image and the stacks of blocks 1..=blocks (this block among them); this CPU
+            // has run with its caches off, so memory holds the truth for its stacks.
+            unsafe { mmu::enable(&regime, &[(own, size)]) };
+            if let Some(slot) = ONLINE.get(block as usize) {
+                let mpidr = MPIDR_EL1.get() & 0xff_ffff;
+                slot.store(1 | (entry_el & 3) << 1 | mpidr << 8, Ordering::Release);
+            }
+            serve(block as usize)
         }
-        serve(block as usize)
+        _ => super::park(),
     }
-    super::park()
 }

@@ -1,57 +1,193 @@
 //! Exception Syndrome Register (ESR_ELx) decoding, in words (Arm ARM D23.2.41 "ESR_EL1").
 
-/// Exception class: ESR bits \[31:26\].
-pub fn class(esr: u64) -> u8 {
-    ((esr >> 26) & 0x3f) as u8
+/// Exception class: ESR bits \[31:26\], with the classes the firmware can meet named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// EC 0x00: unknown reason (an undefined instruction).
+    Unknown,
+    /// EC 0x01: a trapped WFI or WFE.
+    TrappedWfx,
+    /// EC 0x07: a trapped SVE, SIMD or floating-point access.
+    TrappedFp,
+    /// EC 0x0e: illegal execution state.
+    IllegalState,
+    /// EC 0x11, 0x15: SVC.
+    Svc,
+    /// EC 0x12, 0x16: HVC.
+    Hvc,
+    /// EC 0x13, 0x17: SMC.
+    Smc,
+    /// EC 0x18: a trapped system register access.
+    TrappedSysreg,
+    /// EC 0x19: a trapped SVE access.
+    TrappedSve,
+    /// EC 0x1c: pointer authentication failure.
+    PacFailure,
+    /// EC 0x20: instruction abort from a lower exception level.
+    InstructionAbortLower,
+    /// EC 0x21: instruction abort at the same level.
+    InstructionAbort,
+    /// EC 0x22: PC alignment fault.
+    PcAlignment,
+    /// EC 0x24: data abort from a lower exception level.
+    DataAbortLower,
+    /// EC 0x25: data abort at the same level.
+    DataAbort,
+    /// EC 0x26: SP alignment fault.
+    SpAlignment,
+    /// EC 0x28, 0x2c: trapped floating-point exception.
+    FpException,
+    /// EC 0x2f: SError interrupt.
+    SError,
+    /// EC 0x30, 0x31: breakpoint.
+    Breakpoint,
+    /// EC 0x32, 0x33: software step.
+    SoftwareStep,
+    /// EC 0x34, 0x35: watchpoint.
+    Watchpoint,
+    /// EC 0x38, 0x3c: BRK instruction.
+    Brk,
+    /// Any other (reserved or unlisted) class; the code is kept.
+    Other(u8),
 }
 
-/// The exception class in words.
-pub fn class_name(ec: u8) -> &'static str {
-    match ec {
-        0x00 => "unknown reason (undefined instruction)",
-        0x01 => "trapped WFI/WFE",
-        0x07 => "trapped SVE, SIMD or floating-point access",
-        0x0e => "illegal execution state",
-        0x11 | 0x15 => "SVC instruction",
-        0x12 | 0x16 => "HVC instruction",
-        0x13 | 0x17 => "SMC instruction",
-        0x18 => "trapped system register access",
-        0x19 => "trapped SVE access",
-        0x1c => "pointer authentication failure",
-        0x20 => "instruction abort from a lower exception level",
-        0x21 => "instruction abort",
-        0x22 => "PC alignment fault",
-        0x24 => "data abort from a lower exception level",
-        0x25 => "data abort",
-        0x26 => "SP alignment fault",
-        0x28 | 0x2c => "trapped floating-point exception",
-        0x2f => "SError interrupt",
-        0x30 | 0x31 => "breakpoint",
-        0x32 | 0x33 => "software step",
-        0x34 | 0x35 => "watchpoint",
-        0x38 | 0x3c => "BRK instruction",
-        _ => "reserved or unlisted exception class",
+impl Class {
+    /// The class of a syndrome.
+    pub fn of(esr: u64) -> Class {
+        Class::from_code(code(esr))
+    }
+
+    /// The class with exception class code `ec` (6 bits).
+    pub fn from_code(ec: u8) -> Class {
+        match ec {
+            0x00 => Class::Unknown,
+            0x01 => Class::TrappedWfx,
+            0x07 => Class::TrappedFp,
+            0x0e => Class::IllegalState,
+            0x11 | 0x15 => Class::Svc,
+            0x12 | 0x16 => Class::Hvc,
+            0x13 | 0x17 => Class::Smc,
+            0x18 => Class::TrappedSysreg,
+            0x19 => Class::TrappedSve,
+            0x1c => Class::PacFailure,
+            0x20 => Class::InstructionAbortLower,
+            0x21 => Class::InstructionAbort,
+            0x22 => Class::PcAlignment,
+            0x24 => Class::DataAbortLower,
+            0x25 => Class::DataAbort,
+            0x26 => Class::SpAlignment,
+            0x28 | 0x2c => Class::FpException,
+            0x2f => Class::SError,
+            0x30 | 0x31 => Class::Breakpoint,
+            0x32 | 0x33 => Class::SoftwareStep,
+            0x34 | 0x35 => Class::Watchpoint,
+            0x38 | 0x3c => Class::Brk,
+            other => Class::Other(other),
+        }
+    }
+
+    /// The class in words, as reports print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Unknown => "unknown reason (undefined instruction)",
+            Class::TrappedWfx => "trapped WFI/WFE",
+            Class::TrappedFp => "trapped SVE, SIMD or floating-point access",
+            Class::IllegalState => "illegal execution state",
+            Class::Svc => "SVC instruction",
+            Class::Hvc => "HVC instruction",
+            Class::Smc => "SMC instruction",
+            Class::TrappedSysreg => "trapped system register access",
+            Class::TrappedSve => "trapped SVE access",
+            Class::PacFailure => "pointer authentication failure",
+            Class::InstructionAbortLower => "instruction abort from a lower exception level",
+            Class::InstructionAbort => "instruction abort",
+            Class::PcAlignment => "PC alignment fault",
+            Class::DataAbortLower => "data abort from a lower exception level",
+            Class::DataAbort => "data abort",
+            Class::SpAlignment => "SP alignment fault",
+            Class::FpException => "trapped floating-point exception",
+            Class::SError => "SError interrupt",
+            Class::Breakpoint => "breakpoint",
+            Class::SoftwareStep => "software step",
+            Class::Watchpoint => "watchpoint",
+            Class::Brk => "BRK instruction",
+            Class::Other(_) => "reserved or unlisted exception class",
+        }
+    }
+
+    /// Whether the class is an instruction or data abort, whose ISS holds a fault status code.
+    pub fn is_abort(self) -> bool {
+        matches!(
+            self,
+            Class::InstructionAbortLower
+                | Class::InstructionAbort
+                | Class::DataAbortLower
+                | Class::DataAbort
+        )
     }
 }
 
-/// Whether the class is an instruction or data abort, whose ISS holds a fault status code.
-pub fn is_abort(ec: u8) -> bool {
-    matches!(ec, 0x20 | 0x21 | 0x24 | 0x25)
+/// The exception class code: ESR bits \[31:26\].
+pub fn code(esr: u64) -> u8 {
+    ((esr >> 26) & 0x3f) as u8
 }
 
-/// The fault status code (DFSC/IFSC, ISS bits \[5:0\]) of an abort, in words.
-pub fn fault_status_name(esr: u64) -> &'static str {
-    match esr & 0x3f {
-        0x00..=0x03 => "address size fault",
-        0x04..=0x07 => "translation fault",
-        0x09..=0x0b => "access flag fault",
-        0x0d..=0x0f => "permission fault",
-        0x10 => "synchronous external abort",
-        0x11 => "tag check fault",
-        0x21 => "alignment fault",
-        0x30 => "TLB conflict abort",
-        0x31 => "unsupported atomic hardware update",
-        _ => "other fault status",
+/// The fault status code (DFSC/IFSC, ISS bits \[5:0\]) of an abort.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultStatus {
+    /// 0b0000LL: address size fault at level LL.
+    AddressSize,
+    /// 0b0001LL: translation fault.
+    Translation,
+    /// 0b0010LL (LL ≠ 0): access flag fault.
+    AccessFlag,
+    /// 0b0011LL (LL ≠ 0): permission fault.
+    Permission,
+    /// 0x10: synchronous external abort.
+    SyncExternal,
+    /// 0x11: tag check fault.
+    TagCheck,
+    /// 0x21: alignment fault.
+    Alignment,
+    /// 0x30: TLB conflict abort.
+    TlbConflict,
+    /// 0x31: unsupported atomic hardware update.
+    UnsupportedAtomic,
+    /// Anything else.
+    Other,
+}
+
+impl FaultStatus {
+    /// The fault status of an abort's syndrome.
+    pub fn of(esr: u64) -> FaultStatus {
+        match esr & 0x3f {
+            0x00..=0x03 => FaultStatus::AddressSize,
+            0x04..=0x07 => FaultStatus::Translation,
+            0x09..=0x0b => FaultStatus::AccessFlag,
+            0x0d..=0x0f => FaultStatus::Permission,
+            0x10 => FaultStatus::SyncExternal,
+            0x11 => FaultStatus::TagCheck,
+            0x21 => FaultStatus::Alignment,
+            0x30 => FaultStatus::TlbConflict,
+            0x31 => FaultStatus::UnsupportedAtomic,
+            _ => FaultStatus::Other,
+        }
+    }
+
+    /// The fault status in words, as reports print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultStatus::AddressSize => "address size fault",
+            FaultStatus::Translation => "translation fault",
+            FaultStatus::AccessFlag => "access flag fault",
+            FaultStatus::Permission => "permission fault",
+            FaultStatus::SyncExternal => "synchronous external abort",
+            FaultStatus::TagCheck => "tag check fault",
+            FaultStatus::Alignment => "alignment fault",
+            FaultStatus::TlbConflict => "TLB conflict abort",
+            FaultStatus::UnsupportedAtomic => "unsupported atomic hardware update",
+            FaultStatus::Other => "other fault status",
+        }
     }
 }
 
@@ -76,10 +212,11 @@ mod tests {
     fn alignment_fault_from_platform_notes() {
         // Unaligned load with SCTLR_EL1.A = 1 under QEMU: ESR 0x96000021.
         let esr = 0x9600_0021;
-        assert_eq!(class(esr), 0x25);
-        assert_eq!(class_name(class(esr)), "data abort");
-        assert!(is_abort(class(esr)));
-        assert_eq!(fault_status_name(esr), "alignment fault");
+        assert_eq!(Class::of(esr), Class::DataAbort);
+        assert_eq!(Class::of(esr).name(), "data abort");
+        assert!(Class::of(esr).is_abort());
+        assert_eq!(FaultStatus::of(esr), FaultStatus::Alignment);
+        assert_eq!(FaultStatus::of(esr).name(), "alignment fault");
         assert_eq!(fault_level(esr), None);
         assert!(!is_write(esr));
     }
@@ -87,17 +224,25 @@ mod tests {
     #[test]
     fn translation_fault_level_3_write() {
         let esr = 0x9600_0047; // DA, WnR, DFSC = translation fault level 3
-        assert_eq!(fault_status_name(esr), "translation fault");
+        assert_eq!(FaultStatus::of(esr).name(), "translation fault");
         assert_eq!(fault_level(esr), Some(3));
         assert!(is_write(esr));
     }
 
     #[test]
     fn undefined_instruction_and_every_class_named() {
-        assert_eq!(class(0x0200_0000), 0);
-        assert_eq!(class_name(0), "unknown reason (undefined instruction)");
+        assert_eq!(code(0x0200_0000), 0);
+        assert_eq!(Class::of(0x0200_0000), Class::Unknown);
+        assert_eq!(
+            Class::Unknown.name(),
+            "unknown reason (undefined instruction)"
+        );
         for ec in 0..64u8 {
-            assert!(!class_name(ec).is_empty());
+            assert!(!Class::from_code(ec).name().is_empty());
         }
+        assert_eq!(Class::from_code(0x3f), Class::Other(0x3f));
+        // Exactly the four abort classes carry a fault status.
+        let aborts = (0..64u8).filter(|&ec| Class::from_code(ec).is_abort());
+        assert!(aborts.eq([0x20, 0x21, 0x24, 0x25]));
     }
 }

@@ -84,6 +84,17 @@ pub enum Access {
     ReadWrite,
 }
 
+impl Access {
+    /// The permissions as the memory map prints them: `r-x`, `r--` or `rw-`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Access::ReadExecute => "r-x",
+            Access::ReadOnly => "r--",
+            Access::ReadWrite => "rw-",
+        }
+    }
+}
+
 /// The leaf descriptor shared by pages and blocks; `pa` is masked to bits \[47:12\].
 #[allow(
     clippy::arithmetic_side_effects,
@@ -263,6 +274,14 @@ pub enum Granule {
 }
 
 impl Granule {
+    /// The granule as records name it: `4K` or `2M`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Granule::Page => "4K",
+            Granule::Block => "2M",
+        }
+    }
+
     /// Bytes per mapping: 4 KiB or 2 MiB.
     pub const fn size(self) -> u64 {
         1 << shift(self.level())
@@ -604,6 +623,42 @@ impl<'a> Mapper<'a> {
     /// Tables of the pool in use, the root included.
     pub fn tables_used(&self) -> usize {
         self.used
+    }
+
+    /// Whether every byte of `[va, va+len)` translates to `pa` plus its offset, with
+    /// `access` and (when given) the MAIR slot `memtype_index`: checked leaf by leaf with
+    /// [`translate`], so a 2 MiB block costs one walk. An empty range is not mapped.
+    pub fn maps(
+        &self,
+        va: u64,
+        pa: u64,
+        len: u64,
+        access: Access,
+        memtype_index: Option<u8>,
+    ) -> bool {
+        let Some(end) = va.checked_add(len).filter(|_| len != 0) else {
+            return false;
+        };
+        let mut at = va;
+        while at < end {
+            let Some(t) = self.translate(at) else {
+                return false;
+            };
+            let want = pa.checked_add(at.wrapping_sub(va));
+            if Some(t.pa) != want
+                || t.access() != Some(access)
+                || memtype_index.is_some_and(|i| i != t.memtype_index())
+            {
+                return false;
+            }
+            // The first byte after this leaf.
+            let Some(next) = (at | ((1u64 << shift(t.level)).wrapping_sub(1))).checked_add(1)
+            else {
+                return true;
+            };
+            at = next;
+        }
+        true
     }
 }
 

@@ -44,6 +44,16 @@ pub enum ConsoleKind {
     },
 }
 
+impl ConsoleKind {
+    /// The driver family as records name it: `pl011` or `ns16550`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ConsoleKind::Pl011 => "pl011",
+            ConsoleKind::Ns16550 { .. } => "ns16550",
+        }
+    }
+}
+
 /// The console UART.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConsoleInfo {
@@ -60,6 +70,16 @@ pub enum PsciConduit {
     Hvc,
     /// `SMC #0` (EL3 firmware, or QEMU's built-in PSCI at EL2).
     Smc,
+}
+
+impl PsciConduit {
+    /// The conduit as records name it: `hvc` or `smc`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            PsciConduit::Hvc => "hvc",
+            PsciConduit::Smc => "smc",
+        }
+    }
 }
 
 /// A range of physical memory.

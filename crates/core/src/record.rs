@@ -276,6 +276,9 @@ mod tests {
             }
         }
         let mut w = Full(10);
-        assert!(Record::new(&mut w, &crate::schema::START).u64("n", 1).finish().is_err());
+        assert!(Record::new(&mut w, &crate::schema::START)
+            .u64("n", 1)
+            .finish()
+            .is_err());
     }
 }

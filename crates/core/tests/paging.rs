@@ -915,3 +915,48 @@ fn translate_garbage() {
     });
     assert!(result.is_ok(), "a panic in translate");
 }
+
+// ---------------------------------------------------------------------------------------
+// Whole-range checks (what the firmware verifies before it turns the MMU on)
+
+#[test]
+fn maps_checks_every_leaf_of_a_range() {
+    let mut tables = pool(16);
+    let mut m = Mapper::new(&mut tables, POOL_PA, layout(39)).unwrap();
+    let (va, pa) = (0x40_0000_0000, 0x4000_0000);
+    m.map(va, pa, 4 * MIB, 0, Access::ReadWrite, Granule::Block)
+        .unwrap();
+    m.map(
+        0x4800_0000,
+        0x4800_0000,
+        64 * KIB,
+        3,
+        Access::ReadOnly,
+        Granule::Page,
+    )
+    .unwrap();
+    assert!(m.maps(va, pa, 4 * MIB, Access::ReadWrite, Some(0)));
+    assert!(m.maps(va + MIB, pa + MIB, 8 * KIB, Access::ReadWrite, None));
+    // Wrong offset, attribute, access; a range running past the mapping; nothing at all.
+    assert!(!m.maps(va, pa + 4 * KIB, 4 * MIB, Access::ReadWrite, None));
+    assert!(!m.maps(va, pa, 4 * MIB, Access::ReadWrite, Some(1)));
+    assert!(!m.maps(va, pa, 4 * MIB, Access::ReadOnly, None));
+    assert!(!m.maps(va, pa, 4 * MIB + 1, Access::ReadWrite, None));
+    assert!(!m.maps(va, pa, 0, Access::ReadWrite, None));
+    // Pages: every one is walked, a hole in the middle is found.
+    assert!(m.maps(
+        0x4800_0000,
+        0x4800_0000,
+        64 * KIB,
+        Access::ReadOnly,
+        Some(3)
+    ));
+    assert!(!m.maps(
+        0x4800_0000,
+        0x4800_0000,
+        68 * KIB,
+        Access::ReadOnly,
+        Some(3)
+    ));
+    assert!(!m.maps(u64::MAX - 4095, 0, 4096, Access::ReadOnly, None));
+}

@@ -1,11 +1,12 @@
 //! The measured loops, in assembly so that what runs is exactly what is named (one file per
 //! family, next to this one), and the clock around them.
 //!
-//! Every function takes virtual addresses inside one alias of the test buffer (the callers in
-//! `crate::bench` derive them from the memory map) and lengths that are non-zero multiples of
-//! the kernel's step; the assembly relies on both.
+//! The assembly takes virtual addresses inside one alias of the test buffer and lengths that
+//! are non-zero multiples of the kernel's step; [`Loop`]'s constructors take [`Window`]s and
+//! check the rest, so safe code cannot run a loop over anything else.
 
-use super::{pmu, ticks};
+use super::buffer::{Chain, Window};
+use super::{mmu, pmu, ticks};
 use aarch64_cpu::asm::barrier::{dsb, SY};
 use core::arch::global_asm;
 
@@ -27,51 +28,132 @@ extern "C" {
     fn mb_k_ivac(p: u64, len: u64, line: u64);
 }
 
-/// One call of a measured loop.
+/// One call of a measured loop, over windows of the test buffer. Made only by the
+/// constructors below, which check what the assembly relies on (non-zero lengths that are
+/// multiples of each loop's step, aligned starts), so running one is safe.
 #[derive(Clone, Copy, Debug)]
-pub enum Loop {
-    /// `ldp x` reads of `[va, va+len)`; `len` a multiple of 256.
+pub struct Loop(Body);
+
+#[derive(Clone, Copy, Debug)]
+enum Body {
     ReadLdp { va: u64, len: u64 },
-    /// `stp x` writes; `len` a multiple of 256.
     WriteStp { va: u64, len: u64 },
-    /// `ldp q` reads; `len` a multiple of 512.
     ReadLdpQ { va: u64, len: u64 },
-    /// `stp q` writes; `len` a multiple of 512.
     WriteStpQ { va: u64, len: u64 },
-    /// `ldp`/`stp` copy; `len` a multiple of 128.
     Copy { dst: u64, src: u64, len: u64 },
-    /// Pointer chase of `loads` dependent loads (a multiple of 8) from `start`; each run
-    /// continues where the previous one stopped.
-    Chase { start: u64, loads: u64 },
-    /// `DC ZVA` over `[va, va+len)`; `len` a multiple of 4 blocks.
+    Chase { at: u64, loads: u64 },
     Zva { va: u64, len: u64, block: u64 },
-    /// `DC CIVAC` per line, then DSB.
     Civac { va: u64, len: u64, line: u64 },
-    /// `DC CVAC` per line, then DSB.
     Cvac { va: u64, len: u64, line: u64 },
-    /// `DC IVAC` per line, then DSB (dirty data in the range is lost).
     Ivac { va: u64, len: u64, line: u64 },
 }
 
+/// `w` as (va, len) when its length is a non-zero multiple of `step` and its start is
+/// aligned to `align`.
+fn fits(w: &Window, step: u64, align: u64) -> Option<(u64, u64)> {
+    let ok = !w.is_empty() && w.len().is_multiple_of(step) && w.va().is_multiple_of(align);
+    ok.then(|| (w.va(), w.len()))
+}
+
 impl Loop {
+    /// `ldp x` reads of the window (a multiple of 256 bytes).
+    pub fn read_ldp(w: &Window) -> Option<Loop> {
+        fits(w, 256, 16).map(|(va, len)| Loop(Body::ReadLdp { va, len }))
+    }
+
+    /// `stp x` writes of the seed values (a multiple of 256 bytes).
+    pub fn write_stp(w: &Window) -> Option<Loop> {
+        fits(w, 256, 16).map(|(va, len)| Loop(Body::WriteStp { va, len }))
+    }
+
+    /// `ldp q` reads (a multiple of 512 bytes).
+    pub fn read_ldp_q(w: &Window) -> Option<Loop> {
+        fits(w, 512, 32).map(|(va, len)| Loop(Body::ReadLdpQ { va, len }))
+    }
+
+    /// `stp q` writes (a multiple of 512 bytes).
+    pub fn write_stp_q(w: &Window) -> Option<Loop> {
+        fits(w, 512, 32).map(|(va, len)| Loop(Body::WriteStpQ { va, len }))
+    }
+
+    /// `ldp`/`stp` copy of `src` into `dst` (equal lengths, a multiple of 128 bytes).
+    pub fn copy(dst: &Window, src: &Window) -> Option<Loop> {
+        let (d, len) = fits(dst, 128, 16)?;
+        let (s, _) = fits(src, 128, 16).filter(|&(_, l)| l == len)?;
+        Some(Loop(Body::Copy {
+            dst: d,
+            src: s,
+            len,
+        }))
+    }
+
+    /// A chase of `loads` dependent loads (a non-zero multiple of 8) along `chain`, from its
+    /// first line. Each run continues where the previous one stopped. (Should the chain be
+    /// overwritten meanwhile, the loads go wherever its words point: loads only, and a fault
+    /// is reported like any other.)
+    pub fn chase(chain: &Chain, loads: u64) -> Option<Loop> {
+        (loads != 0 && loads.is_multiple_of(8)).then(|| {
+            Loop(Body::Chase {
+                at: chain.target().va(),
+                loads,
+            })
+        })
+    }
+
+    /// The same chase from where it stopped, with another number of loads.
+    pub fn continued(&self, loads: u64) -> Option<Loop> {
+        match self.0 {
+            Body::Chase { at, .. } if loads != 0 && loads.is_multiple_of(8) => {
+                Some(Loop(Body::Chase { at, loads }))
+            }
+            _ => None,
+        }
+    }
+
+    /// `DC ZVA` over the window (a multiple of 4 blocks, block-aligned); `None` where DC ZVA
+    /// is prohibited (DCZID_EL0.DZP).
+    pub fn zva(w: &Window) -> Option<Loop> {
+        let block = super::zva_block_size()?;
+        fits(w, 4 * block, block).map(|(va, len)| Loop(Body::Zva { va, len, block }))
+    }
+
+    /// `DC CIVAC` per cache line of the window, then DSB.
+    pub fn civac(w: &Window) -> Option<Loop> {
+        let line = mmu::dcache_line();
+        fits(w, line, line).map(|(va, len)| Loop(Body::Civac { va, len, line }))
+    }
+
+    /// `DC CVAC` per cache line of the window, then DSB.
+    pub fn cvac(w: &Window) -> Option<Loop> {
+        let line = mmu::dcache_line();
+        fits(w, line, line).map(|(va, len)| Loop(Body::Cvac { va, len, line }))
+    }
+
+    /// `DC IVAC` per cache line of the window, then DSB: dirty data in it is lost (the
+    /// window holds test data only).
+    pub fn ivac(w: &Window) -> Option<Loop> {
+        let line = mmu::dcache_line();
+        fits(w, line, line).map(|(va, len)| Loop(Body::Ivac { va, len, line }))
+    }
+
     /// Runs the loop once; a chase then continues from where it stopped.
     pub fn run(&mut self) {
-        // SAFETY: each kernel touches only `[va, va+len)` (or the chain inside the working
-        // set, or `dst`/`src` ranges), which the bench engine takes from a mapped alias of the
-        // test buffer that no Rust object occupies; lengths are non-zero multiples of each
-        // kernel's step (see the variants). Kernels use caller-saved registers only (AAPCS64).
+        // SAFETY: every address range comes from a `Window` (mapped read-write test memory
+        // that holds no Rust object) or, for the chase, from a chain laid inside one; the
+        // constructors checked the lengths and alignment each loop relies on. Kernels use
+        // caller-saved registers only (AAPCS64).
         unsafe {
-            match self {
-                Loop::ReadLdp { va, len } => mb_k_read_ldp(*va, *len),
-                Loop::WriteStp { va, len } => mb_k_write_stp(*va, *len),
-                Loop::ReadLdpQ { va, len } => mb_k_read_ldp_q(*va, *len),
-                Loop::WriteStpQ { va, len } => mb_k_write_stp_q(*va, *len),
-                Loop::Copy { dst, src, len } => mb_k_copy(*dst, *src, *len),
-                Loop::Chase { start, loads } => *start = mb_k_chase(*start, *loads),
-                Loop::Zva { va, len, block } => mb_k_zva(*va, *len, *block),
-                Loop::Civac { va, len, line } => mb_k_civac(*va, *len, *line),
-                Loop::Cvac { va, len, line } => mb_k_cvac(*va, *len, *line),
-                Loop::Ivac { va, len, line } => mb_k_ivac(*va, *len, *line),
+            match &mut self.0 {
+                Body::ReadLdp { va, len } => mb_k_read_ldp(*va, *len),
+                Body::WriteStp { va, len } => mb_k_write_stp(*va, *len),
+                Body::ReadLdpQ { va, len } => mb_k_read_ldp_q(*va, *len),
+                Body::WriteStpQ { va, len } => mb_k_write_stp_q(*va, *len),
+                Body::Copy { dst, src, len } => mb_k_copy(*dst, *src, *len),
+                Body::Chase { at, loads } => *at = mb_k_chase(*at, *loads),
+                Body::Zva { va, len, block } => mb_k_zva(*va, *len, *block),
+                Body::Civac { va, len, line } => mb_k_civac(*va, *len, *line),
+                Body::Cvac { va, len, line } => mb_k_cvac(*va, *len, *line),
+                Body::Ivac { va, len, line } => mb_k_ivac(*va, *len, *line),
             }
         }
     }

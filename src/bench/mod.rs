@@ -1,0 +1,252 @@
+//! The benchmark engine: every selected kernel on every selected memory type over a sweep of
+//! working-set sizes, timed with CNTVCT_EL0 (and PMCCNTR_EL0 where usable), the data verified
+//! after every point, reported as `result` records and one table per kernel.
+//!
+//! Counting: MB = 10^6 bytes; a read or write counts the bytes touched, a copy counts the
+//! bytes copied once; latency is ns per dependent load, maintenance ns per cache line.
+//! Each point: one untimed warm-up, then `reps` timed samples of `passes` passes, each sample
+//! at least [`SAMPLE_BYTES`] long so that the 16 ns tick of QEMU (62.5 MHz) stays small; the
+//! clock's own read cost is measured once and subtracted.
+//!
+//! - this module: the plan (what runs), progress and the per-kernel loop;
+//! - [`point`]: one (kernel, type, size) point, prepared, timed and verified;
+//! - [`report`]: its `result` record and the per-kernel table;
+//! - [`scaling`]: the read and write kernels on several cores at once.
+
+mod point;
+mod report;
+pub mod scaling;
+
+use crate::arch::buffer::Chain;
+use crate::arch::{self, kernels, mmu};
+use crate::console::Console;
+use crate::memory::{Alias, Memory};
+use crate::{run, say};
+use mairbench_core::bootargs::Options;
+use mairbench_core::format::Bytes;
+use mairbench_core::kernel::{self, Kernel, KernelSpec};
+use mairbench_core::memtype::{Class, MEMTYPES};
+use mairbench_core::record::Record;
+use mairbench_core::schema;
+use mairbench_core::stats::MAX_REPS;
+use mairbench_core::sweep::{self, Sizes, MAX_SIZES};
+use report::Table;
+
+pub use scaling::Cores;
+
+/// Smallest timed sample, in bytes moved (or its equivalent in loads and lines).
+pub const SAMPLE_BYTES: u64 = 256 << 10;
+const DEFAULT_REPS: u32 = 3;
+const QUICK_REPS: u32 = 3;
+const PROGRESS_SECONDS: u64 = 2;
+
+/// The clock every sample is read from.
+#[derive(Clone, Copy, Debug)]
+struct Clock {
+    /// CNTFRQ_EL0, Hz.
+    freq: u64,
+    /// Ticks that reading the counter twice costs (subtracted from every sample).
+    overhead: u64,
+    /// Whether PMCCNTR_EL0 counts too.
+    cycles: bool,
+}
+
+/// What the run measures.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    sizes: Sizes,
+    reps: u32,
+    kernels: u16,
+    types: u8,
+    quick: bool,
+    /// CTR_EL0.DminLine in bytes: the step of maintenance by VA.
+    line: u64,
+    /// DC ZVA's block, where allowed.
+    zva: Option<u64>,
+}
+
+/// How far the sweep is, for the progress line.
+#[derive(Clone, Copy, Debug)]
+struct Progress {
+    points: u32,
+    done: u32,
+    last: u64,
+}
+
+/// The engine for one run.
+pub struct Engine<'m> {
+    mem: &'m Memory,
+    clock: Clock,
+    plan: Plan,
+    progress: Progress,
+    /// Points whose data was wrong afterwards.
+    failures: u32,
+    /// The pointer chase laid in the buffer, kept from alias to alias at the same size.
+    chase: Option<Chain>,
+    /// Sequence number of the last multi-core job.
+    scaling_seq: u64,
+}
+
+impl<'m> Engine<'m> {
+    /// Plans the sweep from the options, the caches and the buffer, and reports the plan.
+    pub fn new(mem: &'m Memory, options: &Options, cycles: bool) -> Self {
+        let llc = report::caches();
+        let max = mem.buffer.size;
+        let sizes = match (options.sizes, options.quick) {
+            (Some((lo, hi)), _) => sweep::plan(lo, hi, max),
+            (None, true) => sweep::plan_quick(max),
+            (None, false) => sweep::plan(4 << 10, sweep::default_upper(llc, max), max),
+        };
+        let default_reps = if options.quick {
+            QUICK_REPS
+        } else {
+            DEFAULT_REPS
+        };
+        let plan = Plan {
+            sizes,
+            reps: options
+                .reps
+                .unwrap_or(default_reps)
+                .clamp(1, MAX_REPS as u32),
+            kernels: options.kernels,
+            types: options.types,
+            quick: options.quick,
+            line: mmu::dcache_line(),
+            zva: arch::zva_block_size(),
+        };
+        let clock = Clock {
+            freq: arch::cpu_id().cntfrq.max(1),
+            overhead: kernels::timer_overhead(),
+            cycles,
+        };
+        let mut engine = Engine {
+            mem,
+            clock,
+            plan,
+            progress: Progress {
+                points: 0,
+                done: 0,
+                last: arch::ticks(),
+            },
+            failures: 0,
+            chase: None,
+            scaling_seq: 0,
+        };
+        let (kernels, types) = (engine.kernels().count(), engine.types().count());
+        engine.progress.points = (kernels * types * sizes.len()) as u32;
+        say!(
+            "benchmark: {kernels} kernels x {types} memory types x {} sizes ({} to {}), {} reps; MB = 10^6 B",
+            sizes.len(),
+            Bytes(sizes.iter().next().unwrap_or(0)),
+            Bytes(sizes.iter().last().unwrap_or(0)),
+            plan.reps
+        );
+        say!(
+            "timer: CNTVCT_EL0 at {} Hz, read overhead {} ticks (subtracted); {}",
+            clock.freq,
+            clock.overhead,
+            if cycles {
+                "PMCCNTR_EL0 cycles too (under QEMU the PMU counts virtual nanoseconds, not cycles)"
+            } else {
+                "no usable PMU cycle counter"
+            }
+        );
+        let _ = Record::new(&mut Console, &schema::TIMER)
+            .u64("freq_hz", clock.freq)
+            .u64("overhead_ticks", clock.overhead)
+            .bool("pmu_cycles", cycles)
+            .u64("sample_bytes", SAMPLE_BYTES)
+            .u64("reps", plan.reps.into())
+            .finish();
+        engine
+    }
+
+    fn kernels(&self) -> impl Iterator<Item = &'static KernelSpec> {
+        kernel::selected(self.plan.kernels)
+    }
+
+    fn types(&self) -> impl Iterator<Item = &'m Alias> {
+        let types = self.plan.types;
+        self.mem
+            .pages()
+            .iter()
+            .filter(move |a| types & (1 << a.memtype.index) != 0)
+    }
+
+    /// Runs the whole sweep; one `check` per kernel says whether every point's data was
+    /// intact afterwards.
+    pub fn run(&mut self) {
+        for spec in self.kernels() {
+            let started = arch::ticks();
+            let failures_before = self.failures;
+            let mut table = Table::new(spec);
+            self.chase = None;
+            for alias in self.types() {
+                if let Some(why) = self.skip(spec, alias) {
+                    self.progress.done += self.plan.sizes.len() as u32;
+                    say!("  {} on {}: skipped, {why}", spec.name, alias.memtype.name);
+                    report::skipped(spec, alias, None, why);
+                }
+            }
+            let sizes = self.plan.sizes;
+            for (column, size) in sizes.iter().enumerate() {
+                let mem = self.mem;
+                for alias in mem.pages() {
+                    if !self.measured(spec, alias) {
+                        continue;
+                    }
+                    table.put(alias, column, self.point(spec, alias, size));
+                    self.progress.done += 1;
+                    self.progress(spec, alias, size);
+                }
+            }
+            table.print(&self.plan.sizes, self.plan.reps, self.types());
+            let ms = arch::ticks().wrapping_sub(started) * 1000 / self.clock.freq;
+            run::check(
+                "integrity",
+                self.failures == failures_before,
+                format_args!(
+                    "{}: data verified through normal-wb after every point ({ms} ms)",
+                    spec.name
+                ),
+            );
+        }
+    }
+
+    /// Whether `alias` is selected and `spec` is measured on it.
+    fn measured(&self, spec: &KernelSpec, alias: &Alias) -> bool {
+        self.plan.types & (1 << alias.memtype.index) != 0 && self.skip(spec, alias).is_none()
+    }
+
+    /// Why `spec` is not measured on `alias` at all, if it is not.
+    fn skip(&self, spec: &KernelSpec, alias: &Alias) -> Option<&'static str> {
+        if spec.normal_only && alias.memtype.class == Class::Device {
+            return Some("real cores take an alignment fault for DC ZVA to Device memory");
+        }
+        if spec.kernel == Kernel::FillZva && self.plan.zva.is_none() {
+            return Some("DC ZVA is prohibited here (DCZID_EL0.DZP)");
+        }
+        None
+    }
+
+    /// A progress line at most every [`PROGRESS_SECONDS`].
+    fn progress(&mut self, spec: &KernelSpec, alias: &Alias, size: u64) {
+        let now = arch::ticks();
+        let p = &mut self.progress;
+        if now.wrapping_sub(p.last) >= PROGRESS_SECONDS * self.clock.freq {
+            p.last = now;
+            say!(
+                "progress: {} on {} at {}: {} of {} points ({}%)",
+                spec.name,
+                alias.memtype.name,
+                Bytes(size),
+                p.done,
+                p.points,
+                p.done * 100 / p.points.max(1)
+            );
+        }
+    }
+}
+
+/// Values of one kernel's table: per memory type and size column.
+type Cells = [[Option<u64>; MAX_SIZES]; MEMTYPES.len()];

@@ -1,0 +1,216 @@
+//! What the engine reports: the cache geometry it plans from, one `result` record per point
+//! (measured or skipped, written here only), and one table per kernel.
+
+use super::point::Point;
+use super::{Cells, Clock};
+use crate::arch;
+use crate::console::Console;
+use crate::memory::Alias;
+use crate::{say, say_inline};
+use mairbench_core::format::{Bytes, Decimal};
+use mairbench_core::kernel::{KernelSpec, Unit};
+use mairbench_core::memtype::{self, MEMTYPES};
+use mairbench_core::record::Record;
+use mairbench_core::schema;
+use mairbench_core::stats;
+use mairbench_core::sweep::{Sizes, MAX_SIZES};
+
+/// Reports the data and unified caches (CLIDR_EL1, CCSIDR_EL1); returns the last level's size.
+pub(super) fn caches() -> Option<u64> {
+    let ccidx = arch::ccsidr(0, false).1;
+    let (levels, count) =
+        mairbench_core::cache::levels(arch::clidr(), ccidx, |level, instruction| {
+            arch::ccsidr(level, instruction).0
+        });
+    let levels = levels.get(..count).unwrap_or(&[]);
+    for l in levels {
+        say!(
+            "cache: L{} {}, {} ({} B lines, {}-way, {} sets)",
+            l.level,
+            l.kind.name(),
+            Bytes(l.size()),
+            l.line,
+            l.ways,
+            l.sets
+        );
+        let _ = Record::new(&mut Console, &schema::CACHE)
+            .u64("level", l.level.into())
+            .str("type", l.kind.name())
+            .u64("size", l.size())
+            .u64("line", l.line.into())
+            .u64("ways", l.ways.into())
+            .u64("sets", l.sets.into())
+            .finish();
+    }
+    mairbench_core::cache::last_level_bytes(levels)
+}
+
+/// The `result` record of a point not measured: for every size (`size` None) or one.
+pub(super) fn skipped(spec: &KernelSpec, alias: &Alias, size: Option<u64>, why: &str) {
+    let mut out = Console;
+    let mut rec = Record::new(&mut out, &schema::RESULT)
+        .str("memtype", alias.memtype.name)
+        .str("kernel", spec.name);
+    if let Some(size) = size {
+        rec = rec.u64("size", size);
+    }
+    let _ = rec.str("skipped", why).finish();
+}
+
+/// The `result` record of a measured point; returns its table value (MB/s, or hundredths of
+/// a ns per load or line).
+pub(super) fn result(
+    spec: &KernelSpec,
+    alias: &Alias,
+    size: u64,
+    p: &Point,
+    clock: &Clock,
+    line: u64,
+) -> Option<u64> {
+    let (t, freq) = (&p.ticks, clock.freq);
+    let mut out = Console;
+    let mut rec = Record::new(&mut out, &schema::RESULT)
+        .str("memtype", alias.memtype.name)
+        .str("kernel", spec.name)
+        .u64("size", size)
+        .u64("passes", p.passes)
+        .u64("reps", t.n.into())
+        .u64("best_ticks", t.best)
+        .u64("median_ticks", t.median)
+        .u64("freq_hz", freq)
+        .decimal("cv_pct", t.cv_permille.into(), 1);
+    if let Some(c) = &p.cycles {
+        rec = rec.u64("best_cycles", c.best);
+    }
+    let total = p.units.saturating_mul(p.passes);
+    let per_unit = |ticks| stats::per_unit_centi_ns(ticks, total, freq);
+    let value = match spec.unit {
+        Unit::Bandwidth => {
+            let best = stats::mbps(total, t.best, freq);
+            rec = rec
+                .u64("bytes", total)
+                .opt_u64("best_mbps", best)
+                .opt_u64("median_mbps", stats::mbps(total, t.median, freq));
+            best
+        }
+        Unit::NsPerLoad => {
+            let best = per_unit(t.best);
+            rec = rec
+                .u64("loads", total)
+                .decimal("ns_per_load", best.unwrap_or(0), 2)
+                .decimal("median_ns_per_load", per_unit(t.median).unwrap_or(0), 2);
+            best
+        }
+        Unit::NsPerLine => {
+            let best = per_unit(t.best);
+            let bytes = total * line;
+            rec = rec
+                .u64("lines", total)
+                .u64("bytes", bytes)
+                .decimal("ns_per_line", best.unwrap_or(0), 2)
+                .decimal("median_ns_per_line", per_unit(t.median).unwrap_or(0), 2)
+                .opt_u64("best_mbps", stats::mbps(bytes, t.best, freq));
+            best
+        }
+    };
+    let _ = match p.bad {
+        None => rec.str("integrity", "ok"),
+        Some(off) => rec.hex("integrity_fail_offset", off),
+    }
+    .finish();
+    value
+}
+
+/// Most size columns a firmware table shows (the host report shows them all).
+const COLUMNS: usize = 6;
+
+/// One kernel's table: a row per memory type, a column per size.
+pub(super) struct Table {
+    spec: &'static KernelSpec,
+    cells: Cells,
+}
+
+impl Table {
+    pub(super) fn new(spec: &'static KernelSpec) -> Self {
+        Table {
+            spec,
+            cells: [[None; MAX_SIZES]; MEMTYPES.len()],
+        }
+    }
+
+    /// Notes `value` for `alias` at size column `column`.
+    pub(super) fn put(&mut self, alias: &Alias, column: usize, value: Option<u64>) {
+        let row = self.cells.get_mut(alias.memtype.index as usize);
+        if let Some(cell) = row.and_then(|r| r.get_mut(column)) {
+            *cell = value;
+        }
+    }
+
+    /// Prints the table: at most [`COLUMNS`] sizes spread over the sweep, and the ratio to
+    /// normal-wb at the largest size both were measured at.
+    pub(super) fn print<'a>(
+        &self,
+        sizes: &Sizes,
+        reps: u32,
+        types: impl Iterator<Item = &'a Alias>,
+    ) {
+        let spec = self.spec;
+        let n = sizes.len();
+        let shown = n.min(COLUMNS);
+        let columns: [usize; COLUMNS] =
+            core::array::from_fn(|i| i * n.saturating_sub(1) / shown.saturating_sub(1).max(1));
+        let columns = &columns[..shown];
+        let unit = match spec.unit {
+            Unit::Bandwidth => "MB/s, best",
+            Unit::NsPerLoad => "ns per load, best",
+            Unit::NsPerLine => "ns per line, best",
+        };
+        say!("");
+        say!("{} ({unit} of {reps}): {}", spec.name, spec.summary);
+        say_inline!("  {:<18}", "memory type");
+        for &col in columns {
+            say_inline!(" {:>9}", Bytes(sizes.get(col).unwrap_or(0)));
+        }
+        say!("  {:>9}", "vs wb");
+        let reference = &self.cells[memtype::NORMAL_WB];
+        for alias in types {
+            let row = &self.cells[alias.memtype.index as usize];
+            if row.iter().all(Option::is_none) {
+                continue;
+            }
+            say_inline!("  {:<18}", alias.memtype.name);
+            for &col in columns {
+                match (row[col], spec.unit) {
+                    (Some(v), Unit::Bandwidth) => say_inline!(" {v:>9}"),
+                    (Some(v), _) => say_inline!(
+                        " {:>9}",
+                        Decimal {
+                            scaled: v,
+                            places: 2
+                        }
+                    ),
+                    (None, _) => say_inline!(" {:>9}", "-"),
+                }
+            }
+            let ratio = (0..n)
+                .rev()
+                .find_map(|c| Some((row[c]?, reference[c]?)))
+                .and_then(|(v, r)| stats::ratio_permille(v, r));
+            match ratio {
+                Some(r) => say!(
+                    "  {:>8}x",
+                    Decimal {
+                        scaled: r,
+                        places: 3
+                    }
+                ),
+                None => say!("  {:>9}", "-"),
+            }
+        }
+        if spec.unit.higher_is_better() {
+            say!("  (higher is better; vs wb = this type's bandwidth / normal-wb's)");
+        } else {
+            say!("  (lower is better; vs wb = this type's time / normal-wb's)");
+        }
+    }
+}

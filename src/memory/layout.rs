@@ -1,0 +1,252 @@
+//! What the firmware maps where: its own identity map (W^X), the aliases of the buffer in the
+//! upper half of the VA space, and the memory map as the report shows it.
+
+use super::Memory;
+use crate::arch::{mmu, smp, ImageLayout};
+use crate::console::Console;
+use crate::say;
+use mairbench_core::format::Bytes;
+use mairbench_core::memtype::{self, MEMTYPES};
+use mairbench_core::paging::{Access, Granule};
+use mairbench_core::record::Record;
+use mairbench_core::schema;
+
+pub(super) const KIB: u64 = 1 << 10;
+pub(super) const MIB: u64 = 1 << 20;
+pub(super) const GIB: u64 = 1 << 30;
+pub(super) const PAGE: u64 = 4 * KIB;
+
+/// Identity-mapped regions: the image's seven parts, the device tree, then two stacks per
+/// secondary CPU.
+pub(super) const REGIONS: usize = 8 + 2 * smp::SECONDARY_BLOCKS;
+
+/// The identity map, in report order; unused slots are `None`.
+pub(super) type Regions = [Option<Region>; REGIONS];
+
+/// A region of the firmware's own identity map.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Region {
+    pub what: &'static str,
+    pub base: u64,
+    pub size: u64,
+    pub memtype: usize,
+    pub access: Access,
+}
+
+pub(super) fn align_down(x: u64, a: u64) -> u64 {
+    x & !(a - 1)
+}
+
+pub(super) fn align_up(x: u64, a: u64) -> u64 {
+    (x + a - 1) & !(a - 1)
+}
+
+/// The page-aligned range `[base, base+size)` that holds `len` bytes at `addr`.
+pub(super) fn pages_of(addr: u64, len: u64) -> (u64, u64) {
+    let base = align_down(addr, PAGE);
+    (base, align_up(addr + len, PAGE) - base)
+}
+
+/// The identity map: the image W^X (guard pages below both stacks stay unmapped), the
+/// console as Device-nGnRnE, the device tree read-only, and the stacks of `secondaries`
+/// secondary CPUs.
+pub(super) fn identity_map(
+    image: &ImageLayout,
+    console: u64,
+    dtb: Option<(u64, u64)>,
+    secondaries: usize,
+) -> Regions {
+    let console = align_down(console, PAGE);
+    let rw = Access::ReadWrite;
+    let own = [
+        ("text", image.start, image.rodata, Access::ReadExecute),
+        ("rodata", image.rodata, image.data, Access::ReadOnly),
+        ("data+bss", image.data, image.stack_guard, rw),
+        ("stack", image.stack_bottom, image.stack_top, rw),
+        (
+            "exception stack",
+            image.exception_bottom,
+            image.exception_top,
+            rw,
+        ),
+        ("tables", image.tables, image.end, rw),
+    ];
+    let mut regions: Regions = [None; REGIONS];
+    for (slot, (what, start, end, access)) in regions.iter_mut().zip(own) {
+        *slot = Some(Region {
+            what,
+            base: start,
+            size: end - start,
+            memtype: memtype::NORMAL_WB,
+            access,
+        });
+    }
+    regions[6] = Some(Region {
+        what: "console",
+        base: console,
+        size: PAGE,
+        memtype: memtype::DEVICE_NGNRNE,
+        access: rw,
+    });
+    if let Some((base, size)) = dtb {
+        regions[7] = Some(Region {
+            what: "device tree",
+            base,
+            size,
+            memtype: memtype::NORMAL_WB,
+            access: Access::ReadOnly,
+        });
+    }
+    let stacks = (1..=secondaries.min(smp::SECONDARY_BLOCKS)).flat_map(smp::stacks);
+    let names = ["cpu stack", "cpu exception stack"].into_iter().cycle();
+    for (slot, ((start, end), what)) in regions[8..].iter_mut().zip(stacks.zip(names)) {
+        *slot = Some(Region {
+            what,
+            base: start,
+            size: end - start,
+            memtype: memtype::NORMAL_WB,
+            access: rw,
+        });
+    }
+    regions
+}
+
+/// Where alias `i` (memory-type order, then the block alias) of a buffer of `size` bytes
+/// starts: 1 GiB-aligned slots from `alias_base`.
+pub(super) fn alias_va(alias_base: u64, size: u64, i: usize) -> u64 {
+    alias_base + i as u64 * align_up(size, GIB)
+}
+
+/// The granule of alias `i`: pages for each memory type, blocks for the last.
+pub(super) fn alias_granule(i: usize) -> Granule {
+    if i == MEMTYPES.len() {
+        Granule::Block
+    } else {
+        Granule::Page
+    }
+}
+
+impl Memory {
+    /// Prints the registers, the memory map and the table memory used.
+    pub fn report(&self) {
+        let ram = self.ram;
+        let (sctlr, mair, tcr) = mmu::registers();
+        say!(
+            "mmu: on; MAIR_EL1 {mair:#018x}, TCR_EL1 {tcr:#x}, SCTLR_EL1 {sctlr:#x}; {}-bit VA, 4 KiB granule",
+            self.layout.va_bits
+        );
+        say!(
+            "tables: {} of {} used ({} KiB of 4 KiB tables)",
+            self.tables_used,
+            self.tables_total,
+            self.tables_used as u64 * 4
+        );
+        say!(
+            "buffer: {} MiB at PA {:#x}{} (RAM {:#x}+{} MiB)",
+            self.buffer.size / MIB,
+            self.buffer.base,
+            if self.buffer.shrunk {
+                " (smaller than asked: RAM or table pool)"
+            } else {
+                ""
+            },
+            ram.base,
+            ram.size / MIB
+        );
+        let _ = Record::new(&mut Console, &schema::MMU)
+            .hex("mair", mair)
+            .hex("tcr", tcr)
+            .hex("sctlr", sctlr)
+            .u64("va_bits", self.layout.va_bits.into())
+            .u64("tables_used", self.tables_used as u64)
+            .u64("tables_total", self.tables_total as u64)
+            .u64("table_bytes", self.tables_used as u64 * PAGE)
+            .hex("buffer_pa", self.buffer.base)
+            .u64("buffer_size", self.buffer.size)
+            .bool("buffer_shrunk", self.buffer.shrunk)
+            .finish();
+        say!("memory map:");
+        say!(
+            "  {:<18} {:<18} {:>10}  {:<18} {:<4} what",
+            "va",
+            "pa",
+            "size",
+            "type",
+            "perm"
+        );
+        for r in self.regions() {
+            let line = MapLine {
+                what: r.what,
+                va: r.base,
+                pa: r.base,
+                size: r.size,
+                memtype: MEMTYPES[r.memtype].name,
+                access: r.access,
+                granule: Granule::Page,
+            };
+            line.print();
+        }
+        let guards = [
+            ("guard (stack)", self.image.stack_guard),
+            ("guard (exception stack)", self.image.exception_guard),
+        ];
+        for (what, va) in guards {
+            say!(
+                "  {va:<#18x} {:<18} {:>10}  {:<18} {:<4} {what}",
+                "-",
+                "4 KiB",
+                "unmapped",
+                "---"
+            );
+        }
+        for a in &self.aliases {
+            let line = MapLine {
+                what: match a.granule {
+                    Granule::Block => "buffer alias (2 MiB blocks)",
+                    Granule::Page => "buffer alias",
+                },
+                va: a.va(),
+                pa: self.buffer.base,
+                size: self.buffer.size,
+                memtype: a.memtype.name,
+                access: Access::ReadWrite,
+                granule: a.granule,
+            };
+            line.print();
+        }
+    }
+}
+
+/// One line of the memory map: a human line and a `map` record.
+struct MapLine<'a> {
+    what: &'a str,
+    va: u64,
+    pa: u64,
+    size: u64,
+    memtype: &'a str,
+    access: Access,
+    granule: Granule,
+}
+
+impl MapLine<'_> {
+    fn print(&self) {
+        say!(
+            "  {:<#18x} {:<#18x} {:>10}  {:<18} {:<4} {}",
+            self.va,
+            self.pa,
+            Bytes(self.size),
+            self.memtype,
+            self.access.name(),
+            self.what
+        );
+        let _ = Record::new(&mut Console, &schema::MAP)
+            .str("what", self.what)
+            .hex("va", self.va)
+            .hex("pa", self.pa)
+            .u64("size", self.size)
+            .str("memtype", self.memtype)
+            .str("perm", self.access.name())
+            .str("granule", self.granule.name())
+            .finish();
+    }
+}

@@ -1,0 +1,99 @@
+//! The heart of mairbench: one physical test buffer mapped once per memory type, with the
+//! firmware's own translation tables, proven on every run.
+//!
+//! Virtual layout (TTBR0 only, 4 KiB granule): the image, its console and its device tree are
+//! identity-mapped (VA = PA); the buffer's aliases live in the upper half of the VA space,
+//! one per memory type at 1 GiB-aligned addresses, plus one `normal-wb` alias made of 2 MiB
+//! blocks to show what the page size costs in TLB reach.
+//!
+//! - [`layout`]: what is mapped where, and the memory map report;
+//! - [`setup`]: places the buffer, builds the tables, turns the MMU on;
+//! - [`proof`]: `AT S1E1R` on every alias, judged by `mairbench_core::proof`;
+//! - [`coherence`]: data written through each alias read back through every other;
+//! - [`faults`]: the faults the memory map promises, and the Device-memory probes.
+
+pub mod coherence;
+pub mod faults;
+pub mod layout;
+pub mod proof;
+pub mod setup;
+
+use crate::arch::buffer::Window;
+use crate::arch::ImageLayout;
+use layout::Region;
+use mairbench_core::memtype::{Class, MemType, MEMTYPES};
+use mairbench_core::paging::{Granule, Layout};
+use mairbench_core::placement::Placement;
+use mairbench_core::platform::MemRegion;
+
+pub use setup::{setup, Request, DEFAULT_BUFFER};
+
+/// One alias of the test buffer.
+#[derive(Clone, Copy, Debug)]
+pub struct Alias {
+    /// The memory type it claims.
+    pub memtype: &'static MemType,
+    /// The whole buffer through this alias.
+    pub whole: Window,
+    /// Page or block mapping.
+    pub granule: Granule,
+    /// The MAIR index written into its descriptors (differs from the type's own index only
+    /// under `mairbench.selftest=bad-attr`).
+    pub attr_index: u8,
+}
+
+impl Alias {
+    /// Its virtual base address.
+    pub fn va(&self) -> u64 {
+        self.whole.va()
+    }
+
+    /// The part `[offset, offset+len)` of the buffer through this alias, if it lies inside.
+    pub fn window(&self, offset: u64, len: u64) -> Option<Window> {
+        self.whole.part(offset, len)
+    }
+
+    /// Whether its memory type may be cached (so maintenance by VA matters).
+    pub fn cacheable(&self) -> bool {
+        matches!(self.memtype.class, Class::Normal { cacheable: true })
+    }
+
+    /// Cleans and invalidates `w` to the point of coherency when this alias is cacheable.
+    pub fn maintain(&self, w: &Window) {
+        if self.cacheable() {
+            w.clean_invalidate();
+        }
+    }
+}
+
+/// The result of [`setup`]: what is mapped where.
+pub struct Memory {
+    /// The physical test buffer.
+    pub buffer: Placement,
+    /// Page aliases, one per memory type in table order, then the block alias.
+    pub aliases: [Alias; MEMTYPES.len() + 1],
+    /// Where the image lives.
+    pub image: ImageLayout,
+    ram: MemRegion,
+    layout: Layout,
+    tables_used: usize,
+    tables_total: usize,
+    regions: layout::Regions,
+    unmapped_va: u64,
+}
+
+impl Memory {
+    /// The page aliases, one per memory type in table order.
+    pub fn pages(&self) -> &[Alias] {
+        &self.aliases[..MEMTYPES.len()]
+    }
+
+    /// The `normal-wb` page alias, through which data is laid and checked.
+    pub fn wb(&self) -> &Alias {
+        &self.aliases[mairbench_core::memtype::NORMAL_WB]
+    }
+
+    fn regions(&self) -> impl Iterator<Item = &Region> {
+        self.regions.iter().flatten()
+    }
+}

@@ -1,0 +1,81 @@
+//! The mapping proof: `AT S1E1R` on pages sampled across each alias must give the buffer's
+//! physical address and PAR_EL1.ATTR equal to the alias's MAIR byte. The verdict is
+//! `mairbench_core::proof::judge`, unit-tested on the host.
+
+use super::layout::{align_down, PAGE};
+use super::Memory;
+use crate::arch::mmu;
+use crate::console::Console;
+use crate::{run, say};
+use mairbench_core::memtype;
+use mairbench_core::proof::{self, Evidence, Verdict};
+use mairbench_core::record::Record;
+use mairbench_core::schema;
+
+/// Pages sampled per alias.
+const SAMPLES: u64 = 16;
+
+impl Memory {
+    /// Proves every alias; a wrong one fails the run, an implemented-as one is a warning.
+    pub fn prove(&self) {
+        say!("proof of mapping (AT S1E1R + PAR_EL1, {SAMPLES} pages per alias):");
+        let step = align_down(self.buffer.size / SAMPLES, PAGE).max(PAGE);
+        for a in &self.aliases {
+            let mut evidence = Evidence::new();
+            for k in 0..SAMPLES {
+                let off = (k * step).min(self.buffer.size - PAGE) + (k * 8) % PAGE;
+                evidence.page(match mmu::at_s1e1r(a.va() + off) {
+                    mmu::Par::Ok { pa, attr, .. } => Some((pa == self.buffer.base + off, attr)),
+                    mmu::Par::Fault { .. } => None,
+                });
+            }
+            let verdict = proof::judge(a.memtype, &evidence);
+            let par = evidence.attr.unwrap_or(0);
+            let reported = memtype::describe_mair_byte(par);
+            run::check(
+                "memtype",
+                verdict.passes(),
+                format_args!(
+                    "{:<17} {:<2} VA {:#x} -> PA {:#x}, PAR.ATTR {par:#04x} (MAIR[{}] {:#04x}: {})",
+                    a.memtype.name,
+                    a.granule.name(),
+                    a.va(),
+                    self.buffer.base,
+                    a.memtype.index,
+                    a.memtype.mair,
+                    a.memtype.summary,
+                ),
+            );
+            match verdict {
+                Verdict::WrongPa => say!(
+                    "     WRONG physical address on {} of {SAMPLES} pages",
+                    evidence.wrong_pa
+                ),
+                Verdict::Inconsistent => {
+                    say!("     WRONG: the attribute differs across the buffer")
+                }
+                Verdict::WrongAttr => say!("     WRONG attribute: PAR_EL1 reports {reported}"),
+                Verdict::ImplementedAs => {
+                    run::warn();
+                    say!("     note: the core reports what it implements: {reported}");
+                }
+                Verdict::Exact => {}
+            }
+            let _ = Record::new(&mut Console, &schema::MEMTYPE)
+                .str("name", a.memtype.name)
+                .u64("index", a.memtype.index.into())
+                .u64("attr_index", a.attr_index.into())
+                .hex("mair", a.memtype.mair.into())
+                .hex("va", a.va())
+                .hex("va_end", a.va() + self.buffer.size)
+                .hex("pa", self.buffer.base)
+                .u64("size", self.buffer.size)
+                .hex("par_attr", par.into())
+                .str("granule", a.granule.name())
+                .u64("samples", SAMPLES)
+                .str("verdict", verdict.name())
+                .bool("ok", verdict.passes())
+                .finish();
+        }
+    }
+}

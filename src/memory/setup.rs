@@ -1,0 +1,187 @@
+//! Memory set-up, in four steps: the identity map, the buffer's place and size (as large as
+//! asked, RAM and the table pool allow), the tables, and the switch (checked by
+//! `arch::mmu::activate`, which hands out the buffer's windows).
+
+use super::layout::{self, Regions, MIB};
+use super::{Alias, Memory};
+use crate::arch::{self, mmu, ImageLayout};
+use mairbench_core::memtype::{self, MEMTYPES};
+use mairbench_core::paging::{self, Access, Granule, Layout, Mapper};
+use mairbench_core::placement::{self, Placement};
+use mairbench_core::platform::{MemRegion, Platform};
+
+/// Default size of the test buffer.
+pub const DEFAULT_BUFFER: u64 = 32 * MIB;
+/// Smallest buffer worth measuring.
+const MIN_BUFFER: u64 = 2 * MIB;
+/// Buffer aliases: one per memory type, then the `normal-wb` block alias.
+const ALIASES: usize = MEMTYPES.len() + 1;
+
+/// What the firmware asks of the memory setup.
+#[derive(Clone, Copy, Debug)]
+pub struct Request {
+    /// Wanted buffer size, bytes.
+    pub buffer: u64,
+    /// Map one alias with a wrong AttrIndx (a negative test of the proof).
+    pub bad_attr: bool,
+}
+
+/// Places the buffer, builds the translation tables and turns the MMU and caches on.
+pub fn setup(
+    platform: &Platform<'_>,
+    dtb: Option<(usize, &'static [u8])>,
+    request: Request,
+) -> Result<Memory, &'static str> {
+    let image = arch::image_layout();
+    let ram = platform
+        .ram_regions()
+        .iter()
+        .copied()
+        .find(|r| r.contains(image.start))
+        .ok_or("the image is not inside any RAM region of the device tree")?;
+    let dtb_range = dtb.map(|(addr, blob)| layout::pages_of(addr as u64, blob.len() as u64));
+    let pa_bits = paging::pa_bits(mmu::parange()).ok_or("unknown ID_AA64MMFR0_EL1.PARange")?;
+    let va_layout = Layout::for_pa_bits(pa_bits);
+    let alias_base = 1u64 << (va_layout.va_bits - 1);
+    let (pool, pool_pa) = mmu::table_pool().ok_or("translation tables already built")?;
+    let tables_total = pool.len();
+
+    // 1. The firmware's own identity map.
+    let secondaries = platform.cpus().len().saturating_sub(1);
+    let regions = layout::identity_map(&image, platform.console.base, dtb_range, secondaries);
+
+    // 2. The buffer, shrunk until the pool can map it.
+    let fit = Fit {
+        ram,
+        image: &image,
+        dtb: dtb_range,
+        regions: &regions,
+        layout: &va_layout,
+        alias_base,
+        tables: tables_total,
+    };
+    let buffer = fit.place(request.buffer)?;
+
+    // 3. The tables.
+    let mut mapper = Mapper::new(pool, pool_pa, va_layout).map_err(|_| "table pool unusable")?;
+    for r in regions.iter().flatten() {
+        let (base, size, index) = (r.base, r.size, r.memtype as u8);
+        mapper
+            .map(base, base, size, index, r.access, Granule::Page)
+            .map_err(|_| "mapping the image, console or device tree failed")?;
+    }
+    let alias_va: [u64; ALIASES] =
+        core::array::from_fn(|i| layout::alias_va(alias_base, buffer.size, i));
+    let memtypes: [&'static memtype::MemType; ALIASES] =
+        core::array::from_fn(|i| MEMTYPES.get(i).unwrap_or(&MEMTYPES[memtype::NORMAL_WB]));
+    let attr_index = |t: &memtype::MemType| {
+        // The negative test: the normal-nc alias points at the Device-nGnRnE attribute.
+        if request.bad_attr && t.name == "normal-nc" {
+            MEMTYPES[memtype::DEVICE_NGNRNE].index
+        } else {
+            t.index
+        }
+    };
+    for (i, (&va, t)) in alias_va.iter().zip(memtypes).enumerate() {
+        let granule = layout::alias_granule(i);
+        mapper
+            .map(
+                va,
+                buffer.base,
+                buffer.size,
+                attr_index(t),
+                Access::ReadWrite,
+                granule,
+            )
+            .map_err(|_| "mapping a buffer alias failed")?;
+    }
+
+    // 4. The switch: checked against the tables, then on.
+    let blocks = secondaries.min(arch::smp::SECONDARY_BLOCKS);
+    let dtb_blob = dtb.map(|(_, blob)| blob);
+    let windows = mmu::activate(
+        &mapper,
+        buffer.base,
+        buffer.size,
+        alias_va,
+        blocks,
+        dtb_blob,
+    )
+    .map_err(mmu::Refusal::message)?;
+    let mut i = 0;
+    let aliases = windows.map(|whole| {
+        let memtype = memtypes[i];
+        let alias = Alias {
+            memtype,
+            whole,
+            granule: layout::alias_granule(i),
+            attr_index: attr_index(memtype),
+        };
+        i += 1;
+        alias
+    });
+
+    Ok(Memory {
+        buffer,
+        aliases,
+        image,
+        ram,
+        layout: va_layout,
+        tables_used: mapper.tables_used(),
+        tables_total,
+        regions,
+        unmapped_va: layout::alias_va(alias_base, buffer.size, ALIASES),
+    })
+}
+
+/// What placing the buffer must respect.
+struct Fit<'a> {
+    ram: MemRegion,
+    image: &'a ImageLayout,
+    dtb: Option<(u64, u64)>,
+    regions: &'a Regions,
+    layout: &'a Layout,
+    alias_base: u64,
+    tables: usize,
+}
+
+impl Fit<'_> {
+    /// The buffer: `want` bytes, 2 MiB-aligned, in the image's RAM region away from the image
+    /// and the device tree, halved until its aliases and the identity map fit in the pool.
+    fn place(&self, mut want: u64) -> Result<Placement, &'static str> {
+        let image = (self.image.start, self.image.end - self.image.start);
+        let avoid = [image, self.dtb.unwrap_or((0, 0))];
+        let ram = (self.ram.base, self.ram.size);
+        loop {
+            let placed = placement::place_buffer(ram, &avoid, want, 2 * MIB, MIN_BUFFER)
+                .map_err(|_| "no room in RAM for the test buffer")?;
+            if self.tables_for(placed.size) <= self.tables {
+                return Ok(placed);
+            }
+            if placed.size <= MIN_BUFFER {
+                return Err("the translation-table pool cannot map even the smallest buffer");
+            }
+            want = placed.size / 2;
+        }
+    }
+
+    /// Tables that the identity map and the aliases of a buffer of `size` bytes take.
+    fn tables_for(&self, size: u64) -> usize {
+        let mut spans = [(0u64, 0u64, Granule::Page); layout::REGIONS + ALIASES];
+        let identity = self
+            .regions
+            .iter()
+            .flatten()
+            .map(|r| (r.base, r.size, Granule::Page));
+        let aliases = (0..ALIASES).map(|i| {
+            let va = layout::alias_va(self.alias_base, size, i);
+            (va, size, layout::alias_granule(i))
+        });
+        let mut n = 0;
+        for (slot, span) in spans.iter_mut().zip(identity.chain(aliases)) {
+            *slot = span;
+            n += 1;
+        }
+        paging::tables_needed(self.layout, &spans[..n])
+    }
+}
