@@ -12,6 +12,7 @@ pub mod mmu;
 pub mod pmu;
 pub mod semihosting;
 pub mod smp;
+pub mod timer;
 
 global_asm!(include_str!("../../boot/entry.S"));
 global_asm!(include_str!("../../boot/vectors.S"));
