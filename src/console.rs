@@ -12,7 +12,13 @@ static UART: Global<Option<Uart<Device, GenericTimer>>> = Global::new(None);
 
 /// Starts using the console described by `info`; until then output is dropped.
 pub fn init(info: &ConsoleInfo) {
-    let device = Device::at(info.base);
+    // SAFETY: `info` is the platform's console from `platform::discover`: the UART named by
+    // `/chosen/stdout-path` in the device tree (its `reg` address, of the kind whose register
+    // offsets the driver uses), or the QEMU virt PL011 at 0x0900_0000, which `rust_main` only
+    // uses where there is no device tree or it is QEMU's. It is Device memory while the MMU
+    // is off, and `memory` maps its page 1:1 as Device-nGnRnE before turning the MMU on.
+    // Nothing else drives it: this is the firmware's one UART driver, kept in `UART`.
+    let device = unsafe { Device::at(info.base) };
     UART.set(Some(Uart::new(info.kind, device, GenericTimer)));
 }
 
