@@ -1,18 +1,18 @@
 //! The console found in the device tree, as a `core::fmt::Write` that ends lines with CR LF.
 
-use crate::arch::{mmio::Device, Global};
+use crate::arch::{mmio::Device, timer::GenericTimer, Global};
 use core::fmt;
 use embedded_io::Write as _;
-use mairbench_core::platform::ConsoleInfo;
+use mairbench_core::platform::ConsoleKind;
 use mairbench_core::uart::Uart;
 
 /// The one UART, kept whole (with its "stalled" state, so a dead UART costs one status read
-/// per byte rather than a full poll budget).
-static UART: Global<Option<Uart<Device>>> = Global::new(None);
+/// per byte rather than the 10 ms a wait may take), waiting on the generic timer.
+static UART: Global<Option<Uart<Device, GenericTimer>>> = Global::new(None);
 
-/// Starts using the console described by `info`; until then output is dropped.
-pub fn init(info: &ConsoleInfo) {
-    UART.set(Some(Uart::new(info.kind, Device::at(info.base))));
+/// Starts using `device`, a UART of kind `kind`; until then output is dropped.
+pub fn init(kind: ConsoleKind, device: Device) {
+    UART.set(Some(Uart::new(kind, device, GenericTimer)));
 }
 
 /// A writer to the console (a no-op before [`init`]).

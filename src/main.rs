@@ -29,23 +29,15 @@ use mairbench_core::schema;
 
 /// The run, entered from `boot/entry.S` (through `arch`) at EL1 with the MMU off, on the
 /// main stack.
-fn main(boot: arch::Boot) -> ! {
+fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'static>) -> ! {
     let arch::Boot {
         dtb_arg,
         entry_el,
         image_base,
         bad_relocs,
         entry_sctlr,
+        start_ticks,
     } = boot;
-    let start_ticks = arch::ticks();
-    arch::exceptions::set_reporter(report_exception);
-    let dtb = arch::find_dtb(dtb_arg);
-    let platform = platform::discover(dtb.map(|(_, blob)| blob));
-    // The QEMU virt PL011 is a safe guess only where there is no device tree or it is QEMU's:
-    // on a real board an unsupported console stays silent rather than writing to a guess.
-    if platform.console_from_dtb || !platform.dtb_ok || platform.emulated {
-        console::init(&platform.console);
-    }
     let semihosting = arch::semihosting::available();
     run::set_exit_paths(semihosting, platform.psci);
     run::set_start_ticks(start_ticks);
@@ -367,7 +359,7 @@ fn describe(p: &Platform<'_>, cpu: &arch::CpuId, entry_el: u64, base: usize, dtb
 }
 
 /// Reports an exception nobody expected, then ends the run with status fail.
-fn report_exception(e: &arch::exceptions::Unexpected) -> ! {
+pub(crate) fn report_exception(e: &arch::exceptions::Unexpected) -> ! {
     let class = esr::Class::of(e.fault.esr);
     let ec = esr::code(e.fault.esr);
     say!("");

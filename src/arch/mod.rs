@@ -14,6 +14,7 @@ pub mod pmu;
 pub mod semihosting;
 pub mod smp;
 pub mod sysreg;
+pub mod timer;
 
 global_asm!(include_str!("../../boot/entry.S"));
 global_asm!(include_str!("../../boot/vectors.S"));
@@ -96,9 +97,12 @@ pub struct Boot {
     pub bad_relocs: u64,
     /// SCTLR_ELx at entry (MMU and cache bits, before they were turned off).
     pub entry_sctlr: u64,
+    /// CNTVCT_EL0 when Rust started.
+    pub start_ticks: u64,
 }
 
-/// The Rust entry point, called by `boot/entry.S`.
+/// The Rust entry point, called by `boot/entry.S`: finds the device tree, discovers the
+/// platform and starts the console, then runs the firmware.
 #[no_mangle]
 extern "C" fn rust_main(
     dtb_arg: usize,
@@ -107,13 +111,30 @@ extern "C" fn rust_main(
     bad_relocs: u64,
     entry_sctlr: u64,
 ) -> ! {
-    crate::main(Boot {
+    let start_ticks = ticks();
+    exceptions::set_reporter(crate::report_exception);
+    let dtb = find_dtb(dtb_arg);
+    let platform = mairbench_core::platform::discover(dtb.map(|(_, blob)| blob));
+    // The QEMU virt PL011 is a safe guess only where there is no device tree or it is QEMU's:
+    // on a real board an unsupported console stays silent rather than writing to a guess.
+    if platform.console_from_dtb || !platform.dtb_ok || platform.emulated {
+        // SAFETY: the console just discovered: the UART that `/chosen/stdout-path` of this
+        // boot's device tree names (its translated `reg`, of the kind whose register layout
+        // the driver uses), or QEMU virt's PL011 where there is no device tree or it is
+        // QEMU's. With the MMU off it is Device memory; memory set-up maps its page 1:1 as
+        // Device-nGnRnE. The console is the one driver of it.
+        let device = unsafe { mmio::Device::at(platform.console.base) };
+        crate::console::init(platform.console.kind, device);
+    }
+    let boot = Boot {
         dtb_arg,
         entry_el,
         image_base,
         bad_relocs,
         entry_sctlr,
-    })
+        start_ticks,
+    };
+    crate::main(boot, dtb, platform)
 }
 
 /// Where QEMU `virt` puts the device tree when it starts an ELF (x0 = 0): the base of RAM.

@@ -2,9 +2,13 @@
 
 use std::cell::{Cell, RefCell};
 
+use embedded_hal::delay::DelayNs;
 use embedded_io::Write;
 use mairbench_core::platform::ConsoleKind;
-use mairbench_core::uart::{Mmio, Ns16550, Pl011, Uart, POLL_BUDGET};
+use mairbench_core::uart::{Mmio, Ns16550, Pl011, Uart, POLL_INTERVAL_NS, TIMEOUT_NS};
+
+/// Status reads of a wait that times out: one, then one after each poll interval.
+const FULL_WAIT_READS: usize = (TIMEOUT_NS / POLL_INTERVAL_NS) as usize + 1;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Access {
@@ -15,13 +19,15 @@ enum Access {
 }
 
 /// A register file: plain memory, except the status register at `status`,
-/// which reads `busy` for the first `busy_reads` reads and `ready` after.
+/// which reads `busy` for the first `busy_reads` reads and `ready` after. It is also
+/// the drivers' delay, which only counts the nanoseconds waited (`waited_ns`).
 struct Fake {
     mem: RefCell<[u8; 0x400]>,
     status: usize,
     busy: u32,
     ready: u32,
     busy_reads: Cell<u64>,
+    waited_ns: Cell<u64>,
     log: RefCell<Vec<Access>>,
 }
 
@@ -33,6 +39,7 @@ impl Fake {
             busy,
             ready,
             busy_reads: Cell::new(0),
+            waited_ns: Cell::new(0),
             log: RefCell::new(Vec::new()),
         }
     }
@@ -106,10 +113,16 @@ impl Mmio for &Fake {
     }
 }
 
+impl DelayNs for &Fake {
+    fn delay_ns(&mut self, ns: u32) {
+        self.waited_ns.set(self.waited_ns.get() + u64::from(ns));
+    }
+}
+
 #[test]
 fn pl011_writes_each_byte_to_dr_after_checking_fr() {
     let fake = Fake::pl011();
-    let mut uart = Pl011::new(&fake);
+    let mut uart = Pl011::new(&fake, &fake);
     assert_eq!(uart.write(b"ok\r\n"), Ok(4));
     let mut expected = vec![Access::Read32(0x30)];
     for b in b"ok\r\n" {
@@ -127,10 +140,12 @@ fn pl011_sets_only_missing_enable_bits() {
         (0x200, Some(0x301)),
         (0x001, Some(0x101)),
         (0x300, Some(0x301)),
+        (0x0086, Some(0x0187)), // other bits (here SIREN, SIRLP, LBE) are kept
+        (0xff86, Some(0xff87)),
     ] {
         let fake = Fake::pl011();
         fake.mem.borrow_mut()[0x30..0x34].copy_from_slice(&u32::to_le_bytes(cr));
-        let _uart = Pl011::new(&fake);
+        let _uart = Pl011::new(&fake, &fake);
         let expected: Vec<_> = written
             .map(|v| Access::Write32(0x30, v))
             .into_iter()
@@ -142,7 +157,7 @@ fn pl011_sets_only_missing_enable_bits() {
 #[test]
 fn pl011_waits_while_tx_fifo_full() {
     let fake = Fake::pl011();
-    let mut uart = Pl011::new(&fake);
+    let mut uart = Pl011::new(&fake, &fake);
     fake.busy_reads.set(5);
     uart.write_all(b"x").unwrap();
     assert_eq!(fake.status_reads(), 6);
@@ -155,7 +170,7 @@ fn pl011_waits_while_tx_fifo_full() {
 #[test]
 fn pl011_flush_waits_for_busy_clear() {
     let fake = Fake::pl011();
-    let mut uart = Pl011::new(&fake);
+    let mut uart = Pl011::new(&fake, &fake);
     fake.busy_reads.set(3);
     uart.flush().unwrap();
     assert_eq!(fake.status_reads(), 4);
@@ -165,13 +180,15 @@ fn pl011_flush_waits_for_busy_clear() {
 #[test]
 fn pl011_dead_uart_drops_bytes_and_recovers() {
     let fake = Fake::pl011();
-    let mut uart = Pl011::new(&fake);
+    let mut uart = Pl011::new(&fake, &fake);
     fake.busy_reads.set(u64::MAX);
     assert_eq!(uart.write(b"abc"), Ok(3));
-    // A full budget for the first byte, then one read per byte while stalled.
-    assert_eq!(fake.status_reads(), POLL_BUDGET as usize + 2);
+    // The time bound for the first byte, then one read per byte while stalled.
+    assert_eq!(fake.status_reads(), FULL_WAIT_READS + 2);
+    assert_eq!(fake.waited_ns.get(), u64::from(TIMEOUT_NS));
     uart.flush().unwrap();
-    assert_eq!(fake.status_reads(), POLL_BUDGET as usize + 3);
+    assert_eq!(fake.status_reads(), FULL_WAIT_READS + 3);
+    assert_eq!(fake.waited_ns.get(), u64::from(TIMEOUT_NS));
     assert_eq!(fake.writes(), []);
 
     fake.busy_reads.set(0);
@@ -184,7 +201,7 @@ fn ns16550_uses_reg_shift_and_io_width() {
     for reg_shift in [0u8, 2] {
         for io_width in [1u8, 4] {
             let fake = Fake::ns16550(reg_shift);
-            let mut uart = Ns16550::new(&fake, reg_shift, io_width);
+            let mut uart = Ns16550::new(&fake, reg_shift, io_width, &fake);
             assert_eq!(fake.log(), [], "new() touches no register");
             uart.write_all(b"hi").unwrap();
             uart.flush().unwrap();
@@ -207,7 +224,7 @@ fn ns16550_uses_reg_shift_and_io_width() {
 #[test]
 fn ns16550_never_writes_divisor_or_line_control() {
     let fake = Fake::ns16550(2);
-    let mut uart = Ns16550::new(&fake, 2, 4);
+    let mut uart = Ns16550::new(&fake, 2, 4, &fake);
     for line in ["first\r\n", "second\r\n"] {
         uart.write_all(line.as_bytes()).unwrap();
         uart.flush().unwrap();
@@ -223,7 +240,7 @@ fn ns16550_never_writes_divisor_or_line_control() {
 #[test]
 fn ns16550_waits_for_thre_and_flush_for_temt() {
     let fake = Fake::ns16550(0);
-    let mut uart = Ns16550::new(&fake, 0, 1);
+    let mut uart = Ns16550::new(&fake, 0, 1, &fake);
     fake.busy_reads.set(7);
     uart.write_all(b"x").unwrap();
     assert_eq!(fake.status_reads(), 8);
@@ -231,7 +248,7 @@ fn ns16550_waits_for_thre_and_flush_for_temt() {
 
     // THRE set but TEMT clear: the shift register is still sending.
     let fake = Fake::new(5, 0x20, 0x60);
-    let mut uart = Ns16550::new(&fake, 0, 1);
+    let mut uart = Ns16550::new(&fake, 0, 1, &fake);
     fake.busy_reads.set(4);
     uart.flush().unwrap();
     assert_eq!(fake.status_reads(), 5);
@@ -240,18 +257,19 @@ fn ns16550_waits_for_thre_and_flush_for_temt() {
 #[test]
 fn ns16550_dead_uart_is_bounded() {
     let fake = Fake::ns16550(2);
-    let mut uart = Ns16550::new(&fake, 2, 4);
+    let mut uart = Ns16550::new(&fake, 2, 4, &fake);
     fake.busy_reads.set(u64::MAX);
     assert_eq!(uart.write(b"ab"), Ok(2));
     uart.flush().unwrap();
-    assert_eq!(fake.status_reads(), POLL_BUDGET as usize + 2);
+    assert_eq!(fake.status_reads(), FULL_WAIT_READS + 2);
+    assert_eq!(fake.waited_ns.get(), u64::from(TIMEOUT_NS));
     assert_eq!(fake.writes(), []);
 }
 
 #[test]
 fn ns16550_clamps_reg_shift() {
     let fake = Fake::ns16550(7);
-    let mut uart = Ns16550::new(&fake, 200, 1);
+    let mut uart = Ns16550::new(&fake, 200, 1, &fake);
     uart.write_all(b"z").unwrap();
     assert_eq!(fake.log(), [Access::Read8(5 << 7), Access::Write8(0, b'z')]);
 }
@@ -259,7 +277,7 @@ fn ns16550_clamps_reg_shift() {
 #[test]
 fn uart_follows_console_kind_and_formats() {
     let fake = Fake::pl011();
-    let mut uart = Uart::new(ConsoleKind::Pl011, &fake);
+    let mut uart = Uart::new(ConsoleKind::Pl011, &fake, &fake);
     assert!(matches!(uart, Uart::Pl011(_)));
     write!(uart, "{}\r\n", 42).unwrap();
     assert_eq!(fake.writes().len(), 4);
@@ -269,7 +287,7 @@ fn uart_follows_console_kind_and_formats() {
         reg_shift: 2,
         io_width: 4,
     };
-    let mut uart = Uart::new(kind, &fake);
+    let mut uart = Uart::new(kind, &fake, &fake);
     assert!(matches!(uart, Uart::Ns16550(_)));
     uart.write_all(b"A").unwrap();
     uart.flush().unwrap();
@@ -286,7 +304,7 @@ fn uart_follows_console_kind_and_formats() {
 #[test]
 fn formatted_output_reaches_the_data_register() {
     let fake = Fake::ns16550(0);
-    let mut uart = Ns16550::new(&fake, 0, 1);
+    let mut uart = Ns16550::new(&fake, 0, 1, &fake);
     write!(uart, "{:#x}\r\n", 0x900_0000).unwrap();
     let sent: Vec<u8> = fake
         .writes()
@@ -304,18 +322,19 @@ fn copies_carry_the_stall() {
     // `&Fake` is `Copy`, so the drivers over it are: a `Cell` can hold one.
     fn assert_copy<T: Copy>(_: &T) {}
     let fake = Fake::pl011();
-    let cell = Cell::new(Uart::new(ConsoleKind::Pl011, &fake));
+    let cell = Cell::new(Uart::new(ConsoleKind::Pl011, &fake, &fake));
     fake.busy_reads.set(u64::MAX);
     let mut uart = cell.get();
     assert_copy(&uart);
     uart.write_all(b"a").unwrap();
-    assert_eq!(fake.status_reads(), POLL_BUDGET as usize);
+    assert_eq!(fake.status_reads(), FULL_WAIT_READS);
     cell.set(uart);
 
     // The stored copy is stalled: one status read per byte.
     let mut again = cell.get();
     again.write_all(b"bc").unwrap();
-    assert_eq!(fake.status_reads(), POLL_BUDGET as usize + 2);
+    assert_eq!(fake.status_reads(), FULL_WAIT_READS + 2);
+    assert_eq!(fake.waited_ns.get(), u64::from(TIMEOUT_NS));
 
     // A copy is independent: recovering one leaves the other stalled.
     fake.busy_reads.set(0);
@@ -332,6 +351,97 @@ fn copies_carry_the_stall() {
     );
 
     let fake = Fake::pl011();
-    assert_copy(&Pl011::new(&fake));
-    assert_copy(&Ns16550::new(&fake, 0, 1));
+    assert_copy(&Pl011::new(&fake, &fake));
+    assert_copy(&Ns16550::new(&fake, 0, 1, &fake));
+}
+
+#[test]
+fn waits_are_bounded_by_time_not_reads() {
+    // Ready on the last read before the time runs out: the byte goes out, no stall.
+    let fake = Fake::pl011();
+    let mut uart = Pl011::new(&fake, &fake);
+    fake.busy_reads.set(FULL_WAIT_READS as u64 - 1);
+    uart.write_all(b"x").unwrap();
+    assert_eq!(fake.status_reads(), FULL_WAIT_READS);
+    assert_eq!(fake.waited_ns.get(), u64::from(TIMEOUT_NS));
+    assert_eq!(fake.writes(), [Access::Write32(0, u32::from(b'x'))]);
+    fake.busy_reads.set(1);
+    uart.write_all(b"y").unwrap();
+    assert_eq!(fake.status_reads(), FULL_WAIT_READS + 2, "not stalled");
+    assert_eq!(
+        fake.waited_ns.get(),
+        u64::from(TIMEOUT_NS + POLL_INTERVAL_NS)
+    );
+
+    // One read later is too late: the byte is dropped after exactly the time bound.
+    let fake = Fake::ns16550(0);
+    let mut uart = Ns16550::new(&fake, 0, 1, &fake);
+    fake.busy_reads.set(FULL_WAIT_READS as u64);
+    uart.write_all(b"x").unwrap();
+    assert_eq!(fake.status_reads(), FULL_WAIT_READS);
+    assert_eq!(fake.waited_ns.get(), u64::from(TIMEOUT_NS));
+    assert_eq!(fake.writes(), []);
+}
+
+#[test]
+fn a_stalled_uart_costs_one_read_per_byte_and_no_waiting() {
+    for kind in [
+        ConsoleKind::Pl011,
+        ConsoleKind::Ns16550 {
+            reg_shift: 2,
+            io_width: 4,
+        },
+    ] {
+        let fake = match kind {
+            ConsoleKind::Pl011 => Fake::pl011(),
+            ConsoleKind::Ns16550 { reg_shift, .. } => Fake::ns16550(reg_shift),
+        };
+        let mut uart = Uart::new(kind, &fake, &fake);
+        let setup = fake.log().len();
+        fake.busy_reads.set(u64::MAX);
+        uart.write_all(b"a").unwrap();
+        assert_eq!(fake.waited_ns.get(), u64::from(TIMEOUT_NS), "{kind:?}");
+        let line = [b'.'; 1000];
+        uart.write_all(&line).unwrap();
+        uart.flush().unwrap();
+        assert_eq!(fake.status_reads(), FULL_WAIT_READS + 1001, "{kind:?}");
+        assert_eq!(fake.log().len(), setup + FULL_WAIT_READS + 1001, "{kind:?}");
+        assert_eq!(fake.waited_ns.get(), u64::from(TIMEOUT_NS), "{kind:?}");
+        assert_eq!(fake.writes(), [], "{kind:?}");
+    }
+}
+
+#[test]
+fn status_bits_other_than_the_awaited_one_are_ignored() {
+    // PL011: RXFE and TXFE set, TXFF and BUSY clear: ready at once.
+    let fake = Fake::new(0x18, 0xff, 0xff & !(1 << 5 | 1 << 3));
+    fake.mem.borrow_mut()[0x30..0x34].copy_from_slice(&0x301u32.to_le_bytes());
+    let mut uart = Pl011::new(&fake, &fake);
+    uart.write_all(b"p").unwrap();
+    uart.flush().unwrap();
+    assert_eq!(fake.status_reads(), 2);
+    assert_eq!(fake.waited_ns.get(), 0);
+    assert_eq!(fake.writes(), [Access::Write32(0, u32::from(b'p'))]);
+
+    // PL011: only BUSY set, so a byte may go but the flush waits.
+    let fake = Fake::new(0x18, 1 << 3, 0);
+    let mut uart = Pl011::new(&fake, &fake);
+    fake.busy_reads.set(3);
+    uart.write_all(b"q").unwrap();
+    assert_eq!(
+        fake.status_reads(),
+        1,
+        "BUSY alone does not hold a byte back"
+    );
+    uart.flush().unwrap();
+    assert_eq!(fake.status_reads(), 4);
+
+    // 16550 with 32-bit accesses: padding bits above the 8-bit LSR are ignored.
+    let fake = Fake::new(5 << 2, 0xffff_ff00, 0xffff_ff60);
+    let mut uart = Ns16550::new(&fake, 2, 4, &fake);
+    fake.busy_reads.set(2);
+    uart.write_all(b"r").unwrap();
+    assert_eq!(fake.status_reads(), 3);
+    assert_eq!(fake.waited_ns.get(), u64::from(2 * POLL_INTERVAL_NS));
+    assert_eq!(fake.writes(), [Access::Write32(0, u32::from(b'r'))]);
 }
