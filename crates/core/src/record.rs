@@ -16,8 +16,9 @@ use crate::schema::Kind;
 /// The prefix that starts every machine record line.
 pub const PREFIX: &str = "@mb ";
 
-/// Version of the record schema, carried by the `start` record.
-pub const SCHEMA: u64 = 1;
+/// Version of the record schema, carried by the `start` record (see [`crate::schema`] for
+/// the rule that decides when it changes).
+pub use crate::schema::VERSION as SCHEMA;
 
 /// Builder for one record line. Fields appear in the order they are added; the first write
 /// error is kept and returned by [`Record::finish`].
@@ -276,6 +277,9 @@ mod tests {
             }
         }
         let mut w = Full(10);
-        assert!(Record::new(&mut w, &crate::schema::START).u64("n", 1).finish().is_err());
+        assert!(Record::new(&mut w, &crate::schema::START)
+            .u64("n", 1)
+            .finish()
+            .is_err());
     }
 }
