@@ -30,6 +30,9 @@ pub struct Record<'w, W: Write> {
 
 impl<'w, W: Write> Record<'w, W> {
     /// Starts a record of the given kind (one of [`crate::schema::KINDS`]).
+    // Inlined so that only the kind's name reaches the firmware image, not its fields and
+    // their documentation.
+    #[inline(always)]
     pub fn new(out: &'w mut W, kind: &Kind) -> Self {
         let mut record = Record {
             out,
