@@ -6,7 +6,8 @@
 //! the working-set size on a log2 scale ("4K", "64K", "1M"...), the y axis the kernel's unit
 //! from 0 (or, for [`compare`], the ratio B/A). Reported cache sizes are vertical dashed
 //! lines labelled "L1 32K". Each memory type has the same colour and marker in every chart,
-//! taken from [`MEMTYPES`]; Normal types have filled markers, Device types hollow ones.
+//! taken from its place in core's memory-type table ([`MEMTYPES`]); Normal types have filled
+//! markers, Device types hollow ones (the table's [`Class`]).
 //!
 //! The SVG has exactly one `<polyline>` per drawn series (memory type x panel): markers,
 //! dashes, legend swatches and reference lines are drawn as circles, rectangles and
@@ -22,21 +23,12 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::model::{CacheLevel, Run, Unit};
+use mairbench_core::format::ShortBytes;
+use mairbench_core::memtype::{self, Class, MEMTYPES};
 
-/// The memory types in their fixed order; a type's colour and marker follow from its place.
-pub const MEMTYPES: [&str; 8] = [
-    "normal-wb",
-    "normal-wb-noalloc",
-    "normal-wt",
-    "normal-nc",
-    "device-ngnrne",
-    "device-ngnre",
-    "device-ngre",
-    "device-gre",
-];
-
-/// Colours of the eight types (the "tab10" palette), then of unknown types.
-const COLOURS: [RGBColor; 8] = [
+/// Colours of the memory types, by place in [`MEMTYPES`] (the "tab10" palette), then of
+/// unknown types.
+const COLOURS: [RGBColor; MEMTYPES.len()] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -355,33 +347,24 @@ fn cache_marks(caches: &[CacheLevel], prefix: &str) -> Vec<Mark> {
         seen.push((c.level, c.size));
         out.push((
             log2(c.size),
-            format!("{prefix}L{} {}", c.level, format_size(c.size)),
+            format!("{prefix}L{} {}", c.level, ShortBytes(c.size)),
         ));
     }
     out
 }
 
-/// A size in binary units: "512", "4K", "1M", "1.5M", "2G".
-pub fn format_size(bytes: u64) -> String {
-    const UNITS: [(u64, &str); 3] = [(1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")];
-    for (scale, suffix) in UNITS {
-        if bytes >= scale {
-            return if bytes.is_multiple_of(scale) {
-                format!("{}{suffix}", bytes / scale)
-            } else {
-                let v = format!("{:.1}", bytes as f64 / scale as f64);
-                format!("{}{suffix}", v.trim_end_matches(".0"))
-            };
-        }
-    }
-    bytes.to_string()
-}
-
 /// The colour, marker shape (0 circle, 1 square, 2 triangle, 3 diamond) and whether the
-/// marker is filled, of a memory type.
+/// marker is filled, of a memory type: the colour by its place in [`MEMTYPES`], the shape
+/// by its place among the types of its class, filled for Normal memory.
 fn look(memtype: &str) -> (RGBColor, u8, bool) {
-    if let Some(i) = MEMTYPES.iter().position(|m| *m == memtype) {
-        return (COLOURS[i], (i % 4) as u8, i < 4);
+    if let Some(t) = memtype::by_name(memtype) {
+        let device = |c: Class| c == Class::Device;
+        let i = usize::from(t.index);
+        let shape = MEMTYPES[..i]
+            .iter()
+            .filter(|o| device(o.class) == device(t.class))
+            .count();
+        return (COLOURS[i], (shape % 4) as u8, !device(t.class));
     }
     // FNV-1a: stable across charts and runs.
     let h = memtype.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
@@ -397,10 +380,7 @@ fn look(memtype: &str) -> (RGBColor, u8, bool) {
 /// Sort key of a memory type: the fixed order, then unknown types by name.
 fn order(memtype: &str) -> (usize, &str) {
     (
-        MEMTYPES
-            .iter()
-            .position(|m| *m == memtype)
-            .unwrap_or(MEMTYPES.len()),
+        memtype::by_name(memtype).map_or(MEMTYPES.len(), |t| usize::from(t.index)),
         memtype,
     )
 }
@@ -642,7 +622,7 @@ fn draw_panel(
         .build_cartesian_2d(x_spec, y0..y1)
         .map_err(err)?;
 
-    let x_fmt = |v: &f64| format_size(2f64.powf(*v).round() as u64);
+    let x_fmt = |v: &f64| ShortBytes(2f64.powf(*v).round() as u64).to_string();
     chart
         .configure_mesh()
         .x_desc("working-set size (log2 scale)")
@@ -756,6 +736,11 @@ mod tests {
 
     const SIZES: std::ops::RangeInclusive<u32> = 12..=25; // 4K..32M
 
+    /// The memory-type names of core's table, in order.
+    fn names() -> Vec<&'static str> {
+        MEMTYPES.iter().map(|t| t.name).collect()
+    }
+
     fn m(memtype: &str, kernel: &str, size: u64, unit: Unit, best: f64) -> Measurement {
         Measurement {
             memtype: memtype.into(),
@@ -800,7 +785,7 @@ mod tests {
             ("maint-ivac", Unit::NsPerLine),
         ];
         for (kernel, unit) in kernels {
-            for (i, memtype) in MEMTYPES.iter().enumerate() {
+            for (i, memtype) in names().into_iter().enumerate() {
                 for k in SIZES {
                     let level = if k <= 15 {
                         0.0
@@ -878,7 +863,7 @@ mod tests {
         let svg = pair(&run, "read-ldp", "write-stp", "Bandwidth").unwrap();
         assert!(svg.starts_with("<svg"));
         assert!(svg.contains("width=\"1200\"") && svg.contains("height=\"500\""));
-        assert_series(&svg, &MEMTYPES, 2);
+        assert_series(&svg, &names(), 2);
         let t = texts(&svg);
         let has = |s: &str| t.iter().any(|x| x == s);
         assert!(has("Bandwidth \u{2014} rockchip,rk3588"), "{t:?}");
@@ -910,7 +895,7 @@ mod tests {
     #[test]
     fn pair_with_one_kernel_missing() {
         let svg = pair(&synthetic(false), "read-ldp", "copy-to", "x").unwrap();
-        assert_series(&svg, &MEMTYPES, 1);
+        assert_series(&svg, &names(), 1);
         assert!(texts(&svg).iter().any(|t| t == "no data for copy-to"));
     }
 
@@ -931,7 +916,7 @@ mod tests {
     fn single_panels() {
         let run = synthetic(false);
         let svg = single(&run, "maint-", "Cache maintenance").unwrap();
-        assert_series(&svg, &MEMTYPES, 3);
+        assert_series(&svg, &names(), 3);
         let t = texts(&svg);
         assert_eq!(t.iter().filter(|x| *x == "ns per line").count(), 3);
         for k in ["maint-civac", "maint-cvac", "maint-ivac"] {
@@ -940,7 +925,7 @@ mod tests {
         assert!(svg.contains(&format!("width=\"{}\"", 3 * PANEL_W + LEGEND_W)));
 
         let svg = single(&run, "latency", "Latency").unwrap();
-        assert_series(&svg, &MEMTYPES, 1);
+        assert_series(&svg, &names(), 1);
         let t = texts(&svg);
         assert!(t.iter().any(|x| x == "ns per load"));
         assert!(t.iter().any(|x| x == "L1 32K"));
@@ -955,7 +940,7 @@ mod tests {
             m.best *= 2.0;
         }
         let svg = compare(&a, &b, "read-ldp", "B vs A").unwrap();
-        assert_series(&svg, &MEMTYPES, 1);
+        assert_series(&svg, &names(), 1);
         let t = texts(&svg);
         assert!(
             t.iter()
@@ -990,10 +975,22 @@ mod tests {
         assert!(!texts(&svg).iter().any(|t| t == "normal-wb"));
         // normal-nc keeps its colour (4th of the palette) when alone.
         assert_eq!(stroke("normal-nc"), "stroke=\"#D62728\"");
-        let colours: Vec<RGBColor> = MEMTYPES.iter().map(|t| look(t).0).collect();
-        for (i, c) in colours.iter().enumerate() {
-            assert!(!colours[..i].contains(c), "colours are distinct");
+        let looks: Vec<_> = names().into_iter().map(look).collect();
+        for (i, (c, shape, _)) in looks.iter().enumerate() {
+            assert!(
+                !looks[..i].iter().any(|l| l.0 == *c),
+                "colours are distinct"
+            );
+            assert!(
+                !looks[..i]
+                    .iter()
+                    .any(|l| (l.1, l.2) == (*shape, look(names()[i]).2)),
+                "markers are distinct"
+            );
         }
+        // Filled for Normal memory, hollow for Device memory (core's classes).
+        assert!(look("normal-nc").2 && look("normal-wb").2);
+        assert!(!look("device-ngnrne").2 && !look("device-gre").2);
     }
 
     #[test]
@@ -1061,57 +1058,9 @@ mod tests {
         assert_eq!(polylines(&svg).len(), 1);
     }
 
-    #[test]
-    fn sizes_format() {
-        assert_eq!(format_size(512), "512");
-        assert_eq!(format_size(4096), "4K");
-        assert_eq!(format_size(32 << 20), "32M");
-        assert_eq!(format_size(3 << 19), "1.5M");
-        assert_eq!(format_size(48 << 10), "48K");
-        assert_eq!(format_size(1 << 30), "1G");
-    }
-
-    /// A `Run` from the `@mb` records of a log (enough for charts; the real parser is
-    /// `crate::log`).
+    /// A `Run` from the `@mb` records of a log, as `report` reads it.
     fn run_from_log(log: &str) -> Run {
-        let mut run = Run::default();
-        for r in crate::records(log).unwrap() {
-            let s = |k: &str| r[k].as_str().unwrap_or_default().to_string();
-            match r["kind"].as_str().unwrap() {
-                "start" => {
-                    run.platform = s("platform");
-                    run.midr = s("midr");
-                    run.version = s("version");
-                    run.emulated = r["emulated"].as_bool().unwrap_or(false);
-                }
-                "cache" => run.caches.push(CacheLevel {
-                    level: r["level"].as_u64().unwrap() as u8,
-                    kind: s("type"),
-                    size: r["size"].as_u64().unwrap(),
-                }),
-                "end" => run.status = Some(s("status")),
-                "result" if r.get("skipped").is_none() => {
-                    let (unit, key) = if r.get("ns_per_line").is_some() {
-                        (Unit::NsPerLine, "ns_per_line")
-                    } else if r.get("ns_per_load").is_some() {
-                        (Unit::NsPerLoad, "ns_per_load")
-                    } else {
-                        (Unit::MegabytesPerSecond, "best_mbps")
-                    };
-                    let mut x = m(
-                        &s("memtype"),
-                        &s("kernel"),
-                        r["size"].as_u64().unwrap(),
-                        unit,
-                        r[key].as_f64().unwrap(),
-                    );
-                    x.reps = r["reps"].as_u64().unwrap_or(0);
-                    run.measurements.push(x);
-                }
-                _ => {}
-            }
-        }
-        run
+        crate::log::parse(log.as_bytes()).run
     }
 
     #[test]

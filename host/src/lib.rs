@@ -19,9 +19,10 @@ pub struct BadRecord {
     pub error: String,
 }
 
-/// The `@mb` records of a console log, in order. Lines may end in CR LF and may be preceded
-/// by anything else (boot loader output); a record line that is not a JSON object is an
-/// error naming its line.
+/// The `@mb` records of a console log, in order, as [`log::record`] reads each line (CR LF
+/// line ends, ANSI escapes and anything before the prefix, such as boot loader output, are
+/// allowed); a record line that is not a JSON object with a string `kind` is an error naming
+/// its line.
 ///
 /// ```
 /// let log = "U-Boot 2023.01\r\n@mb {\"kind\":\"start\",\"schema\":1}\r\n";
@@ -32,19 +33,9 @@ pub fn records(log: &str) -> Result<Vec<Value>, BadRecord> {
     log.lines()
         .enumerate()
         .filter_map(|(i, l)| {
-            let json = l
-                .trim_end_matches('\r')
-                .strip_prefix(mairbench_core::record::PREFIX)?;
-            Some(match serde_json::from_str::<Value>(json) {
-                Ok(v) if v.get("kind").is_some_and(Value::is_string) => Ok(v),
-                Ok(_) => Err(BadRecord {
-                    line: i + 1,
-                    error: "not an object with a string field \"kind\"".into(),
-                }),
-                Err(e) => Err(BadRecord {
-                    line: i + 1,
-                    error: e.to_string(),
-                }),
+            log::record(l.as_bytes()).map(|r| {
+                r.map(Value::Object)
+                    .map_err(|error| BadRecord { line: i + 1, error })
             })
         })
         .collect()

@@ -1,9 +1,14 @@
 //! Reading a console log into a [`Run`]: the `@mb` records among whatever else the console
 //! printed (boot loader output, CR LF line ends, ANSI escapes, serial noise, a cut last line).
+//! What the records mean (kinds, fields, units) comes from core's schema and kernel tables;
+//! a kind or a field they do not know is a warning, not an error.
 
 use crate::model::{CacheLevel, Measurement, Run, Skipped, Unit};
+use mairbench_core::kernel;
 use mairbench_core::record::{PREFIX, SCHEMA};
+use mairbench_core::schema::{self, Type};
 use serde_json::{Map, Value};
+use std::collections::BTreeSet;
 
 /// Something in the log that was not understood, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -12,6 +17,27 @@ pub struct Problem {
     pub line: usize,
     /// What was wrong, in words.
     pub what: String,
+    /// The record was read but holds a kind, field or kernel this tool does not know
+    /// (written by a newer firmware?): a warning about what was left out, never a reason to
+    /// judge the run truncated.
+    pub unknown: bool,
+}
+
+impl Problem {
+    fn new(line: usize, what: impl Into<String>) -> Problem {
+        Problem {
+            line,
+            what: what.into(),
+            unknown: false,
+        }
+    }
+
+    fn unknown(line: usize, what: impl Into<String>) -> Problem {
+        Problem {
+            unknown: true,
+            ..Problem::new(line, what)
+        }
+    }
 }
 
 /// A parsed log: the run plus what the parser had to skip.
@@ -50,7 +76,9 @@ impl Verdict {
     }
 }
 
-/// Parses a console log. Never fails: what cannot be used becomes a [`Problem`].
+/// Parses a console log. Never fails: what cannot be used becomes a [`Problem`], and so
+/// does the first record of each kind the schema does not know and the first occurrence of
+/// each field a known kind does not have.
 ///
 /// ```
 /// let log = b"U-Boot\r\n\x1b[0mnoise @mb {\"kind\":\"start\",\"schema\":1}\r\n@mb {\"kind\":\"en";
@@ -60,12 +88,20 @@ impl Verdict {
 /// ```
 pub fn parse(bytes: &[u8]) -> Parsed {
     let mut p = Parsed::default();
+    let mut warned = BTreeSet::new();
     for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
         let line = i + 1;
         match record(raw) {
             None => {}
-            Some(Err(what)) => p.problems.push(Problem { line, what }),
-            Some(Ok(fields)) => take(&mut p, line, &fields),
+            Some(Err(what)) => p.problems.push(Problem::new(line, what)),
+            Some(Ok(fields)) => {
+                for (key, what) in unknowns(&fields) {
+                    if warned.insert(key) {
+                        p.problems.push(Problem::unknown(line, what));
+                    }
+                }
+                take(&mut p, line, &fields);
+            }
         }
     }
     // A final line feed ends the last line; it does not start another.
@@ -86,6 +122,137 @@ pub fn record(raw: &[u8]) -> Option<Result<Map<String, Value>, String>> {
         Err(e) if e.is_eof() => Err("a record cut short".into()),
         Err(e) => Err(format!("a record that is not valid JSON ({e})")),
     })
+}
+
+/// What of a record the schema does not know: its kind, else each field its kind does not
+/// have; each with a key naming it (kind, field) and a sentence.
+fn unknowns(fields: &Map<String, Value>) -> Vec<((String, String), String)> {
+    let name = fields
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let Some(kind) = schema::kind(name) else {
+        return vec![(
+            (name.to_owned(), String::new()),
+            format!("unknown record kind '{name}' (written by a newer firmware?)"),
+        )];
+    };
+    fields
+        .keys()
+        .filter(|k| *k != "kind" && kind.field(k).is_none())
+        .map(|k| {
+            (
+                (name.to_owned(), k.clone()),
+                format!("unknown field '{k}' in a {name} record (written by a newer firmware?)"),
+            )
+        })
+        .collect()
+}
+
+/// Every way a record departs from the schema (`docs/records.md`), in words; empty when it
+/// conforms: a kind or a field the schema does not know, a value of the wrong type or a
+/// `null` where none may be, a missing always-present field, and for `result` records the
+/// shape: a skipped record carries nothing measured, a measured one its kernel's unit fields
+/// (from core's kernel table) and no other unit's, and exactly one integrity field.
+pub fn mismatches(fields: &Map<String, Value>) -> Vec<String> {
+    let name = fields
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let Some(kind) = schema::kind(name) else {
+        return vec![format!("unknown kind '{name}'")];
+    };
+    let mut out = Vec::new();
+    for (key, value) in fields.iter().filter(|(k, _)| *k != "kind") {
+        match kind.field(key) {
+            None => out.push(format!("{name}: unknown field '{key}'")),
+            Some(f) if value.is_null() && !f.nullable => {
+                out.push(format!("{name}.{key}: null, which it may not be"))
+            }
+            Some(f) if !value.is_null() && !has_type(f.ty, value) => out.push(format!(
+                "{name}.{key}: {value} where the schema says {}",
+                f.ty.name()
+            )),
+            Some(_) => {}
+        }
+    }
+    for f in kind.fields.iter().filter(|f| f.always) {
+        if !fields.contains_key(f.name) {
+            out.push(format!(
+                "{name}: no field '{}', which is always present",
+                f.name
+            ));
+        }
+    }
+    if kind.name == schema::RESULT.name {
+        result_shape(fields, &mut out);
+    }
+    out
+}
+
+fn result_shape(fields: &Map<String, Value>, out: &mut Vec<String>) {
+    let has = |k: &str| fields.contains_key(k);
+    let kernel = fields
+        .get("kernel")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if has("skipped") {
+        for k in fields.keys() {
+            if !["kind", "memtype", "kernel", "size", "skipped"].contains(&k.as_str()) {
+                out.push(format!("result: a skipped record with '{k}'"));
+            }
+        }
+        return;
+    }
+    let Some(spec) = kernel::by_name(kernel) else {
+        out.push(format!("result: unknown kernel '{kernel}'"));
+        return;
+    };
+    let unit = spec.unit;
+    let measured = [
+        "size",
+        "passes",
+        "reps",
+        "best_ticks",
+        "median_ticks",
+        "freq_hz",
+        "cv_pct",
+    ];
+    let own = [unit.count_field(), unit.best_field(), unit.median_field()];
+    for k in measured.into_iter().chain(own) {
+        if !has(k) {
+            out.push(format!("result: {kernel} ({}) without '{k}'", unit.label()));
+        }
+    }
+    // best_mbps on a per-line kernel says what the maintained lines amount to.
+    let extra =
+        |k: &str| unit == kernel::Unit::NsPerLine && k == kernel::Unit::Bandwidth.best_field();
+    for other in kernel::UNITS.into_iter().filter(|&u| u != unit) {
+        for k in [other.best_field(), other.median_field()] {
+            if has(k) && !extra(k) {
+                out.push(format!("result: {kernel} ({}) with '{k}'", unit.label()));
+            }
+        }
+    }
+    if has("integrity") == has("integrity_fail_offset") {
+        out.push("result: not exactly one of integrity and integrity_fail_offset".into());
+    }
+}
+
+/// Whether a (non-null) JSON value is of the schema type.
+fn has_type(ty: Type, v: &Value) -> bool {
+    match ty {
+        Type::Str => v.is_string(),
+        Type::U64 => v.is_u64(),
+        Type::I64 => v.is_i64() || v.is_u64(),
+        Type::Bool => v.is_boolean(),
+        Type::Hex => v
+            .as_str()
+            .and_then(|s| s.strip_prefix("0x"))
+            .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit())),
+        Type::Decimal => v.is_number(),
+        Type::Strs => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+    }
 }
 
 /// The line without ANSI escape sequences and carriage returns.
@@ -130,19 +297,14 @@ fn number(fields: &Map<String, Value>, key: &str) -> Option<f64> {
 
 /// Folds one record into the parse.
 fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
-    let problem = |what: &str| Problem {
-        line,
-        what: what.into(),
-    };
+    let problem = |what: &str| Problem::new(line, what);
     match f.get("kind").and_then(Value::as_str).unwrap_or_default() {
         "start" => {
             if let Some(earlier) = p.start_line {
-                p.problems.push(Problem {
+                p.problems.push(Problem::new(
                     line,
-                    what: format!(
-                        "another start record: the run started at line {earlier} is left out"
-                    ),
-                });
+                    format!("another start record: the run started at line {earlier} is left out"),
+                ));
             }
             *p = Parsed {
                 run: Run {
@@ -181,7 +343,8 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
         "result" => match result(f) {
             Ok(Entry::Measured(m)) => p.run.measurements.push(m),
             Ok(Entry::Skipped(s)) => p.run.skipped.push(s),
-            Err(what) => p.problems.push(Problem { line, what }),
+            Err(Unread::Bad(what)) => p.problems.push(Problem::new(line, what)),
+            Err(Unread::Unknown(what)) => p.problems.push(Problem::unknown(line, what)),
         },
         _ => {}
     }
@@ -192,9 +355,19 @@ enum Entry {
     Skipped(Skipped),
 }
 
-fn result(f: &Map<String, Value>) -> Result<Entry, String> {
+/// Why a result record was not used.
+enum Unread {
+    /// It lacks what it must have.
+    Bad(String),
+    /// It names a kernel this tool does not know.
+    Unknown(String),
+}
+
+fn result(f: &Map<String, Value>) -> Result<Entry, Unread> {
     let (Some(memtype), Some(kernel)) = (text(f, "memtype"), text(f, "kernel")) else {
-        return Err("a result record without memtype or kernel".into());
+        return Err(Unread::Bad(
+            "a result record without memtype or kernel".into(),
+        ));
     };
     let size = f.get("size").and_then(Value::as_u64);
     if let Some(why) = f.get("skipped") {
@@ -205,24 +378,24 @@ fn result(f: &Map<String, Value>) -> Result<Entry, String> {
             why: why.as_str().map_or_else(|| why.to_string(), str::to_owned),
         }));
     }
-    let size = size.ok_or("a result record without size")?;
-    let (unit, best, median) = if f.contains_key("ns_per_load") {
-        (Unit::NsPerLoad, "ns_per_load", "median_ns_per_load")
-    } else if f.contains_key("ns_per_line") {
-        (Unit::NsPerLine, "ns_per_line", "median_ns_per_line")
-    } else {
-        (Unit::MegabytesPerSecond, "best_mbps", "median_mbps")
+    let size = size.ok_or_else(|| Unread::Bad("a result record without size".into()))?;
+    // The kernel's unit, from core's kernel table, says which fields hold the values.
+    let Some(spec) = kernel::by_name(&kernel) else {
+        return Err(Unread::Unknown(format!(
+            "a result record for unknown kernel '{kernel}' left out (written by a newer firmware?)"
+        )));
     };
+    let (best, median) = (spec.unit.best_field(), spec.unit.median_field());
     let (Some(best_value), Some(median_value)) = (number(f, best), number(f, median)) else {
-        return Err(format!(
+        return Err(Unread::Bad(format!(
             "a result record for {kernel} on {memtype} without {best} or {median}"
-        ));
+        )));
     };
     Ok(Entry::Measured(Measurement {
         memtype,
         kernel,
         size,
-        unit,
+        unit: Unit::from(spec.unit),
         best: best_value,
         median: median_value,
         cv_pct: number(f, "cv_pct").unwrap_or(f64::NAN),
@@ -263,7 +436,12 @@ pub fn verdict(p: &Parsed, name: &str) -> Option<Verdict> {
         }
     }
     let Some(end) = p.end_line else {
-        let cut = p.problems.last().filter(|q| q.line >= p.lines);
+        let cut = p
+            .problems
+            .iter()
+            .rev()
+            .find(|q| !q.unknown)
+            .filter(|q| q.line >= p.lines);
         return bad(
             1,
             match cut {
@@ -308,6 +486,129 @@ mod tests {
         let r = record(b"\xff\xfe garbage @mb {\"kind\":\"x\"}\r").unwrap();
         assert!(r.is_ok());
         assert!(record(b"no record here").is_none());
+    }
+
+    #[test]
+    fn unknown_kinds_and_fields_are_warnings_once_each() {
+        let log = br#"@mb {"kind":"start","schema":1,"platform":"p","emulated":false}
+@mb {"kind":"thermal","celsius":40}
+@mb {"kind":"thermal","celsius":41}
+@mb {"kind":"cache","level":1,"type":"data","size":32768,"line":64,"ways":4,"sets":128,"policy":"wb"}
+@mb {"kind":"cache","level":2,"type":"unified","size":1048576,"line":64,"ways":8,"sets":2048,"policy":"wb"}
+@mb {"kind":"result","memtype":"normal-wb","kernel":"read-ldp-nt","size":4096,"reps":3,"cv_pct":1.0,"best_mbps":1,"median_mbps":1}
+@mb {"kind":"end","status":"pass","checks":0,"failed":0,"warnings":0,"reason":null,"run_us":1}
+"#;
+        let p = parse(log);
+        let seen: Vec<_> = p
+            .problems
+            .iter()
+            .map(|q| (q.line, q.what.as_str(), q.unknown))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (
+                    2,
+                    "unknown record kind 'thermal' (written by a newer firmware?)",
+                    true
+                ),
+                (
+                    4,
+                    "unknown field 'policy' in a cache record (written by a newer firmware?)",
+                    true
+                ),
+                (
+                    6,
+                    "a result record for unknown kernel 'read-ldp-nt' left out (written by a newer firmware?)",
+                    true
+                ),
+            ]
+        );
+        // The rest is read, and the run passes.
+        assert_eq!(p.run.caches.len(), 2);
+        assert_eq!(verdict(&p, "x.log"), None);
+        // A warning on the last line does not make the log look cut short.
+        let log = b"@mb {\"kind\":\"start\",\"schema\":1}\n@mb {\"kind\":\"thermal\"}\n";
+        let v = verdict(&parse(log), "x.log").unwrap();
+        assert_eq!(
+            v.sentence,
+            "x.log line 2: the run is truncated: the log ends without an end record (the run started at line 1)."
+        );
+    }
+
+    #[test]
+    fn schema_mismatches_in_words() {
+        let fields = |json: &str| match serde_json::from_str(json).unwrap() {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        };
+        let m = |json: &str| mismatches(&fields(json));
+        assert_eq!(m(r#"{"kind":"x"}"#), ["unknown kind 'x'"]);
+        assert_eq!(
+            m(r#"{"kind":"panic","message":"m","file":"f","line":-1,"extra":1}"#),
+            [
+                "panic: unknown field 'extra'",
+                "panic.line: -1 where the schema says unsigned integer"
+            ]
+        );
+        assert_eq!(
+            m(r#"{"kind":"cpu","mpidr":"ff","started":false}"#),
+            [
+                "cpu.mpidr: \"ff\" where the schema says hex string",
+                "cpu: no field 'why', which is always present"
+            ]
+        );
+        assert!(m(r#"{"kind":"end","status":"pass","checks":0,"failed":0,"warnings":0,"reason":null,"run_us":1}"#).is_empty());
+        assert_eq!(
+            m(r#"{"kind":"check","name":null,"ok":true,"detail":""}"#),
+            ["check.name: null, which it may not be"]
+        );
+        assert!(
+            m(r#"{"kind":"result","memtype":"a","kernel":"latency","skipped":"why"}"#).is_empty()
+        );
+        assert_eq!(
+            m(r#"{"kind":"result","memtype":"a","kernel":"latency","skipped":"why","reps":1}"#),
+            ["result: a skipped record with 'reps'"]
+        );
+        let measured = r#"{"kind":"result","memtype":"a","kernel":"latency","size":1,"passes":1,"reps":1,"best_ticks":1,"median_ticks":1,"freq_hz":1,"cv_pct":0.0,"loads":1,"ns_per_load":1.00,"median_ns_per_load":1.00,"integrity":"ok"}"#;
+        assert!(m(measured).is_empty(), "{:?}", m(measured));
+        let mut f = fields(measured);
+        f.remove("median_ns_per_load");
+        f.insert("best_mbps".into(), 5.into());
+        f.insert("integrity_fail_offset".into(), "0x40".into());
+        assert_eq!(
+            mismatches(&f),
+            [
+                "result: latency (ns/load) without 'median_ns_per_load'",
+                "result: latency (ns/load) with 'best_mbps'",
+                "result: not exactly one of integrity and integrity_fail_offset"
+            ]
+        );
+    }
+
+    #[test]
+    fn golden_logs_conform_to_the_schema() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+        for name in [
+            "qemu-quick.log",
+            "qemu-kernels.log",
+            "board.log",
+            "truncated.log",
+        ] {
+            let bytes = std::fs::read(dir.join(name)).unwrap();
+            for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+                if let Some(Ok(fields)) = record(raw) {
+                    let wrong = mismatches(&fields);
+                    assert!(wrong.is_empty(), "{name} line {}: {wrong:?}", i + 1);
+                }
+            }
+            let p = parse(&bytes);
+            assert!(
+                p.problems.iter().all(|q| !q.unknown),
+                "{name}: {:?}",
+                p.problems
+            );
+        }
     }
 
     #[test]

@@ -1,18 +1,40 @@
 //! What a run reported, as the host tool works with it: the measurements and the context
 //! needed to read them (caches, platform), taken from the `@mb` records of a log.
 
-/// The unit of a measurement's value.
+use mairbench_core::kernel;
+
+/// The unit of a measurement's value: core's [`kernel::Unit`] (the kernel table decides it),
+/// with the ordering and hashing the host's tables need.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Unit {
-    /// MB/s (MB = 10^6 bytes); higher is better.
+    /// MB/s (MB = 10^6 bytes); higher is better ([`kernel::Unit::Bandwidth`]).
     MegabytesPerSecond,
-    /// Nanoseconds per dependent load; lower is better.
+    /// Nanoseconds per dependent load; lower is better ([`kernel::Unit::NsPerLoad`]).
     NsPerLoad,
-    /// Nanoseconds per cache line maintained; lower is better.
+    /// Nanoseconds per cache line maintained; lower is better ([`kernel::Unit::NsPerLine`]).
     NsPerLine,
 }
 
+impl From<kernel::Unit> for Unit {
+    fn from(unit: kernel::Unit) -> Unit {
+        match unit {
+            kernel::Unit::Bandwidth => Unit::MegabytesPerSecond,
+            kernel::Unit::NsPerLoad => Unit::NsPerLoad,
+            kernel::Unit::NsPerLine => Unit::NsPerLine,
+        }
+    }
+}
+
 impl Unit {
+    /// The core unit this is.
+    pub fn core(self) -> kernel::Unit {
+        match self {
+            Unit::MegabytesPerSecond => kernel::Unit::Bandwidth,
+            Unit::NsPerLoad => kernel::Unit::NsPerLoad,
+            Unit::NsPerLine => kernel::Unit::NsPerLine,
+        }
+    }
+
     /// The unit as printed in tables and axis labels.
     pub fn label(self) -> &'static str {
         match self {
@@ -22,19 +44,17 @@ impl Unit {
         }
     }
 
-    /// The unit as a machine-readable name (CSV and JSON files): the record field it comes
-    /// from, `mbps`, `ns_per_load` or `ns_per_line`.
+    /// The unit as a machine-readable name (CSV and JSON files): the name of the record
+    /// field its best value comes from, without `best_`: `mbps`, `ns_per_load` or
+    /// `ns_per_line`.
     pub fn id(self) -> &'static str {
-        match self {
-            Unit::MegabytesPerSecond => "mbps",
-            Unit::NsPerLoad => "ns_per_load",
-            Unit::NsPerLine => "ns_per_line",
-        }
+        let field = self.core().best_field();
+        field.strip_prefix("best_").unwrap_or(field)
     }
 
     /// Whether a larger value is better.
     pub fn higher_is_better(self) -> bool {
-        self == Unit::MegabytesPerSecond
+        self.core().higher_is_better()
     }
 }
 
@@ -102,4 +122,20 @@ pub struct Run {
     pub caches: Vec<CacheLevel>,
     /// Points the firmware skipped.
     pub skipped: Vec<Skipped>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_follow_core() {
+        for core in kernel::UNITS {
+            let unit = Unit::from(core);
+            assert_eq!(unit.core(), core);
+            assert_eq!(unit.higher_is_better(), core.higher_is_better());
+        }
+        let ids: Vec<_> = kernel::UNITS.map(|u| Unit::from(u).id()).into();
+        assert_eq!(ids, ["mbps", "ns_per_load", "ns_per_line"]);
+    }
 }

@@ -3,13 +3,16 @@
 
 use crate::chart;
 use crate::model::{Measurement, Run, Unit};
+use mairbench_core::format::Bytes;
+use mairbench_core::memtype::{MEMTYPES, NORMAL_WB};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The memory type every other one is compared with.
-pub const BASELINE: &str = "normal-wb";
+/// The memory type every other one is compared with (core's `normal-wb`, the type the
+/// firmware itself runs in).
+pub const BASELINE: &str = MEMTYPES[NORMAL_WB].name;
 
 /// What to say about timings taken in an emulator.
 pub const EMULATED_CAVEAT: &str =
@@ -26,15 +29,10 @@ pub fn distinct<'a>(items: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     out
 }
 
-/// A size in binary units: `4 KiB`, `1 MiB`, or bytes when it is not a whole KiB.
+/// A size in binary units as the firmware prints it (core's [`Bytes`]): `4 KiB`, `1 MiB`,
+/// or bytes when it is not a whole KiB.
 pub fn size_label(size: u64) -> String {
-    match size {
-        0 => "0 B".into(),
-        s if s % (1 << 30) == 0 => format!("{} GiB", s >> 30),
-        s if s % (1 << 20) == 0 => format!("{} MiB", s >> 20),
-        s if s % (1 << 10) == 0 => format!("{} KiB", s >> 10),
-        s => format!("{s} B"),
-    }
+    Bytes(size).to_string()
 }
 
 /// A value as the tables print it: whole MB/s, ns to two decimals.

@@ -29,6 +29,33 @@ impl fmt::Display for Bytes {
     }
 }
 
+/// A size in bytes in the short form of chart axes: the largest of `G`, `M`, `K` (binary
+/// units) not above it, with one decimal when it is not a whole number of them (`4K`, `32M`,
+/// `1.5M`, `1G`), else plain bytes (`512`). The decimal is rounded half to even.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShortBytes(pub u64);
+
+impl fmt::Display for ShortBytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [(&str, u32); 3] = [("G", 30), ("M", 20), ("K", 10)];
+        let n = self.0;
+        let Some(&(suffix, shift)) = UNITS.iter().find(|&&(_, shift)| n >> shift != 0) else {
+            return write!(f, "{n}");
+        };
+        // Tenths of the unit, in u128 so that ten times any u64 fits.
+        let scale = 1u128 << shift;
+        let ten = u128::from(n).saturating_mul(10);
+        let (q, r) = (ten >> shift, ten & scale.wrapping_sub(1));
+        let twice = r.saturating_mul(2);
+        let up = twice > scale || (twice == scale && q % 2 == 1);
+        let tenths = q.saturating_add(u128::from(up));
+        match (tenths / 10, tenths % 10) {
+            (int, 0) => write!(f, "{int}{suffix}"),
+            (int, frac) => write!(f, "{int}.{frac}{suffix}"),
+        }
+    }
+}
+
 /// A fixed-point number: `scaled / 10^places`, printed with exactly `places` decimals
 /// (`Decimal { scaled: 123, places: 1 }` is `12.3`, `Decimal { scaled: 5, places: 2 }` is
 /// `0.05`, `places: 0` prints no point). Integer arithmetic only: no floating-point
@@ -107,8 +134,9 @@ impl fmt::Write for Cursor<'_> {
 #[cfg(test)]
 mod tests {
     extern crate std;
-    use super::{Bytes, Decimal};
+    use super::{Bytes, Decimal, ShortBytes};
     use std::format;
+    use std::string::ToString;
 
     #[test]
     fn exact_binary_units() {
@@ -120,6 +148,45 @@ mod tests {
         assert_eq!(format!("{}", Bytes(u64::MAX)), "18446744073709551615 B");
         assert_eq!(format!("[{:>8}]", Bytes(2 << 20)), "[   2 MiB]");
         assert_eq!(format!("[{:<7}]", Bytes(1024)), "[1 KiB  ]");
+    }
+
+    #[test]
+    fn short_sizes() {
+        let s = |n: u64| format!("{}", ShortBytes(n));
+        assert_eq!(s(0), "0");
+        assert_eq!(s(512), "512");
+        assert_eq!(s(1023), "1023");
+        assert_eq!(s(4096), "4K");
+        assert_eq!(s(48 << 10), "48K");
+        assert_eq!(s(32 << 20), "32M");
+        assert_eq!(s(3 << 19), "1.5M");
+        assert_eq!(s(1 << 30), "1G");
+        assert_eq!(s(1536), "1.5K");
+        // Ties go to the even tenth, as floating-point `{:.1}` does; 1023.96K is 1024K.
+        assert_eq!(s(1_310_720), "1.2M");
+        assert_eq!(s(2_621_440), "2.5M");
+        assert_eq!(s(1_127_218), "1.1M");
+        assert_eq!(s(1_048_535), "1024K");
+        assert_eq!(s(u64::MAX), "17179869184G");
+        for n in (0..40)
+            .map(|i| 1u64 << i)
+            .chain([3000, 100_000, 7 << 25, 123_456_789])
+        {
+            let shift = [30, 20, 10].into_iter().find(|&s| n >> s != 0);
+            let float = match shift {
+                None => n.to_string(),
+                Some(s) => {
+                    let v = format!("{:.1}", n as f64 / (1u64 << s) as f64);
+                    let suffix = match s {
+                        30 => "G",
+                        20 => "M",
+                        _ => "K",
+                    };
+                    format!("{}{suffix}", v.trim_end_matches(".0"))
+                }
+            };
+            assert_eq!(s(n), float, "{n}");
+        }
     }
 
     fn d(scaled: u64, places: u8) -> Decimal {

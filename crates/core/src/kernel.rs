@@ -29,7 +29,40 @@ impl Unit {
     pub const fn higher_is_better(self) -> bool {
         matches!(self, Unit::Bandwidth)
     }
+
+    /// The `result` record field holding the best sample's value in this unit:
+    /// `best_mbps`, `ns_per_load` or `ns_per_line` (see [`crate::schema::RESULT`]).
+    pub const fn best_field(self) -> &'static str {
+        match self {
+            Unit::Bandwidth => "best_mbps",
+            Unit::NsPerLoad => "ns_per_load",
+            Unit::NsPerLine => "ns_per_line",
+        }
+    }
+
+    /// The `result` record field holding the median sample's value in this unit:
+    /// `median_mbps`, `median_ns_per_load` or `median_ns_per_line`.
+    pub const fn median_field(self) -> &'static str {
+        match self {
+            Unit::Bandwidth => "median_mbps",
+            Unit::NsPerLoad => "median_ns_per_load",
+            Unit::NsPerLine => "median_ns_per_line",
+        }
+    }
+
+    /// The `result` record field counting what one sample did in this unit's terms:
+    /// `bytes` (moved), `loads` or `lines` (maintained).
+    pub const fn count_field(self) -> &'static str {
+        match self {
+            Unit::Bandwidth => "bytes",
+            Unit::NsPerLoad => "loads",
+            Unit::NsPerLine => "lines",
+        }
+    }
 }
+
+/// Every [`Unit`], in declaration order.
+pub const UNITS: [Unit; 3] = [Unit::Bandwidth, Unit::NsPerLoad, Unit::NsPerLine];
 
 /// One measurement kernel (the position of its entry in [`KERNELS`] is `kernel as usize`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

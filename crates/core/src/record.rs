@@ -16,8 +16,9 @@ use crate::schema::Kind;
 /// The prefix that starts every machine record line.
 pub const PREFIX: &str = "@mb ";
 
-/// Version of the record schema, carried by the `start` record.
-pub const SCHEMA: u64 = 1;
+/// Version of the record schema, carried by the `start` record (see [`crate::schema`] for
+/// the rule that decides when it changes).
+pub use crate::schema::VERSION as SCHEMA;
 
 /// Builder for one record line. Fields appear in the order they are added; the first write
 /// error is kept and returned by [`Record::finish`].
@@ -29,6 +30,9 @@ pub struct Record<'w, W: Write> {
 
 impl<'w, W: Write> Record<'w, W> {
     /// Starts a record of the given kind (one of [`crate::schema::KINDS`]).
+    // Inlined so that only the kind's name reaches the firmware image, not its fields and
+    // their documentation.
+    #[inline(always)]
     pub fn new(out: &'w mut W, kind: &Kind) -> Self {
         let mut record = Record {
             out,

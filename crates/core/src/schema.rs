@@ -1,6 +1,20 @@
 //! The record schema: every kind of `@mb` record the firmware writes, with its fields, their
 //! types and units. The firmware's writer names its kind from here, the host's reader takes
-//! units and names from here, and `docs/records.md` documents exactly this table.
+//! units and names from here, and `docs/records.md` documents exactly this table (its
+//! tables are [`write_markdown`]'s output, checked by a test).
+//!
+//! The version rule ([`VERSION`], carried by the `start` record): adding a kind, or a field
+//! that is not always present, keeps the version; renaming or removing a field, changing a
+//! field's type or unit, making an always-present field optional or nullable, or changing
+//! what a value means bumps it. A reader refuses a log of any other version; it warns about
+//! kinds and fields it does not know and reads the rest.
+
+use core::fmt::{self, Write};
+
+use crate::kernel::Unit;
+
+/// Version of the record schema, carried by the `start` record's `schema` field.
+pub const VERSION: u64 = 1;
 
 /// What a field's JSON value holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +35,21 @@ pub enum Type {
     Strs,
 }
 
+impl Type {
+    /// The type in words, as `docs/records.md` names it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Type::Str => "string",
+            Type::U64 => "unsigned integer",
+            Type::I64 => "integer",
+            Type::Bool => "boolean",
+            Type::Hex => "hex string",
+            Type::Decimal => "decimal number",
+            Type::Strs => "array of strings",
+        }
+    }
+}
+
 /// One field of a record kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Field {
@@ -30,10 +59,52 @@ pub struct Field {
     pub ty: Type,
     /// Its unit, in words (`""` when it has none).
     pub unit: &'static str,
-    /// Whether every record of the kind carries it.
+    /// Whether every record of the kind carries it (its doc says when it is absent).
     pub always: bool,
+    /// Whether its value may be JSON `null` instead of a [`Field::ty`] (its doc says when).
+    pub nullable: bool,
     /// What it means.
     pub doc: &'static str,
+}
+
+impl Field {
+    /// A field every record of its kind carries, never `null`.
+    pub const fn always(
+        name: &'static str,
+        ty: Type,
+        unit: &'static str,
+        doc: &'static str,
+    ) -> Self {
+        Field {
+            name,
+            ty,
+            unit,
+            always: true,
+            nullable: false,
+            doc,
+        }
+    }
+
+    /// A field only some records of its kind carry.
+    pub const fn optional(
+        name: &'static str,
+        ty: Type,
+        unit: &'static str,
+        doc: &'static str,
+    ) -> Self {
+        Field {
+            always: false,
+            ..Field::always(name, ty, unit, doc)
+        }
+    }
+
+    /// The same field, whose value may be `null`.
+    pub const fn or_null(self) -> Self {
+        Field {
+            nullable: true,
+            ..self
+        }
+    }
 }
 
 /// One kind of record.
@@ -54,57 +125,707 @@ impl Kind {
     }
 }
 
-macro_rules! kinds {
-    ($($(#[$doc:meta])* $id:ident = $name:literal;)*) => {
-        $(
-            $(#[$doc])*
-            pub const $id: Kind = Kind { name: $name, doc: "", fields: &[] };
-        )*
-        /// Every kind, in the order a run first writes them.
-        pub const KINDS: &[&Kind] = &[$(&$id),*];
-    };
-}
+use Type::{Bool, Decimal, Hex, Str, Strs, U64};
 
-kinds! {
-    /// The first record of a run.
-    START = "start";
-    /// The last record of a run.
-    END = "end";
-    /// One check.
-    CHECK = "check";
-    /// The options in force.
-    CONFIG = "config";
-    /// MMU registers and tables.
-    MMU = "mmu";
-    /// One mapped region.
-    MAP = "map";
-    /// The proof of one alias.
-    MEMTYPE = "memtype";
-    /// One coherence pair.
-    COHERENCE = "coherence";
-    /// One provoked fault.
-    FAULT = "fault";
-    /// One Device-memory fault probe.
-    DEVICE_FAULT = "device-fault";
-    /// A running CPU.
-    HELLO = "hello";
-    /// A CPU that did not start.
-    CPU = "cpu";
-    /// One cache level.
-    CACHE = "cache";
-    /// The clock of the benchmark.
-    TIMER = "timer";
-    /// One benchmark point.
-    RESULT = "result";
-    /// One multi-core point.
-    SCALING = "scaling";
-    /// An unexpected exception.
-    EXCEPTION = "exception";
-    /// A panic.
-    PANIC = "panic";
-}
+const BYTES: &str = "bytes";
+const MBPS: &str = "MB/s (MB = 10^6 B)";
+const TICKS: &str = "CNTVCT ticks";
+
+/// The first record of a run.
+pub const START: Kind = Kind {
+    name: "start",
+    doc: "The first record of a run: the schema version, the firmware, the CPU and the \
+          platform it found, and how it was started. A log may hold several (a board that \
+          booted more than once); the last one starts the run that counts.",
+    fields: &[
+        Field::always(
+            "schema",
+            U64,
+            "",
+            "Version of this schema; see the version rule.",
+        ),
+        Field::always(
+            "version",
+            Str,
+            "",
+            "Firmware version (its Cargo package version).",
+        ),
+        Field::always(
+            "entry_el",
+            U64,
+            "",
+            "Exception level the firmware was entered at (1, 2 or 3).",
+        ),
+        Field::always("el", U64, "", "Exception level it runs at (1)."),
+        Field::always(
+            "entry_mmu",
+            Bool,
+            "",
+            "Whether the MMU was on at entry (SCTLR_EL1.M).",
+        ),
+        Field::always(
+            "entry_dcache",
+            Bool,
+            "",
+            "Whether the data cache was on at entry (SCTLR_EL1.C).",
+        ),
+        Field::always("midr", Hex, "", "MIDR_EL1 of the boot CPU."),
+        Field::always("mpidr", Hex, "", "MPIDR_EL1 of the boot CPU."),
+        Field::always(
+            "cntfrq_hz",
+            U64,
+            "Hz",
+            "CNTFRQ_EL0: the frequency of the generic timer.",
+        ),
+        Field::always(
+            "platform",
+            Str,
+            "",
+            "The device tree's /model, else its first root compatible, else \"unknown\".",
+        ),
+        Field::always(
+            "emulated",
+            Bool,
+            "",
+            "Whether the machine is an emulator (QEMU): timings then do not reflect memory types.",
+        ),
+        Field::always(
+            "console",
+            Str,
+            "",
+            "The console UART: \"pl011\" or \"ns16550\".",
+        ),
+        Field::always(
+            "console_base",
+            Hex,
+            "",
+            "Physical address of the console UART.",
+        ),
+        Field::always(
+            "psci",
+            Str,
+            "",
+            "PSCI conduit from the device tree: \"hvc\", \"smc\" or \"none\".",
+        ),
+        Field::always(
+            "semihosting",
+            Bool,
+            "",
+            "Whether semihosting answered (QEMU -semihosting).",
+        ),
+        Field::always(
+            "dtb",
+            Hex,
+            "",
+            "Address of the device tree (0x0: none found).",
+        ),
+        Field::always("image_base", Hex, "", "Address the image runs at."),
+        Field::always(
+            "ram_base",
+            Hex,
+            "",
+            "Physical base of the RAM the firmware uses.",
+        ),
+        Field::always("ram_size", U64, BYTES, "Size of that RAM."),
+        Field::always(
+            "bootargs",
+            Str,
+            "",
+            "The command line (empty when there is none).",
+        ),
+        Field::always(
+            "bootargs_from",
+            Str,
+            "",
+            "Where it came from: \"dtb\" (/chosen/bootargs), \"semihosting\" or \"none\".",
+        ),
+    ],
+};
+
+/// One check.
+pub const CHECK: Kind = Kind {
+    name: "check",
+    doc: "One check, passed or failed, with its human line's text. A failed check makes the \
+          run fail.",
+    fields: &[
+        Field::always(
+            "name",
+            Str,
+            "",
+            "What was checked, e.g. \"timer\", \"memtype\", \"integrity\".",
+        ),
+        Field::always("ok", Bool, "", "Whether it passed."),
+        Field::always("detail", Str, "", "What was seen, in words."),
+    ],
+};
+
+/// The options in force.
+pub const CONFIG: Kind = Kind {
+    name: "config",
+    doc: "The options in force after parsing the command line.",
+    fields: &[
+        Field::always(
+            "quick",
+            Bool,
+            "",
+            "mairbench.quick: a small subset of the measurements.",
+        ),
+        Field::always(
+            "buffer_request",
+            U64,
+            BYTES,
+            "mairbench.buffer: the buffer size asked for; null when not given.",
+        )
+        .or_null(),
+        Field::always(
+            "types",
+            Strs,
+            "",
+            "The memory types measured (mairbench.types), in table order.",
+        ),
+        Field::always(
+            "device_faults",
+            Bool,
+            "",
+            "mairbench.device-faults: whether the Device-memory faults are tried.",
+        ),
+    ],
+};
+
+/// MMU registers and tables.
+pub const MMU: Kind = Kind {
+    name: "mmu",
+    doc: "The MMU as set up: registers, translation-table use and the measurement buffer.",
+    fields: &[
+        Field::always("mair", Hex, "", "MAIR_EL1."),
+        Field::always("tcr", Hex, "", "TCR_EL1."),
+        Field::always("sctlr", Hex, "", "SCTLR_EL1 with the MMU on."),
+        Field::always(
+            "va_bits",
+            U64,
+            "bits",
+            "Virtual address size (64 - TCR_EL1.T0SZ).",
+        ),
+        Field::always(
+            "tables_used",
+            U64,
+            "tables",
+            "4 KiB translation tables used.",
+        ),
+        Field::always("tables_total", U64, "tables", "Tables in the pool."),
+        Field::always("table_bytes", U64, BYTES, "Memory of the tables used."),
+        Field::always(
+            "buffer_pa",
+            Hex,
+            "",
+            "Physical address of the measurement buffer.",
+        ),
+        Field::always("buffer_size", U64, BYTES, "Size of the buffer."),
+        Field::always(
+            "buffer_shrunk",
+            Bool,
+            "",
+            "Whether the buffer is smaller than asked (RAM or table pool).",
+        ),
+    ],
+};
+
+/// One mapped region.
+pub const MAP: Kind = Kind {
+    name: "map",
+    doc: "One region of the memory map (image, stacks, tables, UART, buffer aliases).",
+    fields: &[
+        Field::always("what", Str, "", "What the region holds."),
+        Field::always("va", Hex, "", "Virtual address."),
+        Field::always("pa", Hex, "", "Physical address."),
+        Field::always("size", U64, BYTES, "Size of the region."),
+        Field::always(
+            "memtype",
+            Str,
+            "",
+            "Memory type it is mapped with (a name of the memory-type table).",
+        ),
+        Field::always("perm", Str, "", "Permissions: \"r-x\", \"r--\" or \"rw-\"."),
+        Field::always(
+            "granule",
+            Str,
+            "",
+            "Mapping granule: \"4K\" (pages) or \"2M\" (blocks).",
+        ),
+    ],
+};
+
+/// The proof of one alias.
+pub const MEMTYPE: Kind = Kind {
+    name: "memtype",
+    doc: "The proof of one alias of the buffer: AT S1E1R on sampled pages gives the buffer's \
+          physical address and PAR_EL1.ATTR equal to the alias's MAIR byte. One per memory \
+          type with 4 KiB pages, then normal-wb with 2 MiB blocks.",
+    fields: &[
+        Field::always("name", Str, "", "Memory type name."),
+        Field::always("index", U64, "", "Its position in the memory-type table (its MAIR_EL1 slot)."),
+        Field::always("attr_index", U64, "", "AttrIndx of the alias's descriptors."),
+        Field::always("mair", Hex, "", "The MAIR attribute byte of the type."),
+        Field::always("va", Hex, "", "First virtual address of the alias."),
+        Field::always("va_end", Hex, "", "End of the alias (exclusive)."),
+        Field::always("pa", Hex, "", "Physical address it maps (the buffer's)."),
+        Field::always("size", U64, BYTES, "Size of the alias."),
+        Field::always("par_attr", Hex, "", "PAR_EL1.ATTR the translation reported."),
+        Field::always("granule", Str, "", "\"4K\" or \"2M\"."),
+        Field::always("samples", U64, "pages", "Pages translated."),
+        Field::always("verdict", Str, "", "\"exact\", \"implemented-as\" (same class, what the core implements), \"wrong-pa\", \"inconsistent\" or \"wrong-attr\"."),
+        Field::always("ok", Bool, "", "Whether the verdict is exact or implemented-as."),
+    ],
+};
+
+/// One coherence pair.
+pub const COHERENCE: Kind = Kind {
+    name: "coherence",
+    doc: "One writer/reader pair of aliases: a pattern written through one and read back \
+          through the other, with cache maintenance around cacheable aliases. The last \
+          record repeats the experiment without maintenance, as information.",
+    fields: &[
+        Field::always("writer", Str, "", "Memory type written through."),
+        Field::always("reader", Str, "", "Memory type read through."),
+        Field::always("bytes", U64, BYTES, "Bytes written and read."),
+        Field::always(
+            "maintenance",
+            Bool,
+            "",
+            "Whether cache maintenance was done between.",
+        ),
+        Field::always(
+            "mismatches",
+            U64,
+            "words (8 bytes)",
+            "Words read back different from what was written.",
+        ),
+        Field::optional(
+            "first_offset",
+            Hex,
+            "",
+            "Buffer offset of the first mismatch; only when there is one (with maintenance).",
+        ),
+        Field::optional(
+            "ok",
+            Bool,
+            "",
+            "Whether nothing mismatched; only with maintenance.",
+        ),
+        Field::optional(
+            "informational",
+            Bool,
+            "",
+            "true: the run without maintenance, which cannot fail; only there.",
+        ),
+    ],
+};
+
+/// One provoked fault.
+pub const FAULT: Kind = Kind {
+    name: "fault",
+    doc: "One fault the memory map promises, provoked on purpose and survived.",
+    fields: &[
+        Field::always("test", Str, "", "\"guard-page-load\", \"text-store\" or \"unmapped-load\"."),
+        Field::always("va", Hex, "", "Address accessed."),
+        Field::always("esr", Hex, "", "ESR_EL1 of the fault; null when none was taken.").or_null(),
+        Field::optional("class", Str, "", "Exception class in words; only when a fault was taken."),
+        Field::optional("status", Str, "", "Fault status in words, e.g. \"translation fault\"; only when a fault was taken."),
+        Field::optional("far", Hex, "", "FAR_EL1; only when a fault was taken."),
+        Field::optional("write", Bool, "", "Whether the fault was on a write (ESR WnR); only when a fault was taken."),
+        Field::optional("level", U64, "", "Translation level of the fault; only when a fault was taken, null when the status has none.").or_null(),
+        Field::always("expected", Str, "", "The fault status expected."),
+        Field::always("ok", Bool, "", "Whether the expected fault was taken at the address."),
+    ],
+};
+
+/// One Device-memory fault probe.
+pub const DEVICE_FAULT: Kind = Kind {
+    name: "device-fault",
+    doc: "One access real cores fault on in Device memory, tried on one Device alias \
+          (mairbench.device-faults only). Information: it never fails the run.",
+    fields: &[
+        Field::always("memtype", Str, "", "The Device memory type."),
+        Field::always("access", Str, "", "\"unaligned-load\" or \"dc-zva\"."),
+        Field::always(
+            "tried",
+            Bool,
+            "",
+            "Whether it was tried (DC ZVA may be prohibited).",
+        ),
+        Field::always("faulted", Bool, "", "Whether it faulted."),
+        Field::optional(
+            "esr",
+            Hex,
+            "",
+            "ESR_EL1 of the fault; only when it faulted.",
+        ),
+        Field::always("outcome", Str, "", "What happened, in words."),
+        Field::always("informational", Bool, "", "Always true."),
+    ],
+};
+
+/// A running CPU.
+pub const HELLO: Kind = Kind {
+    name: "hello",
+    doc: "A CPU running at EL1: the boot CPU first, then each secondary started with PSCI \
+          CPU_ON.",
+    fields: &[
+        Field::always(
+            "cpu",
+            U64,
+            "",
+            "0 for the boot CPU, else the secondary's number (its stack block).",
+        ),
+        Field::always("mpidr", Hex, "", "Its MPIDR_EL1 affinity."),
+        Field::always("el", U64, "", "Exception level it runs at (1)."),
+        Field::always("entry_el", U64, "", "Exception level it was entered at."),
+    ],
+};
+
+/// A CPU that did not start.
+pub const CPU: Kind = Kind {
+    name: "cpu",
+    doc: "A CPU of /cpus that did not start; the run goes on with the others.",
+    fields: &[
+        Field::always("mpidr", Hex, "", "Its MPIDR from the device tree."),
+        Field::always("started", Bool, "", "Always false."),
+        Field::always("why", Str, "", "Why not, in words."),
+    ],
+};
+
+/// One cache level.
+pub const CACHE: Kind = Kind {
+    name: "cache",
+    doc: "One cache level of the boot CPU (CLIDR_EL1, CCSIDR_EL1).",
+    fields: &[
+        Field::always("level", U64, "", "1-based level."),
+        Field::always(
+            "type",
+            Str,
+            "",
+            "\"data\", \"separate\" (data of split caches), \"unified\" or \"instruction\".",
+        ),
+        Field::always("size", U64, BYTES, "Capacity."),
+        Field::always("line", U64, BYTES, "Line size."),
+        Field::always("ways", U64, "", "Associativity."),
+        Field::always("sets", U64, "", "Number of sets."),
+    ],
+};
+
+/// The clock of the benchmark.
+pub const TIMER: Kind = Kind {
+    name: "timer",
+    doc: "How the benchmark times: the counter, its read overhead and the sample size.",
+    fields: &[
+        Field::always(
+            "freq_hz",
+            U64,
+            "Hz",
+            "CNTFRQ_EL0: ticks per second of CNTVCT_EL0.",
+        ),
+        Field::always(
+            "overhead_ticks",
+            U64,
+            TICKS,
+            "Cost of reading the counter, subtracted from every sample.",
+        ),
+        Field::always(
+            "pmu_cycles",
+            Bool,
+            "",
+            "Whether PMCCNTR_EL0 cycles are recorded too.",
+        ),
+        Field::always(
+            "sample_bytes",
+            U64,
+            BYTES,
+            "Bytes a sample aims to cover (passes are chosen to reach it).",
+        ),
+        Field::always("reps", U64, "samples", "Timed samples per point."),
+    ],
+};
+
+/// One benchmark point.
+pub const RESULT: Kind = Kind {
+    name: "result",
+    doc: "One benchmark point: a kernel on a memory type at a working-set size. Three shapes: \
+          skipped for every size (memtype, kernel, skipped); skipped at one size (memtype, \
+          kernel, size, skipped); measured (everything but skipped). A measured record's \
+          values are in its kernel's unit (the kernel table): MB/s kernels carry bytes, \
+          best_mbps and median_mbps; ns-per-load kernels loads, ns_per_load and \
+          median_ns_per_load; ns-per-line kernels lines, bytes, ns_per_line, \
+          median_ns_per_line and best_mbps. Then integrity or integrity_fail_offset.",
+    fields: &[
+        Field::always("memtype", Str, "", "Memory type name."),
+        Field::always("kernel", Str, "", "Kernel name (the kernel table)."),
+        Field::optional("size", U64, BYTES, "Working-set size; absent when the kernel is skipped on the type at every size."),
+        Field::optional("skipped", Str, "", "Why the point was not measured; only in a skipped record."),
+        Field::optional("passes", U64, "", "Times the kernel covers the working set per sample; measured only."),
+        Field::optional("reps", U64, "samples", "Timed samples; measured only."),
+        Field::optional("best_ticks", U64, TICKS, "Fastest sample; measured only."),
+        Field::optional("median_ticks", U64, TICKS, "Median sample; measured only."),
+        Field::optional("freq_hz", U64, "Hz", "Counter frequency; measured only."),
+        Field::optional("cv_pct", Decimal, "percent", "Coefficient of variation of the samples, one decimal; measured only."),
+        Field::optional("best_cycles", U64, "PMU cycles", "Fastest sample in PMCCNTR_EL0 cycles; only when the PMU counts."),
+        Field::optional(Unit::Bandwidth.count_field(), U64, BYTES, "Bytes moved per sample (MB/s kernels), or lines times the line size (ns-per-line kernels)."),
+        Field::optional(Unit::Bandwidth.best_field(), U64, MBPS, "Best bandwidth (MB/s and ns-per-line kernels); null when the time is zero.").or_null(),
+        Field::optional(Unit::Bandwidth.median_field(), U64, MBPS, "Median bandwidth (MB/s kernels); null when the time is zero.").or_null(),
+        Field::optional(Unit::NsPerLoad.count_field(), U64, "loads", "Dependent loads per sample (ns-per-load kernels)."),
+        Field::optional(Unit::NsPerLoad.best_field(), Decimal, "ns", "Best time per load, two decimals (ns-per-load kernels)."),
+        Field::optional(Unit::NsPerLoad.median_field(), Decimal, "ns", "Median time per load, two decimals (ns-per-load kernels)."),
+        Field::optional(Unit::NsPerLine.count_field(), U64, "cache lines", "Lines maintained per sample (ns-per-line kernels)."),
+        Field::optional(Unit::NsPerLine.best_field(), Decimal, "ns", "Best time per line, two decimals (ns-per-line kernels)."),
+        Field::optional(Unit::NsPerLine.median_field(), Decimal, "ns", "Median time per line, two decimals (ns-per-line kernels)."),
+        Field::optional("integrity", Str, "", "\"ok\": the data was verified intact after the point; measured only."),
+        Field::optional("integrity_fail_offset", Hex, "", "Buffer offset where the data was wrong; instead of integrity."),
+    ],
+};
+
+/// One multi-core point.
+pub const SCALING: Kind = Kind {
+    name: "scaling",
+    doc: "One multi-core point: a kernel (read-ldp or write-stp) on 1 to N cores at once, \
+          each over its own part of the alias; best of the samples. Only with 2 or more \
+          CPUs running.",
+    fields: &[
+        Field::always("memtype", Str, "", "Memory type name."),
+        Field::always("kernel", Str, "", "Kernel name."),
+        Field::always("cores", U64, "cores", "Cores running at once."),
+        Field::always(
+            "bytes_per_core",
+            U64,
+            BYTES,
+            "Bytes each core moves per sample.",
+        ),
+        Field::always(
+            "aggregate_mbps",
+            U64,
+            MBPS,
+            "All cores' bytes over the slowest core's time.",
+        ),
+        Field::always("per_core_min_mbps", U64, MBPS, "Slowest core's bandwidth."),
+        Field::always("per_core_max_mbps", U64, MBPS, "Fastest core's bandwidth."),
+    ],
+};
+
+/// An unexpected exception.
+pub const EXCEPTION: Kind = Kind {
+    name: "exception",
+    doc: "An exception nobody expected; the run then ends with status fail.",
+    fields: &[
+        Field::always(
+            "vector",
+            Str,
+            "",
+            "\"synchronous\", \"irq\", \"fiq\" or \"serror\".",
+        ),
+        Field::always(
+            "origin",
+            Str,
+            "",
+            "Where it came from, e.g. \"current EL, SP_EL0\".",
+        ),
+        Field::always("class", Str, "", "Exception class in words."),
+        Field::always("ec", Hex, "", "ESR_EL1.EC."),
+        Field::always("esr", Hex, "", "ESR_EL1."),
+        Field::always("far", Hex, "", "FAR_EL1."),
+        Field::always("elr", Hex, "", "ELR_EL1: the address of the instruction."),
+        Field::always("el", U64, "", "Exception level taken at (1)."),
+        Field::always(
+            "nested",
+            Bool,
+            "",
+            "Whether it was taken inside the exception handler.",
+        ),
+    ],
+};
+
+/// A panic.
+pub const PANIC: Kind = Kind {
+    name: "panic",
+    doc: "A panic of the firmware; the run then ends with status fail.",
+    fields: &[
+        Field::always("message", Str, "", "The panic message."),
+        Field::always("file", Str, "", "Source file (empty when unknown)."),
+        Field::always("line", U64, "", "Source line (0 when unknown)."),
+    ],
+};
+
+/// The last record of a run.
+pub const END: Kind = Kind {
+    name: "end",
+    doc: "The last record of a run: its status and tally. The exit status is 0 exactly when \
+          the status is pass.",
+    fields: &[
+        Field::always("status", Str, "", "\"pass\" or \"fail\"."),
+        Field::always("checks", U64, "checks", "Checks done."),
+        Field::always("failed", U64, "checks", "Checks failed."),
+        Field::always(
+            "warnings",
+            U64,
+            "warnings",
+            "Warnings (the run still passes).",
+        ),
+        Field::always(
+            "reason",
+            Str,
+            "",
+            "Why the run could not pass (\"panic\", \"unexpected exception\"); null otherwise.",
+        )
+        .or_null(),
+        Field::always("run_us", U64, "microseconds", "Time from entry to the end."),
+    ],
+};
+
+/// Every kind, in the order a run first writes them.
+pub const KINDS: &[&Kind] = &[
+    &START,
+    &CHECK,
+    &CONFIG,
+    &MMU,
+    &MAP,
+    &MEMTYPE,
+    &COHERENCE,
+    &FAULT,
+    &DEVICE_FAULT,
+    &HELLO,
+    &CPU,
+    &CACHE,
+    &TIMER,
+    &RESULT,
+    &SCALING,
+    &EXCEPTION,
+    &PANIC,
+    &END,
+];
 
 /// The kind called `name`, if there is one.
 pub fn kind(name: &str) -> Option<&'static Kind> {
     KINDS.iter().copied().find(|k| k.name == name)
+}
+
+/// Writes the table as Markdown: an index of the kinds, then per kind its doc and a table
+/// of its fields (name, type, unit, presence, meaning). `docs/records.md` holds exactly this
+/// between its generated markers.
+pub fn write_markdown<W: Write + ?Sized>(w: &mut W) -> fmt::Result {
+    w.write_str("| kind | what it says |\n|---|---|\n")?;
+    for k in KINDS {
+        writeln!(
+            w,
+            "| [`{}`](#{}) | {} |",
+            k.name,
+            k.name,
+            Cell(first_sentence(k.doc))
+        )?;
+    }
+    for k in KINDS {
+        writeln!(w, "\n### `{}`\n\n{}\n", k.name, k.doc)?;
+        w.write_str("| field | type | unit | present | meaning |\n|---|---|---|---|---|\n")?;
+        writeln!(w, "| `kind` | string | | always | `\"{}\"` |", k.name)?;
+        for f in k.fields {
+            writeln!(
+                w,
+                "| `{}` | {}{} | {} | {} | {} |",
+                f.name,
+                f.ty.name(),
+                if f.nullable { " or null" } else { "" },
+                Cell(f.unit),
+                if f.always { "always" } else { "sometimes" },
+                Cell(f.doc)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The text up to and including the first ". " (or all of it).
+fn first_sentence(text: &str) -> &str {
+    text.find(". ")
+        .and_then(|at| text.get(..at.saturating_add(1)))
+        .unwrap_or(text)
+}
+
+/// Text for a Markdown table cell: `|` escaped.
+struct Cell<'a>(&'a str);
+
+impl fmt::Display for Cell<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, part) in self.0.split('|').enumerate() {
+            if i > 0 {
+                f.write_str("\\|")?;
+            }
+            f.write_str(part)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::kernel::{KERNELS, UNITS};
+    use std::string::String;
+
+    #[test]
+    fn names_are_unique_and_documented() {
+        for (i, k) in KINDS.iter().enumerate() {
+            assert_eq!(kind(k.name), Some(*k));
+            assert!(!k.doc.is_empty() && !k.fields.is_empty(), "{}", k.name);
+            for other in &KINDS[i + 1..] {
+                assert_ne!(k.name, other.name);
+            }
+            for (j, f) in k.fields.iter().enumerate() {
+                assert_ne!(f.name, "kind", "{}", k.name);
+                assert!(f.doc.ends_with('.'), "{}.{}", k.name, f.name);
+                assert!(!f.doc.contains('\n') && !f.doc.contains("  "));
+                assert_eq!(k.field(f.name), Some(f));
+                for other in &k.fields[j + 1..] {
+                    assert_ne!(f.name, other.name, "{}", k.name);
+                }
+            }
+        }
+        assert_eq!(kind("nope"), None);
+        assert_eq!(KINDS.first().map(|k| k.name), Some("start"));
+        assert_eq!(KINDS.last().map(|k| k.name), Some("end"));
+    }
+
+    #[test]
+    fn every_unit_names_result_fields() {
+        for unit in UNITS {
+            for name in [unit.best_field(), unit.median_field(), unit.count_field()] {
+                let f = RESULT.field(name).unwrap();
+                assert!(!f.always, "{name}");
+            }
+            let best = RESULT.field(unit.best_field()).unwrap();
+            match unit {
+                Unit::Bandwidth => assert_eq!((best.ty, best.unit), (U64, MBPS)),
+                Unit::NsPerLoad | Unit::NsPerLine => {
+                    assert_eq!((best.ty, best.unit), (Decimal, "ns"))
+                }
+            }
+        }
+        // Every kernel's unit is one of them.
+        assert!(KERNELS.iter().all(|k| UNITS.contains(&k.unit)));
+    }
+
+    #[test]
+    fn markdown_tables() {
+        let mut s = String::new();
+        write_markdown(&mut s).unwrap();
+        assert!(s.starts_with("| kind | what it says |\n"));
+        assert!(s.contains("\n### `result`\n"));
+        assert!(s.contains(
+            "| `buffer_request` | unsigned integer or null | bytes | always | mairbench.buffer"
+        ));
+        assert!(s.contains(
+            "| `best_mbps` | unsigned integer or null | MB/s (MB = 10^6 B) | sometimes |"
+        ));
+        assert!(s.contains("| [`end`](#end) | The last record of a run: its status and tally. |"));
+        assert_eq!(s.matches("\n### ").count(), KINDS.len());
+        assert_eq!(std::format!("{}", Cell("a|b")), "a\\|b");
+        assert_eq!(first_sentence("One. Two."), "One.");
+        assert_eq!(first_sentence("One"), "One");
+    }
 }
