@@ -27,6 +27,9 @@ use mairbench_core::platform::{self, ConsoleKind, Platform, PsciConduit};
 use mairbench_core::record::{self, Record};
 use mairbench_core::schema;
 
+/// How long a CPU started with PSCI CPU_ON has to say hello.
+const CPU_START_NS: u64 = 100_000_000;
+
 /// The run, entered from `boot/entry.S` (through `arch`) at EL1 with the MMU off, on the
 /// main stack.
 fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'static>) -> ! {
@@ -174,7 +177,6 @@ fn start_cpus(
     let own = boot.mpidr & 0xff_ffff;
     hello(0, own, entry_el);
     let mut running = 1;
-    let wait = boot.cntfrq / 10; // 100 ms
     let mut targets = [(0u64, false); platform::MAX_CPUS + 1];
     let mut count = 0;
     for c in platform.cpus().iter().filter(|c| c.mpidr != own) {
@@ -214,7 +216,7 @@ fn start_cpus(
             );
             continue;
         }
-        match arch::smp::start(conduit, mpidr, block, wait) {
+        match arch::smp::start(conduit, mpidr, block, CPU_START_NS) {
             arch::smp::Start::Up { entry_el, mpidr } => {
                 hello(block as u64, mpidr, entry_el);
                 running += 1;

@@ -4,6 +4,7 @@
 //! its own clock, started together with the other CPUs of the job.
 
 use super::kernels::{self, Loop};
+use super::timer::Deadline;
 use super::{mmu, Global};
 use core::sync::atomic::{AtomicU64, Ordering};
 use mairbench_core::platform::{PsciConduit, MAX_CPUS};
@@ -66,8 +67,8 @@ pub enum Start {
 }
 
 /// Starts the CPU `mpidr` on stack block `block` (1..=SECONDARY_BLOCKS) and waits up to
-/// `wait_ticks` of CNTVCT for it to report.
-pub fn start(conduit: PsciConduit, mpidr: u64, block: usize, wait_ticks: u64) -> Start {
+/// `wait_ns` nanoseconds for it to report.
+pub fn start(conduit: PsciConduit, mpidr: u64, block: usize, wait_ns: u64) -> Start {
     extern "C" {
         fn secondary_entry();
     }
@@ -90,8 +91,8 @@ pub fn start(conduit: PsciConduit, mpidr: u64, block: usize, wait_ticks: u64) ->
         Ok(Err(e)) => return Start::Refused(i64::from(e)),
         Ok(Ok(())) => {}
     }
-    let t0 = super::ticks();
-    while super::ticks().wrapping_sub(t0) < wait_ticks {
+    let deadline = Deadline::after_ns(wait_ns);
+    while !deadline.expired() {
         let word = slot.load(Ordering::Acquire);
         if word != 0 {
             return Start::Up {
@@ -125,12 +126,12 @@ static GO: AtomicU64 = AtomicU64::new(0);
 
 /// Runs `own` on this (boot) CPU and each `(block, job)` of `others` on the secondary CPU of
 /// that stack block, all started together; writes each CPU's ticks (boot CPU first) to
-/// `ticks_out`. `None` if a CPU did not line up or finish within `limit_ticks`.
+/// `ticks_out`. `None` if a CPU did not line up or finish within `limit_ns` nanoseconds.
 pub fn run_together(
     seq: u64,
     own: Job,
     others: &[(usize, Job)],
-    limit_ticks: u64,
+    limit_ns: u64,
     ticks_out: &mut [u64],
 ) -> Option<()> {
     ARRIVED.store(0, Ordering::SeqCst);
@@ -139,9 +140,9 @@ pub fn run_together(
         POSTED.get(block)?.store(seq, Ordering::Release);
     }
     aarch64_cpu::asm::sev();
-    let t0 = super::ticks();
+    let deadline = Deadline::after_ns(limit_ns);
     while ARRIVED.load(Ordering::Acquire) < others.len() as u64 {
-        if super::ticks().wrapping_sub(t0) > limit_ticks {
+        if deadline.expired() {
             return None;
         }
         core::hint::spin_loop();
@@ -158,7 +159,7 @@ pub fn run_together(
                 *out = word & ((1 << 40) - 1);
                 break;
             }
-            if super::ticks().wrapping_sub(t0) > limit_ticks {
+            if deadline.expired() {
                 return None;
             }
             core::hint::spin_loop();

@@ -18,6 +18,7 @@ mod report;
 pub mod scaling;
 
 use crate::arch::buffer::Chain;
+use crate::arch::timer::Deadline;
 use crate::arch::{self, kernels, mmu};
 use crate::console::Console;
 use crate::memory::{Alias, Memory};
@@ -38,7 +39,8 @@ pub use scaling::Cores;
 pub const SAMPLE_BYTES: u64 = 256 << 10;
 const DEFAULT_REPS: u32 = 3;
 const QUICK_REPS: u32 = 3;
-const PROGRESS_SECONDS: u64 = 2;
+/// Most time between two progress lines.
+const PROGRESS_NS: u64 = 2_000_000_000;
 
 /// The clock every sample is read from.
 #[derive(Clone, Copy, Debug)]
@@ -70,7 +72,8 @@ struct Plan {
 struct Progress {
     points: u32,
     done: u32,
-    last: u64,
+    /// When the next progress line is due.
+    next: Deadline,
 }
 
 /// The engine for one run.
@@ -126,7 +129,7 @@ impl<'m> Engine<'m> {
             progress: Progress {
                 points: 0,
                 done: 0,
-                last: arch::ticks(),
+                next: Deadline::after_ns(PROGRESS_NS),
             },
             failures: 0,
             chase: None,
@@ -229,12 +232,11 @@ impl<'m> Engine<'m> {
         None
     }
 
-    /// A progress line at most every [`PROGRESS_SECONDS`].
+    /// A progress line whenever [`PROGRESS_NS`] have passed since the last.
     fn progress(&mut self, spec: &KernelSpec, alias: &Alias, size: u64) {
-        let now = arch::ticks();
         let p = &mut self.progress;
-        if now.wrapping_sub(p.last) >= PROGRESS_SECONDS * self.clock.freq {
-            p.last = now;
+        if p.next.expired() {
+            p.next = Deadline::after_ns(PROGRESS_NS);
             say!(
                 "progress: {} on {} at {}: {} of {} points ({}%)",
                 spec.name,

@@ -84,32 +84,31 @@ pub(super) fn result(
     }
     let total = p.units.saturating_mul(p.passes);
     let per_unit = |ticks| stats::per_unit_centi_ns(ticks, total, freq);
-    let value = match spec.unit {
+    // The unit's own field names (`mairbench_core::kernel::Unit`), shared with the reader.
+    let unit = spec.unit;
+    let value = match unit {
         Unit::Bandwidth => {
             let best = stats::mbps(total, t.best, freq);
             rec = rec
-                .u64("bytes", total)
-                .opt_u64("best_mbps", best)
-                .opt_u64("median_mbps", stats::mbps(total, t.median, freq));
+                .u64(unit.count_field(), total)
+                .opt_u64(unit.best_field(), best)
+                .opt_u64(unit.median_field(), stats::mbps(total, t.median, freq));
             best
         }
-        Unit::NsPerLoad => {
-            let best = per_unit(t.best);
-            rec = rec
-                .u64("loads", total)
-                .decimal("ns_per_load", best.unwrap_or(0), 2)
-                .decimal("median_ns_per_load", per_unit(t.median).unwrap_or(0), 2);
-            best
-        }
-        Unit::NsPerLine => {
+        Unit::NsPerLoad | Unit::NsPerLine => {
             let best = per_unit(t.best);
             let bytes = total * line;
+            rec = rec.u64(unit.count_field(), total);
+            if unit == Unit::NsPerLine {
+                // Maintenance also says how many bytes its lines cover.
+                rec = rec.u64("bytes", bytes);
+            }
             rec = rec
-                .u64("lines", total)
-                .u64("bytes", bytes)
-                .decimal("ns_per_line", best.unwrap_or(0), 2)
-                .decimal("median_ns_per_line", per_unit(t.median).unwrap_or(0), 2)
-                .opt_u64("best_mbps", stats::mbps(bytes, t.best, freq));
+                .decimal(unit.best_field(), best.unwrap_or(0), 2)
+                .decimal(unit.median_field(), per_unit(t.median).unwrap_or(0), 2);
+            if unit == Unit::NsPerLine {
+                rec = rec.opt_u64("best_mbps", stats::mbps(bytes, t.best, freq));
+            }
             best
         }
     };

@@ -21,6 +21,9 @@ use mairbench_core::sweep;
 /// sixteenth.
 const PART: u64 = 4 << 20;
 
+/// How long a multi-core job may take before its cores count as lost.
+const JOB_LIMIT_NS: u64 = 5_000_000_000;
+
 /// The secondary CPUs that came up, by stack block, in the order they did.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Cores {
@@ -193,7 +196,7 @@ impl Engine<'_> {
         for rep in 0..=self.plan.reps {
             self.scaling_seq += 1;
             let mut ticks = [0u64; MAX_CPUS];
-            smp::run_together(self.scaling_seq, own, others, 5 * freq, &mut ticks)?;
+            smp::run_together(self.scaling_seq, own, others, JOB_LIMIT_NS, &mut ticks)?;
             if rep == 0 {
                 continue; // warm-up
             }

@@ -1,7 +1,7 @@
-// Cache maintenance by virtual address over a range (the highmem seed: maintenance by VA
-// can dominate a driver's cost), one `DC <op>` per line, then DSB SY so the time includes
-// completion. x0 = pointer (line-aligned), x1 = bytes (a non-zero multiple of the line),
-// x2 = line size (CTR_EL0.DminLine).
+// Cache maintenance by virtual address over a range (Thomas Petazzoni's kmap_atomic_pfn()
+// patch: maintenance by VA can dominate a driver's cost), one `DC <op>` per line, then DSB SY
+// so the time includes completion. x0 = pointer (line-aligned), x1 = bytes (a non-zero
+// multiple of the line), x2 = line size (CTR_EL0.DminLine).
 
 .section .text.kernels, "ax"
 

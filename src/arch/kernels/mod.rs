@@ -61,7 +61,8 @@ impl Loop {
         fits(w, 256, 16).map(|(va, len)| Loop(Body::ReadLdp { va, len }))
     }
 
-    /// `stp x` writes of the seed values (a multiple of 256 bytes).
+    /// `stp x` writes (a multiple of 256 bytes) of the values used in the public dma-buf
+    /// report "Performance Anomaly Investigation".
     pub fn write_stp(w: &Window) -> Option<Loop> {
         fits(w, 256, 16).map(|(va, len)| Loop(Body::WriteStp { va, len }))
     }

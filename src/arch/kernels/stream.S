@@ -1,4 +1,5 @@
-// Streaming kernels: the seed's ldp/stp loops, unrolled 16x so that 16 of the loop's 18
+// Streaming kernels: the ldp/stp loops of the public dma-buf report "Performance Anomaly
+// Investigation", unrolled 16x so that 16 of the loop's 18
 // instructions (89 %) are loads or stores. AAPCS64: x0 = pointer, x1 = bytes (a non-zero
 // multiple of the bytes per iteration); caller-saved registers only.
 
@@ -28,8 +29,8 @@ mb_k_read_ldp:
     b.ne    1b
     ret
 
-// write-stp: 16 x `stp x, x, [p], #16` = 256 bytes per iteration; the seed's values
-// 0xdeadbeef, 0xcafebabe alternate in memory.
+// write-stp: 16 x `stp x, x, [p], #16` = 256 bytes per iteration; the dma-buf report's
+// values 0xdeadbeef, 0xcafebabe alternate in memory.
 .global mb_k_write_stp
 .balign 64
 mb_k_write_stp:
