@@ -163,11 +163,11 @@ at_el1:
 6:  wfe                             // rust_main never returns; stay put if it does
     b       6b
 
-// Secondary CPUs, started by PSCI CPU_ON with x0 = their stack block (1..=7), in whatever
-// EL the firmware gives them, MMU off. Same drop to EL1 as the boot CPU, then their own
-// stacks (block n of __secondary_stacks: [guard 4K][stack 16K][guard 4K][exception stack 8K])
-// and Rust, which turns the MMU on with the boot CPU's tables.
-.equ SECONDARY_BLOCK, 0x8000
+// Secondary CPUs, started by PSCI CPU_ON with x0 = their stack block (1..MAX_CPUS - 1), or
+// released from a spin table (spin_table_entry below), in whatever EL the firmware gives them,
+// MMU off. Same drop to EL1 as the boot CPU, then their own stacks (block n of
+// __secondary_stacks: [guard 4K][stack 16K][guard 4K][exception stack 8K]) and Rust, which
+// turns the MMU on with the boot CPU's tables.
 .global secondary_entry
 secondary_entry:
     msr     daifset, #0xf
@@ -197,6 +197,32 @@ secondary_el1:
     bl      secondary_main
 1:  wfe
     b       1b
+
+// A CPU released from its boot loader's spin table jumps here with no argument: it finds its
+// stack block by looking its own MPIDR up in mb_spin_mpidr (src/arch/smp.rs: bit 63 | the
+// affinity fields, cleaned to memory before the release), then goes the PSCI CPU's way. A CPU
+// whose MPIDR is not there waits forever.
+.global spin_table_entry
+spin_table_entry:
+    msr     daifset, #0xf
+    mrs     x1, mpidr_el1
+    mov     x2, #0xffff             // affinity: Aff3 [39:32], Aff2..Aff0 [23:0]
+    movk    x2, #0xff, lsl #16
+    movk    x2, #0xff, lsl #32
+    and     x1, x1, x2
+    orr     x1, x1, #(1 << 63)
+    adrp    x3, mb_spin_mpidr
+    add     x3, x3, :lo12:mb_spin_mpidr
+    mov     x0, #1
+1:  cmp     x0, #MAX_CPUS
+    b.hs    3f
+    ldr     x4, [x3, x0, lsl #3]
+    cmp     x4, x1
+    b.eq    secondary_entry         // x0 = its block
+    add     x0, x0, #1
+    b       1b
+3:  wfe
+    b       3b
 
 // Configure EL2 so that EL1 runs in AArch64 with timers, PMU and FP/SIMD untrapped.
 // Callable from EL2 or EL3. Clobbers x0.

@@ -15,6 +15,7 @@
 mod arch;
 mod bench;
 mod console;
+mod cpus;
 mod memory;
 mod run;
 
@@ -23,12 +24,9 @@ use core::panic::PanicInfo;
 use mairbench_core::bootargs::{self, Selftest};
 use mairbench_core::esr;
 use mairbench_core::memtype::MEMTYPES;
-use mairbench_core::platform::{self, ConsoleKind, Platform, PsciConduit};
+use mairbench_core::platform::{ConsoleKind, Platform, PsciConduit};
 use mairbench_core::record::{self, Record};
 use mairbench_core::schema;
-
-/// How long a CPU started with PSCI CPU_ON has to say hello.
-const CPU_START_NS: u64 = 100_000_000;
 
 /// The run, entered from `boot/entry.S` (through `arch`) at EL1 with the MMU off, on the
 /// main stack.
@@ -114,9 +112,12 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
         }
     }
 
+    let ask_missing = options.selftest == Some(Selftest::MissingCpu);
+    let others = cpus::Plan::new(&platform, cpu.mpidr, ask_missing);
     let request = memory::Request {
         buffer: options.buffer.unwrap_or(memory::DEFAULT_BUFFER),
         bad_attr: options.selftest == Some(Selftest::BadAttr),
+        secondaries: others.secondaries(),
     };
     match memory::setup(&platform, dtb, request) {
         Ok(mem) => {
@@ -125,12 +126,7 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
             mem.coherence();
             mem.faults();
             mem.device_faults(options.device_faults);
-            let cores = start_cpus(
-                &platform,
-                &cpu,
-                entry_el,
-                options.selftest == Some(Selftest::MissingCpu),
-            );
+            let cores = others.start(cpu.midr, entry_el);
             selftest(options.selftest);
             let mut engine = bench::Engine::new(&mem, &options, pmu_ok);
             engine.run();
@@ -143,101 +139,6 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
     }
 
     run::end(None)
-}
-
-/// Starts every other CPU of `/cpus` with PSCI CPU_ON and reports each: a `hello` record for
-/// a CPU running at EL1 (the boot CPU first), a `cpu` record naming the MPIDR of one that did
-/// not start (a warning; the run goes on with the others).
-fn start_cpus(
-    platform: &Platform<'_>,
-    boot: &arch::CpuId,
-    entry_el: u64,
-    ask_missing: bool,
-) -> bench::Cores {
-    let mut cores = bench::Cores::default();
-    let hello = |n: u64, mpidr: u64, entry_el: u64| {
-        let _ = Record::new(&mut Console, &schema::HELLO)
-            .u64("cpu", n)
-            .hex("mpidr", mpidr)
-            .u64("el", 1)
-            .u64("entry_el", entry_el)
-            .finish();
-    };
-    let refused = |mpidr: u64, why: core::fmt::Arguments<'_>, warning: bool| {
-        if warning {
-            run::warn();
-        }
-        say!("cpu {mpidr:#x}: not started: {why}");
-        let _ = Record::new(&mut Console, &schema::CPU)
-            .hex("mpidr", mpidr)
-            .bool("started", false)
-            .fmt("why", why)
-            .finish();
-    };
-    let own = boot.mpidr & 0xff_ffff;
-    hello(0, own, entry_el);
-    let mut running = 1;
-    let mut targets = [(0u64, false); platform::MAX_CPUS + 1];
-    let mut count = 0;
-    for c in platform.cpus().iter().filter(|c| c.mpidr != own) {
-        targets[count] = (c.mpidr, c.psci);
-        count += 1;
-    }
-    if ask_missing {
-        targets[count] = (0xff00, true);
-        count += 1;
-    }
-    for (block, &(mpidr, psci)) in targets[..count].iter().enumerate() {
-        let block = block + 1;
-        let conduit = match (psci, platform.psci) {
-            (false, _) => {
-                refused(
-                    mpidr,
-                    format_args!("its enable-method is not psci (spin-table is not used)"),
-                    false,
-                );
-                continue;
-            }
-            (true, None) => {
-                refused(
-                    mpidr,
-                    format_args!("no PSCI conduit in the device tree"),
-                    false,
-                );
-                continue;
-            }
-            (true, Some(conduit)) => conduit,
-        };
-        if block > arch::smp::SECONDARY_BLOCKS {
-            refused(
-                mpidr,
-                format_args!("more CPUs than the firmware has stacks for"),
-                true,
-            );
-            continue;
-        }
-        match arch::smp::start(conduit, mpidr, block, CPU_START_NS) {
-            arch::smp::Start::Up { entry_el, mpidr } => {
-                hello(block as u64, mpidr, entry_el);
-                running += 1;
-                cores.add(block);
-            }
-            arch::smp::Start::Refused(code) => {
-                refused(mpidr, format_args!("PSCI CPU_ON returned {code}"), true)
-            }
-            arch::smp::Start::Trapped => refused(mpidr, format_args!("PSCI CPU_ON trapped"), true),
-            arch::smp::Start::Silent => refused(
-                mpidr,
-                format_args!("accepted by PSCI but silent for 100 ms"),
-                true,
-            ),
-        }
-    }
-    say!(
-        "cpus: {running} of {} running at EL1",
-        platform.cpus().len().max(1)
-    );
-    cores
 }
 
 /// The deliberate failures of `mairbench.selftest=` (bad-attr acts in the memory setup).

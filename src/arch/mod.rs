@@ -16,6 +16,13 @@ pub mod smp;
 pub mod sysreg;
 pub mod timer;
 
+// Constants the assembly shares with Rust, defined once here.
+global_asm!(
+    ".equ SECONDARY_BLOCK, {block}",
+    ".equ MAX_CPUS, {cpus}",
+    block = const smp::BLOCK,
+    cpus = const mairbench_core::platform::MAX_CPUS,
+);
 global_asm!(include_str!("../../boot/entry.S"));
 global_asm!(include_str!("../../boot/vectors.S"));
 

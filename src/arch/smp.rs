@@ -1,7 +1,11 @@
-//! Secondary CPUs: started with PSCI CPU_ON at `secondary_entry` (boot/entry.S), they drop to
-//! EL1, take their own stacks, turn the MMU on with the boot CPU's translation regime and say
-//! hello through a per-CPU slot. Then each waits for jobs: a measured loop to run, timed on
-//! its own clock, started together with the other CPUs of the job.
+//! Secondary CPUs: started with PSCI CPU_ON at `secondary_entry`, or released from their boot
+//! loader's spin table to `spin_table_entry` (boot/entry.S), they drop to EL1, take their own
+//! stacks, turn the MMU on with the boot CPU's translation regime and say hello through a
+//! per-CPU slot. Then each waits for jobs: a measured loop to run, timed on its own clock,
+//! started together with the other CPUs of the job.
+//!
+//! Every per-CPU size derives from `mairbench_core::platform::MAX_CPUS`: one stack block,
+//! one slot of each table below per CPU; block 0 is the boot CPU's (it has its own stacks).
 
 use super::kernels::{self, Loop};
 use super::timer::Deadline;
@@ -9,23 +13,50 @@ use super::{mmu, Global};
 use core::sync::atomic::{AtomicU64, Ordering};
 use mairbench_core::platform::{PsciConduit, MAX_CPUS};
 
-/// Stack blocks for secondary CPUs (linker.ld): 1..=SECONDARY_BLOCKS.
+/// Stack blocks for secondary CPUs: 1..=SECONDARY_BLOCKS.
 pub const SECONDARY_BLOCKS: usize = MAX_CPUS - 1;
-const BLOCK: u64 = 0x8000;
+/// Bytes of one secondary CPU's stack block: `[guard 4 KiB][stack 16 KiB][guard 4 KiB]
+/// [exception stack 8 KiB]`. boot/entry.S gets it as `SECONDARY_BLOCK` (see `arch`).
+pub const BLOCK: u64 = 0x8000;
+
+/// One CPU's stack block, page-aligned so its guard pages can stay unmapped.
+#[repr(C, align(4096))]
+struct StackBlock([u8; BLOCK as usize]);
+
+/// The secondary CPUs' stack blocks. Rust never reads or writes them (only their address is
+/// taken); each CPU's entry code points its stack pointers into its own block. `linker.ld`
+/// puts the section in the image's NOLOAD stacks, so it costs no bytes in the file.
+#[export_name = "__secondary_stacks"]
+#[link_section = ".stacks.secondary"]
+static mut SECONDARY_STACKS: [StackBlock; SECONDARY_BLOCKS] =
+    [const { StackBlock([0; BLOCK as usize]) }; SECONDARY_BLOCKS];
+
+const _: () = assert!(core::mem::size_of::<StackBlock>() as u64 == BLOCK);
+const _: () = assert!(BLOCK.is_multiple_of(4096) && BLOCK >= 8 * 4096);
 
 /// The boot CPU's regime and how many stack blocks its tables map (checked by
 /// `mmu::activate`), cleaned to memory so that a CPU with its MMU off can read them.
 static REGIME: Global<Option<(mmu::Regime, usize)>> = Global::new(None);
 
-/// Per stack block: 0 until the CPU is up, then `1 | entry_el << 1 | (MPIDR & 0xff_ffff) << 8`.
+/// Per stack block: 0 until the CPU is up, then `1 | entry_el << 1`.
 static ONLINE: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+/// Per stack block: the CPU's own MPIDR_EL1 and MIDR_EL1, written before `ONLINE`.
+static CPU_MPIDR: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+static CPU_MIDR: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+
+/// Per stack block: `SPIN_KEY | (MPIDR & AFFINITY)` of the CPU a spin table releases into
+/// it. `spin_table_entry` (boot/entry.S) looks its own MPIDR up here, with its MMU off, to
+/// find its block; each entry is cleaned to memory before the CPU is released.
+#[export_name = "mb_spin_mpidr"]
+static SPIN_MPIDR: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+/// Marks a used entry of `SPIN_MPIDR` (an MPIDR never has bit 63 set).
+const SPIN_KEY: u64 = 1 << 63;
+/// MPIDR_EL1's affinity fields: Aff3 \[39:32\] and Aff2..Aff0 \[23:0\].
+pub const AFFINITY: u64 = 0xff_00ff_ffff;
 
 /// Where the secondary stacks live: (start of the area, bytes per CPU).
 pub fn stack_area() -> (u64, u64) {
-    extern "C" {
-        static __secondary_stacks: u8;
-    }
-    (core::ptr::addr_of!(__secondary_stacks) as u64, BLOCK)
+    (core::ptr::addr_of!(SECONDARY_STACKS) as u64, BLOCK)
 }
 
 /// The stack and the exception stack of stack block `block` (1..=SECONDARY_BLOCKS), as
@@ -48,61 +79,122 @@ pub(super) fn publish(regime: mmu::Regime, blocks: usize) {
     mmu::clean_invalidate(at, core::mem::size_of_val(&REGIME) as u64);
 }
 
-/// What became of one CPU_ON.
+/// How one secondary CPU is started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Start {
-    /// Up at EL1; entered at `entry_el`, reporting `mpidr`.
-    Up {
-        /// Exception level it was started in.
-        entry_el: u64,
-        /// Its own MPIDR_EL1 (affinity bits).
-        mpidr: u64,
+pub enum Method {
+    /// PSCI CPU_ON through this conduit.
+    Psci(PsciConduit),
+    /// Its boot loader's spin table: the entry address goes to `release` (physical).
+    SpinTable {
+        /// The CPU's `cpu-release-addr`.
+        release: u64,
     },
+}
+
+/// Why a CPU is not running.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotStarted {
     /// PSCI refused, with its error code.
     Refused(i64),
     /// The call trapped: no PSCI after all.
     Trapped,
-    /// Accepted, but the CPU did not report within the wait.
+    /// Started, but the CPU did not report within the wait.
     Silent,
+    /// Its stack block is beyond those the tables map.
+    NoStack,
+    /// Its spin table's release address is not mapped writable, or lies in the image.
+    BadRelease,
 }
 
-/// Starts the CPU `mpidr` on stack block `block` (1..=SECONDARY_BLOCKS) and waits up to
-/// `wait_ns` nanoseconds for it to report.
-pub fn start(conduit: PsciConduit, mpidr: u64, block: usize, wait_ns: u64) -> Start {
+/// A secondary CPU that reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Up {
+    /// Exception level it was started in.
+    pub entry_el: u64,
+    /// Its own MPIDR_EL1.
+    pub mpidr: u64,
+    /// Its own MIDR_EL1 (multi-cluster parts differ).
+    pub midr: u64,
+}
+
+/// Starts the CPU `mpidr` on stack block `block` (1..=SECONDARY_BLOCKS) with `method`,
+/// without waiting for it (see [`wait_online`]).
+pub fn launch(method: Method, mpidr: u64, block: usize) -> Result<(), NotStarted> {
     extern "C" {
         fn secondary_entry();
+        fn spin_table_entry();
     }
     let mapped = REGIME.get().map_or(0, |(_, blocks)| blocks);
-    let Some(slot) = ONLINE
-        .get(block)
-        .filter(|_| (1..=SECONDARY_BLOCKS.min(mapped)).contains(&block))
-    else {
-        return Start::Refused(-2);
-    };
-    let entry = secondary_entry as *const () as u64;
-    let call = || match conduit {
-        PsciConduit::Hvc => smccc::psci::cpu_on::<smccc::Hvc>(mpidr, entry, block as u64),
-        PsciConduit::Smc => smccc::psci::cpu_on::<smccc::Smc>(mpidr, entry, block as u64),
-    };
-    // SAFETY: the only instruction that may trap is the conduit's HVC or SMC inside the
-    // smccc call; stepping over it leaves the call returning garbage, which is then ignored.
-    match unsafe { super::exceptions::probe(call) } {
-        Err(_) => return Start::Trapped,
-        Ok(Err(e)) => return Start::Refused(i64::from(e)),
-        Ok(Ok(())) => {}
+    if !(1..=SECONDARY_BLOCKS.min(mapped)).contains(&block) {
+        return Err(NotStarted::NoStack);
     }
-    let deadline = Deadline::after_ns(wait_ns);
-    while !deadline.expired() {
-        let word = slot.load(Ordering::Acquire);
-        if word != 0 {
-            return Start::Up {
-                entry_el: (word >> 1) & 3,
-                mpidr: word >> 8,
+    match method {
+        Method::Psci(conduit) => {
+            let entry = secondary_entry as *const () as u64;
+            let call = || match conduit {
+                PsciConduit::Hvc => smccc::psci::cpu_on::<smccc::Hvc>(mpidr, entry, block as u64),
+                PsciConduit::Smc => smccc::psci::cpu_on::<smccc::Smc>(mpidr, entry, block as u64),
             };
+            // SAFETY: the only instruction that may trap is the conduit's HVC or SMC inside
+            // the smccc call; stepping over it leaves the call returning garbage, ignored.
+            match unsafe { super::exceptions::probe(call) } {
+                Err(_) => Err(NotStarted::Trapped),
+                Ok(Err(e)) => Err(NotStarted::Refused(i64::from(e))),
+                Ok(Ok(())) => Ok(()),
+            }
         }
+        Method::SpinTable { release } => {
+            let slot = SPIN_MPIDR.get(block).ok_or(NotStarted::NoStack)?;
+            slot.store(SPIN_KEY | (mpidr & AFFINITY), Ordering::Release);
+            let at = slot as *const AtomicU64 as u64;
+            mmu::clean_invalidate(at, 8);
+            release_spin_table(release, spin_table_entry as *const () as u64)
+        }
+    }
+}
+
+/// Writes `entry` to a spin table's release word and wakes the CPUs waiting on it: the word
+/// cleaned to the point of coherency (they poll with their caches off), DSB SY, SEV.
+fn release_spin_table(release: u64, entry: u64) -> Result<(), NotStarted> {
+    let image = super::image_layout();
+    let writable = matches!(mmu::at_s1e1w(release), mmu::Par::Ok { pa, .. } if pa == release);
+    let in_image = (image.start..image.end).contains(&release);
+    if !writable || in_image || !release.is_multiple_of(8) {
+        return Err(NotStarted::BadRelease);
+    }
+    // SAFETY: the device tree names `release` as this CPU's `cpu-release-addr`: a word its
+    // boot loader's spin loop polls and that nothing of the firmware uses (it is outside the
+    // image, checked above); it is identity-mapped writable (AT S1E1W above) and aligned.
+    unsafe { core::ptr::write_volatile(release as *mut u64, entry) };
+    mmu::clean_invalidate(release, 8);
+    aarch64_cpu::asm::barrier::dsb(aarch64_cpu::asm::barrier::SY);
+    aarch64_cpu::asm::sev();
+    Ok(())
+}
+
+/// Waits until every block of `blocks` has reported or `wait_ns` nanoseconds have passed.
+pub fn wait_online(blocks: impl Iterator<Item = usize> + Clone, wait_ns: u64) {
+    let deadline = Deadline::after_ns(wait_ns);
+    let up = |b: usize| {
+        ONLINE
+            .get(b)
+            .is_some_and(|w| w.load(Ordering::Acquire) != 0)
+    };
+    while !blocks.clone().all(up) && !deadline.expired() {
         core::hint::spin_loop();
     }
-    Start::Silent
+}
+
+/// The CPU of stack block `block`, if it has reported.
+pub fn online(block: usize) -> Option<Up> {
+    let word = ONLINE.get(block)?.load(Ordering::Acquire);
+    (word != 0).then(|| Up {
+        entry_el: (word >> 1) & 3,
+        mpidr: CPU_MPIDR
+            .get(block)
+            .map_or(0, |m| m.load(Ordering::Relaxed)),
+        midr: CPU_MIDR.get(block).map_or(0, |m| m.load(Ordering::Relaxed)),
+    })
 }
 
 /// One CPU's share of a job: a loop, how many passes to time.
@@ -201,7 +293,7 @@ fn serve(block: usize) -> ! {
 /// Rust entry of a secondary CPU (from boot/entry.S), on its own stacks, MMU off.
 #[no_mangle]
 extern "C" fn secondary_main(block: u64, entry_el: u64) -> ! {
-    use aarch64_cpu::registers::{Readable, MPIDR_EL1};
+    use aarch64_cpu::registers::{Readable, MIDR_EL1, MPIDR_EL1};
     match REGIME.get() {
         Some((regime, blocks)) if (1..=blocks).contains(&(block as usize)) => {
             let (area, size) = stack_area();
@@ -210,9 +302,13 @@ extern "C" fn secondary_main(block: u64, entry_el: u64) -> ! {
             // image and the stacks of blocks 1..=blocks (this block among them); this CPU
             // has run with its caches off, so memory holds the truth for its stacks.
             unsafe { mmu::enable(&regime, &[(own, size)]) };
-            if let Some(slot) = ONLINE.get(block as usize) {
-                let mpidr = MPIDR_EL1.get() & 0xff_ffff;
-                slot.store(1 | (entry_el & 3) << 1 | mpidr << 8, Ordering::Release);
+            let b = block as usize;
+            if let (Some(slot), Some(mpidr), Some(midr)) =
+                (ONLINE.get(b), CPU_MPIDR.get(b), CPU_MIDR.get(b))
+            {
+                mpidr.store(MPIDR_EL1.get() & AFFINITY, Ordering::Relaxed);
+                midr.store(MIDR_EL1.get(), Ordering::Relaxed);
+                slot.store(1 | (entry_el & 3) << 1, Ordering::Release);
             }
             serve(block as usize)
         }

@@ -25,13 +25,27 @@ const PART: u64 = 4 << 20;
 const JOB_LIMIT_NS: u64 = 5_000_000_000;
 
 /// The secondary CPUs that came up, by stack block, in the order they did.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Cores {
     blocks: [usize; MAX_CPUS],
     count: usize,
 }
 
+impl Default for Cores {
+    fn default() -> Self {
+        Cores {
+            blocks: [0; MAX_CPUS],
+            count: 0,
+        }
+    }
+}
+
 impl Cores {
+    /// How many secondary CPUs are up.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
     /// Notes that the CPU of stack block `block` is up and serving jobs.
     pub fn add(&mut self, block: usize) {
         if let Some(slot) = self.blocks.get_mut(self.count) {
@@ -43,6 +57,15 @@ impl Cores {
     fn blocks(&self) -> &[usize] {
         &self.blocks[..self.count]
     }
+}
+
+/// Up to this many cores every count is measured; beyond, the powers of two and the total.
+const EVERY_COUNT_UP_TO: usize = 8;
+
+/// The core counts measured with `n_max` cores up: 1..=n_max, or for more than
+/// [`EVERY_COUNT_UP_TO`] the powers of two below `n_max` and `n_max` itself.
+fn counts(n_max: usize) -> impl Iterator<Item = usize> + Clone {
+    (1..=n_max).filter(move |&n| n_max <= EVERY_COUNT_UP_TO || n.is_power_of_two() || n == n_max)
 }
 
 /// The best of a point's repetitions, MB/s.
@@ -69,7 +92,7 @@ impl Engine<'_> {
         let mut failures = 0;
         for spec in [Kernel::ReadLdp, Kernel::WriteStp].map(Kernel::spec) {
             say_inline!("  {:<8} {:<18}", spec.name, "memory type");
-            for n in 1..=n_max {
+            for n in counts(n_max) {
                 say_inline!(" {n:>8}");
             }
             say!("  cores");
@@ -81,7 +104,7 @@ impl Engine<'_> {
             "scaling",
             failures == 0,
             format_args!(
-                "read-ldp and write-stp on 1 to {n_max} cores: every core finished, data verified"
+                "read-ldp and write-stp on 1 to {n_max} cores at once: every core finished, data verified"
             ),
         );
     }
@@ -115,10 +138,10 @@ impl Engine<'_> {
         let mut failures = 0;
         // Records first, then the row: a record must never share a line.
         let mut row = [None; MAX_CPUS];
-        for n in 1..=n_max {
+        for (column, n) in counts(n_max).enumerate() {
             match self.scaling_point(spec, alias, part, n, cores) {
                 Some(best) => {
-                    row[n - 1] = Some(best.aggregate);
+                    row[column] = Some(best.aggregate);
                     let _ = Record::new(&mut Console, &schema::SCALING)
                         .str("memtype", alias.memtype.name)
                         .str("kernel", spec.name)
@@ -136,7 +159,7 @@ impl Engine<'_> {
             }
         }
         say_inline!("  {:<8} {:<18}", "", alias.memtype.name);
-        for value in &row[..n_max] {
+        for value in &row[..counts(n_max).count()] {
             match value {
                 Some(v) => say_inline!(" {v:>8}"),
                 None => say_inline!(" {:>8}", "-"),

@@ -16,12 +16,44 @@ pub(super) const MIB: u64 = 1 << 20;
 pub(super) const GIB: u64 = 1 << 30;
 pub(super) const PAGE: u64 = 4 * KIB;
 
-/// Identity-mapped regions: the image's seven parts, the device tree, then two stacks per
-/// secondary CPU.
-pub(super) const REGIONS: usize = 8 + 2 * smp::SECONDARY_BLOCKS;
+/// The image's six parts, the console and the device tree.
+const FIXED: usize = 8;
+/// Most distinct pages of spin-table release words the identity map covers (boards keep
+/// them in one page; a CPU whose word lies beyond these is named as not started).
+pub(super) const RELEASE_PAGES: usize = 8;
 
-/// The identity map, in report order; unused slots are `None`.
-pub(super) type Regions = [Option<Region>; REGIONS];
+/// The firmware's identity map: fixed regions, the pages of spin-table release words, and
+/// the stacks of `secondaries` secondary CPUs (generated, two per CPU, guard pages between).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct IdentityMap {
+    fixed: [Option<Region>; FIXED + RELEASE_PAGES],
+    secondaries: usize,
+}
+
+impl IdentityMap {
+    /// Every region, in report order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = Region> + Clone + '_ {
+        let names = ["cpu stack", "cpu exception stack"].into_iter().cycle();
+        let stacks = (1..=self.secondaries).flat_map(smp::stacks).zip(names);
+        self.fixed
+            .iter()
+            .flatten()
+            .copied()
+            .chain(stacks.map(|((start, end), what)| Region {
+                what,
+                base: start,
+                size: end - start,
+                memtype: memtype::NORMAL_WB,
+                access: Access::ReadWrite,
+            }))
+    }
+
+    /// Whether `[base, base+size)` overlaps a region of the map.
+    fn overlaps(&self, base: u64, size: u64) -> bool {
+        self.iter()
+            .any(|r| base < r.base + r.size && r.base < base + size)
+    }
+}
 
 /// A region of the firmware's own identity map.
 #[derive(Clone, Copy, Debug)]
@@ -48,67 +80,78 @@ pub(super) fn pages_of(addr: u64, len: u64) -> (u64, u64) {
 }
 
 /// The identity map: the image W^X (guard pages below both stacks stay unmapped), the
-/// console as Device-nGnRnE, the device tree read-only, and the stacks of `secondaries`
-/// secondary CPUs.
+/// console as Device-nGnRnE, the device tree read-only, the pages holding the spin-table
+/// release words `releases` (read-write; those overlapping another region are left out), and
+/// the stacks of `secondaries` secondary CPUs.
 pub(super) fn identity_map(
     image: &ImageLayout,
     console: u64,
     dtb: Option<(u64, u64)>,
+    releases: impl Iterator<Item = u64>,
     secondaries: usize,
-) -> Regions {
+) -> IdentityMap {
     let console = align_down(console, PAGE);
     let rw = Access::ReadWrite;
-    let own = [
-        ("text", image.start, image.rodata, Access::ReadExecute),
-        ("rodata", image.rodata, image.data, Access::ReadOnly),
-        ("data+bss", image.data, image.stack_guard, rw),
-        ("stack", image.stack_bottom, image.stack_top, rw),
-        (
+    let region = |what, base, end: u64, memtype, access| Region {
+        what,
+        base,
+        size: end - base,
+        memtype,
+        access,
+    };
+    let wb = memtype::NORMAL_WB;
+    let mut map = IdentityMap {
+        fixed: [None; FIXED + RELEASE_PAGES],
+        secondaries: secondaries.min(smp::SECONDARY_BLOCKS),
+    };
+    let fixed = [
+        Some(region(
+            "text",
+            image.start,
+            image.rodata,
+            wb,
+            Access::ReadExecute,
+        )),
+        Some(region(
+            "rodata",
+            image.rodata,
+            image.data,
+            wb,
+            Access::ReadOnly,
+        )),
+        Some(region("data+bss", image.data, image.stack_guard, wb, rw)),
+        Some(region("stack", image.stack_bottom, image.stack_top, wb, rw)),
+        Some(region(
             "exception stack",
             image.exception_bottom,
             image.exception_top,
+            wb,
             rw,
-        ),
-        ("tables", image.tables, image.end, rw),
+        )),
+        Some(region("tables", image.tables, image.end, wb, rw)),
+        Some(region(
+            "console",
+            console,
+            console + PAGE,
+            memtype::DEVICE_NGNRNE,
+            rw,
+        )),
+        dtb.map(|(base, size)| region("device tree", base, base + size, wb, Access::ReadOnly)),
     ];
-    let mut regions: Regions = [None; REGIONS];
-    for (slot, (what, start, end, access)) in regions.iter_mut().zip(own) {
-        *slot = Some(Region {
-            what,
-            base: start,
-            size: end - start,
-            memtype: memtype::NORMAL_WB,
-            access,
-        });
+    for (slot, r) in map.fixed.iter_mut().zip(fixed) {
+        *slot = r;
     }
-    regions[6] = Some(Region {
-        what: "console",
-        base: console,
-        size: PAGE,
-        memtype: memtype::DEVICE_NGNRNE,
-        access: rw,
-    });
-    if let Some((base, size)) = dtb {
-        regions[7] = Some(Region {
-            what: "device tree",
-            base,
-            size,
-            memtype: memtype::NORMAL_WB,
-            access: Access::ReadOnly,
-        });
+    for release in releases {
+        let page = align_down(release, PAGE);
+        if map.overlaps(page, PAGE) {
+            continue; // already mapped (another CPU's word), or in use: not writable here
+        }
+        let Some(slot) = map.fixed[FIXED..].iter_mut().find(|s| s.is_none()) else {
+            break;
+        };
+        *slot = Some(region("cpu-release-addr", page, page + PAGE, wb, rw));
     }
-    let stacks = (1..=secondaries.min(smp::SECONDARY_BLOCKS)).flat_map(smp::stacks);
-    let names = ["cpu stack", "cpu exception stack"].into_iter().cycle();
-    for (slot, ((start, end), what)) in regions[8..].iter_mut().zip(stacks.zip(names)) {
-        *slot = Some(Region {
-            what,
-            base: start,
-            size: end - start,
-            memtype: memtype::NORMAL_WB,
-            access: rw,
-        });
-    }
-    regions
+    map
 }
 
 /// Where alias `i` (memory-type order, then the block alias) of a buffer of `size` bytes
@@ -174,7 +217,7 @@ impl Memory {
             "type",
             "perm"
         );
-        for r in self.regions() {
+        for r in self.regions.iter() {
             let line = MapLine {
                 what: r.what,
                 va: r.base,

@@ -20,7 +20,6 @@ pub mod setup;
 
 use crate::arch::buffer::Window;
 use crate::arch::ImageLayout;
-use layout::Region;
 use mairbench_core::memtype::{Class, MemType, MEMTYPES};
 use mairbench_core::paging::{Granule, Layout};
 use mairbench_core::placement::Placement;
@@ -78,7 +77,7 @@ pub struct Memory {
     layout: Layout,
     tables_used: usize,
     tables_total: usize,
-    regions: layout::Regions,
+    regions: layout::IdentityMap,
     unmapped_va: u64,
 }
 
@@ -91,9 +90,5 @@ impl Memory {
     /// The `normal-wb` page alias, through which data is laid and checked.
     pub fn wb(&self) -> &Alias {
         &self.aliases[mairbench_core::memtype::NORMAL_WB]
-    }
-
-    fn regions(&self) -> impl Iterator<Item = &Region> {
-        self.regions.iter().flatten()
     }
 }

@@ -2,13 +2,13 @@
 //! asked, RAM and the table pool allow), the tables, and the switch (checked by
 //! `arch::mmu::activate`, which hands out the buffer's windows).
 
-use super::layout::{self, Regions, MIB};
+use super::layout::{self, IdentityMap, MIB};
 use super::{Alias, Memory};
 use crate::arch::{self, mmu, ImageLayout};
 use mairbench_core::memtype::{self, MEMTYPES};
 use mairbench_core::paging::{self, Access, Granule, Layout, Mapper};
 use mairbench_core::placement::{self, Placement};
-use mairbench_core::platform::{MemRegion, Platform};
+use mairbench_core::platform::{Enable, MemRegion, Platform};
 
 /// Default size of the test buffer.
 pub const DEFAULT_BUFFER: u64 = 32 * MIB;
@@ -24,6 +24,8 @@ pub struct Request {
     pub buffer: u64,
     /// Map one alias with a wrong AttrIndx (a negative test of the proof).
     pub bad_attr: bool,
+    /// Secondary CPUs that will be started: their stacks are mapped.
+    pub secondaries: usize,
 }
 
 /// Places the buffer, builds the translation tables and turns the MMU and caches on.
@@ -47,8 +49,18 @@ pub fn setup(
     let tables_total = pool.len();
 
     // 1. The firmware's own identity map.
-    let secondaries = platform.cpus().len().saturating_sub(1);
-    let regions = layout::identity_map(&image, platform.console.base, dtb_range, secondaries);
+    let secondaries = request.secondaries.min(arch::smp::SECONDARY_BLOCKS);
+    let releases = platform.cpus().iter().filter_map(|c| match c.enable {
+        Enable::SpinTable { release } => Some(release),
+        _ => None,
+    });
+    let regions = layout::identity_map(
+        &image,
+        platform.console.base,
+        dtb_range,
+        releases,
+        secondaries,
+    );
 
     // 2. The buffer, shrunk until the pool can map it.
     let fit = Fit {
@@ -64,7 +76,7 @@ pub fn setup(
 
     // 3. The tables.
     let mut mapper = Mapper::new(pool, pool_pa, va_layout).map_err(|_| "table pool unusable")?;
-    for r in regions.iter().flatten() {
+    for r in regions.iter() {
         let (base, size, index) = (r.base, r.size, r.memtype as u8);
         mapper
             .map(base, base, size, index, r.access, Granule::Page)
@@ -97,7 +109,7 @@ pub fn setup(
     }
 
     // 4. The switch: checked against the tables, then on.
-    let blocks = secondaries.min(arch::smp::SECONDARY_BLOCKS);
+    let blocks = secondaries;
     let dtb_blob = dtb.map(|(_, blob)| blob);
     let windows = mmu::activate(
         &mapper,
@@ -139,7 +151,7 @@ struct Fit<'a> {
     ram: MemRegion,
     image: &'a ImageLayout,
     dtb: Option<(u64, u64)>,
-    regions: &'a Regions,
+    regions: &'a IdentityMap,
     layout: &'a Layout,
     alias_base: u64,
     tables: usize,
@@ -167,21 +179,11 @@ impl Fit<'_> {
 
     /// Tables that the identity map and the aliases of a buffer of `size` bytes take.
     fn tables_for(&self, size: u64) -> usize {
-        let mut spans = [(0u64, 0u64, Granule::Page); layout::REGIONS + ALIASES];
-        let identity = self
-            .regions
-            .iter()
-            .flatten()
-            .map(|r| (r.base, r.size, Granule::Page));
-        let aliases = (0..ALIASES).map(|i| {
+        let identity = self.regions.iter().map(|r| (r.base, r.size, Granule::Page));
+        let aliases = (0..ALIASES).map(move |i| {
             let va = layout::alias_va(self.alias_base, size, i);
             (va, size, layout::alias_granule(i))
         });
-        let mut n = 0;
-        for (slot, span) in spans.iter_mut().zip(identity.chain(aliases)) {
-            *slot = span;
-            n += 1;
-        }
-        paging::tables_needed(self.layout, &spans[..n])
+        paging::tables_needed(self.layout, identity.chain(aliases))
     }
 }

@@ -731,18 +731,27 @@ pub fn translate(pool: &[Table], pool_pa: u64, layout: &Layout, va: u64) -> Opti
 /// address space with `layout` takes, counting tables shared between regions once:
 /// equal to [`Mapper::tables_used`] after mapping them all. The regions are taken as
 /// given (they should be valid for [`Mapper::map`] and disjoint); empty ones are ignored.
-pub fn tables_needed(layout: &Layout, regions: &[(u64, u64, Granule)]) -> usize {
+pub fn tables_needed<I, R>(layout: &Layout, regions: I) -> usize
+where
+    I: IntoIterator<Item = R> + Clone,
+    R: core::borrow::Borrow<(u64, u64, Granule)>,
+{
     let below_root = layout.start_level.saturating_add(1);
     (below_root..=3)
-        .map(|level| distinct_tables(regions, level))
+        .map(|level| distinct_tables(regions.clone(), level))
         .fold(1usize, usize::saturating_add)
 }
 
 /// Distinct tables at `level` the regions need: the union of each region's range of
 /// table numbers (VA >> the span of one table), counted without allocating.
-fn distinct_tables(regions: &[(u64, u64, Granule)], level: u8) -> usize {
+fn distinct_tables<I, R>(regions: I, level: u8) -> usize
+where
+    I: IntoIterator<Item = R> + Clone,
+    R: core::borrow::Borrow<(u64, u64, Granule)>,
+{
     let s = shift(level.saturating_sub(1));
-    let ids = |&(va, size, granule): &(u64, u64, Granule)| {
+    let ids = |r: R| {
+        let &(va, size, granule) = r.borrow();
         (size != 0 && granule.level() >= level)
             .then(|| (va >> s, va.saturating_add(size.saturating_sub(1)) >> s))
     };
@@ -750,7 +759,8 @@ fn distinct_tables(regions: &[(u64, u64, Granule)], level: u8) -> usize {
     let mut next_uncounted = 0u64;
     // Repeatedly count the lowest run of uncounted ids; each round finishes a region.
     while let Some((first, last)) = regions
-        .iter()
+        .clone()
+        .into_iter()
         .filter_map(ids)
         .filter(|&(_, last)| last >= next_uncounted)
         .map(|(first, last)| (first.max(next_uncounted), last))

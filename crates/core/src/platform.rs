@@ -264,22 +264,61 @@ pub struct Platform<'a> {
     pub problems: Problems,
     cpus: [Cpu; MAX_CPUS],
     cpu_count: usize,
+    /// CPUs of `/cpus` beyond the first [`MAX_CPUS`]: counted, not kept.
+    pub cpus_beyond_cap: usize,
 }
 
-/// Most CPUs the firmware keeps track of.
-pub const MAX_CPUS: usize = 8;
+/// Most CPUs the firmware starts and keeps track of: every per-CPU size of the firmware
+/// (stacks, job slots, map regions) derives from it.
+pub const MAX_CPUS: usize = 256;
+
+/// How a CPU of `/cpus` is to be started (`enable-method`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Enable {
+    /// `"psci"`: PSCI CPU_ON.
+    Psci,
+    /// `"spin-table"`: the CPU waits in its boot loader until an entry address appears at
+    /// `release` (`cpu-release-addr`, physical), then jumps there.
+    SpinTable {
+        /// The physical address of its release word (64 bits).
+        release: u64,
+    },
+    /// `"spin-table"` without a usable `cpu-release-addr`.
+    SpinTableWithoutAddress,
+    /// No `enable-method` (often the boot CPU), or one the firmware does not know.
+    Other,
+}
+
+impl Enable {
+    /// The method as reports name it: `psci`, `spin-table` or `none`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Enable::Psci => "psci",
+            Enable::SpinTable { .. } | Enable::SpinTableWithoutAddress => "spin-table",
+            Enable::Other => "none",
+        }
+    }
+}
 
 /// A CPU from `/cpus`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cpu {
     /// Its MPIDR affinity (`reg`), the target of PSCI CPU_ON.
     pub mpidr: u64,
-    /// Whether its `enable-method` is `"psci"` (else spin-table or none: not started).
-    pub psci: bool,
+    /// How it is started.
+    pub enable: Enable,
+}
+
+impl Cpu {
+    /// Whether its `enable-method` is `"psci"`.
+    pub fn psci(&self) -> bool {
+        self.enable == Enable::Psci
+    }
 }
 
 impl Platform<'_> {
-    /// The CPUs of `/cpus`, in DTB order, at most [`MAX_CPUS`] (empty without a DTB).
+    /// The CPUs of `/cpus`, in DTB order, at most [`MAX_CPUS`] (empty without a DTB);
+    /// [`Platform::cpus_beyond_cap`] counts the rest.
     pub fn cpus(&self) -> &[Cpu] {
         self.cpus.get(..self.cpu_count).unwrap_or_default()
     }
@@ -319,9 +358,10 @@ pub const QEMU_VIRT: Platform<'static> = Platform {
     problems: Problems::NONE,
     cpus: [Cpu {
         mpidr: 0,
-        psci: false,
+        enable: Enable::Other,
     }; MAX_CPUS],
     cpu_count: 0,
+    cpus_beyond_cap: 0,
 };
 
 /// Size of the DTB whose header starts `header`, so the firmware can build a
@@ -415,7 +455,7 @@ pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
     p
 }
 
-/// The CPUs of `/cpus` (`device_type = "cpu"`), at most [`MAX_CPUS`].
+/// The CPUs of `/cpus` (`device_type = "cpu"`), at most [`MAX_CPUS`]; the rest counted.
 fn cpus(fdt: Fdt<'_>, p: &mut Platform<'_>) {
     let Some(cpus) = fdt.find_node("/cpus") else {
         return;
@@ -435,14 +475,32 @@ fn cpus(fdt: Fdt<'_>, p: &mut Platform<'_>) {
             continue;
         };
         let Some(slot) = p.cpus.get_mut(p.cpu_count) else {
-            return;
+            p.cpus_beyond_cap = p.cpus_beyond_cap.saturating_add(1);
+            continue;
         };
-        *slot = Cpu {
-            mpidr,
-            psci: prop_str(node, "enable-method") == Some("psci"),
+        let enable = match prop_str(node, "enable-method") {
+            Some("psci") => Enable::Psci,
+            Some("spin-table") => match release_address(node) {
+                Some(release) => Enable::SpinTable { release },
+                None => Enable::SpinTableWithoutAddress,
+            },
+            _ => Enable::Other,
         };
+        *slot = Cpu { mpidr, enable };
         p.cpu_count = p.cpu_count.saturating_add(1);
     }
+}
+
+/// `cpu-release-addr`: one 64-bit value (two cells, as the binding says; one cell taken as
+/// 32 bits), 8-byte aligned and not 0.
+fn release_address(node: Node<'_>) -> Option<u64> {
+    let bytes = node.property("cpu-release-addr")?.value();
+    let value = match bytes.len() {
+        8 => u64::from_be_bytes(bytes.try_into().ok()?),
+        4 => u64::from(u32::from_be_bytes(bytes.try_into().ok()?)),
+        _ => return None,
+    };
+    (value != 0 && value.is_multiple_of(8)).then_some(value)
 }
 
 /// The console from `/chosen/stdout-path`.

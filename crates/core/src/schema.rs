@@ -469,7 +469,7 @@ pub const DEVICE_FAULT: Kind = Kind {
 pub const HELLO: Kind = Kind {
     name: "hello",
     doc: "A CPU running at EL1: the boot CPU first, then each secondary started with PSCI \
-          CPU_ON.",
+          CPU_ON or released from its spin table.",
     fields: &[
         Field::always(
             "cpu",
@@ -480,6 +480,12 @@ pub const HELLO: Kind = Kind {
         Field::always("mpidr", Hex, "", "Its MPIDR_EL1 affinity."),
         Field::always("el", U64, "", "Exception level it runs at (1)."),
         Field::always("entry_el", U64, "", "Exception level it was entered at."),
+        Field::optional(
+            "midr",
+            Hex,
+            "",
+            "Its MIDR_EL1 (the clusters of a multi-cluster part differ).",
+        ),
     ],
 };
 

@@ -11,8 +11,8 @@
 use std::path::PathBuf;
 
 use mairbench_core::platform::{
-    discover, ConsoleInfo, ConsoleKind, MemRegion, Platform, Problem, Problems, PsciConduit,
-    QEMU_VIRT,
+    discover, ConsoleInfo, ConsoleKind, Enable, MemRegion, Platform, Problem, Problems,
+    PsciConduit, QEMU_VIRT,
 };
 
 const MIB: u64 = 1 << 20;
@@ -102,9 +102,18 @@ fn raspberry_pi_3_model_b() {
     let dtb = board("bcm2837-rpi-3-b.dtb");
     let p = discover(Some(&dtb));
     assert_real_board(&p, "Raspberry Pi 3 Model B");
-    // Four cores released by spin-table, not PSCI: the firmware does not start them.
-    let mpidrs: Vec<_> = p.cpus().iter().map(|c| (c.mpidr, c.psci)).collect();
-    assert_eq!(mpidrs, [(0, false), (1, false), (2, false), (3, false)]);
+    // Four cores released by spin-table, each polling its own word of the armstub.
+    let cpus: Vec<_> = p.cpus().iter().map(|c| (c.mpidr, c.enable)).collect();
+    let spin = |release| Enable::SpinTable { release };
+    assert_eq!(
+        cpus,
+        [
+            (0, spin(0xd8)),
+            (1, spin(0xe0)),
+            (2, spin(0xe8)),
+            (3, spin(0xf0))
+        ]
+    );
     // The mini-UART at 0x7e215040 on the VideoCore bus, 0x3f215040 for the CPU.
     assert_eq!(p.console, mini_uart(0x3f21_5040));
     assert!(p.console_from_dtb);
@@ -186,7 +195,7 @@ fn rk3399_rockpro64() {
     let p = discover(Some(&dtb));
     assert_real_board(&p, "Pine64 RockPro64 v2.1");
     // Four Cortex-A53 (cluster 0) and two Cortex-A72 (cluster 1), all started through PSCI.
-    let mpidrs: Vec<_> = p.cpus().iter().map(|c| (c.mpidr, c.psci)).collect();
+    let mpidrs: Vec<_> = p.cpus().iter().map(|c| (c.mpidr, c.psci())).collect();
     assert_eq!(
         mpidrs,
         [

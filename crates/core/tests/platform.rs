@@ -4,8 +4,8 @@ mod common;
 
 use common::{count_nops, fixture, minimal_tree, DtBuilder, FDT_NOP};
 use mairbench_core::platform::{
-    discover, dtb_size, ConsoleInfo, ConsoleKind, Cpu, MemRegion, Platform, Problem, Problems,
-    PsciConduit, MAX_DTB_SIZE, QEMU_VIRT,
+    discover, dtb_size, ConsoleInfo, ConsoleKind, Cpu, Enable, MemRegion, Platform, Problem,
+    Problems, PsciConduit, MAX_DTB_SIZE, QEMU_VIRT,
 };
 
 const MIB: u64 = 1 << 20;
@@ -55,7 +55,7 @@ fn qemu_virt() {
         p.cpus(),
         [Cpu {
             mpidr: 0,
-            psci: false
+            enable: Enable::Other
         }]
     );
 }
@@ -777,4 +777,83 @@ fn mem_region_contains() {
         size: 10,
     };
     assert!(top.contains(u64::MAX) && !top.contains(0));
+}
+
+/// `/cpus` with `n` CPUs (MPIDR = index, two clusters of 128), each with `method`.
+fn many_cpus(n: u32, method: &str) -> Vec<u8> {
+    minimal_tree("/uart@1c090000", |b| {
+        b.begin("cpus")
+            .cells("#address-cells", &[2])
+            .cells("#size-cells", &[0]);
+        for i in 0..n {
+            let mpidr = ((i / 128) << 8) | (i % 128);
+            b.begin(&format!("cpu@{mpidr:x}"))
+                .str("device_type", "cpu")
+                .cells("reg", &[0, mpidr])
+                .str("enable-method", method);
+            if method == "spin-table" {
+                b.cells("cpu-release-addr", &[0, 0x8000_0000 + 8 * i]);
+            }
+            b.end();
+        }
+        b.end();
+    })
+}
+
+#[test]
+fn every_cpu_up_to_the_cap_and_the_rest_counted() {
+    for n in [1, 6, 8, 16, 255, 256] {
+        let dtb = many_cpus(n, "psci");
+        let p = discover(Some(&dtb));
+        assert_eq!(p.cpus().len(), n as usize);
+        assert_eq!(p.cpus_beyond_cap, 0);
+        assert!(p.cpus().iter().all(Cpu::psci));
+    }
+    let dtb = many_cpus(300, "psci");
+    let p = discover(Some(&dtb));
+    assert_eq!(p.cpus().len(), mairbench_core::platform::MAX_CPUS);
+    assert_eq!(p.cpus_beyond_cap, 300 - 256);
+    // Two clusters: affinity level 1 is kept.
+    assert_eq!(p.cpus()[200].mpidr, 0x148);
+}
+
+#[test]
+fn spin_table_cpus_carry_their_release_address() {
+    let dtb = many_cpus(4, "spin-table");
+    let p = discover(Some(&dtb));
+    let releases: Vec<_> = p.cpus().iter().map(|c| c.enable).collect();
+    let spin = |release| Enable::SpinTable { release };
+    assert_eq!(
+        releases,
+        [
+            spin(0x8000_0000),
+            spin(0x8000_0008),
+            spin(0x8000_0010),
+            spin(0x8000_0018)
+        ]
+    );
+    assert_eq!(p.cpus()[0].enable.name(), "spin-table");
+    // A missing, zero, odd-sized or unaligned release address is named, never used.
+    for value in [
+        &[][..],
+        &[0u8; 8][..],
+        &[0, 0, 0, 0, 0, 0, 0, 4][..],
+        &[1, 2, 3][..],
+    ] {
+        let dtb = minimal_tree("/uart@1c090000", |b| {
+            b.begin("cpus")
+                .cells("#address-cells", &[1])
+                .cells("#size-cells", &[0]);
+            b.begin("cpu@0")
+                .str("device_type", "cpu")
+                .cells("reg", &[0])
+                .str("enable-method", "spin-table");
+            if !value.is_empty() {
+                b.prop("cpu-release-addr", value);
+            }
+            b.end().end();
+        });
+        let p = discover(Some(&dtb));
+        assert_eq!(p.cpus()[0].enable, Enable::SpinTableWithoutAddress);
+    }
 }
