@@ -1,7 +1,8 @@
 //! The other CPUs of `/cpus`: each is started (PSCI CPU_ON, or released from its spin table),
 //! then either says `hello` or gets a `cpu` record saying why it is not running, which is a
-//! warning. All are started first and waited for together, so a silent CPU costs one wait,
-//! not one each.
+//! warning. Spin-table CPUs are released first, with the MMU still off (they then wait for
+//! the boot CPU's tables); PSCI ones once the tables exist. All are waited for together, so
+//! a silent CPU costs one wait, not one each.
 
 use crate::arch::smp::{self, Method, NotStarted};
 use crate::bench::Cores;
@@ -30,6 +31,8 @@ pub struct Plan<'p> {
     platform: &'p Platform<'p>,
     boot_mpidr: u64,
     ask_missing: bool,
+    /// Per stack block: what releasing a spin-table CPU into it gave.
+    released: [Option<Result<(), NotStarted>>; MAX_CPUS],
 }
 
 impl<'p> Plan<'p> {
@@ -39,7 +42,21 @@ impl<'p> Plan<'p> {
             platform,
             boot_mpidr: boot_mpidr & smp::AFFINITY,
             ask_missing,
+            released: [None; MAX_CPUS],
         }
+    }
+
+    /// Releases the spin-table CPUs; must run while the MMU is still off.
+    pub fn release_spin_tables(&mut self) {
+        let mut released = self.released;
+        for t in self.targets() {
+            if let (Enable::SpinTable { release }, Some(slot)) =
+                (t.enable, released.get_mut(t.block))
+            {
+                *slot = Some(smp::release(t.mpidr, t.block, release));
+            }
+        }
+        self.released = released;
     }
 
     fn targets(&self) -> impl Iterator<Item = Target> + Clone + '_ {
@@ -87,7 +104,11 @@ impl<'p> Plan<'p> {
                     continue;
                 }
             };
-            match smp::launch(method, t.mpidr, t.block) {
+            let started = match method {
+                Method::SpinTable { .. } => self.released.get(t.block).copied().flatten(),
+                Method::Psci(_) => Some(smp::launch(method, t.mpidr, t.block)),
+            };
+            match started.unwrap_or(Err(NotStarted::BadRelease)) {
                 Ok(()) => launched[t.block] = Some(method),
                 Err(e) => not_started(t.mpidr, format_args!("{}", Why(e, method))),
             }

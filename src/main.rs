@@ -113,7 +113,8 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
     }
 
     let ask_missing = options.selftest == Some(Selftest::MissingCpu);
-    let others = cpus::Plan::new(&platform, cpu.mpidr, ask_missing);
+    let mut others = cpus::Plan::new(&platform, cpu.mpidr, ask_missing);
+    others.release_spin_tables();
     let request = memory::Request {
         buffer: options.buffer.unwrap_or(memory::DEFAULT_BUFFER),
         bad_attr: options.selftest == Some(Selftest::BadAttr),

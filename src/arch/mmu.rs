@@ -171,13 +171,6 @@ pub fn at_s1e1r(va: u64) -> Par {
     par(va)
 }
 
-/// Translates `va` as an EL1 write would (`AT S1E1W`), without accessing it.
-pub fn at_s1e1w(va: u64) -> Par {
-    // SAFETY: as in `at_s1e1r`.
-    unsafe { asm!("at s1e1w, {va}", "isb", va = in(reg) va, options(nostack, nomem)) };
-    par(va)
-}
-
 /// PAR_EL1 as the last `AT` left it, for `va`.
 fn par(va: u64) -> Par {
     let par = LocalRegisterCopy::<u64, PAR::Register>::new(PAR_EL1.get());

@@ -77,6 +77,7 @@ pub(super) fn publish(regime: mmu::Regime, blocks: usize) {
     REGIME.set(Some((regime, blocks)));
     let at = core::ptr::addr_of!(REGIME) as u64;
     mmu::clean_invalidate(at, core::mem::size_of_val(&REGIME) as u64);
+    aarch64_cpu::asm::sev(); // spin-table CPUs released earlier wait for it
 }
 
 /// How one secondary CPU is started.
@@ -102,7 +103,8 @@ pub enum NotStarted {
     Silent,
     /// Its stack block is beyond those the tables map.
     NoStack,
-    /// Its spin table's release address is not mapped writable, or lies in the image.
+    /// Its spin table's release address lies in the image or is unaligned (or the MMU was
+    /// already on).
     BadRelease,
 }
 
@@ -122,7 +124,6 @@ pub struct Up {
 pub fn launch(method: Method, mpidr: u64, block: usize) -> Result<(), NotStarted> {
     extern "C" {
         fn secondary_entry();
-        fn spin_table_entry();
     }
     let mapped = REGIME.get().map_or(0, |(_, blocks)| blocks);
     if !(1..=SECONDARY_BLOCKS.min(mapped)).contains(&block) {
@@ -143,31 +144,38 @@ pub fn launch(method: Method, mpidr: u64, block: usize) -> Result<(), NotStarted
                 Ok(Ok(())) => Ok(()),
             }
         }
-        Method::SpinTable { release } => {
-            let slot = SPIN_MPIDR.get(block).ok_or(NotStarted::NoStack)?;
-            slot.store(SPIN_KEY | (mpidr & AFFINITY), Ordering::Release);
-            let at = slot as *const AtomicU64 as u64;
-            mmu::clean_invalidate(at, 8);
-            release_spin_table(release, spin_table_entry as *const () as u64)
-        }
+        // Released earlier, with the MMU off: see `release`.
+        Method::SpinTable { .. } => Ok(()),
     }
 }
 
-/// Writes `entry` to a spin table's release word and wakes the CPUs waiting on it: the word
-/// cleaned to the point of coherency (they poll with their caches off), DSB SY, SEV.
-fn release_spin_table(release: u64, entry: u64) -> Result<(), NotStarted> {
+/// Releases the CPU `mpidr` from its boot loader's spin table into stack block `block`:
+/// its MPIDR goes to `mb_spin_mpidr[block]` (where `spin_table_entry` looks itself up), the
+/// entry address to its release word `release`, then DSB SY and SEV. Done with the MMU off,
+/// before the tables exist, so that no release page needs mapping: the CPU waits in
+/// `secondary_main` until the boot CPU publishes its translation regime.
+pub fn release(mpidr: u64, block: usize, release: u64) -> Result<(), NotStarted> {
+    use aarch64_cpu::registers::{Readable, SCTLR_EL1};
+    extern "C" {
+        fn spin_table_entry();
+    }
     let image = super::image_layout();
-    let writable = matches!(mmu::at_s1e1w(release), mmu::Par::Ok { pa, .. } if pa == release);
+    let slot = SPIN_MPIDR
+        .get(block)
+        .filter(|_| (1..=SECONDARY_BLOCKS).contains(&block))
+        .ok_or(NotStarted::NoStack)?;
     let in_image = (image.start..image.end).contains(&release);
-    if !writable || in_image || !release.is_multiple_of(8) {
+    if SCTLR_EL1.is_set(SCTLR_EL1::M) || in_image || !release.is_multiple_of(8) {
         return Err(NotStarted::BadRelease);
     }
+    slot.store(SPIN_KEY | (mpidr & AFFINITY), Ordering::Release);
+    mmu::clean_invalidate(slot as *const AtomicU64 as u64, 8);
+    let entry = spin_table_entry as *const () as u64;
     // SAFETY: the device tree names `release` as this CPU's `cpu-release-addr`: a word its
     // boot loader's spin loop polls and that nothing of the firmware uses (it is outside the
-    // image, checked above); it is identity-mapped writable (AT S1E1W above) and aligned.
+    // image, checked above); the MMU is off (checked), so it is a physical address, aligned.
     unsafe { core::ptr::write_volatile(release as *mut u64, entry) };
     mmu::clean_invalidate(release, 8);
-    aarch64_cpu::asm::barrier::dsb(aarch64_cpu::asm::barrier::SY);
     aarch64_cpu::asm::sev();
     Ok(())
 }
@@ -294,8 +302,16 @@ fn serve(block: usize) -> ! {
 #[no_mangle]
 extern "C" fn secondary_main(block: u64, entry_el: u64) -> ! {
     use aarch64_cpu::registers::{Readable, MIDR_EL1, MPIDR_EL1};
-    match REGIME.get() {
-        Some((regime, blocks)) if (1..=blocks).contains(&(block as usize)) => {
+    // A CPU released from a spin table may arrive before the boot CPU has built its tables:
+    // it waits for them (the boot CPU publishes them to memory, then SEV).
+    let published = loop {
+        match REGIME.get() {
+            Some(published) => break published,
+            None => aarch64_cpu::asm::wfe(),
+        }
+    };
+    match published {
+        (regime, blocks) if (1..=blocks).contains(&(block as usize)) => {
             let (area, size) = stack_area();
             let own = area + block.saturating_sub(1) * size;
             // SAFETY: the boot CPU's regime, which `mmu::activate` checked identity-maps the

@@ -18,15 +18,12 @@ pub(super) const PAGE: u64 = 4 * KIB;
 
 /// The image's six parts, the console and the device tree.
 const FIXED: usize = 8;
-/// Most distinct pages of spin-table release words the identity map covers (boards keep
-/// them in one page; a CPU whose word lies beyond these is named as not started).
-pub(super) const RELEASE_PAGES: usize = 8;
 
-/// The firmware's identity map: fixed regions, the pages of spin-table release words, and
-/// the stacks of `secondaries` secondary CPUs (generated, two per CPU, guard pages between).
+/// The firmware's identity map: fixed regions, and the stacks of `secondaries` secondary
+/// CPUs (generated, two per CPU, guard pages between).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct IdentityMap {
-    fixed: [Option<Region>; FIXED + RELEASE_PAGES],
+    fixed: [Option<Region>; FIXED],
     secondaries: usize,
 }
 
@@ -46,12 +43,6 @@ impl IdentityMap {
                 memtype: memtype::NORMAL_WB,
                 access: Access::ReadWrite,
             }))
-    }
-
-    /// Whether `[base, base+size)` overlaps a region of the map.
-    fn overlaps(&self, base: u64, size: u64) -> bool {
-        self.iter()
-            .any(|r| base < r.base + r.size && r.base < base + size)
     }
 }
 
@@ -80,14 +71,12 @@ pub(super) fn pages_of(addr: u64, len: u64) -> (u64, u64) {
 }
 
 /// The identity map: the image W^X (guard pages below both stacks stay unmapped), the
-/// console as Device-nGnRnE, the device tree read-only, the pages holding the spin-table
-/// release words `releases` (read-write; those overlapping another region are left out), and
-/// the stacks of `secondaries` secondary CPUs.
+/// console as Device-nGnRnE, the device tree read-only, and the stacks of `secondaries`
+/// secondary CPUs.
 pub(super) fn identity_map(
     image: &ImageLayout,
     console: u64,
     dtb: Option<(u64, u64)>,
-    releases: impl Iterator<Item = u64>,
     secondaries: usize,
 ) -> IdentityMap {
     let console = align_down(console, PAGE);
@@ -101,7 +90,7 @@ pub(super) fn identity_map(
     };
     let wb = memtype::NORMAL_WB;
     let mut map = IdentityMap {
-        fixed: [None; FIXED + RELEASE_PAGES],
+        fixed: [None; FIXED],
         secondaries: secondaries.min(smp::SECONDARY_BLOCKS),
     };
     let fixed = [
@@ -140,16 +129,6 @@ pub(super) fn identity_map(
     ];
     for (slot, r) in map.fixed.iter_mut().zip(fixed) {
         *slot = r;
-    }
-    for release in releases {
-        let page = align_down(release, PAGE);
-        if map.overlaps(page, PAGE) {
-            continue; // already mapped (another CPU's word), or in use: not writable here
-        }
-        let Some(slot) = map.fixed[FIXED..].iter_mut().find(|s| s.is_none()) else {
-            break;
-        };
-        *slot = Some(region("cpu-release-addr", page, page + PAGE, wb, rw));
     }
     map
 }

@@ -8,7 +8,7 @@ use crate::arch::{self, mmu, ImageLayout};
 use mairbench_core::memtype::{self, MEMTYPES};
 use mairbench_core::paging::{self, Access, Granule, Layout, Mapper};
 use mairbench_core::placement::{self, Placement};
-use mairbench_core::platform::{Enable, MemRegion, Platform};
+use mairbench_core::platform::{MemRegion, Platform};
 
 /// Default size of the test buffer.
 pub const DEFAULT_BUFFER: u64 = 32 * MIB;
@@ -50,17 +50,7 @@ pub fn setup(
 
     // 1. The firmware's own identity map.
     let secondaries = request.secondaries.min(arch::smp::SECONDARY_BLOCKS);
-    let releases = platform.cpus().iter().filter_map(|c| match c.enable {
-        Enable::SpinTable { release } => Some(release),
-        _ => None,
-    });
-    let regions = layout::identity_map(
-        &image,
-        platform.console.base,
-        dtb_range,
-        releases,
-        secondaries,
-    );
+    let regions = layout::identity_map(&image, platform.console.base, dtb_range, secondaries);
 
     // 2. The buffer, shrunk until the pool can map it.
     let fit = Fit {
