@@ -13,8 +13,10 @@ const FULL_WAIT_READS: usize = (TIMEOUT_NS / POLL_INTERVAL_NS) as usize + 1;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Access {
     Read8(usize),
+    Read16(usize),
     Read32(usize),
     Write8(usize, u8),
+    Write16(usize, u16),
     Write32(usize, u32),
 }
 
@@ -22,7 +24,7 @@ enum Access {
 /// which reads `busy` for the first `busy_reads` reads and `ready` after. It is also
 /// the drivers' delay, which only counts the nanoseconds waited (`waited_ns`).
 struct Fake {
-    mem: RefCell<[u8; 0x400]>,
+    mem: RefCell<[u8; 0x1000]>,
     status: usize,
     busy: u32,
     ready: u32,
@@ -34,7 +36,7 @@ struct Fake {
 impl Fake {
     fn new(status: usize, busy: u32, ready: u32) -> Fake {
         Fake {
-            mem: RefCell::new([0; 0x400]),
+            mem: RefCell::new([0; 0x1000]),
             status,
             busy,
             ready,
@@ -69,9 +71,12 @@ impl Fake {
 
     fn writes(&self) -> Vec<Access> {
         let log = self.log.borrow();
-        let writes = log
-            .iter()
-            .filter(|a| matches!(a, Access::Write8(..) | Access::Write32(..)));
+        let writes = log.iter().filter(|a| {
+            matches!(
+                a,
+                Access::Write8(..) | Access::Write16(..) | Access::Write32(..)
+            )
+        });
         writes.copied().collect()
     }
 
@@ -79,7 +84,7 @@ impl Fake {
         let log = self.log.borrow();
         let reads = log
             .iter()
-            .filter(|a| matches!(a, Access::Read8(o) | Access::Read32(o) if *o == self.status));
+            .filter(|a| matches!(a, Access::Read8(o) | Access::Read16(o) | Access::Read32(o) if *o == self.status));
         reads.count()
     }
 }
@@ -97,6 +102,20 @@ impl Mmio for &Fake {
     fn write32(&mut self, off: usize, v: u32) {
         self.log.borrow_mut().push(Access::Write32(off, v));
         self.mem.borrow_mut()[off..off + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    fn read16(&self, off: usize) -> u16 {
+        self.log.borrow_mut().push(Access::Read16(off));
+        if off == self.status {
+            return self.status() as u16;
+        }
+        let mem = self.mem.borrow();
+        u16::from_le_bytes(mem[off..off + 2].try_into().unwrap())
+    }
+
+    fn write16(&mut self, off: usize, v: u16) {
+        self.log.borrow_mut().push(Access::Write16(off, v));
+        self.mem.borrow_mut()[off..off + 2].copy_from_slice(&v.to_le_bytes());
     }
 
     fn read8(&self, off: usize) -> u8 {
@@ -393,8 +412,8 @@ fn a_stalled_uart_costs_one_read_per_byte_and_no_waiting() {
         },
     ] {
         let fake = match kind {
-            ConsoleKind::Pl011 => Fake::pl011(),
             ConsoleKind::Ns16550 { reg_shift, .. } => Fake::ns16550(reg_shift),
+            _ => Fake::pl011(),
         };
         let mut uart = Uart::new(kind, &fake, &fake);
         let setup = fake.log().len();
