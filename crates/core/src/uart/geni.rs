@@ -15,6 +15,7 @@
 //! 4. wait for `SE_GENI_M_IRQ_STATUS.M_TX_FIFO_WATERMARK` (room in the TX FIFO); if it
 //!    does not come, abort the command (`M_GENI_CMD_ABORT` in `SE_GENI_M_CMD_CTRL_REG`)
 //!    and drop the byte;
+//!    (when the driver is stalled, one read, no waiting, as for every stalled wait);
 //! 5. write the byte to `SE_GENI_TX_FIFOn` (the first byte of a FIFO word is its low byte
 //!    whatever the packing) and clear `M_TX_FIFO_WATERMARK`.
 //!
@@ -112,8 +113,14 @@ impl<M: Mmio> Regs for GeniRegs<M> {
         reason = "FieldValue's `+` combines disjoint fields"
     )]
     fn put<D: DelayNs>(&mut self, poll: &mut Poller<D>, byte: u8) {
+        // An idle sequencer ends a stall, but a FIFO that never had room should cost one
+        // read per byte too: a stalled engine gets one look at the watermark.
+        let was_stalled = poll.stalled();
         if !poll.wait(|| self.ready()) {
             return;
+        }
+        if was_stalled {
+            poll.stall();
         }
         let stale = M_IRQ::M_CMD_DONE::SET + M_IRQ::M_TX_FIFO_WATERMARK::SET;
         self.mmio.write32(SE_GENI_M_IRQ_CLEAR, stale.into());

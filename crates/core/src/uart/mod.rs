@@ -94,6 +94,11 @@ impl<D: DelayNs> Poller<D> {
         self.stalled
     }
 
+    /// Marks the poller stalled: the next wait polls once, without waiting.
+    pub(crate) fn stall(&mut self) {
+        self.stalled = true;
+    }
+
     /// Polls `ready`, [`POLL_INTERVAL_NS`] apart, until it holds or [`TIMEOUT_NS`] of
     /// waiting have passed; polls it once, without waiting, when stalled. Returns whether
     /// it held.
