@@ -94,10 +94,16 @@ impl ConsoleKind {
         match self {
             ConsoleKind::Pl011 => 0x34,
             ConsoleKind::SbsaUart => 0x1c,
-            // LSR, register 5; 4 bytes wide at most.
-            ConsoleKind::Ns16550 { reg_shift, .. } => (5u64 << reg_shift) + 4,
+            // LSR, register 5, 4 bytes wide at most; the driver takes reg_shift above 7 as 7.
+            ConsoleKind::Ns16550 { reg_shift, .. } => {
+                let shift = if reg_shift > 7 { 7 } else { reg_shift as u32 };
+                match 5u64.checked_shl(shift) {
+                    Some(lsr) => lsr.saturating_add(4),
+                    None => u64::MAX,
+                }
+            }
             ConsoleKind::Imx => 0xb8,
-            ConsoleKind::Lpuart { regs_at, .. } => regs_at as u64 + 0x10,
+            ConsoleKind::Lpuart { regs_at, .. } => (regs_at as u64).saturating_add(0x10),
             ConsoleKind::Meson => 0x10,
             ConsoleKind::Geni => 0x810,
             ConsoleKind::UartDm => 0x74,

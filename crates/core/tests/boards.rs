@@ -81,12 +81,6 @@ fn assert_real_board(p: &Platform<'_>, model: &str) {
     }
 }
 
-/// The console fell back to the QEMU virt PL011.
-fn assert_default_console(p: &Platform<'_>) {
-    assert_eq!(p.console, QEMU_VIRT.console);
-    assert!(!p.console_from_dtb);
-}
-
 /// The stdout-path of both Pis is `serial1`, the mini-UART: an "8250-like"
 /// `brcm,bcm2835-aux-uart`, driven as a 16550 with 32-bit registers 4 bytes apart
 /// (as Linux's 8250_bcm2835aux does).
