@@ -245,7 +245,7 @@ fn describe(p: &Platform<'_>, cpu: &arch::CpuId, entry_el: u64, base: usize, dtb
         p.console.base,
         match p.console.kind {
             ConsoleKind::Ns16550 { .. } => " (8250-style)",
-            ConsoleKind::Pl011 => "",
+            _ => "",
         }
     );
     say!(

@@ -39,6 +39,16 @@ impl Mmio for Device {
         unsafe { core::ptr::write_volatile((self.base + off) as *mut u32, value) }
     }
 
+    fn read16(&self, off: usize) -> u16 {
+        // SAFETY: as in `read32` (the contract of `Device::at`).
+        unsafe { core::ptr::read_volatile((self.base + off) as *const u16) }
+    }
+
+    fn write16(&mut self, off: usize, value: u16) {
+        // SAFETY: as in `read32` (the contract of `Device::at`).
+        unsafe { core::ptr::write_volatile((self.base + off) as *mut u16, value) }
+    }
+
     fn read8(&self, off: usize) -> u8 {
         // SAFETY: as in `read32` (the contract of `Device::at`).
         unsafe { core::ptr::read_volatile((self.base + off) as *const u8) }

@@ -30,26 +30,176 @@ use core::fmt;
 
 use crate::fdt::{self, Fdt, Node};
 
-/// The kind of console UART, with what its driver needs to know.
+/// The kind of console UART, with what its driver needs to know; [`CONSOLES`] says which
+/// device-tree `compatible` strings select which.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConsoleKind {
-    /// An Arm PL011 (`arm,pl011`).
+    /// An Arm PL011.
     Pl011,
+    /// An Arm SBSA generic UART: a PL011 without the control register.
+    SbsaUart,
     /// A 16550-compatible UART.
     Ns16550 {
-        /// Register `i` is at byte offset `i << reg_shift` (`reg-shift`, default 0).
+        /// Register `i` is at byte offset `i << reg_shift` (`reg-shift`, else the
+        /// binding's default).
         reg_shift: u8,
-        /// Access width in bytes, 1 or 4 (`reg-io-width`, default 1).
+        /// Access width in bytes, 1 or 4 (`reg-io-width`, else the binding's default).
         io_width: u8,
     },
+    /// An NXP i.MX UART (the imx21 register model).
+    Imx,
+    /// An NXP LPUART with 32-bit registers.
+    Lpuart {
+        /// Byte offset of the first LPUART32 register (BAUD): 0x10 on i.MX, 0 on Layerscape.
+        regs_at: u8,
+        /// Big-endian registers (LS1021A).
+        big_endian: bool,
+    },
+    /// An Amlogic meson UART.
+    Meson,
+    /// A Qualcomm GENI serial engine in UART mode.
+    Geni,
+    /// A Qualcomm UARTDM.
+    UartDm,
+    /// A Cadence UART (Xilinx Zynq UltraScale+).
+    Cadence,
+    /// A Marvell Armada 3700 UART (the standard one).
+    Armada3700,
+    /// A Renesas SCIF or HSCIF (R-Car layout).
+    Scif,
 }
 
 impl ConsoleKind {
-    /// The driver family as records name it: `pl011` or `ns16550`.
+    /// The driver family as records name it: `pl011`, `sbsa-uart`, `ns16550`, `imx`,
+    /// `lpuart`, `meson`, `geni`, `uartdm`, `cadence`, `armada-3700` or `scif`.
     pub const fn name(self) -> &'static str {
         match self {
             ConsoleKind::Pl011 => "pl011",
+            ConsoleKind::SbsaUart => "sbsa-uart",
             ConsoleKind::Ns16550 { .. } => "ns16550",
+            ConsoleKind::Imx => "imx",
+            ConsoleKind::Lpuart { .. } => "lpuart",
+            ConsoleKind::Meson => "meson",
+            ConsoleKind::Geni => "geni",
+            ConsoleKind::UartDm => "uartdm",
+            ConsoleKind::Cadence => "cadence",
+            ConsoleKind::Armada3700 => "armada-3700",
+            ConsoleKind::Scif => "scif",
+        }
+    }
+
+    /// How many bytes from the base the driver's registers reach (the end of the last
+    /// register it touches). Every family fits in the first 4 KiB page from its base.
+    pub const fn register_span(self) -> u64 {
+        match self {
+            ConsoleKind::Pl011 => 0x34,
+            ConsoleKind::SbsaUart => 0x1c,
+            // LSR, register 5, 4 bytes wide at most; the driver takes reg_shift above 7 as 7.
+            ConsoleKind::Ns16550 { reg_shift, .. } => {
+                let shift = if reg_shift > 7 { 7 } else { reg_shift as u32 };
+                match 5u64.checked_shl(shift) {
+                    Some(lsr) => lsr.saturating_add(4),
+                    None => u64::MAX,
+                }
+            }
+            ConsoleKind::Imx => 0xb8,
+            ConsoleKind::Lpuart { regs_at, .. } => (regs_at as u64).saturating_add(0x10),
+            ConsoleKind::Meson => 0x10,
+            ConsoleKind::Geni => 0x810,
+            ConsoleKind::UartDm => 0x74,
+            ConsoleKind::Cadence => 0x34,
+            ConsoleKind::Armada3700 => 0x10,
+            ConsoleKind::Scif => 0x12,
+        }
+    }
+}
+
+/// The 16550 binding defaults: registers 1 byte apart, 8-bit accesses.
+const NS16550: ConsoleKind = ConsoleKind::Ns16550 {
+    reg_shift: 0,
+    io_width: 1,
+};
+/// 16550 registers 4 bytes apart, 8-bit accesses (TI 8250-omap, NVIDIA Tegra).
+const NS16550_SHIFT2: ConsoleKind = ConsoleKind::Ns16550 {
+    reg_shift: 2,
+    io_width: 1,
+};
+/// 16550 registers 4 bytes apart, 32-bit accesses (DesignWare APB UART as SoCs wire it,
+/// MediaTek, the Raspberry Pi mini-UART).
+const NS16550_SHIFT2_WIDE: ConsoleKind = ConsoleKind::Ns16550 {
+    reg_shift: 2,
+    io_width: 4,
+};
+/// LPUART registers from 0x10, little-endian (i.MX 7ULP, 8, 9).
+const LPUART_IMX: ConsoleKind = ConsoleKind::Lpuart {
+    regs_at: 0x10,
+    big_endian: false,
+};
+
+/// The console UARTs discovery drives: a `compatible` pattern (`*` stands for any run of
+/// characters, at most one `*`) and the kind it selects, with a 16550's binding defaults,
+/// which `reg-shift` and `reg-io-width` override. A node's `compatible` strings are tried
+/// in order, most specific first, and the first row matching a string wins, so rows for
+/// SoC strings come before the generic ones their nodes also list.
+pub const CONSOLES: [(&str, ConsoleKind); 33] = [
+    ("arm,sbsa-uart", ConsoleKind::SbsaUart),
+    ("arm,pl011", ConsoleKind::Pl011),
+    // The Raspberry Pi mini-UART, "8250-like": 32-bit registers 4 bytes apart, as Linux's
+    // 8250_bcm2835aux sets it (its node carries no reg-shift).
+    ("brcm,bcm2835-aux-uart", NS16550_SHIFT2_WIDE),
+    ("ns16550a", NS16550),
+    ("ns16550", NS16550),
+    ("ns16450", NS16550),
+    ("ns8250", NS16550),
+    ("snps,dw-apb-uart", NS16550),
+    ("rockchip,*-uart", NS16550_SHIFT2_WIDE),
+    ("mediatek,mt*-uart", NS16550_SHIFT2_WIDE),
+    ("ti,am654-uart", NS16550_SHIFT2),
+    ("nvidia,tegra*-uart", NS16550_SHIFT2),
+    ("fsl,imx7ulp-lpuart", LPUART_IMX),
+    ("fsl,imx8ulp-lpuart", LPUART_IMX),
+    ("fsl,imx8qxp-lpuart", LPUART_IMX),
+    ("fsl,imx93-lpuart", LPUART_IMX),
+    (
+        "fsl,ls1021a-lpuart",
+        ConsoleKind::Lpuart {
+            regs_at: 0,
+            big_endian: true,
+        },
+    ),
+    (
+        "fsl,ls1028a-lpuart",
+        ConsoleKind::Lpuart {
+            regs_at: 0,
+            big_endian: false,
+        },
+    ),
+    ("fsl,imx*-uart", ConsoleKind::Imx),
+    ("amlogic,meson-*-uart", ConsoleKind::Meson),
+    ("qcom,geni-debug-uart", ConsoleKind::Geni),
+    ("qcom,geni-uart", ConsoleKind::Geni),
+    ("qcom,msm-uartdm*", ConsoleKind::UartDm),
+    ("xlnx,zynqmp-uart", ConsoleKind::Cadence),
+    ("xlnx,xuartps", ConsoleKind::Cadence),
+    ("cdns,uart-r1p*", ConsoleKind::Cadence),
+    ("marvell,armada-3700-uart", ConsoleKind::Armada3700),
+    // Not the RZ/G2L SCIF (renesas,scif-r9a07g0*): its registers are 2 bytes apart.
+    ("renesas,scif-r8a*", ConsoleKind::Scif),
+    ("renesas,rcar-gen*-scif", ConsoleKind::Scif),
+    ("renesas,scif", ConsoleKind::Scif),
+    ("renesas,hscif-r8a*", ConsoleKind::Scif),
+    ("renesas,rcar-gen*-hscif", ConsoleKind::Scif),
+    ("renesas,hscif", ConsoleKind::Scif),
+];
+
+/// Whether `s` matches `pattern`, in which one `*` stands for any run of characters.
+pub fn compatible_matches(pattern: &str, s: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == s,
+        Some((head, tail)) => {
+            s.len() >= head.len().saturating_add(tail.len())
+                && s.starts_with(head)
+                && s.ends_with(tail)
         }
     }
 }
@@ -123,11 +273,18 @@ pub enum Problem {
     TooManyMemoryRegions,
     /// No `/psci` node with a known method.
     NoPsci,
+    /// `/chosen/stdout-path` gave no console; `/aliases/serial0` did.
+    ConsoleFromAlias,
+    /// Neither `/chosen/stdout-path` nor `/aliases/serial0` gave a console; the first
+    /// enabled supported UART of the tree did.
+    ConsoleFirstUart,
+    /// No console UART at all in the device tree.
+    NoConsole,
 }
 
 impl Problem {
     /// Every problem, in bit order.
-    pub const ALL: [Problem; 10] = [
+    pub const ALL: [Problem; 13] = [
         Problem::NoDtb,
         Problem::DtbHeader,
         Problem::DtbStructure,
@@ -138,6 +295,9 @@ impl Problem {
         Problem::NoMemory,
         Problem::TooManyMemoryRegions,
         Problem::NoPsci,
+        Problem::ConsoleFromAlias,
+        Problem::ConsoleFirstUart,
+        Problem::NoConsole,
     ];
 
     /// A sentence saying what was wrong and what was assumed.
@@ -145,11 +305,6 @@ impl Problem {
         macro_rules! assume_qemu_virt {
             () => {
                 ": assuming QEMU virt (PL011 at 0x9000000, 128 MiB of RAM at 0x40000000)"
-            };
-        }
-        macro_rules! use_qemu_pl011 {
-            () => {
-                ": using the QEMU virt PL011 at 0x9000000"
             };
         }
         match self {
@@ -162,25 +317,31 @@ impl Problem {
                 "the device tree structure block is malformed",
                 assume_qemu_virt!()
             ),
-            Problem::NoStdoutPath => concat!("no /chosen/stdout-path", use_qemu_pl011!()),
-            Problem::StdoutNotFound => concat!(
-                "/chosen/stdout-path names no node (or an unknown alias)",
-                use_qemu_pl011!()
-            ),
-            Problem::ConsoleUnsupported => concat!(
-                "the stdout-path device is neither a PL011 nor a 16550 with reg-shift 0 to 7 and \
-                 reg-io-width 1 or 4",
-                use_qemu_pl011!()
-            ),
-            Problem::ConsoleNoAddress => concat!(
-                "the stdout-path device has no reg, or no translation through its buses' ranges",
-                use_qemu_pl011!()
-            ),
+            Problem::NoStdoutPath => "no /chosen/stdout-path",
+            Problem::StdoutNotFound => "/chosen/stdout-path names no node (or an unknown alias)",
+            Problem::ConsoleUnsupported => {
+                "the /chosen/stdout-path device is not a UART mairbench drives (README, \
+                 \"Board support\"), or a 16550 with reg-shift above 7 or reg-io-width \
+                 other than 1 or 4"
+            }
+            Problem::ConsoleNoAddress => {
+                "the /chosen/stdout-path device has no reg, or no translation through its \
+                 buses' ranges"
+            }
             Problem::NoMemory => {
                 "no enabled /memory node with a usable reg: assuming 128 MiB of RAM at 0x40000000"
             }
             Problem::TooManyMemoryRegions => "more than 8 RAM regions: ignoring the rest",
             Problem::NoPsci => "no /psci node with method \"hvc\" or \"smc\": PSCI is unavailable",
+            Problem::ConsoleFromAlias => "using the UART of /aliases/serial0 as the console",
+            Problem::ConsoleFirstUart => {
+                "using the first enabled UART mairbench drives, in device-tree order, as the \
+                 console"
+            }
+            Problem::NoConsole => {
+                "no enabled UART mairbench drives in the device tree: using the QEMU virt \
+                 PL011 at 0x9000000 (QEMU only; elsewhere the console stays silent)"
+            }
         }
     }
 }
@@ -381,15 +542,17 @@ pub fn dtb_size(header: &[u8]) -> Option<usize> {
 /// - console: `/chosen/stdout-path` (or `linux,stdout-path`) up to any `:`;
 ///   a path not starting with `/` begins with an alias resolved (once) through
 ///   `/aliases`. A path component without `@` also matches a node by its name
-///   without the unit address, the first such node ([`Fdt::walk_path`]). `arm,pl011` is a PL011; `ns16550a`, `ns16550`,
-///   `ns16450`, `ns8250` or `snps,dw-apb-uart` anywhere in `compatible` is a
-///   16550 with `reg-shift` (0..=7, default 0) and `reg-io-width` (1 or 4,
-///   default 1). `brcm,bcm2835-aux-uart` (the Raspberry Pi mini-UART, the Pis'
-///   default console) is a 16550 with 32-bit registers 4 bytes apart, as Linux's
-///   8250_bcm2835aux driver sets it (its node carries no `reg-shift`). The base is the first `reg` entry
-///   translated through the `ranges` of every parent bus (empty `ranges` is the
-///   identity; a bus without `ranges` cannot be translated). Addresses and sizes
-///   of more than 2 cells (PCI) are not supported.
+///   without the unit address, the first such node ([`Fdt::walk_path`]). The node's
+///   `compatible` strings select the driver through [`CONSOLES`]; a 16550's
+///   `reg-shift` (0..=7) and `reg-io-width` (1 or 4) override its binding's defaults.
+///   The base is the first `reg` entry translated through the `ranges` of every
+///   parent bus (empty `ranges` is the identity; a bus without `ranges` cannot be
+///   translated). Addresses and sizes of more than 2 cells (PCI) are not supported.
+///   When stdout-path gives no console (absent, unknown, unsupported or without an
+///   address: that problem is recorded), `/aliases/serial0` is tried, then every node
+///   in device-tree order; these two take a UART only if it and its buses are enabled
+///   (`status` absent, `okay` or `ok`), and record [`Problem::ConsoleFromAlias`] or
+///   [`Problem::ConsoleFirstUart`]. With no console at all, [`Problem::NoConsole`].
 /// - PSCI: `/psci` `method`, `"hvc"` or `"smc"`.
 /// - RAM: the `reg` entries of the root's children with `device_type = "memory"`
 ///   whose `status` is absent or `okay`.
@@ -433,12 +596,9 @@ pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
     p.bootargs = chosen
         .and_then(|chosen| prop_str(chosen, "bootargs"))
         .unwrap_or_default();
-    match console(fdt, chosen) {
-        Ok(console) => {
-            p.console = console;
-            p.console_from_dtb = true;
-        }
-        Err(problem) => p.problems.insert(problem),
+    if let Some(console) = console(fdt, chosen, &mut p.problems) {
+        p.console = console;
+        p.console_from_dtb = true;
     }
 
     p.psci = match fdt.find_node("/psci").and_then(|n| prop_str(n, "method")) {
@@ -503,15 +663,42 @@ fn release_address(node: Node<'_>) -> Option<u64> {
     (value != 0 && value.is_multiple_of(8)).then_some(value)
 }
 
-/// The console from `/chosen/stdout-path`.
-fn console<'a>(fdt: Fdt<'a>, chosen: Option<Node<'a>>) -> Result<ConsoleInfo, Problem> {
+/// The console: from `/chosen/stdout-path`, else `/aliases/serial0`, else the first
+/// enabled supported UART; see [`discover`].
+fn console(fdt: Fdt<'_>, chosen: Option<Node<'_>>, problems: &mut Problems) -> Option<ConsoleInfo> {
+    let why = match stdout_console(fdt, chosen) {
+        Ok(console) => return Some(console),
+        Err(why) => why,
+    };
+    problems.insert(why);
+    if let Some(console) = fdt
+        .alias("serial0")
+        .and_then(|path| path_console(fdt, path, true).ok())
+    {
+        problems.insert(Problem::ConsoleFromAlias);
+        return Some(console);
+    }
+    if let Some(console) = first_uart(fdt) {
+        problems.insert(Problem::ConsoleFirstUart);
+        return Some(console);
+    }
+    problems.insert(Problem::NoConsole);
+    None
+}
+
+/// The console `/chosen/stdout-path` names.
+fn stdout_console(fdt: Fdt<'_>, chosen: Option<Node<'_>>) -> Result<ConsoleInfo, Problem> {
     let chosen = chosen.ok_or(Problem::NoStdoutPath)?;
     let path = prop_str(chosen, "stdout-path")
         .or_else(|| prop_str(chosen, "linux,stdout-path"))
         .ok_or(Problem::NoStdoutPath)?;
     // Options follow a `:` (`serial0:115200n8`).
     let path_len = path.bytes().position(|b| b == b':').unwrap_or(path.len());
-    let path = path.get(..path_len).unwrap_or_default();
+    path_console(fdt, path.get(..path_len).unwrap_or_default(), false)
+}
+
+/// The console UART at `path`; with `enabled_only`, only if it and its buses are enabled.
+fn path_console(fdt: Fdt<'_>, path: &str, enabled_only: bool) -> Result<ConsoleInfo, Problem> {
     let mut chain = Chain::new(fdt.root());
     let found = fdt.walk_path(path, |node| chain.push(node));
     let nodes = chain.nodes();
@@ -519,44 +706,86 @@ fn console<'a>(fdt: Fdt<'a>, chosen: Option<Node<'a>>) -> Result<ConsoleInfo, Pr
     if found.is_none() || buses.is_empty() {
         return Err(Problem::StdoutNotFound);
     }
+    if enabled_only && !nodes.iter().all(|&n| enabled(n)) {
+        return Err(Problem::ConsoleUnsupported);
+    }
+    uart_at(node, buses)
+}
+
+/// The console UART `node` is, whose ancestors are `buses` (root first).
+fn uart_at(node: Node<'_>, buses: &[Node<'_>]) -> Result<ConsoleInfo, Problem> {
     let kind = console_kind(node).ok_or(Problem::ConsoleUnsupported)?;
     let base = translate(node, buses).ok_or(Problem::ConsoleNoAddress)?;
     Ok(ConsoleInfo { kind, base })
 }
 
-const NS16550_COMPATIBLE: [&str; 5] = [
-    "ns16550a",
-    "ns16550",
-    "ns16450",
-    "ns8250",
-    "snps,dw-apb-uart",
-];
-const MAX_REG_SHIFT: u32 = 7;
+/// Whether `node`'s `status` is absent, `"okay"` or `"ok"`.
+fn enabled(node: Node<'_>) -> bool {
+    matches!(prop_str(node, "status"), None | Some("okay" | "ok"))
+}
 
+/// The first supported UART with an address, in device-tree order (depth first), that
+/// is enabled, under enabled nodes only, at most [`MAX_PATH_NODES`] deep.
+fn first_uart(fdt: Fdt<'_>) -> Option<ConsoleInfo> {
+    let mut chain = Chain::new(fdt.root());
+    chain.push(fdt.root());
+    // next[d]: how many children of the chain's node at depth d have been visited.
+    let mut next = [0usize; MAX_PATH_NODES];
+    loop {
+        let nodes = chain.nodes();
+        let (&parent, _) = nodes.split_last()?;
+        let depth = nodes.len().saturating_sub(1);
+        let visited = next.get_mut(depth)?;
+        let Some(node) = parent.children().nth(*visited) else {
+            if depth == 0 {
+                return None;
+            }
+            chain.pop();
+            continue;
+        };
+        *visited = visited.saturating_add(1);
+        if !enabled(node) {
+            continue;
+        }
+        if let Ok(console) = uart_at(node, nodes) {
+            return Some(console);
+        }
+        if chain.push(node) {
+            if let Some(n) = next.get_mut(depth.saturating_add(1)) {
+                *n = 0;
+            }
+        }
+    }
+}
+
+/// The console kind of `node`: the first [`CONSOLES`] row matching its first matching
+/// `compatible` string, with a 16550's `reg-shift` (0..=7) and `reg-io-width` (1 or 4)
+/// when present; `None` when unsupported or those are out of range.
 fn console_kind(node: Node<'_>) -> Option<ConsoleKind> {
-    let compatible = node.property("compatible")?;
-    if compatible.strings().any(|c| c == "arm,pl011") {
-        return Some(ConsoleKind::Pl011);
-    }
-    if compatible.strings().any(|c| c == "brcm,bcm2835-aux-uart") {
-        return Some(ConsoleKind::Ns16550 {
-            reg_shift: 2,
-            io_width: 4,
-        });
-    }
-    if !compatible
-        .strings()
-        .any(|c| NS16550_COMPATIBLE.contains(&c))
-    {
-        return None;
-    }
-    let reg_shift = prop_u32_or(node, "reg-shift", 0).filter(|&s| s <= MAX_REG_SHIFT)?;
-    let io_width = prop_u32_or(node, "reg-io-width", 1).filter(|&w| w == 1 || w == 4)?;
+    let kind = node.property("compatible")?.strings().find_map(|c| {
+        CONSOLES
+            .iter()
+            .find(|(pattern, _)| compatible_matches(pattern, c))
+            .map(|&(_, kind)| kind)
+    })?;
+    let ConsoleKind::Ns16550 {
+        reg_shift,
+        io_width,
+    } = kind
+    else {
+        return Some(kind);
+    };
+    let reg_shift =
+        prop_u32_or(node, "reg-shift", u32::from(reg_shift)).filter(|&s| s <= MAX_REG_SHIFT)?;
+    let io_width =
+        prop_u32_or(node, "reg-io-width", u32::from(io_width)).filter(|&w| w == 1 || w == 4)?;
     Some(ConsoleKind::Ns16550 {
         reg_shift: u8::try_from(reg_shift).ok()?,
         io_width: u8::try_from(io_width).ok()?,
     })
 }
+
+const MAX_REG_SHIFT: u32 = 7;
 
 /// The CPU address of the first `reg` entry of `node`, whose ancestors are
 /// `buses` (root first).
@@ -648,6 +877,11 @@ impl<'a> Chain<'a> {
 
     fn nodes(&self) -> &[Node<'a>] {
         self.nodes.get(..self.len).unwrap_or_default()
+    }
+
+    /// Drops the last node.
+    fn pop(&mut self) {
+        self.len = self.len.saturating_sub(1);
     }
 
     /// Appends `node`; `false` when the chain is full.

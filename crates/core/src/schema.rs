@@ -193,7 +193,7 @@ pub const START: Kind = Kind {
             "console",
             Str,
             "",
-            "The console UART: \"pl011\" or \"ns16550\".",
+            "The console UART's driver family, as `ConsoleKind::name` gives it (\"pl011\", \"ns16550\", \"imx\", ...: README, \"Board support\").",
         ),
         Field::always(
             "console_base",

@@ -81,12 +81,6 @@ fn assert_real_board(p: &Platform<'_>, model: &str) {
     }
 }
 
-/// The console fell back to the QEMU virt PL011.
-fn assert_default_console(p: &Platform<'_>) {
-    assert_eq!(p.console, QEMU_VIRT.console);
-    assert!(!p.console_from_dtb);
-}
-
 /// The stdout-path of both Pis is `serial1`, the mini-UART: an "8250-like"
 /// `brcm,bcm2835-aux-uart`, driven as a 16550 with 32-bit registers 4 bytes apart
 /// (as Linux's 8250_bcm2835aux does).
@@ -224,11 +218,18 @@ fn rk3399_rockpro64() {
 #[test]
 fn imx8mq_evk() {
     // stdout-path = "/soc@0/bus@30800000/serial@30860000": an i.MX UART
-    // ("fsl,imx8mq-uart", "fsl,imx6q-uart"), neither PL011 nor 16550.
+    // ("fsl,imx8mq-uart", "fsl,imx6q-uart"), UART1.
     let dtb = board("imx8mq-evk.dtb");
     let p = discover(Some(&dtb));
     assert_real_board(&p, "NXP i.MX8MQ EVK");
-    assert_default_console(&p);
+    assert_eq!(
+        p.console,
+        ConsoleInfo {
+            kind: ConsoleKind::Imx,
+            base: 0x3086_0000
+        }
+    );
+    assert!(p.console_from_dtb);
     // memory@40000000: reg = <0x0 0x40000000 0x0 0xc0000000>.
     let ram = MemRegion {
         base: 0x4000_0000,
@@ -237,7 +238,49 @@ fn imx8mq_evk() {
     assert_eq!(p.ram_regions(), [ram]);
     assert!(p.ram_from_dtb);
     assert_eq!(p.psci, Some(PsciConduit::Smc));
-    assert_eq!(p.problems, problems(&[Problem::ConsoleUnsupported]));
+    assert_eq!(p.problems, Problems::NONE);
+}
+
+#[test]
+fn imx8mp_evk_and_zcu102() {
+    // i.MX8MP EVK: stdout-path = &uart2, "fsl,imx8mp-uart", "fsl,imx6q-uart" at
+    // 0x30890000. ZCU102: stdout-path = "serial0:115200n8", serial0 = &uart0,
+    // "xlnx,zynqmp-uart", "cdns,uart-r1p12" at 0xff000000.
+    for (name, model, kind, base) in [
+        (
+            "imx8mp-evk.dtb",
+            "NXP i.MX8MPlus EVK board",
+            ConsoleKind::Imx,
+            0x3089_0000,
+        ),
+        (
+            "zynqmp-zcu102-rev1.0.dtb",
+            "ZynqMP ZCU102 Rev1.0",
+            ConsoleKind::Cadence,
+            0xff00_0000,
+        ),
+    ] {
+        let dtb = board(name);
+        let p = discover(Some(&dtb));
+        // Not assert_real_board: the ZCU102's DTB carries bootargs ("earlycon").
+        assert!(p.dtb_ok && !p.emulated, "{name}");
+        assert_eq!(p.model, model);
+        assert_eq!(p.console, ConsoleInfo { kind, base }, "{name}");
+        assert!(p.console_from_dtb, "{name}");
+        for problem in p.problems.iter() {
+            assert!(
+                !matches!(
+                    problem,
+                    Problem::NoStdoutPath
+                        | Problem::StdoutNotFound
+                        | Problem::ConsoleUnsupported
+                        | Problem::ConsoleNoAddress
+                        | Problem::NoConsole
+                ),
+                "{name}: {problem:?}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -230,18 +230,24 @@ fn consistent(p: &Platform<'_>) -> Result<(), &'static str> {
         }
         return Ok(());
     }
-    let console_problems = [
+    let stdout_problems = [
         Problem::NoStdoutPath,
         Problem::StdoutNotFound,
         Problem::ConsoleUnsupported,
         Problem::ConsoleNoAddress,
     ];
-    let console_problem = console_problems
-        .iter()
-        .filter(|&&c| p.problems.contains(c))
-        .count();
-    if console_problem > 1 || p.console_from_dtb != (console_problem == 0) {
-        return Err("console_from_dtb disagrees with the console problems");
+    let count = |list: &[Problem]| list.iter().filter(|&&c| p.problems.contains(c)).count();
+    let stdout_problem = count(&stdout_problems);
+    let fallback = count(&[
+        Problem::ConsoleFromAlias,
+        Problem::ConsoleFirstUart,
+        Problem::NoConsole,
+    ]);
+    if stdout_problem > 1 || fallback != stdout_problem {
+        return Err("a console fallback is taken exactly when stdout-path gives no console");
+    }
+    if p.console_from_dtb == p.problems.contains(Problem::NoConsole) {
+        return Err("console_from_dtb disagrees with NoConsole");
     }
     if !p.console_from_dtb && p.console != QEMU_VIRT.console {
         return Err("a console not from the DTB must be the default");

@@ -13,6 +13,11 @@ const QEMU_PL011: ConsoleInfo = ConsoleInfo {
     kind: ConsoleKind::Pl011,
     base: 0x0900_0000,
 };
+/// The PL011 of `minimal_tree`, its only UART.
+const MINIMAL_UART: ConsoleInfo = ConsoleInfo {
+    kind: ConsoleKind::Pl011,
+    base: 0x1c09_0000,
+};
 const QEMU_RAM: MemRegion = MemRegion {
     base: 0x4000_0000,
     size: 128 * MIB,
@@ -157,12 +162,13 @@ fn stdout_path_through_an_alias() {
 }
 
 #[test]
-fn no_chosen_uses_the_default_console() {
+fn no_chosen_takes_the_first_uart() {
     let dtb = fixture("no-chosen.dtb");
     let p = discover(Some(&dtb));
     assert!(p.dtb_ok);
+    // No stdout-path and no aliases: the tree's only UART, pl011@9000000.
     assert_eq!(p.console, QEMU_PL011);
-    assert!(!p.console_from_dtb);
+    assert!(p.console_from_dtb);
     assert_eq!(p.bootargs, "");
     assert_eq!(
         p.model, "mairbench,no-chosen",
@@ -175,7 +181,10 @@ fn no_chosen_uses_the_default_console() {
     };
     assert_eq!(p.ram, ram);
     assert!(p.ram_from_dtb);
-    assert_eq!(p.problems, problems(&[Problem::NoStdoutPath]));
+    assert_eq!(
+        p.problems,
+        problems(&[Problem::NoStdoutPath, Problem::ConsoleFirstUart])
+    );
 }
 
 #[test]
@@ -218,27 +227,38 @@ fn bus_without_ranges_is_untranslatable() {
     assert!(p.dtb_ok);
     assert_eq!(p.console, QEMU_PL011);
     assert!(!p.console_from_dtb);
+    // The stdout-path UART is the tree's only one: no fallback either.
     assert_eq!(
         p.problems,
-        problems(&[Problem::ConsoleNoAddress, Problem::NoPsci])
+        problems(&[
+            Problem::ConsoleNoAddress,
+            Problem::NoPsci,
+            Problem::NoConsole
+        ])
     );
 }
 
 #[test]
-fn unsupported_console_and_disabled_memory() {
+fn imx_console_and_disabled_memory() {
+    // The fixture's console was unsupported when it was made: an i.MX UART
+    // ("fsl,imx8mq-uart", "fsl,imx6q-uart") at 0x7e215040 on a bus mapping it to
+    // 0x3f215040.
     let dtb = fixture("unsupported-console.dtb");
     let p = discover(Some(&dtb));
-    assert_eq!(p.console, QEMU_PL011);
-    assert!(!p.console_from_dtb);
+    assert_eq!(
+        p.console,
+        ConsoleInfo {
+            kind: ConsoleKind::Imx,
+            base: 0x3f21_5040
+        }
+    );
+    assert!(p.console_from_dtb);
     let ram = MemRegion {
         base: 0,
         size: 0x3b40_0000,
     };
     assert_eq!(p.ram_regions(), [ram], "the disabled node is skipped");
-    assert_eq!(
-        p.problems,
-        problems(&[Problem::ConsoleUnsupported, Problem::NoPsci])
-    );
+    assert_eq!(p.problems, problems(&[Problem::NoPsci]));
 }
 
 #[test]
@@ -398,10 +418,7 @@ fn problem_messages() {
         assert!(p.message().len() > 20, "{p:?}");
         assert_eq!(p.to_string(), p.message());
     }
-    assert_eq!(
-        Problem::NoStdoutPath.message(),
-        "no /chosen/stdout-path: using the QEMU virt PL011 at 0x9000000"
-    );
+    assert_eq!(Problem::NoStdoutPath.message(), "no /chosen/stdout-path");
     // The messages quote the defaults.
     let uart = format!("PL011 at {:#x}", QEMU_VIRT.console.base);
     let ram = format!("128 MiB of RAM at {:#x}", QEMU_VIRT.ram.base);
@@ -412,7 +429,7 @@ fn problem_messages() {
             "{p:?}"
         );
     }
-    assert!(Problem::ConsoleNoAddress.message().contains(&uart));
+    assert!(Problem::NoConsole.message().contains(&uart));
     assert!(Problem::NoMemory.message().contains(&ram));
     let set = problems(&[Problem::NoPsci, Problem::NoDtb]);
     assert_eq!(
@@ -453,8 +470,13 @@ fn stdout_path_that_names_nothing() {
                 .end();
         });
         let p = discover(Some(&dtb));
-        assert_eq!(p.console, QEMU_PL011, "{path:?}");
-        assert_eq!(p.problems, problems(&[Problem::StdoutNotFound]), "{path:?}");
+        // No serial0 alias: the tree's one UART.
+        assert_eq!(p.console, MINIMAL_UART, "{path:?}");
+        assert_eq!(
+            p.problems,
+            problems(&[Problem::StdoutNotFound, Problem::ConsoleFirstUart]),
+            "{path:?}"
+        );
     }
 }
 
@@ -507,7 +529,7 @@ fn odd_16550_properties_are_unsupported() {
         let p = discover(Some(&dtb));
         assert_eq!(
             p.problems,
-            problems(&[Problem::ConsoleUnsupported]),
+            problems(&[Problem::ConsoleUnsupported, Problem::ConsoleFirstUart]),
             "{name} {value:?}"
         );
     }
@@ -542,10 +564,10 @@ fn bad_console_addresses() {
             assert_eq!(p.console.base, 0xffff_ffff_0000_0010);
             assert_eq!(p.problems, Problems::NONE);
         } else {
-            assert_eq!(p.console, QEMU_PL011, "case {i}");
+            assert_eq!(p.console, MINIMAL_UART, "case {i}");
             assert_eq!(
                 p.problems,
-                problems(&[Problem::ConsoleNoAddress]),
+                problems(&[Problem::ConsoleNoAddress, Problem::ConsoleFirstUart]),
                 "case {i}"
             );
         }
@@ -727,15 +749,25 @@ fn deep_nesting() {
     assert!(p.dtb_ok);
     assert_eq!(p.console.base, 0x1000);
     assert_eq!(p.problems, problems(&[Problem::NoMemory, Problem::NoPsci]));
-    for depth in [33, 30_000] {
+    // The search for a first UART looks 32 nodes deep and at their children.
+    for (depth, found) in [
+        (33, Problem::ConsoleFirstUart),
+        (30_000, Problem::NoConsole),
+    ] {
         let dtb = nested(depth, &path(depth));
         let p = discover(Some(&dtb));
         assert!(p.dtb_ok, "{depth}");
         assert_eq!(
             p.problems,
-            problems(&[Problem::StdoutNotFound, Problem::NoMemory, Problem::NoPsci]),
+            problems(&[
+                Problem::StdoutNotFound,
+                Problem::NoMemory,
+                Problem::NoPsci,
+                found
+            ]),
             "{depth}"
         );
+        assert_eq!(p.console_from_dtb, found == Problem::ConsoleFirstUart);
     }
 }
 
@@ -777,6 +809,227 @@ fn mem_region_contains() {
         size: 10,
     };
     assert!(top.contains(u64::MAX) && !top.contains(0));
+}
+
+/// A tree with no stdout-path, the minimal tree's PL011 disabled, and `extra`.
+fn without_stdout(extra: impl FnOnce(&mut DtBuilder)) -> Vec<u8> {
+    let mut b = DtBuilder::default();
+    b.begin("")
+        .cells("#address-cells", &[1])
+        .cells("#size-cells", &[1])
+        .str("compatible", "test,fallback");
+    b.begin("psci").str("method", "hvc").end();
+    b.begin("memory@80000000")
+        .str("device_type", "memory")
+        .cells("reg", &[0x8000_0000, 0x4000_0000])
+        .end();
+    b.begin("uart@1000")
+        .str("compatible", "arm,pl011")
+        .cells("reg", &[0x1000, 0x1000])
+        .str("status", "disabled")
+        .end();
+    extra(&mut b);
+    b.end().finish()
+}
+
+fn uart(b: &mut DtBuilder, name: &str, compatible: &str, reg: u32, status: Option<&str>) {
+    b.begin(name)
+        .str("compatible", compatible)
+        .cells("reg", &[reg, 0x1000]);
+    if let Some(status) = status {
+        b.str("status", status);
+    }
+    b.end();
+}
+
+#[test]
+fn no_stdout_path_uses_serial0_if_enabled() {
+    let dtb = without_stdout(|b| {
+        b.begin("aliases").str("serial0", "/serial@3000").end();
+        uart(b, "serial@2000", "arm,pl011", 0x2000, None);
+        uart(b, "serial@3000", "fsl,imx8mp-uart", 0x3000, Some("okay"));
+    });
+    let p = discover(Some(&dtb));
+    let imx = ConsoleInfo {
+        kind: ConsoleKind::Imx,
+        base: 0x3000,
+    };
+    assert_eq!(p.console, imx);
+    assert!(p.console_from_dtb);
+    assert_eq!(
+        p.problems,
+        problems(&[Problem::NoStdoutPath, Problem::ConsoleFromAlias])
+    );
+
+    // serial0 disabled (or unsupported): the first enabled supported UART instead,
+    // skipping the disabled one, an unsupported one and a disabled bus.
+    for serial0 in ["/serial@3000", "/serial@4000"] {
+        let dtb = without_stdout(|b| {
+            b.begin("aliases").str("serial0", serial0).end();
+            b.begin("bus")
+                .cells("#address-cells", &[1])
+                .cells("#size-cells", &[1])
+                .prop("ranges", &[])
+                .str("status", "disabled");
+            uart(b, "serial@1800", "arm,pl011", 0x1800, None);
+            b.end();
+            uart(
+                b,
+                "serial@3000",
+                "fsl,imx8mp-uart",
+                0x3000,
+                Some("disabled"),
+            );
+            uart(b, "serial@4000", "vendor,unknown-uart", 0x4000, None);
+            b.begin("soc")
+                .cells("#address-cells", &[1])
+                .cells("#size-cells", &[1])
+                .cells("ranges", &[0, 0x1000_0000, 0x10_0000]);
+            uart(
+                b,
+                "serial@5000",
+                "amlogic,meson-gx-uart",
+                0x5000,
+                Some("ok"),
+            );
+            b.end();
+            uart(b, "serial@6000", "arm,pl011", 0x6000, None);
+        });
+        let p = discover(Some(&dtb));
+        let meson = ConsoleInfo {
+            kind: ConsoleKind::Meson,
+            base: 0x1000_5000,
+        };
+        assert_eq!(p.console, meson, "{serial0}");
+        assert_eq!(
+            p.problems,
+            problems(&[Problem::NoStdoutPath, Problem::ConsoleFirstUart]),
+            "{serial0}"
+        );
+    }
+
+    // Nothing enabled and supported: the default, said so.
+    let dtb = without_stdout(|b| uart(b, "serial@2000", "vendor,unknown", 0x2000, None));
+    let p = discover(Some(&dtb));
+    assert_eq!(p.console, QEMU_PL011);
+    assert!(!p.console_from_dtb);
+    assert_eq!(
+        p.problems,
+        problems(&[Problem::NoStdoutPath, Problem::NoConsole])
+    );
+}
+
+#[test]
+fn compatible_strings_select_the_family_in_node_order() {
+    use mairbench_core::platform::{compatible_matches, CONSOLES};
+    assert!(compatible_matches("fsl,imx*-uart", "fsl,imx8mp-uart"));
+    assert!(!compatible_matches("fsl,imx*-uart", "fsl,imx8qxp-lpuart"));
+    assert!(compatible_matches("qcom,msm-uartdm*", "qcom,msm-uartdm"));
+    assert!(
+        !compatible_matches("ab*ba", "aba"),
+        "head and tail may not overlap"
+    );
+    assert!(!compatible_matches("arm,pl011", "arm,pl0111"));
+    let kind = |compatible: &[u8], extra: &[(&str, u32)]| {
+        let dtb = minimal_tree("/serial@2000", |b| {
+            b.begin("serial@2000")
+                .prop("compatible", compatible)
+                .cells("reg", &[0, 0x2000, 0, 0x1000]);
+            for &(name, v) in extra {
+                b.cells(name, &[v]);
+            }
+            b.end();
+        });
+        let p = discover(Some(&dtb));
+        assert!(p.problems.is_empty(), "{:?}", p.problems);
+        p.console.kind
+    };
+    let ns = |reg_shift, io_width| ConsoleKind::Ns16550 {
+        reg_shift,
+        io_width,
+    };
+    // The most specific string that has a row wins.
+    assert_eq!(
+        kind(b"arm,sbsa-uart\0arm,pl011\0", &[]),
+        ConsoleKind::SbsaUart
+    );
+    assert_eq!(kind(b"fsl,ns16550\0ns16550a\0", &[]), ns(0, 1));
+    // The binding's defaults, and the device tree's values over them.
+    assert_eq!(kind(b"ti,j721e-uart\0ti,am654-uart\0", &[]), ns(2, 1));
+    assert_eq!(
+        kind(b"nvidia,tegra210-uart\0", &[("reg-shift", 2)]),
+        ns(2, 1)
+    );
+    assert_eq!(
+        kind(b"mediatek,mt8183-uart\0mediatek,mt6577-uart\0", &[]),
+        ns(2, 4)
+    );
+    assert_eq!(
+        kind(b"rockchip,rk3399-uart\0snps,dw-apb-uart\0", &[]),
+        ns(2, 4)
+    );
+    assert_eq!(kind(b"snps,dw-apb-uart\0", &[("reg-shift", 2)]), ns(2, 1));
+    assert_eq!(kind(b"ns16550a\0", &[("reg-io-width", 4)]), ns(0, 4));
+    let lpuart = |regs_at, big_endian| ConsoleKind::Lpuart {
+        regs_at,
+        big_endian,
+    };
+    assert_eq!(
+        kind(b"fsl,imx93-lpuart\0fsl,imx7ulp-lpuart\0", &[]),
+        lpuart(0x10, false)
+    );
+    assert_eq!(
+        kind(b"fsl,imx8qm-lpuart\0fsl,imx8qxp-lpuart\0", &[]),
+        lpuart(0x10, false)
+    );
+    assert_eq!(kind(b"fsl,ls1021a-lpuart\0", &[]), lpuart(0, true));
+    for (compatible, family) in [
+        (&b"fsl,imx8mm-uart\0fsl,imx6q-uart\0"[..], ConsoleKind::Imx),
+        (
+            b"amlogic,meson-gx-uart\0amlogic,meson-ao-uart\0",
+            ConsoleKind::Meson,
+        ),
+        (b"qcom,geni-debug-uart\0", ConsoleKind::Geni),
+        (
+            b"qcom,msm-uartdm-v1.4\0qcom,msm-uartdm\0",
+            ConsoleKind::UartDm,
+        ),
+        (b"xlnx,zynqmp-uart\0cdns,uart-r1p12\0", ConsoleKind::Cadence),
+        (b"cdns,uart-r1p8\0", ConsoleKind::Cadence),
+        (b"marvell,armada-3700-uart\0", ConsoleKind::Armada3700),
+        (
+            b"renesas,scif-r8a774a1\0renesas,rcar-gen3-scif\0renesas,scif\0",
+            ConsoleKind::Scif,
+        ),
+    ] {
+        assert_eq!(
+            kind(compatible, &[]),
+            family,
+            "{:?}",
+            compatible.escape_ascii()
+        );
+    }
+    // Other layouts of the same vendors are not taken for these.
+    for compatible in [
+        &b"fsl,vf610-lpuart\0"[..],
+        b"marvell,armada-3700-uart-ext\0",
+        b"renesas,scif-r9a07g044\0",
+        b"qcom,msm-uart\0",
+    ] {
+        let dtb = minimal_tree("/serial@2000", |b| {
+            b.begin("serial@2000")
+                .prop("compatible", compatible)
+                .cells("reg", &[0, 0x2000, 0, 0x1000])
+                .end();
+        });
+        let p = discover(Some(&dtb));
+        assert!(p.problems.contains(Problem::ConsoleUnsupported));
+    }
+    // Every family's registers fit in the page from the base the firmware maps.
+    for &(pattern, kind) in &CONSOLES {
+        assert!(kind.register_span() <= 4096, "{pattern}");
+        assert!(!kind.name().is_empty());
+    }
 }
 
 /// `/cpus` with `n` CPUs (MPIDR = index, two clusters of 128), each with `method`.

@@ -13,8 +13,10 @@ const FULL_WAIT_READS: usize = (TIMEOUT_NS / POLL_INTERVAL_NS) as usize + 1;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Access {
     Read8(usize),
+    Read16(usize),
     Read32(usize),
     Write8(usize, u8),
+    Write16(usize, u16),
     Write32(usize, u32),
 }
 
@@ -22,7 +24,7 @@ enum Access {
 /// which reads `busy` for the first `busy_reads` reads and `ready` after. It is also
 /// the drivers' delay, which only counts the nanoseconds waited (`waited_ns`).
 struct Fake {
-    mem: RefCell<[u8; 0x400]>,
+    mem: RefCell<[u8; 0x1000]>,
     status: usize,
     busy: u32,
     ready: u32,
@@ -34,7 +36,7 @@ struct Fake {
 impl Fake {
     fn new(status: usize, busy: u32, ready: u32) -> Fake {
         Fake {
-            mem: RefCell::new([0; 0x400]),
+            mem: RefCell::new([0; 0x1000]),
             status,
             busy,
             ready,
@@ -69,9 +71,12 @@ impl Fake {
 
     fn writes(&self) -> Vec<Access> {
         let log = self.log.borrow();
-        let writes = log
-            .iter()
-            .filter(|a| matches!(a, Access::Write8(..) | Access::Write32(..)));
+        let writes = log.iter().filter(|a| {
+            matches!(
+                a,
+                Access::Write8(..) | Access::Write16(..) | Access::Write32(..)
+            )
+        });
         writes.copied().collect()
     }
 
@@ -79,7 +84,7 @@ impl Fake {
         let log = self.log.borrow();
         let reads = log
             .iter()
-            .filter(|a| matches!(a, Access::Read8(o) | Access::Read32(o) if *o == self.status));
+            .filter(|a| matches!(a, Access::Read8(o) | Access::Read16(o) | Access::Read32(o) if *o == self.status));
         reads.count()
     }
 }
@@ -97,6 +102,20 @@ impl Mmio for &Fake {
     fn write32(&mut self, off: usize, v: u32) {
         self.log.borrow_mut().push(Access::Write32(off, v));
         self.mem.borrow_mut()[off..off + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    fn read16(&self, off: usize) -> u16 {
+        self.log.borrow_mut().push(Access::Read16(off));
+        if off == self.status {
+            return self.status() as u16;
+        }
+        let mem = self.mem.borrow();
+        u16::from_le_bytes(mem[off..off + 2].try_into().unwrap())
+    }
+
+    fn write16(&mut self, off: usize, v: u16) {
+        self.log.borrow_mut().push(Access::Write16(off, v));
+        self.mem.borrow_mut()[off..off + 2].copy_from_slice(&v.to_le_bytes());
     }
 
     fn read8(&self, off: usize) -> u8 {
@@ -393,8 +412,8 @@ fn a_stalled_uart_costs_one_read_per_byte_and_no_waiting() {
         },
     ] {
         let fake = match kind {
-            ConsoleKind::Pl011 => Fake::pl011(),
             ConsoleKind::Ns16550 { reg_shift, .. } => Fake::ns16550(reg_shift),
+            _ => Fake::pl011(),
         };
         let mut uart = Uart::new(kind, &fake, &fake);
         let setup = fake.log().len();
@@ -444,4 +463,333 @@ fn status_bits_other_than_the_awaited_one_are_ignored() {
     assert_eq!(fake.status_reads(), 3);
     assert_eq!(fake.waited_ns.get(), u64::from(2 * POLL_INTERVAL_NS));
     assert_eq!(fake.writes(), [Access::Write32(0, u32::from(b'r'))]);
+}
+
+/// One family for the common protocol tests: its kind, how the fake is set up (status
+/// register, busy and ready values, other registers preset), how the status is read, and
+/// the accesses that send one byte after the status read said ready.
+struct Family {
+    kind: ConsoleKind,
+    status: usize,
+    busy: u32,
+    ready: u32,
+    preset: &'static [(usize, u32)],
+    read: fn(usize) -> Access,
+    sends: fn(u8) -> Vec<Access>,
+}
+
+impl Family {
+    fn fake(&self) -> Fake {
+        let fake = Fake::new(self.status, self.busy, self.ready);
+        for &(off, v) in self.preset {
+            fake.mem.borrow_mut()[off..off + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        fake
+    }
+}
+
+const W32: fn(usize, u32) -> Access = Access::Write32;
+
+fn families() -> Vec<Family> {
+    vec![
+        Family {
+            // UTS.TXFULL, then clear; UCR1.UARTEN and UCR2.TXEN already set; USR2.TXDC.
+            kind: ConsoleKind::Imx,
+            status: 0xb4,
+            busy: 1 << 4,
+            ready: 0,
+            preset: &[(0x80, 1), (0x84, 1 << 2 | 1), (0x98, 1 << 3)],
+            read: Access::Read32,
+            sends: |b| vec![W32(0x40, u32::from(b))],
+        },
+        Family {
+            // STAT (at 0x10 + 0x04): TDRE and TC set when ready.
+            kind: ConsoleKind::Lpuart {
+                regs_at: 0x10,
+                big_endian: false,
+            },
+            status: 0x14,
+            busy: 0,
+            ready: 1 << 23 | 1 << 22,
+            preset: &[],
+            read: Access::Read32,
+            sends: |b| vec![W32(0x1c, u32::from(b))],
+        },
+        Family {
+            // LS1021A: registers from 0, big-endian.
+            kind: ConsoleKind::Lpuart {
+                regs_at: 0,
+                big_endian: true,
+            },
+            status: 0x04,
+            busy: 0,
+            ready: (1u32 << 23 | 1 << 22).swap_bytes(),
+            preset: &[],
+            read: Access::Read32,
+            sends: |b| vec![W32(0x0c, u32::from(b).swap_bytes())],
+        },
+        Family {
+            // STATUS.TX_FULL, then TX_EMPTY; CONTROL.TX_EN already set.
+            kind: ConsoleKind::Meson,
+            status: 0x0c,
+            busy: 1 << 21,
+            ready: 1 << 22,
+            preset: &[(0x08, 1 << 12)],
+            read: Access::Read32,
+            sends: |b| vec![W32(0x00, u32::from(b))],
+        },
+        Family {
+            // SR.TXFULL, then TXEMPTY; CR with TX_EN and RX_EN.
+            kind: ConsoleKind::Cadence,
+            status: 0x2c,
+            busy: 1 << 4,
+            ready: 1 << 3,
+            preset: &[(0x00, 0x14)],
+            read: Access::Read32,
+            sends: |b| vec![W32(0x30, u32::from(b))],
+        },
+        Family {
+            // STAT.TX_FIFO_FUL, then TX_EMP.
+            kind: ConsoleKind::Armada3700,
+            status: 0x0c,
+            busy: 1 << 11,
+            ready: 1 << 6,
+            preset: &[],
+            read: Access::Read32,
+            sends: |b| vec![W32(0x04, u32::from(b))],
+        },
+        Family {
+            // SCFSR (16-bit): TDFE and TEND when ready; SCFTDR 8-bit, then TDFE and TEND
+            // cleared by writing them 0 and every other bit 1.
+            kind: ConsoleKind::Scif,
+            status: 0x10,
+            busy: 0,
+            ready: 1 << 6 | 1 << 5,
+            preset: &[],
+            read: Access::Read16,
+            sends: |b| vec![Access::Write8(0x0c, b), Access::Write16(0x10, 0xff9f)],
+        },
+        Family {
+            // SR.TX_EMPTY; ISR.TX_READY clear (so a busy SR is followed by an ISR read).
+            kind: ConsoleKind::UartDm,
+            status: 0x08,
+            busy: 0,
+            ready: 1 << 3,
+            preset: &[],
+            read: Access::Read32,
+            sends: |b| vec![W32(0x10, 0x300), W32(0x40, 1), W32(0x70, u32::from(b))],
+        },
+        Family {
+            // SE_GENI_STATUS.M_GENI_CMD_ACTIVE, then clear; M_IRQ_STATUS with the TX
+            // watermark reached.
+            kind: ConsoleKind::Geni,
+            status: 0x40,
+            busy: 1,
+            ready: 0,
+            preset: &[(0x610, 1 << 30)],
+            read: Access::Read32,
+            sends: |b| {
+                vec![
+                    W32(0x618, 1 << 30 | 1),
+                    W32(0x270, 1),
+                    W32(0x600, 1 << 27),
+                    Access::Read32(0x610),
+                    W32(0x700, u32::from(b)),
+                    W32(0x618, 1 << 30),
+                ]
+            },
+        },
+    ]
+}
+
+#[test]
+fn each_family_reads_its_status_then_sends_in_its_order() {
+    for f in families() {
+        let fake = f.fake();
+        let mut uart = Uart::new(f.kind, &fake, &fake);
+        let setup = fake.log();
+        uart.write_all(b"ok").unwrap();
+        let mut expected = setup.clone();
+        for &b in b"ok" {
+            expected.push((f.read)(f.status));
+            expected.extend((f.sends)(b));
+        }
+        assert_eq!(fake.log(), expected, "{:?}", f.kind);
+        assert_eq!(fake.waited_ns.get(), 0, "{:?}", f.kind);
+    }
+}
+
+#[test]
+fn each_family_waits_bounded_then_stalls_then_recovers() {
+    for f in families() {
+        let fake = f.fake();
+        let mut uart = Uart::new(f.kind, &fake, &fake);
+        // Not ready for 5 reads: 5 poll intervals, then the byte.
+        fake.busy_reads.set(5);
+        uart.write_all(b"x").unwrap();
+        assert_eq!(fake.status_reads(), 6, "{:?}", f.kind);
+        assert_eq!(
+            fake.waited_ns.get(),
+            u64::from(5 * POLL_INTERVAL_NS),
+            "{:?}",
+            f.kind
+        );
+        assert_eq!(fake.writes().last(), (f.sends)(b'x').last(), "{:?}", f.kind);
+        assert!(!uart.stalled());
+
+        // Dead: one time bound for the first byte, then one status read per byte.
+        let fake = f.fake();
+        let mut uart = Uart::new(f.kind, &fake, &fake);
+        let setup_writes = fake.writes();
+        fake.busy_reads.set(u64::MAX);
+        uart.write_all(b"abc").unwrap();
+        assert!(uart.stalled(), "{:?}", f.kind);
+        assert_eq!(fake.status_reads(), FULL_WAIT_READS + 2, "{:?}", f.kind);
+        assert_eq!(fake.waited_ns.get(), u64::from(TIMEOUT_NS), "{:?}", f.kind);
+        assert_eq!(fake.writes(), setup_writes, "{:?}: nothing sent", f.kind);
+
+        // Alive again: the next byte goes out and the stall is over.
+        fake.busy_reads.set(0);
+        uart.write_all(b"d").unwrap();
+        assert!(!uart.stalled(), "{:?}", f.kind);
+        assert_eq!(fake.writes().last(), (f.sends)(b'd').last(), "{:?}", f.kind);
+    }
+}
+
+#[test]
+fn each_family_flush_waits_for_the_transmitter() {
+    for f in families() {
+        let fake = f.fake();
+        let mut uart = Uart::new(f.kind, &fake, &fake);
+        let writes = fake.writes();
+        fake.busy_reads.set(3);
+        uart.flush().unwrap();
+        // i.MX flushes on USR2 (plain memory here), the others on their status register.
+        let reads = if f.kind == ConsoleKind::Imx { 0 } else { 4 };
+        assert_eq!(fake.status_reads(), reads, "{:?}", f.kind);
+        assert_eq!(
+            fake.writes(),
+            writes,
+            "{:?}: a flush writes nothing",
+            f.kind
+        );
+        assert!(!uart.stalled(), "{:?}", f.kind);
+    }
+    // i.MX: the flush waits for USR2.TXDC.
+    let fake = Fake::new(0x98, 0, 1 << 3);
+    fake.mem.borrow_mut()[0x80..0x88].copy_from_slice(&[1, 0, 0, 0, 5, 0, 0, 0]);
+    let mut uart = Uart::new(ConsoleKind::Imx, &fake, &fake);
+    fake.busy_reads.set(3);
+    uart.flush().unwrap();
+    assert_eq!(fake.status_reads(), 4);
+}
+
+#[test]
+fn imx_meson_cadence_enable_the_transmitter_only_when_off() {
+    // i.MX at QEMU's reset values: UCR1 0, UCR2 with SRST (1 = not in reset) only.
+    let fake = Fake::new(0xb4, 0, 0);
+    fake.mem.borrow_mut()[0x84] = 1;
+    let _ = Uart::new(ConsoleKind::Imx, &fake, &fake);
+    assert_eq!(fake.writes(), [W32(0x80, 1), W32(0x84, 1 << 2 | 1)]);
+    // Meson: CONTROL keeps its other bits.
+    let fake = Fake::new(0x0c, 0, 0);
+    fake.mem.borrow_mut()[0x08..0x0c].copy_from_slice(&0x8000_0003u32.to_le_bytes());
+    let _ = Uart::new(ConsoleKind::Meson, &fake, &fake);
+    assert_eq!(fake.writes(), [W32(0x08, 0x8000_1003)]);
+    // Cadence: TX_DIS cleared, TX_EN set, the self-clearing resets written 0.
+    for (cr, written) in [
+        (0x28, Some(0x18)),
+        (0x3b, Some(0x18)),
+        (0x14, None),
+        (0x34, Some(0x14)),
+    ] {
+        let fake = Fake::new(0x2c, 0, 0);
+        fake.mem.borrow_mut()[0..4].copy_from_slice(&u32::to_le_bytes(cr));
+        let _ = Uart::new(ConsoleKind::Cadence, &fake, &fake);
+        let expected: Vec<_> = written.map(|v| W32(0, v)).into_iter().collect();
+        assert_eq!(fake.writes(), expected, "CR was {cr:#x}");
+    }
+    // GENI writes the TX watermark; the others nothing.
+    let fake = Fake::new(0x40, 0, 0);
+    let _ = Uart::new(ConsoleKind::Geni, &fake, &fake);
+    assert_eq!(fake.writes(), [W32(0x80c, 2)]);
+    for kind in [
+        ConsoleKind::SbsaUart,
+        ConsoleKind::UartDm,
+        ConsoleKind::Armada3700,
+        ConsoleKind::Scif,
+        ConsoleKind::Lpuart {
+            regs_at: 0x10,
+            big_endian: false,
+        },
+    ] {
+        let fake = Fake::new(0x18, 0, 0);
+        let _ = Uart::new(kind, &fake, &fake);
+        assert_eq!(
+            fake.log(),
+            [],
+            "{kind:?} touches nothing before the first byte"
+        );
+    }
+}
+
+#[test]
+fn uartdm_takes_isr_tx_ready_when_the_transmitter_is_not_empty() {
+    // SR never empty (a stream of bytes), ISR.TX_READY set: the previous byte is in the
+    // FIFO, so the next may go.
+    let fake = Fake::new(0x08, 0, 0);
+    fake.mem.borrow_mut()[0x14] = 0x80;
+    let mut uart = Uart::new(ConsoleKind::UartDm, &fake, &fake);
+    uart.write_all(b"q").unwrap();
+    assert_eq!(
+        fake.log(),
+        [
+            Access::Read32(0x08),
+            Access::Read32(0x14),
+            W32(0x10, 0x300),
+            W32(0x40, 1),
+            W32(0x70, u32::from(b'q'))
+        ]
+    );
+    // Neither: a dead UARTDM costs two reads per byte once stalled.
+    fake.mem.borrow_mut()[0x14] = 0;
+    uart.write_all(b"r").unwrap();
+    let before = fake.log().len();
+    uart.write_all(b"st").unwrap();
+    assert_eq!(fake.log().len(), before + 4);
+    assert!(uart.stalled());
+}
+
+#[test]
+fn geni_aborts_the_command_when_the_fifo_never_has_room() {
+    let fake = Fake::new(0x40, 0, 0); // no command running; M_IRQ_STATUS stays 0
+    let mut uart = Uart::new(ConsoleKind::Geni, &fake, &fake);
+    uart.write_all(b"g").unwrap();
+    assert_eq!(fake.waited_ns.get(), u64::from(TIMEOUT_NS));
+    assert_eq!(
+        fake.writes(),
+        [
+            W32(0x80c, 2),
+            W32(0x618, 1 << 30 | 1),
+            W32(0x270, 1),
+            W32(0x600, 1 << 27),
+            W32(0x604, 1 << 1), // M_GENI_CMD_ABORT; the byte is dropped
+        ]
+    );
+    assert!(uart.stalled());
+    // Stalled: the next byte's watermark wait is one read, no waiting.
+    uart.write_all(b"h").unwrap();
+    assert_eq!(fake.waited_ns.get(), u64::from(TIMEOUT_NS));
+    assert_eq!(fake.writes().last(), Some(&W32(0x604, 1 << 1)));
+}
+
+#[test]
+fn sbsa_uart_is_driven_as_a_pl011_without_the_control_register() {
+    let fake = Fake::pl011();
+    let mut uart = Uart::new(ConsoleKind::SbsaUart, &fake, &fake);
+    uart.write_all(b"s").unwrap();
+    assert_eq!(
+        fake.log(),
+        [Access::Read32(0x18), W32(0x00, u32::from(b's'))]
+    );
 }
