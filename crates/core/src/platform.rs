@@ -29,6 +29,7 @@
 use core::fmt;
 
 use crate::fdt::{self, Fdt, Node};
+use crate::reserved::{self, Reserved};
 
 /// The kind of console UART, with what its driver needs to know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -262,6 +263,8 @@ pub struct Platform<'a> {
     pub dtb_ok: bool,
     /// What was missing or odd.
     pub problems: Problems,
+    /// `/memreserve/` and `/reserved-memory` ([`reserved::read`]), with their own problems.
+    pub reserved: Reserved<'a>,
     cpus: [Cpu; MAX_CPUS],
     cpu_count: usize,
 }
@@ -317,6 +320,7 @@ pub const QEMU_VIRT: Platform<'static> = Platform {
     emulated: false,
     dtb_ok: false,
     problems: Problems::NONE,
+    reserved: Reserved::NONE,
     cpus: [Cpu {
         mpidr: 0,
         psci: false,
@@ -353,6 +357,8 @@ pub fn dtb_size(header: &[u8]) -> Option<usize> {
 /// - PSCI: `/psci` `method`, `"hvc"` or `"smc"`.
 /// - RAM: the `reg` entries of the root's children with `device_type = "memory"`
 ///   whose `status` is absent or `okay`.
+/// - Reserved memory: `/memreserve/` and `/reserved-memory`, read by
+///   [`reserved::read`] into [`Platform::reserved`].
 /// - `/secure-chosen` is ignored.
 ///
 /// String properties must be NUL-terminated UTF-8 and are read up to their first
@@ -411,6 +417,7 @@ pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
     }
 
     memory(root, &mut p);
+    p.reserved = reserved::read(dtb, fdt);
     cpus(fdt, &mut p);
     p
 }
