@@ -4,6 +4,8 @@
 // Shared by several test binaries; each uses only part of it.
 #![allow(dead_code)]
 
+pub mod dtb;
+
 use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};
