@@ -38,7 +38,7 @@ fn report_shows_registers_map_and_tables() {
 
 #[test]
 fn a_wrong_attr_index_fails_the_proof_naming_the_alias() {
-    let run = boot(&[], &["mairbench.selftest=bad-attr"]);
+    let run = boot(&[], &["mairbench.quick", "mairbench.selftest=bad-attr"]);
     run.assert_framed();
     let bad: Vec<_> = run
         .of_kind("memtype")

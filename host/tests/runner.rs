@@ -28,7 +28,14 @@ impl Scratch {
     /// An executable bash script on the scratch directory, which fakes a tool.
     fn tool(&self, name: &str, body: &str) {
         use std::os::unix::fs::PermissionsExt;
-        let path = self.file(name, &format!("#!/usr/bin/env bash\n{body}\n"));
+        // A fake QEMU answers `--version` as a new enough one does, so that qemu/deps
+        // leaves it alone.
+        let version = if name == "qemu-system-aarch64" {
+            "[[ \"${1:-}\" == --version ]] && { echo 'QEMU emulator version 10.0.2 (fake)'; exit 0; }\n"
+        } else {
+            ""
+        };
+        let path = self.file(name, &format!("#!/usr/bin/env bash\n{version}{body}\n"));
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 }

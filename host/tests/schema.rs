@@ -49,7 +49,18 @@ const UNSEEN_IN_QEMU: [(&str, &str); 3] = [
 fn the_firmware_writes_what_the_schema_says() {
     let mut kinds = BTreeSet::new();
     let mut fields = BTreeSet::new();
-    for (env, bootargs) in RUNS {
+    // Reserved memory (reserved records, with and without pa): virt's own DTB plus reservations.
+    let dtb = common::dtb::virt_reserved("schema.dtb");
+    let dtb: &'static str = Box::leak(dtb.to_str().unwrap().into());
+    let reserved: Settings = (
+        Box::leak(Box::new([("MAIRBENCH_DTB", dtb)])),
+        &[
+            "mairbench.quick",
+            "mairbench.kernels=read-ldp",
+            "mairbench.sizes=4K-4K",
+        ],
+    );
+    for (env, bootargs) in RUNS.into_iter().chain([reserved]) {
         let run = boot(env, bootargs);
         run.assert_framed();
         for (i, r) in run.records.iter().enumerate() {

@@ -10,6 +10,7 @@
 use super::kernels::{self, Loop};
 use super::timer::Deadline;
 use super::{mmu, Global};
+use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU64, Ordering};
 use mairbench_core::platform::{PsciConduit, MAX_CPUS};
 
@@ -214,7 +215,11 @@ pub struct Job {
     pub passes: u64,
 }
 
-static JOBS: [Global<Option<Job>>; MAX_CPUS] = [const { Global::new(None) }; MAX_CPUS];
+/// Per stack block: the job posted to that CPU, valid once `POSTED` holds its sequence
+/// number (written before the Release store, read after the Acquire load). Uninitialized
+/// until then, so the table costs no bytes in the image.
+static JOBS: [Global<MaybeUninit<Job>>; MAX_CPUS] =
+    [const { Global::new(MaybeUninit::uninit()) }; MAX_CPUS];
 /// Per stack block: the sequence number of the job posted to that CPU.
 static POSTED: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
 /// Per stack block: `sequence << 40 | ticks` of the job the CPU finished.
@@ -236,7 +241,7 @@ pub fn run_together(
 ) -> Option<()> {
     ARRIVED.store(0, Ordering::SeqCst);
     for &(block, job) in others {
-        JOBS.get(block)?.set(Some(job));
+        JOBS.get(block)?.set(MaybeUninit::new(job));
         POSTED.get(block)?.store(seq, Ordering::Release);
     }
     aarch64_cpu::asm::sev();
@@ -283,9 +288,9 @@ fn serve(block: usize) -> ! {
             continue;
         }
         done = seq;
-        let Some(Job { mut body, passes }) = job.get() else {
-            continue;
-        };
+        // SAFETY: `seq` is not 0, so `run_together` posted it: it wrote this slot's job before
+        // its Release store of `seq`, which the Acquire load above saw.
+        let Job { mut body, passes } = unsafe { job.get().assume_init() };
         ARRIVED.fetch_add(1, Ordering::AcqRel);
         while GO.load(Ordering::Acquire) != seq {
             aarch64_cpu::asm::wfe();

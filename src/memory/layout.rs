@@ -221,6 +221,7 @@ impl Memory {
                 "---"
             );
         }
+        self.report_reserved();
         for a in &self.aliases {
             let line = MapLine {
                 what: match a.granule {
@@ -235,6 +236,42 @@ impl Memory {
                 granule: a.granule,
             };
             line.print();
+        }
+    }
+}
+
+impl Memory {
+    /// The device tree's reservations, as lines of the memory map (no VA, nothing mapped) and
+    /// `reserved` records.
+    fn report_reserved(&self) {
+        for r in self.reserved.entries() {
+            let (source, name, size, what) = (r.source.name(), r.name(), Bytes(r.size), r.what());
+            let sep = if name.is_empty() { "" } else { " " };
+            match r.base {
+                Some(pa) => say!(
+                    "  {:<18} {pa:<#18x} {size:>10}  {:<18} {:<4} {what}: {source}{sep}{name}",
+                    "-",
+                    "unmapped",
+                    "---"
+                ),
+                None => say!(
+                    "  {:<18} {:<18} {size:>10}  {:<18} {:<4} {what}: {source}{sep}{name} (placed \
+                     by an OS)",
+                    "-",
+                    "-",
+                    "unmapped",
+                    "---"
+                ),
+            }
+            let mut console = Console;
+            let record = Record::new(&mut console, &schema::RESERVED)
+                .str("source", source)
+                .str("name", name);
+            let record = match r.base {
+                Some(pa) => record.hex("pa", pa),
+                None => record,
+            };
+            let _ = record.u64("size", r.size).bool("no_map", r.no_map).finish();
         }
     }
 }

@@ -79,6 +79,8 @@ pub struct Memory {
     tables_total: usize,
     regions: layout::IdentityMap,
     unmapped_va: u64,
+    /// What the device tree reserves: shown in the memory map, never mapped.
+    reserved: mairbench_core::reserved::Reserved<'static>,
 }
 
 impl Memory {

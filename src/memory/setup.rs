@@ -5,10 +5,13 @@
 use super::layout::{self, IdentityMap, MIB};
 use super::{Alias, Memory};
 use crate::arch::{self, mmu, ImageLayout};
+use crate::{run, say};
+use mairbench_core::format::Bytes;
 use mairbench_core::memtype::{self, MEMTYPES};
 use mairbench_core::paging::{self, Access, Granule, Layout, Mapper};
 use mairbench_core::placement::{self, Placement};
 use mairbench_core::platform::{MemRegion, Platform};
+use mairbench_core::reserved::{Reserved, Source, MAX_RESERVED};
 
 /// Default size of the test buffer.
 pub const DEFAULT_BUFFER: u64 = 32 * MIB;
@@ -30,7 +33,7 @@ pub struct Request {
 
 /// Places the buffer, builds the translation tables and turns the MMU and caches on.
 pub fn setup(
-    platform: &Platform<'_>,
+    platform: &Platform<'static>,
     dtb: Option<(usize, &'static [u8])>,
     request: Request,
 ) -> Result<Memory, &'static str> {
@@ -57,12 +60,14 @@ pub fn setup(
         ram,
         image: &image,
         dtb: dtb_range,
+        reserved: &platform.reserved,
         regions: &regions,
         layout: &va_layout,
         alias_base,
         tables: tables_total,
     };
     let buffer = fit.place(request.buffer)?;
+    check_reserved(&platform.reserved, &image, dtb_range, &buffer);
 
     // 3. The tables.
     let mut mapper = Mapper::new(pool, pool_pa, va_layout).map_err(|_| "table pool unusable")?;
@@ -133,7 +138,89 @@ pub fn setup(
         tables_total,
         regions,
         unmapped_va: layout::alias_va(alias_base, buffer.size, ALIASES),
+        reserved: platform.reserved,
     })
+}
+
+/// The `reserved` check: the image (its tables and stacks are inside it) and the buffer
+/// overlap no fixed reservation of the device tree. The device tree itself may lie in a
+/// `/memreserve/` entry (U-Boot reserves the blob it passes); in a `/reserved-memory` range
+/// it is a warning, as it is only read.
+fn check_reserved(
+    reserved: &Reserved<'_>,
+    image: &ImageLayout,
+    dtb: Option<(u64, u64)>,
+    buffer: &Placement,
+) {
+    for problem in reserved.problems.iter() {
+        say!("device tree: {}", problem.message());
+        run::warn();
+    }
+    if reserved.omitted() > 0 {
+        say!(
+            "device tree: {} reservations beyond the first {MAX_RESERVED} are not avoided",
+            reserved.omitted()
+        );
+    }
+    if let Some((base, size)) = dtb {
+        for r in reserved.overlapping(base, size) {
+            let (start, len) = r.range().unwrap_or_default();
+            say!(
+                "device tree: the blob at {base:#x} ({}) lies in {} {start:#x}+{} {}",
+                Bytes(size),
+                r.source.name(),
+                Bytes(len),
+                r.name()
+            );
+            if r.source == Source::ReservedMemory {
+                run::warn();
+            }
+        }
+    }
+    let image_range = (image.start, image.end - image.start);
+    let ours = [
+        ("the image", image_range),
+        ("the buffer", (buffer.base, buffer.size)),
+    ];
+    let mut clash = ours.iter().flat_map(|&(what, (base, size))| {
+        reserved
+            .overlapping(base, size)
+            .map(move |r| (what, base, size, r))
+    });
+    let fixed = reserved.ranges().count();
+    let dynamic = reserved.entries().len() - fixed;
+    let (start, end) = (image.start, image.end);
+    match clash.next() {
+        None if reserved.entries().is_empty() => run::check(
+            "reserved",
+            true,
+            format_args!("the device tree reserves no memory (no /memreserve/, /reserved-memory)"),
+        ),
+        None => run::check(
+            "reserved",
+            true,
+            format_args!(
+                "the image {start:#x}-{end:#x} (tables and stacks included) and the buffer \
+                 overlap none of the {fixed} reserved ranges of the device tree (and {dynamic} \
+                 without an address, placed by an OS)"
+            ),
+        ),
+        Some((what, base, size, r)) => run::check(
+            "reserved",
+            false,
+            format_args!(
+                "{what} {base:#x}-{:#x} overlaps {} {:#x}+{} ({} {}): the boot loader put it on \
+                 memory the device tree reserves (TF-A, OP-TEE, firmware); {} more overlaps",
+                base + size,
+                r.what(),
+                r.base.unwrap_or_default(),
+                Bytes(r.size),
+                r.source.name(),
+                r.name(),
+                clash.count()
+            ),
+        ),
+    };
 }
 
 /// What placing the buffer must respect.
@@ -141,6 +228,7 @@ struct Fit<'a> {
     ram: MemRegion,
     image: &'a ImageLayout,
     dtb: Option<(u64, u64)>,
+    reserved: &'a Reserved<'a>,
     regions: &'a IdentityMap,
     layout: &'a Layout,
     alias_base: u64,
@@ -148,15 +236,28 @@ struct Fit<'a> {
 }
 
 impl Fit<'_> {
-    /// The buffer: `want` bytes, 2 MiB-aligned, in the image's RAM region away from the image
-    /// and the device tree, halved until its aliases and the identity map fit in the pool.
+    /// The buffer: `want` bytes, 2 MiB-aligned, in the image's RAM region away from the image,
+    /// the device tree and every fixed reservation of the device tree, halved until its
+    /// aliases and the identity map fit in the pool.
     fn place(&self, mut want: u64) -> Result<Placement, &'static str> {
         let image = (self.image.start, self.image.end - self.image.start);
-        let avoid = [image, self.dtb.unwrap_or((0, 0))];
+        let mut avoid = [(0u64, 0u64); 2 + MAX_RESERVED];
+        let ours = [image, self.dtb.unwrap_or((0, 0))];
+        let mut n = 0;
+        for (slot, range) in avoid
+            .iter_mut()
+            .zip(ours.into_iter().chain(self.reserved.ranges()))
+        {
+            *slot = range;
+            n += 1;
+        }
+        let avoid = &avoid[..n];
         let ram = (self.ram.base, self.ram.size);
         loop {
-            let placed = placement::place_buffer(ram, &avoid, want, 2 * MIB, MIN_BUFFER)
-                .map_err(|_| "no room in RAM for the test buffer")?;
+            let placed = placement::place_buffer(ram, avoid, want, 2 * MIB, MIN_BUFFER)
+                .map_err(|_| {
+                    "no room in RAM for the test buffer clear of the image, the device tree and the reserved ranges"
+                })?;
             if self.tables_for(placed.size) <= self.tables {
                 return Ok(placed);
             }

@@ -29,6 +29,7 @@ pub mod platform;
 pub mod proof;
 pub mod random;
 pub mod record;
+pub mod reserved;
 pub mod schema;
 pub mod stats;
 pub mod sweep;

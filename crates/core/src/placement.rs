@@ -255,6 +255,36 @@ mod tests {
     }
 
     #[test]
+    fn reserved_memory_is_avoided() {
+        // QEMU virt with 256 MiB and 0x4c000000 + 64 MiB reserved (no-map): the top of RAM
+        // is taken, so the buffer ends where the reservation starts.
+        let ram = (GIB, 256 * MIB);
+        let image = (GIB + 0x20_0000, 0x14_0000);
+        let dtb = (GIB + 128 * MIB, MIB);
+        let secmon = (0x4c00_0000, 64 * MIB);
+        assert_eq!(
+            place(ram, &[image, dtb, secmon], 32 * MIB),
+            fits(0x4a00_0000, 32 * MIB, false)
+        );
+        // A board's many small reservations (64 of 4 KiB, one every MiB above the DTB) as
+        // well: no 32 MiB window is left above the DTB, so the buffer goes below it.
+        let many: std::vec::Vec<_> = [image, dtb, secmon]
+            .into_iter()
+            .chain((0..64).map(|i| (GIB + 129 * MIB + i * MIB, 0x1000)))
+            .collect();
+        assert_eq!(
+            place(ram, &many, 32 * MIB),
+            fits(GIB + 96 * MIB, 32 * MIB, false)
+        );
+        // Reservations covering all RAM above the image but 6 MiB: shrunk to what is left.
+        let tight = [image, (GIB + 8 * MIB, 242 * MIB)];
+        assert_eq!(
+            place(ram, &tight, 32 * MIB),
+            fits(GIB + 250 * MIB, 6 * MIB, true)
+        );
+    }
+
+    #[test]
     fn too_large_shrinks_to_largest_free_window() {
         let ram = (GIB, 128 * MIB);
         // Larger than RAM: all of it.

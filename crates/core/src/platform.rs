@@ -29,6 +29,7 @@
 use core::fmt;
 
 use crate::fdt::{self, Fdt, Node};
+use crate::reserved::{self, Reserved};
 
 /// The kind of console UART, with what its driver needs to know; [`CONSOLES`] says which
 /// device-tree `compatible` strings select which.
@@ -423,6 +424,8 @@ pub struct Platform<'a> {
     pub dtb_ok: bool,
     /// What was missing or odd.
     pub problems: Problems,
+    /// `/memreserve/` and `/reserved-memory` ([`reserved::read`]), with their own problems.
+    pub reserved: Reserved<'a>,
     cpus: [Cpu; MAX_CPUS],
     cpu_count: usize,
     /// CPUs of `/cpus` beyond the first [`MAX_CPUS`]: counted, not kept.
@@ -436,6 +439,9 @@ pub const MAX_CPUS: usize = 256;
 /// How a CPU of `/cpus` is to be started (`enable-method`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Enable {
+    /// No `enable-method` (often the boot CPU), or one the firmware does not know. (First, so
+    /// that an unused table entry is all zeros.)
+    Other,
     /// `"psci"`: PSCI CPU_ON.
     Psci,
     /// `"spin-table"`: the CPU waits in its boot loader until an entry address appears at
@@ -446,8 +452,6 @@ pub enum Enable {
     },
     /// `"spin-table"` without a usable `cpu-release-addr`.
     SpinTableWithoutAddress,
-    /// No `enable-method` (often the boot CPU), or one the firmware does not know.
-    Other,
 }
 
 impl Enable {
@@ -517,12 +521,16 @@ pub const QEMU_VIRT: Platform<'static> = Platform {
     emulated: false,
     dtb_ok: false,
     problems: Problems::NONE,
-    cpus: [Cpu {
-        mpidr: 0,
-        enable: Enable::Other,
-    }; MAX_CPUS],
+    reserved: Reserved::NONE,
+    cpus: [NO_CPU; MAX_CPUS],
     cpu_count: 0,
     cpus_beyond_cap: 0,
+};
+
+/// An unused entry of the CPU table.
+const NO_CPU: Cpu = Cpu {
+    mpidr: 0,
+    enable: Enable::Other,
 };
 
 /// Size of the DTB whose header starts `header`, so the firmware can build a
@@ -556,12 +564,16 @@ pub fn dtb_size(header: &[u8]) -> Option<usize> {
 /// - PSCI: `/psci` `method`, `"hvc"` or `"smc"`.
 /// - RAM: the `reg` entries of the root's children with `device_type = "memory"`
 ///   whose `status` is absent or `okay`.
+/// - Reserved memory: `/memreserve/` and `/reserved-memory`, read by
+///   [`reserved::read`] into [`Platform::reserved`].
 /// - `/secure-chosen` is ignored.
 ///
 /// String properties must be NUL-terminated UTF-8 and are read up to their first
 /// NUL; a malformed `#address-cells` or `#size-cells` makes the addresses below
 /// it unusable (rather than defaulted).
 pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
+    // The defaults, with the large tables built in place (all zeros) rather than copied from
+    // a constant image of the whole struct.
     let mut p = QEMU_VIRT;
     let Some(dtb) = dtb else {
         p.problems.insert(Problem::NoDtb);
@@ -611,6 +623,7 @@ pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
     }
 
     memory(root, &mut p);
+    p.reserved = reserved::read(dtb, fdt);
     cpus(fdt, &mut p);
     p
 }

@@ -333,7 +333,8 @@ pub const MMU: Kind = Kind {
 /// One mapped region.
 pub const MAP: Kind = Kind {
     name: "map",
-    doc: "One region of the memory map (image, stacks, tables, UART, buffer aliases).",
+    doc: "One region of the memory map (image, stacks, tables, UART, buffer aliases); the \
+          ranges the device tree reserves follow as `reserved` records.",
     fields: &[
         Field::always("what", Str, "", "What the region holds."),
         Field::always("va", Hex, "", "Virtual address."),
@@ -351,6 +352,44 @@ pub const MAP: Kind = Kind {
             Str,
             "",
             "Mapping granule: \"4K\" (pages) or \"2M\" (blocks).",
+        ),
+    ],
+};
+
+/// One range the device tree reserves.
+pub const RESERVED: Kind = Kind {
+    name: "reserved",
+    doc: "One reservation of the device tree, listed with the memory map: a `/memreserve/` \
+          entry or a `/reserved-memory` child (enabled, with a non-zero size). The firmware \
+          maps none of them, and places the buffer clear of every one that has an address; \
+          the `reserved` check says whether the image (its tables and stacks inside it) \
+          overlaps one.",
+    fields: &[
+        Field::always(
+            "source",
+            Str,
+            "",
+            "\"memreserve\" (the memory reservation block) or \"reserved-memory\".",
+        ),
+        Field::always(
+            "name",
+            Str,
+            "",
+            "The /reserved-memory child's name (\"secmon@4c000000\"); \"\" for memreserve.",
+        ),
+        Field::optional(
+            "pa",
+            Hex,
+            "",
+            "Physical address of the first byte; absent for a dynamic reservation (a size \
+             without reg, placed by an OS), which nothing here has to avoid.",
+        ),
+        Field::always("size", U64, BYTES, "Size of the reservation."),
+        Field::always(
+            "no_map",
+            Bool,
+            "",
+            "The node has no-map: nothing may map it, not even for speculative accesses.",
         ),
     ],
 };
@@ -691,6 +730,7 @@ pub const KINDS: &[&Kind] = &[
     &CONFIG,
     &MMU,
     &MAP,
+    &RESERVED,
     &MEMTYPE,
     &COHERENCE,
     &FAULT,

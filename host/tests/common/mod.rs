@@ -4,6 +4,8 @@
 // Shared by several test binaries; each uses only part of it.
 #![allow(dead_code)]
 
+pub mod dtb;
+
 use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -100,13 +102,19 @@ pub fn boot(env: &[(&str, &str)], bootargs: &[&str]) -> Run {
     let mut cmd = Command::new(root().join("qemu/run"));
     cmd.arg(firmware())
         .args(bootargs)
-        .env("MAIRBENCH_TIMEOUT", "30")
+        .env("MAIRBENCH_TIMEOUT", DEFAULT_TIMEOUT.to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     for (k, v) in env {
         cmd.env(k, v);
     }
+    let timeout = env
+        .iter()
+        .find(|(k, _)| *k == "MAIRBENCH_TIMEOUT")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(DEFAULT_TIMEOUT);
+    let runner_limit = RUNNER_LIMIT.max(Duration::from_secs(timeout + 30));
     let mut child = cmd.spawn().expect("qemu/run starts");
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
@@ -115,9 +123,9 @@ pub fn boot(env: &[(&str, &str)], bootargs: &[&str]) -> Run {
         if let Some(status) = child.try_wait().expect("qemu/run can be waited for") {
             break status.code().unwrap_or(-1);
         }
-        if started.elapsed() > RUNNER_LIMIT {
+        if started.elapsed() > runner_limit {
             let _ = child.kill();
-            panic!("qemu/run still running after {RUNNER_LIMIT:?}: killed");
+            panic!("qemu/run still running after {runner_limit:?}: killed");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -133,6 +141,9 @@ pub fn boot(env: &[(&str, &str)], bootargs: &[&str]) -> Run {
 
 /// Longest a runner may take, QEMU's own timeout included.
 const RUNNER_LIMIT: Duration = Duration::from_secs(90);
+/// Seconds the runner gives QEMU unless a test says otherwise (a test running alone takes a
+/// fraction of it; CI runs tests two at a time on two cores).
+const DEFAULT_TIMEOUT: u64 = 60;
 
 fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {

@@ -24,7 +24,8 @@ dump qemu-virt-el2 virt,virtualization=on
 dump qemu-virt-el3 virt,secure=on
 dump qemu-virt-bootargs virt -kernel "$tmp/kernel" -append "mairbench.quick foo"
 
-for dts in ns16550-bus alias no-chosen no-psci psci-smc untranslatable unsupported-console long-names; do
+for dts in ns16550-bus alias no-chosen no-psci psci-smc untranslatable unsupported-console long-names \
+	reserved reserved-cells reserved-many; do
 	dtc -q -I dts -O dtb -o "$dts.dtb" "$dts.dts"
 done
 
