@@ -245,7 +245,7 @@ impl Memory {
     /// `reserved` records.
     fn report_reserved(&self) {
         for r in self.reserved.entries() {
-            let (source, name, size, what) = (r.source.name(), r.name(), Bytes(r.size), r.what());
+            let (source, name, size, what) = (r.source.name(), r.name, Bytes(r.size), r.what());
             let sep = if name.is_empty() { "" } else { " " };
             match r.base {
                 Some(pa) => say!(

@@ -170,7 +170,7 @@ fn check_reserved(
                 Bytes(size),
                 r.source.name(),
                 Bytes(len),
-                r.name()
+                r.name
             );
             if r.source == Source::ReservedMemory {
                 run::warn();
@@ -216,7 +216,7 @@ fn check_reserved(
                 r.base.unwrap_or_default(),
                 Bytes(r.size),
                 r.source.name(),
-                r.name(),
+                r.name,
                 clash.count()
             ),
         ),

@@ -75,9 +75,9 @@ impl Source {
 pub struct Reservation<'a> {
     /// Where it was found.
     pub source: Source,
-    /// The `/reserved-memory` child's full name; `None` for `/memreserve/` (and in the
-    /// empty entries, which keeps the table all zeros in the image).
-    name: Option<&'a str>,
+    /// The `/reserved-memory` child's full name (`secmon@4c000000`); `""` for
+    /// `/memreserve/`.
+    pub name: &'a str,
     /// Physical address of the first byte; `None` for a dynamic reservation (a
     /// `size` without `reg`: an OS places it).
     pub base: Option<u64>,
@@ -87,16 +87,10 @@ pub struct Reservation<'a> {
     pub no_map: bool,
 }
 
-impl<'a> Reservation<'a> {
-    /// The `/reserved-memory` child's full name (`secmon@4c000000`); `""` for
-    /// `/memreserve/`.
-    pub fn name(&self) -> &'a str {
-        self.name.unwrap_or("")
-    }
-
+impl Reservation<'_> {
     const EMPTY: Reservation<'static> = Reservation {
         source: Source::MemReserve,
-        name: None,
+        name: "",
         base: None,
         size: 0,
         no_map: false,
@@ -299,7 +293,7 @@ impl<'a> Reserved<'a> {
         };
         self.push(Reservation {
             source,
-            name: Some(name).filter(|n| !n.is_empty()),
+            name,
             base,
             size,
             no_map,

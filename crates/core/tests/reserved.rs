@@ -77,7 +77,7 @@ fn memreserve_and_reserved_memory_children() {
     assert_eq!(r.ranges().count(), 6);
     let inside: Vec<_> = r
         .overlapping(0x4e00_0000, 32 * MIB)
-        .map(|r| r.name())
+        .map(|r| r.name)
         .collect();
     assert_eq!(inside, ["secmon@4c000000"]);
     assert_eq!(
@@ -295,7 +295,7 @@ fn oracle(dtb: &[u8]) -> Option<Vec<Listed>> {
 fn listing(r: &Reserved<'_>) -> Vec<Listed> {
     r.entries()
         .iter()
-        .map(|e| (e.source, e.name().to_string(), e.base, e.size, e.no_map))
+        .map(|e| (e.source, e.name.to_string(), e.base, e.size, e.no_map))
         .collect()
 }
 
