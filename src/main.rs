@@ -39,10 +39,13 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
         image_base,
         bad_relocs,
         entry_sctlr,
+        setway_ops,
+        cntfrq_programmed,
         start_ticks,
     } = boot;
     let semihosting = arch::semihosting::available();
-    run::set_exit_paths(semihosting, platform.psci);
+    let psci = arch::psci_conduit(platform.psci, entry_el);
+    run::set_exit_paths(semihosting, psci.usable());
     run::set_start_ticks(start_ticks);
 
     // The command line: /chosen/bootargs, else what a semihosting host passes (QEMU
@@ -86,8 +89,19 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
         .str("bootargs_from", bootargs_from)
         .finish();
     describe(&platform, &cpu, entry_el, image_base, dtb_arg);
+    if let Some(hz) = cntfrq_programmed {
+        say!("timer: CNTFRQ_EL0 read 0 at EL3; programmed {hz} Hz from /timer clock-frequency");
+    }
+    if let arch::Psci::Unusable(conduit, why) = psci {
+        run::warn();
+        say!(
+            "psci: {} unusable: {why}; no CPU_ON or SYSTEM_OFF through it",
+            conduit.name()
+        );
+    }
 
     let pmu_ok = boot_checks(&cpu, bad_relocs);
+    entry_checks(entry_sctlr, setway_ops);
 
     let options = bootargs::parse(bootargs, |note| {
         say!("bootargs: {note}");
@@ -127,6 +141,7 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
             mem.device_faults(options.device_faults);
             let cores = start_cpus(
                 &platform,
+                psci,
                 &cpu,
                 entry_el,
                 options.selftest == Some(Selftest::MissingCpu),
@@ -150,6 +165,7 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
 /// not start (a warning; the run goes on with the others).
 fn start_cpus(
     platform: &Platform<'_>,
+    psci: arch::Psci,
     boot: &arch::CpuId,
     entry_el: u64,
     ask_missing: bool,
@@ -187,9 +203,9 @@ fn start_cpus(
         targets[count] = (0xff00, true);
         count += 1;
     }
-    for (block, &(mpidr, psci)) in targets[..count].iter().enumerate() {
+    for (block, &(mpidr, psci_method)) in targets[..count].iter().enumerate() {
         let block = block + 1;
-        let conduit = match (psci, platform.psci) {
+        let conduit = match (psci_method, psci) {
             (false, _) => {
                 refused(
                     mpidr,
@@ -198,7 +214,7 @@ fn start_cpus(
                 );
                 continue;
             }
-            (true, None) => {
+            (true, arch::Psci::Absent) => {
                 refused(
                     mpidr,
                     format_args!("no PSCI conduit in the device tree"),
@@ -206,7 +222,15 @@ fn start_cpus(
                 );
                 continue;
             }
-            (true, Some(conduit)) => conduit,
+            (true, arch::Psci::Unusable(conduit, _)) => {
+                refused(
+                    mpidr,
+                    format_args!("PSCI over {} is unusable from here", conduit.name()),
+                    false,
+                );
+                continue;
+            }
+            (true, arch::Psci::Usable(conduit)) => conduit,
         };
         if block > arch::smp::SECONDARY_BLOCKS {
             refused(
@@ -320,6 +344,33 @@ fn boot_checks(cpu: &arch::CpuId, bad_relocs: u64) -> bool {
                 ),
             )
         }
+    }
+}
+
+/// What the entry code promised besides EL1's state: SError unmasked, and, when entered with
+/// the caches on, a set/way clean of every level below the point of coherency, decoded in the
+/// CCSIDR_EL1 layout the CPU has.
+fn entry_checks(entry_sctlr: u64, setway_ops: u64) {
+    run::check(
+        "serror",
+        arch::serror_unmasked(),
+        format_args!("SError unmasked at EL1 (PSTATE.A clear): an external abort is reported"),
+    );
+    if entry_sctlr & 0b101 != 0 {
+        let (expected, ccidx) = arch::setway_ops_expected();
+        run::check(
+            "entry-clean",
+            setway_ops == expected,
+            format_args!(
+                "entered with the MMU or D-cache on: {setway_ops} DC CISW operations issued, \
+                 {expected} lines by set/way below LoC (CCSIDR_EL1 {})",
+                if ccidx {
+                    "in the FEAT_CCIDX layout"
+                } else {
+                    "in the 32-bit layout"
+                }
+            ),
+        );
     }
 }
 
