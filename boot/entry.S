@@ -7,31 +7,41 @@
 // Registers kept across the early code:
 //   x19 = DTB address from the boot loader     x20 = exception level at entry
 //   x21 = runtime address of _head             x22 = count of unsupported relocations
-//   x23 = SCTLR_ELx at entry (of the entry EL)
-//   x24 = where the drop to EL1 continues (at_el1, or secondary_el1 for secondary CPUs)
+//   x23 = SCTLR_ELx at entry (of the entry EL) x24 = where the drop to EL1 continues
+//   x25 = return address of entry_caches_off   x26 = DC CISW operations issued at entry
+//   x27 = relocation delta (runtime minus link address)
+//
+// The boot CPU: caches off (cleaning first), relocation and BSS at the entry EL, then (at
+// EL3 only) a Rust call that programs what only EL3 may, then the drop to EL1 and Rust.
 
 .equ SCTLR_M,           (1 << 0)
 .equ SCTLR_C,           (1 << 2)
 .equ SCTLR_I,           (1 << 12)
-.equ SCR_EL3_NS_RW,     (1 << 0) | (1 << 10)       // lower ELs non-secure, AArch64
+// SCR_EL3: NS (lower ELs non-secure), RES1 bits 5:4, RW (lower ELs AArch64).
+.equ SCR_EL3_NS_RW,     (1 << 0) | (3 << 4) | (1 << 10)
 .equ HCR_EL2_RW,        (1 << 31)                  // EL1 is AArch64
 .equ CNTHCTL_EL1_ACCESS, 3                         // EL1PCTEN | EL1PCEN
 .equ CPTR_EL2_RES1,     0x33ff                     // no FP/SIMD trap (TFP = 0)
 .equ SPSR_EL1H_MASKED,  0x3c5                      // EL1h, D A I F masked
+.equ SPSR_EL3H_MASKED,  0x3cd                      // EL3h, D A I F masked
 .equ CPACR_FP_ON,       (3 << 20)                  // FPEN: no FP/SIMD trap at EL1/EL0
 // SCTLR_EL1: RES1 bits 29, 28, 23, 22, 20, 11 plus the I-cache; MMU, D-cache, alignment off.
 .equ SCTLR_EL1_BOOT,    0x30d00800 | SCTLR_I
 .equ R_AARCH64_RELATIVE, 1027
 
-// Entered with the MMU or D-cache on: turn both off first (so nothing new is allocated),
-// then write every dirty line back by set/way. Clobbers x0-x11.
+// Entered with the MMU or D-cache on: clean the image to the point of coherency by address
+// while the boot loader's mapping still holds (the code that runs next, with the caches off,
+// is read from memory), turn both off (so nothing new is allocated), then write every dirty
+// line back by set/way. Clobbers x0-x11; sets x23, adds to x26.
 .macro caches_off sctlr
     mrs     x0, \sctlr
     mov     x23, x0                 // reported to Rust: the state we were entered in
     mov     x1, #(SCTLR_M | SCTLR_C)
     tst     x0, x1
     b.eq    .Lcaches_already_off\@
-    orr     x1, x1, #SCTLR_I
+    bl      image_clean_poc
+    mrs     x0, \sctlr
+    mov     x1, #(SCTLR_M | SCTLR_C | SCTLR_I)
     bic     x0, x0, x1
     msr     \sctlr, x0
     isb
@@ -69,18 +79,76 @@ _head:
 primary_entry:
     msr     daifset, #0xf
     mov     x19, x0
-    adr     x24, at_el1             // where the exception-level drop continues
-drop_to_el1:                        // x24 = continuation; clobbers x0-x11, x20, x23
+    bl      entry_caches_off
+
+    // Position independence: apply R_AARCH64_RELATIVE entries before any absolute pointer
+    // is used. Both the place (r_offset) and the value (r_addend) are link-time addresses;
+    // each moves by the delta between where the image runs and where it was linked.
+    adr     x21, _head
+    movz    x27, #:abs_g3:__link_base
+    movk    x27, #:abs_g2_nc:__link_base
+    movk    x27, #:abs_g1_nc:__link_base
+    movk    x27, #:abs_g0_nc:__link_base
+    sub     x27, x21, x27
+    mov     x22, #0
+    adrp    x1, __rela_start
+    add     x1, x1, :lo12:__rela_start
+    adrp    x2, __rela_end
+    add     x2, x2, :lo12:__rela_end
+1:  cmp     x1, x2
+    b.hs    3f
+    ldp     x3, x4, [x1], #16       // r_offset, r_info
+    ldr     x5, [x1], #8            // r_addend
+    cmp     x4, #R_AARCH64_RELATIVE
+    b.ne    2f
+    add     x5, x5, x27
+    str     x5, [x27, x3]
+    b       1b
+2:  add     x22, x22, #1
+    b       1b
+
+3:  adrp    x1, __bss_start
+    add     x1, x1, :lo12:__bss_start
+    adrp    x2, __bss_end
+    add     x2, x2, :lo12:__bss_end
+4:  cmp     x1, x2
+    b.hs    5f
+    stp     xzr, xzr, [x1], #16
+    b       4b
+
+5:  cmp     x20, #3
+    b.ne    6f
+    bl      el3_firmware
+6:  adr     x24, at_el1
+    b       drop_to_el1
+
+// Reads the entry EL into x20 and turns the caches of that EL off (see caches_off).
+// Clobbers x0-x11 and x25; sets x20, x23 and x26.
+entry_caches_off:
+    mov     x25, x30
+    mov     x26, #0
     mrs     x20, CurrentEL
     ubfx    x20, x20, #2, #2
+    cmp     x20, #3
+    b.eq    1f
+    cmp     x20, #2
+    b.eq    2f
+    caches_off sctlr_el1
+    b       3f
+1:  caches_off sctlr_el3
+    b       3f
+2:  caches_off sctlr_el2
+3:  mov     x30, x25
+    ret
+
+drop_to_el1:                        // x20 = entry EL, x24 = continuation; clobbers x0-x11
     cmp     x20, #3
     b.eq    from_el3
     cmp     x20, #2
     b.eq    from_el2
-    b       from_el1
+    br      x24                     // entered at EL1
 
 from_el3:
-    caches_off sctlr_el3
     msr     cptr_el3, xzr
     msr     mdcr_el3, xzr
     mov     x0, #SCR_EL3_NS_RW
@@ -91,21 +159,15 @@ from_el3:
     bl      el2_setup_for_el1       // EL1 width, timers and PMU are governed by EL2 too
 2:  mov     x0, #SPSR_EL1H_MASKED
     msr     spsr_el3, x0
-    adr     x0, at_el1
-    msr     elr_el3, x0
+    msr     elr_el3, x24
     eret
 
 from_el2:
-    caches_off sctlr_el2
     bl      el2_setup_for_el1
     mov     x0, #SPSR_EL1H_MASKED
     msr     spsr_el2, x0
     msr     elr_el2, x24
     eret
-
-from_el1:
-    caches_off sctlr_el1
-    br      x24
 
 at_el1:
     el1_state
@@ -125,43 +187,65 @@ at_el1:
     msr     vbar_el1, x0
     isb
 
-    // Position independence: apply R_AARCH64_RELATIVE entries before any absolute pointer
-    // is used. The image is linked at 0, so the runtime base is the relocation delta.
-    adr     x21, _head
-    mov     x22, #0
-    adrp    x1, __rela_start
-    add     x1, x1, :lo12:__rela_start
-    adrp    x2, __rela_end
-    add     x2, x2, :lo12:__rela_end
-1:  cmp     x1, x2
-    b.hs    3f
-    ldp     x3, x4, [x1], #16       // r_offset, r_info
-    ldr     x5, [x1], #8            // r_addend
-    cmp     x4, #R_AARCH64_RELATIVE
-    b.ne    2f
-    add     x5, x5, x21
-    str     x5, [x21, x3]
-    b       1b
-2:  add     x22, x22, #1
-    b       1b
-
-3:  adrp    x1, __bss_start
-    add     x1, x1, :lo12:__bss_start
-    adrp    x2, __bss_end
-    add     x2, x2, :lo12:__bss_end
-4:  cmp     x1, x2
-    b.hs    5f
-    stp     xzr, xzr, [x1], #16
-    b       4b
-
-5:  mov     x0, x19
+    mov     x0, x19
     mov     x1, x20
     mov     x2, x21
     mov     x3, x22
     mov     x4, x23
+    mov     x5, x26
     bl      rust_main
-6:  wfe                             // rust_main never returns; stay put if it does
-    b       6b
+7:  wfe                             // rust_main never returns; stay put if it does
+    b       7b
+
+// At EL3 mairbench is the firmware: Rust programs what only EL3 may (CNTFRQ_EL0, from the
+// device tree), with the MMU off, on the main stack, after relocation. Temporary EL3
+// vectors abandon the call on any exception (a DTB guess that is not memory, say) and come
+// back here with the saved registers. Clobbers x0-x18.
+el3_firmware:
+    msr     spsel, #1
+    msr     cptr_el3, xzr           // FP/SIMD not trapped: Rust code may use it
+    adrp    x0, __stack_top
+    add     x0, x0, :lo12:__stack_top
+    mov     sp, x0
+    stp     x19, x20, [sp, #-80]!
+    stp     x21, x22, [sp, #16]
+    stp     x23, x24, [sp, #32]
+    stp     x25, x26, [sp, #48]
+    stp     x27, x30, [sp, #64]
+    adrp    x0, el3_vectors
+    add     x0, x0, :lo12:el3_vectors
+    msr     vbar_el3, x0
+    isb
+    mov     x0, x19
+    bl      el3_setup
+el3_firmware_done:
+    adrp    x0, __stack_top
+    add     x0, x0, :lo12:__stack_top
+    sub     sp, x0, #80
+    ldp     x19, x20, [sp]
+    ldp     x21, x22, [sp, #16]
+    ldp     x23, x24, [sp, #32]
+    ldp     x25, x26, [sp, #48]
+    ldp     x27, x30, [sp, #64]
+    ret
+
+el3_abandon:
+    adr     x0, el3_firmware_done
+    msr     elr_el3, x0
+    mov     x0, #SPSR_EL3H_MASKED
+    msr     spsr_el3, x0
+    eret
+
+.macro el3_vector
+    .balign 0x80
+    b       el3_abandon
+.endm
+
+.balign 0x800
+el3_vectors:
+    .rept 16
+    el3_vector
+    .endr
 
 // Secondary CPUs, started by PSCI CPU_ON with x0 = their stack block (1..MAX_CPUS - 1), or
 // released from a spin table (spin_table_entry below), in whatever EL the firmware gives them,
@@ -172,6 +256,7 @@ at_el1:
 secondary_entry:
     msr     daifset, #0xf
     mov     x19, x0
+    bl      entry_caches_off
     adr     x24, secondary_el1
     b       drop_to_el1
 
@@ -192,6 +277,7 @@ secondary_el1:
     add     x0, x0, :lo12:exception_vectors
     msr     vbar_el1, x0
     isb
+    msr     daifclr, #4             // SError unmasked: an external abort is reported
     mov     x0, x19
     mov     x1, x20
     bl      secondary_main
@@ -237,14 +323,18 @@ el2_setup_for_el1:
     msr     cptr_el2, x0
     msr     hstr_el2, xzr
     msr     vttbr_el2, xzr
+    // MDCR_EL2: no traps; HPMN = PMCR_EL0.N (every counter belongs to EL1) only for an
+    // architected PMU. Without one (PMUVer 0, or 0xf: IMPLEMENTATION DEFINED) HPMN is RES0.
     mrs     x0, id_aa64dfr0_el1
-    ubfx    x0, x0, #8, #4          // PMUVer: 0 = none, 0xf = IMPLEMENTATION DEFINED
+    ubfx    x0, x0, #8, #4          // PMUVer
     cbz     x0, 1f
     cmp     x0, #0xf
     b.eq    1f
     mrs     x0, pmcr_el0
     ubfx    x0, x0, #11, #5         // PMCR_EL0.N
-1:  msr     mdcr_el2, x0            // HPMN = N: every counter belongs to EL1, no traps
+    b       2f
+1:  mov     x0, #0
+2:  msr     mdcr_el2, x0
     mrs     x0, midr_el1
     msr     vpidr_el2, x0
     mrs     x0, mpidr_el1
@@ -253,7 +343,8 @@ el2_setup_for_el1:
 
 // Clean and invalidate every data/unified cache level to the point of coherency, by set/way.
 // Used only when entered with caches on; runs with the D-cache already disabled so nothing new
-// is allocated. Clobbers x0-x11.
+// is allocated. CCSIDR_EL1 is decoded in the layout ID_AA64MMFR2_EL1.CCIDX names. Clobbers
+// x0-x11; adds the number of DC CISW operations to x26.
 dcache_clean_invalidate_all:
     dsb     sy
     mrs     x0, clidr_el1
@@ -271,15 +362,22 @@ dcache_clean_invalidate_all:
     mrs     x1, ccsidr_el1
     and     x2, x1, #7
     add     x2, x2, #4              // log2(line size)
-    ubfx    x4, x1, #3, #10         // ways - 1
-    clz     w5, w4                  // way shift
-    ubfx    x7, x1, #13, #15        // sets - 1
+    mrs     x6, id_aa64mmfr2_el1
+    ubfx    x6, x6, #20, #4         // CCIDX: CCSIDR_EL1 in the 64-bit FEAT_CCIDX layout?
+    cbnz    x6, 6f
+    ubfx    x4, x1, #3, #10         // ways - 1: Associativity [12:3]
+    ubfx    x7, x1, #13, #15        // sets - 1: NumSets [27:13]
+    b       7f
+6:  ubfx    x4, x1, #3, #21         // ways - 1: Associativity [23:3]
+    ubfx    x7, x1, #32, #24        // sets - 1: NumSets [55:32]
+7:  clz     w5, w4                  // way shift
 2:  mov     x9, x4                  // way
 3:  lsl     x6, x9, x5
     orr     x11, x10, x6
     lsl     x6, x7, x2
     orr     x11, x11, x6
     dc      cisw, x11
+    add     x26, x26, #1            // counted, reported to Rust
     subs    x9, x9, #1
     b.ge    3b
     subs    x7, x7, #1
@@ -293,4 +391,22 @@ dcache_clean_invalidate_all:
     ic      iallu
     dsb     sy
     isb
+    ret
+
+// Cleans the whole image, [_head, __image_end), to the point of coherency by address, with
+// the MMU and caches as the boot loader left them (its mapping of the image is the identity).
+// Clobbers x0-x3.
+image_clean_poc:
+    mrs     x3, ctr_el0
+    ubfx    x3, x3, #16, #4         // DminLine: log2(words) of the smallest D-cache line
+    mov     x2, #4
+    lsl     x2, x2, x3              // its size in bytes
+    adr     x0, _head
+    adrp    x1, __image_end
+    add     x1, x1, :lo12:__image_end
+1:  dc      cvac, x0
+    add     x0, x0, x2
+    cmp     x0, x1
+    b.lo    1b
+    dsb     sy
     ret

@@ -5,6 +5,7 @@
 //! a silent CPU costs one wait, not one each.
 
 use crate::arch::smp::{self, Method, NotStarted};
+use crate::arch::Psci;
 use crate::bench::Cores;
 use crate::console::Console;
 use crate::{run, say};
@@ -29,6 +30,7 @@ struct Target {
 /// order, then the selftest's missing one; block `i + 1` for the `i`th.
 pub struct Plan<'p> {
     platform: &'p Platform<'p>,
+    psci: Psci,
     boot_mpidr: u64,
     ask_missing: bool,
     /// Per stack block: what releasing a spin-table CPU into it gave.
@@ -36,10 +38,12 @@ pub struct Plan<'p> {
 }
 
 impl<'p> Plan<'p> {
-    /// The plan for `platform`, whose boot CPU has MPIDR `boot_mpidr`.
-    pub fn new(platform: &'p Platform<'p>, boot_mpidr: u64, ask_missing: bool) -> Self {
+    /// The plan for `platform`, whose boot CPU has MPIDR `boot_mpidr`; `psci` says whether
+    /// its PSCI conduit may be called from here.
+    pub fn new(platform: &'p Platform<'p>, psci: Psci, boot_mpidr: u64, ask_missing: bool) -> Self {
         Plan {
             platform,
+            psci,
             boot_mpidr: boot_mpidr & smp::AFFINITY,
             ask_missing,
             released: [None; MAX_CPUS],
@@ -86,11 +90,16 @@ impl<'p> Plan<'p> {
         hello(0, self.boot_mpidr, boot_midr, entry_el);
         let mut launched: [Option<Method>; MAX_CPUS] = [None; MAX_CPUS];
         for t in self.targets() {
-            let method = match (t.enable, self.platform.psci) {
-                (Enable::Psci, Some(conduit)) => Method::Psci(conduit),
+            let method = match (t.enable, self.psci) {
+                (Enable::Psci, Psci::Usable(conduit)) => Method::Psci(conduit),
                 (Enable::SpinTable { release }, _) => Method::SpinTable { release },
-                (Enable::Psci, None) => {
+                (Enable::Psci, Psci::Absent) => {
                     not_started(t.mpidr, format_args!("no PSCI conduit in the device tree"));
+                    continue;
+                }
+                (Enable::Psci, Psci::Unusable(conduit, _)) => {
+                    let why = format_args!("PSCI over {} is unusable from here", conduit.name());
+                    not_started(t.mpidr, why);
                     continue;
                 }
                 (Enable::SpinTableWithoutAddress, _) => {

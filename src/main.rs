@@ -37,10 +37,13 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
         image_base,
         bad_relocs,
         entry_sctlr,
+        setway_ops,
+        cntfrq_programmed,
         start_ticks,
     } = boot;
     let semihosting = arch::semihosting::available();
-    run::set_exit_paths(semihosting, platform.psci);
+    let psci = arch::psci_conduit(platform.psci, entry_el);
+    run::set_exit_paths(semihosting, psci.usable());
     run::set_start_ticks(start_ticks);
 
     // The command line: /chosen/bootargs, else what a semihosting host passes (QEMU
@@ -84,8 +87,19 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
         .str("bootargs_from", bootargs_from)
         .finish();
     describe(&platform, &cpu, entry_el, image_base, dtb_arg);
+    if let Some(hz) = cntfrq_programmed {
+        say!("timer: CNTFRQ_EL0 read 0 at EL3; programmed {hz} Hz from /timer clock-frequency");
+    }
+    if let arch::Psci::Unusable(conduit, why) = psci {
+        run::warn();
+        say!(
+            "psci: {} unusable: {why}; no CPU_ON or SYSTEM_OFF through it",
+            conduit.name()
+        );
+    }
 
     let pmu_ok = boot_checks(&cpu, bad_relocs);
+    entry_checks(entry_sctlr, setway_ops);
 
     let options = bootargs::parse(bootargs, |note| {
         say!("bootargs: {note}");
@@ -113,7 +127,7 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
     }
 
     let ask_missing = options.selftest == Some(Selftest::MissingCpu);
-    let mut others = cpus::Plan::new(&platform, cpu.mpidr, ask_missing);
+    let mut others = cpus::Plan::new(&platform, psci, cpu.mpidr, ask_missing);
     others.release_spin_tables();
     let request = memory::Request {
         buffer: options.buffer.unwrap_or(memory::DEFAULT_BUFFER),
@@ -222,6 +236,33 @@ fn boot_checks(cpu: &arch::CpuId, bad_relocs: u64) -> bool {
                 ),
             )
         }
+    }
+}
+
+/// What the entry code promised besides EL1's state: SError unmasked, and, when entered with
+/// the caches on, a set/way clean of every level below the point of coherency, decoded in the
+/// CCSIDR_EL1 layout the CPU has.
+fn entry_checks(entry_sctlr: u64, setway_ops: u64) {
+    run::check(
+        "serror",
+        arch::serror_unmasked(),
+        format_args!("SError unmasked at EL1 (PSTATE.A clear): an external abort is reported"),
+    );
+    if entry_sctlr & 0b101 != 0 {
+        let (expected, ccidx) = arch::setway_ops_expected();
+        run::check(
+            "entry-clean",
+            setway_ops == expected,
+            format_args!(
+                "entered with the MMU or D-cache on: {setway_ops} DC CISW operations issued, \
+                 {expected} lines by set/way below LoC (CCSIDR_EL1 {})",
+                if ccidx {
+                    "in the FEAT_CCIDX layout"
+                } else {
+                    "in the 32-bit layout"
+                }
+            ),
+        );
     }
 }
 

@@ -3,6 +3,7 @@
 
 use core::arch::global_asm;
 use core::cell::UnsafeCell;
+use mairbench_core::platform::PsciConduit;
 
 pub mod buffer;
 pub mod exceptions;
@@ -104,6 +105,10 @@ pub struct Boot {
     pub bad_relocs: u64,
     /// SCTLR_ELx at entry (MMU and cache bits, before they were turned off).
     pub entry_sctlr: u64,
+    /// `DC CISW` operations the entry code issued to clean the caches (0 when they were off).
+    pub setway_ops: u64,
+    /// CNTFRQ_EL0 as programmed at EL3 from the device tree, when it read 0 there.
+    pub cntfrq_programmed: Option<u64>,
     /// CNTVCT_EL0 when Rust started.
     pub start_ticks: u64,
 }
@@ -117,21 +122,31 @@ extern "C" fn rust_main(
     image_base: usize,
     bad_relocs: u64,
     entry_sctlr: u64,
+    setway_ops: u64,
 ) -> ! {
     let start_ticks = ticks();
     exceptions::set_reporter(crate::report_exception);
     let dtb = find_dtb(dtb_arg);
     let platform = mairbench_core::platform::discover(dtb.map(|(_, blob)| blob));
-    // The QEMU virt PL011 is a safe guess only where there is no device tree or it is QEMU's:
-    // on a real board an unsupported console stays silent rather than writing to a guess.
-    if platform.console_from_dtb || !platform.dtb_ok || platform.emulated {
+    // QEMU virt's PL011 is written to only where the machine is known to be QEMU: its device
+    // tree (also when found at QEMU virt's RAM base), or, without any device tree, a
+    // semihosting host answering. Elsewhere (a real board without a device tree, or with an
+    // unsupported console) the run stays silent rather than writing to a guess.
+    let qemu_without_dtb = || !platform.dtb_ok && semihosting::available();
+    if platform.console_from_dtb || platform.emulated || qemu_without_dtb() {
         // SAFETY: the console just discovered: the UART that `/chosen/stdout-path` of this
         // boot's device tree names (its translated `reg`, of the kind whose register layout
-        // the driver uses), or QEMU virt's PL011 where there is no device tree or it is
-        // QEMU's. With the MMU off it is Device memory; memory set-up maps its page 1:1 as
-        // Device-nGnRnE. The console is the one driver of it.
+        // the driver uses), or QEMU virt's PL011 where the machine is QEMU's. With the MMU
+        // off it is Device memory; memory set-up maps its page 1:1 as Device-nGnRnE. The
+        // console is the one driver of it.
         let device = unsafe { mmio::Device::at(platform.console.base) };
         crate::console::init(platform.console.kind, device);
+    }
+    // Vectors, reporter and console are in place: an SError (an external abort from a bus
+    // or a TZASC) is now taken and reported in words instead of staying pending.
+    {
+        use aarch64_cpu::registers::{ReadWriteable, DAIF};
+        DAIF.modify(DAIF::A::Unmasked);
     }
     let boot = Boot {
         dtb_arg,
@@ -139,6 +154,8 @@ extern "C" fn rust_main(
         image_base,
         bad_relocs,
         entry_sctlr,
+        setway_ops,
+        cntfrq_programmed: CNTFRQ_PROGRAMMED.get(),
         start_ticks,
     };
     crate::main(boot, dtb, platform)
@@ -146,6 +163,114 @@ extern "C" fn rust_main(
 
 /// Where QEMU `virt` puts the device tree when it starts an ELF (x0 = 0): the base of RAM.
 const QEMU_VIRT_DTB: usize = 0x4000_0000;
+
+/// What `el3_setup` wrote to CNTFRQ_EL0 (`None`: nothing).
+static CNTFRQ_PROGRAMMED: Global<Option<u64>> = Global::new(None);
+
+/// Called by `boot/entry.S` at EL3, before the drop to EL1, with the MMU and caches off,
+/// relocated, on the main stack: mairbench is the firmware, so it programs CNTFRQ_EL0 (writable
+/// only at EL3) from the device tree's `/timer` `clock-frequency` when the register reads 0.
+/// No EL1 vectors exist yet: any exception abandons this function (entry.S's EL3 vectors
+/// return to the entry code), so a guessed device-tree address that is not memory only means
+/// that nothing is programmed.
+#[no_mangle]
+extern "C" fn el3_setup(dtb_arg: usize) {
+    use aarch64_cpu::registers::{Readable, CNTFRQ_EL0};
+    use mairbench_core::platform::{cntfrq_to_program, dtb_size, timer_frequency};
+    let current = CNTFRQ_EL0.get();
+    if current != 0 {
+        return;
+    }
+    let hz = [dtb_arg, QEMU_VIRT_DTB].into_iter().find_map(|addr| {
+        if addr == 0 || !addr.is_multiple_of(8) {
+            return None;
+        }
+        // SAFETY: the MMU is off, so the address is physical; the boot loader hands the
+        // device tree over for reading, and at QEMU virt's RAM base a load either reads
+        // memory or faults, which abandons this function (see above). Nothing writes it.
+        let header = unsafe { core::slice::from_raw_parts(addr as *const u8, 40) };
+        let size = dtb_size(header)?;
+        // SAFETY: as above; the header says the blob is `size` bytes long.
+        timer_frequency(unsafe { core::slice::from_raw_parts(addr as *const u8, size) })
+    });
+    if let Some(hz) = cntfrq_to_program(current, hz) {
+        // SAFETY: at EL3 (entry.S calls this only there) CNTFRQ_EL0 is writable; it only
+        // tells software the counter's frequency.
+        unsafe { core::arch::asm!("msr cntfrq_el0, {}", "isb", in(reg) hz, options(nostack)) };
+        CNTFRQ_PROGRAMMED.set(Some(hz));
+    }
+}
+
+/// Whether PSCI may be called from EL1, and over which conduit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Psci {
+    /// The device tree names no conduit.
+    Absent,
+    /// The device tree's conduit reaches PSCI firmware at a higher EL than the entry EL.
+    Usable(PsciConduit),
+    /// The device tree's conduit lands in an EL the firmware has left: its vectors are the
+    /// boot loader's, or nobody's. Never called.
+    Unusable(PsciConduit, &'static str),
+}
+
+impl Psci {
+    /// The conduit to call, if any.
+    pub fn usable(self) -> Option<PsciConduit> {
+        match self {
+            Psci::Usable(conduit) => Some(conduit),
+            Psci::Absent | Psci::Unusable(..) => None,
+        }
+    }
+}
+
+/// Decides whether the device tree's PSCI conduit (`dtb`) may be called from EL1, having been
+/// entered at `entry_el`: HVC lands in EL2, so only when entered at EL1 (a hypervisor or
+/// QEMU's built-in PSCI there); SMC lands in EL3, so only when entered below it.
+pub fn psci_conduit(dtb: Option<PsciConduit>, entry_el: u64) -> Psci {
+    match dtb {
+        None => Psci::Absent,
+        Some(PsciConduit::Hvc) if entry_el >= 2 => Psci::Unusable(
+            PsciConduit::Hvc,
+            "HVC would land in EL2, which mairbench was entered at and left: no PSCI \
+             implementation is there",
+        ),
+        Some(PsciConduit::Smc) if entry_el >= 3 => Psci::Unusable(
+            PsciConduit::Smc,
+            "SMC would land in EL3, which mairbench was entered at and left: no PSCI \
+             implementation is there",
+        ),
+        Some(conduit) => Psci::Usable(conduit),
+    }
+}
+
+/// Whether SError is unmasked (PSTATE.A clear), so an external abort is taken and reported.
+pub fn serror_unmasked() -> bool {
+    use aarch64_cpu::registers::{Readable, DAIF};
+    DAIF.matches_all(DAIF::A::Unmasked)
+}
+
+/// The `DC CISW` operations a clean of every data or unified cache level below CLIDR_EL1.LoC
+/// takes (sets x ways per level, CCSIDR_EL1 decoded by `mairbench_core::cache`), and whether
+/// CCSIDR_EL1 has the FEAT_CCIDX layout: what the entry code must have issued when it was
+/// entered with the caches on.
+pub fn setway_ops_expected() -> (u64, bool) {
+    use mairbench_core::cache::{decode_ccsidr, level_of_coherence, CacheType};
+    let clidr = clidr();
+    let mut ops = 0u64;
+    let mut ccidx = false;
+    for level in 0..level_of_coherence(clidr) {
+        let ctype = (clidr >> (3 * u64::from(level))) & 7;
+        if ctype < 2 {
+            continue;
+        }
+        let (value, is_ccidx) = ccsidr(level, false);
+        ccidx = is_ccidx;
+        let kind = CacheType::from_ctype(ctype).unwrap_or(CacheType::Unified);
+        let geometry = decode_ccsidr(level + 1, kind, value, is_ccidx);
+        ops += u64::from(geometry.ways) * u64::from(geometry.sets);
+    }
+    (ops, ccidx)
+}
 
 /// Finds the device tree, with the MMU still off: at the boot loader's `x0`, else at the
 /// start of QEMU virt RAM. A blob is taken only where its header reads as a device tree.

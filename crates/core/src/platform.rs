@@ -920,3 +920,38 @@ fn prop_u32_or(node: Node<'_>, name: &str, default: u32) -> Option<u32> {
         Some(p) => p.as_u32(),
     }
 }
+
+/// Compatible strings of the Arm generic timer's node.
+const ARCH_TIMER_COMPATIBLE: [&str; 2] = ["arm,armv8-timer", "arm,armv7-timer"];
+
+/// The generic timer's frequency in Hz as the device tree states it: `clock-frequency` of
+/// `/timer`, else of the first root child whose `compatible` names the Arm generic timer
+/// (`arm,armv8-timer` or `arm,armv7-timer`). `None` when the blob is not a valid DTB, there
+/// is no such node, or the property is absent, malformed or 0.
+///
+/// Device trees carry this only where firmware failed to program CNTFRQ_EL0; entered at EL3
+/// the firmware is mairbench, which programs it from here (see [`cntfrq_to_program`]).
+pub fn timer_frequency(dtb: &[u8]) -> Option<u32> {
+    dtb_size(dtb)?;
+    let fdt = Fdt::new(dtb).ok()?;
+    let is_timer = |node: &Node<'_>| {
+        node.property("compatible")
+            .is_some_and(|c| c.strings().any(|c| ARCH_TIMER_COMPATIBLE.contains(&c)))
+    };
+    let node = fdt
+        .find_node("/timer")
+        .or_else(|| fdt.root().children().find(is_timer))?;
+    node.property("clock-frequency")?
+        .as_u32()
+        .filter(|&hz| hz != 0)
+}
+
+/// What to write to CNTFRQ_EL0 at EL3: the device tree's frequency `dtb_hz`, only when the
+/// register reads 0 (`current`; a value already there is the boot ROM's or the silicon's,
+/// and is kept). `None`: leave it.
+pub fn cntfrq_to_program(current: u64, dtb_hz: Option<u32>) -> Option<u64> {
+    match (current, dtb_hz) {
+        (0, Some(hz)) if hz != 0 => Some(u64::from(hz)),
+        _ => None,
+    }
+}
