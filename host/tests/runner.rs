@@ -25,10 +25,16 @@ impl Scratch {
         path
     }
 
-    /// An executable bash script on the scratch directory, which fakes a tool.
+    /// An executable bash script on the scratch directory, which fakes a tool. A fake QEMU
+    /// answers `--version` as QEMU 10.0.2 does (qemu/deps and qemu/run ask).
     fn tool(&self, name: &str, body: &str) {
         use std::os::unix::fs::PermissionsExt;
-        let path = self.file(name, &format!("#!/usr/bin/env bash\n{body}\n"));
+        let version = if name == "qemu-system-aarch64" {
+            "[[ ${1:-} == --version ]] && { echo 'QEMU emulator version 10.0.2'; exit 0; }\n"
+        } else {
+            ""
+        };
+        let path = self.file(name, &format!("#!/usr/bin/env bash\n{version}{body}\n"));
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 }
