@@ -25,7 +25,8 @@ impl Scratch {
         path
     }
 
-    /// An executable bash script on the scratch directory, which fakes a tool.
+    /// An executable bash script on the scratch directory, which fakes a tool. A fake QEMU
+    /// answers `--version` as QEMU 10.0.2 does (qemu/deps and qemu/run ask).
     fn tool(&self, name: &str, body: &str) {
         use std::os::unix::fs::PermissionsExt;
         // A fake QEMU answers `--version` as a new enough one does, so that qemu/deps
