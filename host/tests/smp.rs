@@ -169,3 +169,50 @@ fn more_cpus_than_gicv2_serves_is_a_bad_setting() {
     assert_eq!(run.status, 2, "{}", run.stderr);
     assert!(run.stderr.contains("MAIRBENCH_GIC"), "{}", run.stderr);
 }
+
+/// A bigger machine is not bad input: QEMU's own device tree of a 300-CPU virt machine
+/// (`dumpdtb`), booted on one CPU. The firmware asks PSCI for the first 255 others (each
+/// refused, each named), counts the 44 beyond its 256 and says so, and the run goes on.
+#[test]
+fn three_hundred_cpus_in_the_device_tree_are_named_not_a_crash() {
+    let dtb = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{}-virt-300-cpus.dtb", std::process::id()));
+    let status = std::process::Command::new("qemu-system-aarch64")
+        .args([
+            "-machine",
+            &format!("virt,gic-version=3,dumpdtb={}", dtb.display()),
+        ])
+        .args(["-cpu", "cortex-a72", "-smp", "300", "-m", "256M"])
+        .args(["-nographic", "-monitor", "none", "-net", "none"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("qemu-system-aarch64 runs");
+    assert!(status.success(), "dumpdtb failed: {status}");
+    let run = boot(
+        &[
+            ("MAIRBENCH_DTB", dtb.to_str().unwrap()),
+            ("MAIRBENCH_GIC", "3"),
+        ],
+        &REDUCED,
+    );
+    run.assert_pass();
+    assert_eq!(run.of_kind("hello").len(), 1, "{}", run.console);
+    let refused = run.of_kind("cpu");
+    assert_eq!(refused.len(), 255, "{}", run.console);
+    assert!(refused.iter().all(|c| c["started"] == false
+        && c["why"]
+            .as_str()
+            .unwrap()
+            .starts_with("PSCI CPU_ON returned")));
+    assert!(
+        run.console
+            .contains("cpus: 44 more CPUs in /cpus beyond the firmware's 256: not started"),
+        "{}",
+        run.console
+    );
+    assert!(run.console.contains("cpus: 1 of 300 running at EL1"));
+    assert_eq!(run.one("end")["warnings"], 255 + 1);
+    let _ = std::fs::remove_file(&dtb);
+}
