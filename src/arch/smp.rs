@@ -78,8 +78,15 @@ pub(super) fn publish(regime: mmu::Regime, blocks: usize) {
     REGIME.set(Some((regime, blocks)));
     let at = core::ptr::addr_of!(REGIME) as u64;
     mmu::clean_invalidate(at, core::mem::size_of_val(&REGIME) as u64);
+    // Only now, with the whole regime in memory, may a waiting CPU read it: a CPU that read
+    // it while it was being written could see half of it.
+    PUBLISHED.store(1, Ordering::Release);
+    mmu::clean_invalidate(core::ptr::addr_of!(PUBLISHED) as u64, 8);
     aarch64_cpu::asm::sev(); // spin-table CPUs released earlier wait for it
 }
+
+/// 1 once `REGIME` is whole in memory (see `publish`).
+static PUBLISHED: AtomicU64 = AtomicU64::new(0);
 
 /// How one secondary CPU is started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -309,14 +316,11 @@ extern "C" fn secondary_main(block: u64, entry_el: u64) -> ! {
     use aarch64_cpu::registers::{Readable, MIDR_EL1, MPIDR_EL1};
     // A CPU released from a spin table may arrive before the boot CPU has built its tables:
     // it waits for them (the boot CPU publishes them to memory, then SEV).
-    let published = loop {
-        match REGIME.get() {
-            Some(published) => break published,
-            None => aarch64_cpu::asm::wfe(),
-        }
-    };
-    match published {
-        (regime, blocks) if (1..=blocks).contains(&(block as usize)) => {
+    while PUBLISHED.load(Ordering::Acquire) == 0 {
+        aarch64_cpu::asm::wfe();
+    }
+    match REGIME.get() {
+        Some((regime, blocks)) if (1..=blocks).contains(&(block as usize)) => {
             let (area, size) = stack_area();
             let own = area + block.saturating_sub(1) * size;
             // SAFETY: the boot CPU's regime, which `mmu::activate` checked identity-maps the
