@@ -24,7 +24,7 @@ use core::panic::PanicInfo;
 use mairbench_core::bootargs::{self, Selftest};
 use mairbench_core::esr;
 use mairbench_core::memtype::MEMTYPES;
-use mairbench_core::platform::{ConsoleKind, Platform, PsciConduit};
+use mairbench_core::platform::{ConsoleKind, Emulation, Platform, PsciConduit};
 use mairbench_core::record::{self, Record};
 use mairbench_core::schema;
 
@@ -57,13 +57,19 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
         dtb_args => (dtb_args, "dtb"),
     };
 
+    // Emulated: the runner's mairbench.host= (QEMU's board machines boot real boards'
+    // device trees) or a device tree QEMU wrote.
+    let emulation = Emulation::of(&platform, bootargs::host(bootargs));
+    set_emulated(emulation.emulated());
+
     let cpu = arch::cpu_id();
     say!("");
     say!(
         "mairbench {} - what a memory type costs",
         env!("CARGO_PKG_VERSION")
     );
-    let _ = Record::new(&mut Console, &schema::START)
+    let mut console = Console;
+    let mut start = Record::new(&mut console, &schema::START)
         .u64("schema", record::SCHEMA)
         .str("version", env!("CARGO_PKG_VERSION"))
         .u64("entry_el", entry_el)
@@ -74,7 +80,14 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
         .hex("mpidr", cpu.mpidr)
         .u64("cntfrq_hz", cpu.cntfrq)
         .str("platform", platform.model)
-        .bool("emulated", platform.emulated)
+        .bool("emulated", emulation.emulated());
+    if let Some(host) = emulation.host {
+        start = start.str("host", host);
+    }
+    if emulation.emulated() {
+        start = start.strs("emulated_by", emulation.by());
+    }
+    let _ = start
         .str("console", platform.console.kind.name())
         .hex("console_base", platform.console.base)
         .str("psci", platform.psci.map_or("none", PsciConduit::name))
@@ -86,7 +99,7 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
         .str("bootargs", bootargs)
         .str("bootargs_from", bootargs_from)
         .finish();
-    describe(&platform, &cpu, entry_el, image_base, dtb_arg);
+    describe(&platform, &emulation, &cpu, entry_el, image_base, dtb_arg);
     if let Some(hz) = cntfrq_programmed {
         say!("timer: CNTFRQ_EL0 read 0 at EL3; programmed {hz} Hz from /timer clock-frequency");
     }
@@ -267,7 +280,14 @@ fn entry_checks(entry_sctlr: u64, setway_ops: u64) {
 }
 
 /// The human-readable part of the start: what was found and what was assumed.
-fn describe(p: &Platform<'_>, cpu: &arch::CpuId, entry_el: u64, base: usize, dtb_arg: usize) {
+fn describe(
+    p: &Platform<'_>,
+    emulation: &Emulation<'_>,
+    cpu: &arch::CpuId,
+    entry_el: u64,
+    base: usize,
+    dtb_arg: usize,
+) {
     say!(
         "cpu: MIDR {:#x}, MPIDR {:#x}; entered at EL{entry_el}, running at EL{}",
         cpu.midr,
@@ -298,9 +318,22 @@ fn describe(p: &Platform<'_>, cpu: &arch::CpuId, entry_el: u64, base: usize, dtb
     for problem in p.problems.iter() {
         say!("device tree: {}", problem.message());
     }
-    if p.emulated {
+    if emulation.emulated() {
         say!("emulated machine: QEMU models no caches, so timings do not reflect memory types");
+        say!("emulated: said by {emulation}");
     }
+}
+
+/// Whether the run is emulated ([`Emulation`]), set once before the start record.
+static EMULATED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+fn set_emulated(on: bool) {
+    EMULATED.store(on, core::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether the run is emulated: every table of timings then says so.
+pub(crate) fn emulated() -> bool {
+    EMULATED.load(core::sync::atomic::Ordering::Relaxed)
 }
 
 /// Reports an exception nobody expected, then ends the run with status fail.

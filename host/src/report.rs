@@ -180,13 +180,14 @@ pub fn csv_field(s: &str) -> String {
     }
 }
 
-/// `results.csv`: one row per measurement, in log order.
+/// `results.csv`: one row per measurement, in log order; `emulated` on every row, so that no
+/// row read alone passes an emulator's timing for a memory type's.
 pub fn csv(run: &Run) -> String {
-    let mut out = String::from("kernel,memtype,size_bytes,unit,best,median,cv_pct,reps\n");
+    let mut out = String::from("kernel,memtype,size_bytes,unit,best,median,cv_pct,reps,emulated\n");
     for m in &run.measurements {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{}",
             csv_field(&m.kernel),
             csv_field(&m.memtype),
             m.size,
@@ -194,7 +195,8 @@ pub fn csv(run: &Run) -> String {
             m.best,
             m.median,
             m.cv_pct,
-            m.reps
+            m.reps,
+            run.emulated
         );
     }
     out
@@ -205,6 +207,7 @@ pub fn json(run: &Run) -> serde_json::Value {
     json!({
         "platform": run.platform,
         "emulated": run.emulated,
+        "caveat": run.emulated.then_some(EMULATED_CAVEAT),
         "midr": run.midr,
         "version": run.version,
         "status": run.status,
@@ -326,7 +329,7 @@ mod tests {
         assert!(t.contains("0.250x"), "{t}");
         assert_eq!(
             csv(&run).lines().nth(1),
-            Some("read-ldp,normal-wb,4096,mbps,100,100,1.5,3")
+            Some("read-ldp,normal-wb,4096,mbps,100,100,1.5,3,false")
         );
     }
 

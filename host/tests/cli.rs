@@ -78,8 +78,8 @@ fn quick_log_report() {
     assert_eq!(d.code, Some(0), "{}", d.stderr);
     let rows = d.csv_rows("results.csv");
     assert_eq!(rows.len(), 2 * 8 * 3);
-    assert_eq!(rows[0], "read-ldp,normal-wb,4096,mbps,6622,6316,4.4,3");
-    assert!(rows.contains(&"read-ldp,normal-wb,4194304,mbps,3999,3878,5.8,3".to_owned()));
+    assert_eq!(rows[0], "read-ldp,normal-wb,4096,mbps,6622,6316,4.4,3,true");
+    assert!(rows.contains(&"read-ldp,normal-wb,4194304,mbps,3999,3878,5.8,3,true".to_owned()));
     assert!(
         d.stdout.contains("read-ldp (MB/s, best of 3; MB = 10^6 B)"),
         "{}",
@@ -91,6 +91,10 @@ fn quick_log_report() {
     let json: serde_json::Value = serde_json::from_str(&d.file("results.json")).unwrap();
     assert_eq!(json["platform"], "linux,dummy-virt");
     assert_eq!(json["emulated"], true);
+    assert_eq!(
+        json["caveat"],
+        "QEMU models no caches: these timings do not reflect memory types"
+    );
     assert_eq!(json["status"], "pass");
     assert_eq!(json["caches"].as_array().unwrap().len(), 2);
     assert_eq!(json["measurements"].as_array().unwrap().len(), 48);
@@ -110,8 +114,10 @@ fn kernels_log_report() {
     assert_eq!(d.code, Some(0), "{}", d.stderr);
     let rows = d.csv_rows("results.csv");
     assert_eq!(rows.len(), 6 * 8 * 9);
-    assert!(rows.contains(&"latency,device-gre,1048576,ns_per_load,11.16,11.18,0.2,3".to_owned()));
-    assert!(rows.contains(&"maint-civac,normal-wb,4096,ns_per_line,7.5,8,6.4,3".to_owned()));
+    assert!(
+        rows.contains(&"latency,device-gre,1048576,ns_per_load,11.16,11.18,0.2,3,true".to_owned())
+    );
+    assert!(rows.contains(&"maint-civac,normal-wb,4096,ns_per_line,7.5,8,6.4,3,true".to_owned()));
     assert!(d.stdout.contains("latency (ns per load, best of 3)"));
     assert!(d.stdout.contains("(lower is better;"));
     for svg in [
@@ -138,6 +144,12 @@ fn board_log_with_uboot_crlf_escapes_and_noise() {
         !d.stdout.contains("QEMU models no caches"),
         "a board is not emulated"
     );
+    assert!(d
+        .csv_rows("results.csv")
+        .iter()
+        .all(|row| row.ends_with(",false")));
+    let json: serde_json::Value = serde_json::from_str(&d.file("results.json")).unwrap();
+    assert_eq!(json["caveat"], serde_json::Value::Null);
     assert!(d.stderr.is_empty(), "{}", d.stderr);
 }
 
@@ -207,7 +219,7 @@ fn one_sentence_errors() {
     );
     assert_eq!(
         d.csv_rows("results.csv"),
-        ["read-ldp,normal-wb,4096,mbps,100,90,1,3"]
+        ["read-ldp,normal-wb,4096,mbps,100,90,1,3,false"]
     );
 
     let d = report(&scratch("a-directory"), "directory");

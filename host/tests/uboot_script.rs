@@ -34,7 +34,12 @@ fn uboot_script(el: u64) {
     assert_eq!(start["entry_el"], el, "{}", run.console);
     assert_eq!(start["entry_mmu"], false);
     // mairbench.txt -> bootargs -> /chosen/bootargs of the tree booti handed over.
-    assert_eq!(start["bootargs"], "mairbench.quick", "{}", run.console);
+    assert_eq!(
+        start["bootargs"],
+        common::with_host("mairbench.quick").as_str(),
+        "{}",
+        run.console
+    );
     assert_eq!(start["bootargs_from"], "dtb", "{}", run.console);
     // Loaded to U-Boot's kernel_addr_r (0x40400000 in Debian's qemu_arm64 build), run in place.
     assert_eq!(start["image_base"], "0x40400000", "{}", run.console);

@@ -166,6 +166,9 @@ impl Table {
         };
         say!("");
         say!("{} ({unit} of {reps}): {}", spec.name, spec.summary);
+        if crate::emulated() {
+            say!("  (emulated: QEMU models no caches; these timings do not reflect memory types)");
+        }
         say_inline!("  {:<18}", "memory type");
         for &col in columns {
             say_inline!(" {:>9}", Bytes(sizes.get(col).unwrap_or(0)));

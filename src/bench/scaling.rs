@@ -89,6 +89,9 @@ impl Engine<'_> {
             Bytes(part),
             self.plan.reps
         );
+        if crate::emulated() {
+            say!("  (emulated: QEMU models no caches; these timings do not reflect memory types)");
+        }
         let mut failures = 0;
         for spec in [Kernel::ReadLdp, Kernel::WriteStp].map(Kernel::spec) {
             say_inline!("  {:<8} {:<18}", spec.name, "memory type");

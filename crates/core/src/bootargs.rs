@@ -172,6 +172,34 @@ pub fn split_key_value(token: &str) -> (&str, Option<&str>) {
 const KERNELS_EXPECTED: &str = "some of read-ldp,write-stp,read-ldp-q,write-stp-q,copy-to,\
      copy-from,latency,fill-zva,maint-civac,maint-cvac,maint-ivac, separated by commas";
 
+/// What `mairbench.host=` accepts (see [`host`]).
+const HOST_EXPECTED: &str = "the emulator that runs this, e.g. qemu-10.0.2: letters, digits, \
+     '.', '-', '_' or '+', at most 32 characters";
+
+/// Longest `mairbench.host=` value accepted.
+pub const MAX_HOST_LEN: usize = 32;
+
+/// Whether `value` is a good `mairbench.host=` value: 1 to [`MAX_HOST_LEN`] characters, each
+/// an ASCII letter or digit, `.`, `-`, `_` or `+`.
+fn valid_host(value: &str) -> bool {
+    (1..=MAX_HOST_LEN).contains(&value.len())
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b'+'))
+}
+
+/// `mairbench.host=`: the emulator the run is in, as its runner says (`qemu/run` adds
+/// `mairbench.host=qemu-<version>` on every boot path). The last good value; `None` without
+/// one. A run with a host is an emulated run, whatever its device tree looks like (QEMU's
+/// board machines boot the real boards' device trees). [`parse`] reports bad values.
+pub fn host(cmdline: &str) -> Option<&str> {
+    tokens(cmdline)
+        .map(split_key_value)
+        .filter_map(|(key, value)| (key == "mairbench.host").then_some(value).flatten())
+        .filter(|value| valid_host(value))
+        .last()
+}
+
 /// What `mairbench.reps=` accepts (a test keeps it in step with [`MAX_REPS`]).
 const REPS_EXPECTED: &str = "a whole number from 1 to 64";
 
@@ -257,6 +285,12 @@ pub fn parse<'a>(cmdline: &'a str, mut note: impl FnMut(Note<'a>)) -> Options {
                 Some(reps) => options.reps = Some(reps),
                 None => bad(REPS_EXPECTED),
             },
+            // Read by [`host`], before the start record that carries it.
+            "host" => {
+                if !value.is_some_and(valid_host) {
+                    bad(HOST_EXPECTED);
+                }
+            }
             _ => note(Note::UnknownKey(key)),
         }
     }
@@ -530,6 +564,65 @@ mod tests {
             let (o, n) = run(odd);
             assert_eq!((o, n.len()), (Options::default(), 1), "{odd:?}");
         }
+    }
+
+    #[test]
+    fn host_names_the_emulator_and_is_no_warning() {
+        let (o, n) = run("mairbench.quick mairbench.host=qemu-10.0.2");
+        assert!(n.is_empty(), "{n:?}");
+        assert!(o.quick);
+        assert_eq!(
+            host("mairbench.quick mairbench.host=qemu-10.0.2"),
+            Some("qemu-10.0.2")
+        );
+        assert_eq!(
+            host("mairbench.host=\"qemu-7.2.0+dfsg\""),
+            Some("qemu-7.2.0+dfsg")
+        );
+        assert_eq!(host("mairbench.quick"), None);
+        assert_eq!(host(""), None);
+        // Only the exact key.
+        assert_eq!(
+            host("mairbench.hostname=qemu foo.mairbench.host=qemu"),
+            None
+        );
+        // The last good value wins; a bad one keeps the one before.
+        assert_eq!(
+            host("mairbench.host=qemu-7.2 mairbench.host=qemu-10.0.2 mairbench.host=a/b"),
+            Some("qemu-10.0.2")
+        );
+        assert_eq!(
+            host(&std::format!("mairbench.host={}", "q".repeat(32))).map(str::len),
+            Some(32)
+        );
+    }
+
+    #[test]
+    fn bad_hosts_are_warnings_and_no_host() {
+        let long = "q".repeat(33);
+        for bad in [
+            "",
+            "qemu 10",
+            "qemu/10",
+            "qemu\u{e9}",
+            long.as_str(),
+            "a\"b",
+        ] {
+            let line = std::format!("mairbench.host=\"{bad}\"");
+            assert_eq!(host(&line), None, "{line}");
+            let (o, n) = run(&line);
+            assert_eq!(o, Options::default(), "{line}");
+            assert_eq!(n.len(), 1, "{line}: {n:?}");
+            assert!(
+                matches!(n[0], Note::BadValue { key: "mairbench.host", expected, .. } if expected == HOST_EXPECTED),
+                "{line}: {n:?}"
+            );
+            assert!(n[0].is_warning());
+        }
+        // Without a value.
+        assert_eq!(host("mairbench.host"), None);
+        assert_eq!(run("mairbench.host").1.len(), 1);
+        assert!(HOST_EXPECTED.contains(&std::format!("at most {MAX_HOST_LEN}")));
     }
 
     #[test]

@@ -416,10 +416,13 @@ pub struct Platform<'a> {
     pub bootargs: &'a str,
     /// `/model`, else the first root `compatible` string, else `"unknown"`.
     pub model: &'a str,
-    /// Whether this is QEMU's `virt` machine: the root `compatible` lists
-    /// `linux,dummy-virt`. That is also true under KVM, where the CPU and its
-    /// caches are real; false without a valid DTB.
+    /// Whether the device tree is one QEMU wrote for its `virt` machine ([`qemu_mark`]): that
+    /// is also true under KVM, where the CPU and its caches are real; false without a valid
+    /// DTB. QEMU's board machines (raspi3b, imx8mp-evk, ...) boot the real board's tree, which
+    /// marks nothing: there only the runner's `mairbench.host=` tells ([`Emulation`]).
     pub emulated: bool,
+    /// What in the device tree marks QEMU, in words (`None` when nothing does).
+    pub qemu_mark: Option<&'static str>,
     /// Whether a DTB was passed and passed the structure check.
     pub dtb_ok: bool,
     /// What was missing or odd.
@@ -519,6 +522,7 @@ pub const QEMU_VIRT: Platform<'static> = Platform {
     bootargs: "",
     model: "unknown",
     emulated: false,
+    qemu_mark: None,
     dtb_ok: false,
     problems: Problems::NONE,
     reserved: Reserved::NONE,
@@ -542,6 +546,78 @@ const NO_CPU: Cpu = Cpu {
 /// with a limit).
 pub fn dtb_size(header: &[u8]) -> Option<usize> {
     fdt::total_size(header).filter(|&total| total <= MAX_DTB_SIZE)
+}
+
+/// What marks a device tree as QEMU's own, in words, first match: the root `compatible`
+/// `linux,dummy-virt` (QEMU virt), or a child of the root compatible with `qemu,fw-cfg-mmio`
+/// (QEMU's firmware configuration device) or `qemu,platform` (its platform bus). Real boards'
+/// trees carry none of them, also when a QEMU board machine boots them.
+pub fn qemu_mark(root: Node<'_>) -> Option<&'static str> {
+    let compatible = |node: Node<'_>, name: &str| {
+        node.property("compatible")
+            .is_some_and(|c| c.strings().any(|c| c == name))
+    };
+    if compatible(root, "linux,dummy-virt") {
+        return Some("root compatible linux,dummy-virt");
+    }
+    [
+        ("qemu,fw-cfg-mmio", "a qemu,fw-cfg-mmio node"),
+        ("qemu,platform", "a qemu,platform bus"),
+    ]
+    .into_iter()
+    .find(|&(name, _)| root.children().any(|child| compatible(child, name)))
+    .map(|(_, words)| words)
+}
+
+/// Why a run counts as emulated: its runner said so (`mairbench.host=`), its device tree is
+/// QEMU's ([`Platform::qemu_mark`]), or both. Timings of an emulated run do not reflect
+/// memory types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Emulation<'a> {
+    /// The emulator the runner named ([`crate::bootargs::host`]), e.g. `qemu-10.0.2`.
+    pub host: Option<&'a str>,
+    /// What in the device tree marks QEMU.
+    pub dtb: Option<&'static str>,
+}
+
+impl<'a> Emulation<'a> {
+    /// From the platform found and the command line's `mairbench.host=`.
+    pub fn of(platform: &Platform<'_>, host: Option<&'a str>) -> Self {
+        Emulation {
+            host,
+            dtb: platform.qemu_mark,
+        }
+    }
+
+    /// Whether the run is emulated.
+    pub fn emulated(&self) -> bool {
+        self.host.is_some() || self.dtb.is_some()
+    }
+
+    /// What says so, as the `start` record's `emulated_by` names it: `"bootarg"`, `"dtb"`.
+    pub fn by(&self) -> impl Iterator<Item = &'static str> {
+        [self.host.map(|_| "bootarg"), self.dtb.map(|_| "dtb")]
+            .into_iter()
+            .flatten()
+    }
+}
+
+impl core::fmt::Display for Emulation<'_> {
+    /// Why, in words, e.g. `mairbench.host=qemu-10.0.2 (the runner); device tree: root
+    /// compatible linux,dummy-virt`; `not emulated` when nothing says so.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match (self.host, self.dtb) {
+            (Some(host), Some(mark)) => {
+                write!(f, "mairbench.host={host} (the runner); device tree: {mark}")
+            }
+            (Some(host), None) => write!(
+                f,
+                "mairbench.host={host} (the runner); nothing in the device tree marks QEMU"
+            ),
+            (None, Some(mark)) => write!(f, "device tree: {mark}"),
+            (None, None) => f.write_str("not emulated"),
+        }
+    }
 }
 
 /// Reads the platform description from `dtb`; see the module documentation.
@@ -598,7 +674,8 @@ pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
     let root = fdt.root();
 
     let compatible = root.property("compatible");
-    p.emulated = compatible.is_some_and(|c| c.strings().any(|c| c == "linux,dummy-virt"));
+    p.qemu_mark = qemu_mark(root);
+    p.emulated = p.qemu_mark.is_some();
     p.model = prop_str(root, "model")
         .filter(|m| !m.is_empty())
         .or_else(|| compatible?.strings().find(|c| !c.is_empty()))

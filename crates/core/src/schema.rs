@@ -187,7 +187,19 @@ pub const START: Kind = Kind {
             "emulated",
             Bool,
             "",
-            "Whether the machine is an emulator (QEMU): timings then do not reflect memory types.",
+            "Whether the machine is an emulator (QEMU): timings then do not reflect memory types. True when the runner said so (mairbench.host=) or the device tree is QEMU's; see emulated_by.",
+        ),
+        Field::optional(
+            "host",
+            Str,
+            "",
+            "The emulator the runner named with mairbench.host=, e.g. \"qemu-10.0.2\" (qemu/run adds it on every boot path); absent without it.",
+        ),
+        Field::optional(
+            "emulated_by",
+            Strs,
+            "",
+            "What says the run is emulated, present when it is: \"bootarg\" (mairbench.host=), \"dtb\" (the device tree is QEMU's: root compatible linux,dummy-virt, or a qemu,fw-cfg-mmio or qemu,platform node). QEMU's board machines boot the real board's device tree: only the bootarg tells.",
         ),
         Field::always(
             "console",

@@ -96,6 +96,37 @@ pub fn records(console: &str) -> Vec<Value> {
     mairbench_host::records(console).unwrap_or_else(|e| panic!("{e:?} in:\n{console}"))
 }
 
+/// What qemu/run names the host with (`mairbench.host=`): `qemu-<version>` of the installed
+/// QEMU, from `qemu-system-aarch64 --version`.
+pub fn qemu_host() -> String {
+    let out = Command::new("qemu-system-aarch64")
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .expect("qemu-system-aarch64 --version runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version: String = text
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("QEMU emulator version "))
+        .unwrap_or("")
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    assert!(!version.is_empty(), "no QEMU version in {text:?}");
+    format!("qemu-{version}")
+}
+
+/// The command line the firmware sees for `args`: qemu/run appends `mairbench.host=`.
+pub fn with_host(args: &str) -> String {
+    let host = format!("mairbench.host={}", qemu_host());
+    if args.is_empty() {
+        host
+    } else {
+        format!("{args} {host}")
+    }
+}
+
 /// Boots the firmware with the given runner settings and command line.
 pub fn boot(env: &[(&str, &str)], bootargs: &[&str]) -> Run {
     let started = Instant::now();
