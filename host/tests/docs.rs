@@ -1,0 +1,321 @@
+//! The console excerpts in the documentation are real output, checked on every test run.
+//!
+//! A documented excerpt is a fenced code block between two HTML comments:
+//!
+//! ```text
+//! <!-- output: MAIRBENCH_SEMIHOSTING=0 mairbench.quick mairbench.selftest=panic -->
+//! (fenced block of console lines)
+//! <!-- /output -->
+//! ```
+//!
+//! The words after `output:` are the run: `MAIRBENCH_*=value` words are runner settings, the
+//! rest is the kernel command line. This test boots the firmware once per distinct run and
+//! requires every line of the block to be a whole line of the output, in the block's order
+//! (the console first, then what the runner printed on stderr). `…` in a documented line stands
+//! for any text: numbers that vary from run to run, or a shortened part of a record. Colour
+//! escapes are removed from the output before the comparison, trailing blanks from both.
+//!
+//! In the checked files every fenced block without a language (a bare fence) must be such an
+//! excerpt, so console output cannot be pasted in without being checked; commands and
+//! U-Boot prompts use `sh` or `text` fences.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The files whose excerpts are checked.
+const FILES: [&str; 4] = [
+    "README.md",
+    "docs/lab.md",
+    "docs/bringup.md",
+    "docs/raspberry-pi-4.md",
+];
+
+const OPEN: &str = "<!-- output:";
+const CLOSE: &str = "<!-- /output -->";
+const ANY: char = '…';
+
+/// One documented excerpt.
+#[derive(Debug, Clone, PartialEq)]
+struct Excerpt {
+    file: String,
+    line: usize,
+    env: Vec<(String, String)>,
+    bootargs: Vec<String>,
+    lines: Vec<String>,
+}
+
+impl Excerpt {
+    /// The run, as written after `output:`.
+    fn run_key(&self) -> String {
+        let mut words: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        words.extend(self.bootargs.iter().cloned());
+        words.join(" ")
+    }
+}
+
+/// Finds the excerpts of one Markdown text; an error names the line of a malformed one.
+fn excerpts(file: &str, text: &str) -> Result<Vec<Excerpt>, String> {
+    let mut found = Vec::new();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut i = 0;
+    let mut in_fence = false;
+    while i < lines.len() {
+        let line = lines[i].trim();
+        if line.starts_with("```") {
+            if !in_fence && line == "```" {
+                return Err(format!(
+                    "{file}:{}: a bare fence outside `{OPEN} … -->`: mark the excerpt with the run \
+                     that prints it, or give the fence a language (sh, text)",
+                    i + 1
+                ));
+            }
+            in_fence = !in_fence;
+            i += 1;
+            continue;
+        }
+        if in_fence || !line.starts_with(OPEN) {
+            if !in_fence && line.starts_with(CLOSE) {
+                return Err(format!("{file}:{}: `{CLOSE}` without an opening", i + 1));
+            }
+            i += 1;
+            continue;
+        }
+        let start = i + 1;
+        let spec = line
+            .strip_prefix(OPEN)
+            .and_then(|s| s.strip_suffix("-->"))
+            .ok_or_else(|| format!("{file}:{start}: `{OPEN}` must end with `-->` on its line"))?;
+        let (mut env, mut bootargs) = (Vec::new(), Vec::new());
+        for word in spec.split_whitespace() {
+            match word.split_once('=') {
+                Some((k, v)) if k.starts_with("MAIRBENCH_") => env.push((k.into(), v.into())),
+                _ => bootargs.push(word.to_string()),
+            }
+        }
+        if bootargs.is_empty() {
+            return Err(format!(
+                "{file}:{start}: no command line: a default run is too long for a test"
+            ));
+        }
+        // The fenced block follows, then the closing comment.
+        // The fence's indentation (a block inside a list item) is not part of the output.
+        let indent = lines
+            .get(i + 1)
+            .filter(|l| l.trim() == "```")
+            .map(|l| &l[..l.len() - l.trim_start().len()])
+            .ok_or_else(|| format!("{file}:{start}: a bare fence must follow `{OPEN}`"))?;
+        let mut body = Vec::new();
+        let mut j = i + 2;
+        loop {
+            let l = lines
+                .get(j)
+                .ok_or_else(|| format!("{file}:{start}: the fenced block is not closed"))?;
+            if l.trim() == "```" {
+                break;
+            }
+            body.push(l.strip_prefix(indent).unwrap_or(l).trim_end().to_string());
+            j += 1;
+        }
+        if body.iter().all(|l| l.trim().is_empty()) {
+            return Err(format!("{file}:{start}: an empty excerpt checks nothing"));
+        }
+        if lines.get(j + 1).map(|l| l.trim()) != Some(CLOSE) {
+            return Err(format!(
+                "{file}:{start}: `{CLOSE}` must follow the fenced block"
+            ));
+        }
+        found.push(Excerpt {
+            file: file.into(),
+            line: start,
+            env,
+            bootargs,
+            lines: body,
+        });
+        i = j + 2;
+    }
+    if in_fence {
+        return Err(format!("{file}: a fenced block is not closed"));
+    }
+    Ok(found)
+}
+
+/// Whether `line` matches the documented `pattern` (`…` stands for any text).
+fn matches(pattern: &str, line: &str) -> bool {
+    let mut parts = pattern.split(ANY);
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = line.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    for (n, part) in parts.iter().enumerate() {
+        if n + 1 == parts.len() {
+            return rest.ends_with(part);
+        }
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
+/// Removes ANSI colour escapes (`ESC [ … m`).
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The documented lines that the output does not show, in order; empty when all are there.
+fn missing(documented: &[String], output: &str) -> Vec<String> {
+    let output = plain(output);
+    let lines: Vec<&str> = output.lines().map(str::trim_end).collect();
+    let mut at = 0;
+    let mut missing = Vec::new();
+    for want in documented.iter().filter(|l| !l.trim().is_empty()) {
+        match lines[at..].iter().position(|l| matches(want, l)) {
+            Some(n) => at += n + 1,
+            None => missing.push(want.clone()),
+        }
+    }
+    missing
+}
+
+fn all_excerpts() -> Vec<Excerpt> {
+    let root = common::root();
+    let mut all = Vec::new();
+    for file in FILES {
+        let text =
+            std::fs::read_to_string(root.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        all.extend(excerpts(file, &text).unwrap_or_else(|e| panic!("{e}")));
+    }
+    all
+}
+
+#[test]
+fn documented_output_is_what_the_firmware_prints() {
+    let all = all_excerpts();
+    // Each guide shows output; losing its markers would silently stop the check.
+    for (file, least) in [("docs/lab.md", 6), ("docs/bringup.md", 8)] {
+        let n = all.iter().filter(|e| e.file == file).count();
+        assert!(
+            n >= least,
+            "{file}: {n} checked excerpts, expected at least {least}"
+        );
+    }
+    let mut runs: BTreeMap<String, Vec<&Excerpt>> = BTreeMap::new();
+    for e in &all {
+        runs.entry(e.run_key()).or_default().push(e);
+    }
+    let mut failures = Vec::new();
+    for group in runs.values() {
+        let first = group[0];
+        let env: Vec<(&str, &str)> = first
+            .env
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let args: Vec<&str> = first.bootargs.iter().map(String::as_str).collect();
+        let run = common::boot(&env, &args);
+        let output = format!("{}\n{}", run.console, run.stderr);
+        for e in group {
+            let gone = missing(&e.lines, &output);
+            if !gone.is_empty() {
+                failures.push(format!(
+                    "{}:{} (run `{}`): not in the output, in this order:\n  {}",
+                    e.file,
+                    e.line,
+                    e.run_key(),
+                    gone.join("\n  ")
+                ));
+            }
+        }
+        if !failures.is_empty() {
+            failures.push(format!("output of `{}`:\n{output}", first.run_key()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn excerpts_are_found_with_their_run() {
+    let text = "a\n<!-- output: MAIRBENCH_EL=2 mairbench.quick x=1 -->\n```\nok   one\n  two …\n```\n<!-- /output -->\n```sh\ncargo run\n```\n";
+    let found = excerpts("t.md", text).unwrap();
+    assert_eq!(
+        found,
+        vec![Excerpt {
+            file: "t.md".into(),
+            line: 2,
+            env: vec![("MAIRBENCH_EL".into(), "2".into())],
+            bootargs: vec!["mairbench.quick".into(), "x=1".into()],
+            lines: vec!["ok   one".into(), "  two …".into()],
+        }]
+    );
+    assert_eq!(found[0].run_key(), "MAIRBENCH_EL=2 mairbench.quick x=1");
+}
+
+#[test]
+fn malformed_excerpts_are_refused() {
+    for (text, why) in [
+        ("```\nok   pasted\n```\n", "bare fence"),
+        (
+            "<!-- output: mairbench.quick -->\n```\nok\n```\n",
+            "must follow",
+        ),
+        ("<!-- output: mairbench.quick -->\n```\nok\n", "not closed"),
+        (
+            "<!-- output: mairbench.quick -->\n```\n\n```\n<!-- /output -->\n",
+            "empty",
+        ),
+        (
+            "<!-- output: MAIRBENCH_EL=2 -->\n```\nok\n```\n<!-- /output -->\n",
+            "no command line",
+        ),
+        ("<!-- output: mairbench.quick -->\ntext\n", "must follow"),
+        ("<!-- /output -->\n", "without an opening"),
+    ] {
+        let err = excerpts("t.md", text).expect_err(why);
+        assert!(err.contains(why), "{why}: {err}");
+    }
+}
+
+#[test]
+fn lines_must_appear_whole_and_in_order() {
+    let out = "\u{1b}[32mok\u{1b}[0m   timer: 62500000 Hz\nmmu: on; 0x1\nend 1209308 us\n";
+    let doc = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert!(missing(&doc(&["ok   timer: 62500000 Hz", "end … us"]), out).is_empty());
+    assert!(missing(&doc(&["ok   timer: … Hz", "mmu: on; …"]), out).is_empty());
+    // A wrong value, a part of a line, and the wrong order are all caught.
+    assert_eq!(
+        missing(&doc(&["mmu: on; 0x2"]), out),
+        doc(&["mmu: on; 0x2"])
+    );
+    assert_eq!(missing(&doc(&["mmu: on"]), out), doc(&["mmu: on"]));
+    assert_eq!(
+        missing(&doc(&["end … us", "mmu: on; 0x1"]), out),
+        doc(&["mmu: on; 0x1"])
+    );
+    assert!(!matches("a…b…c", "a b"));
+    assert!(matches("a…b…c", "aXbYc"));
+    assert!(matches("…", ""));
+}
+
+#[test]
+fn the_checked_files_exist() {
+    for file in FILES {
+        assert!(Path::new(&common::root().join(file)).is_file(), "{file}");
+    }
+}
