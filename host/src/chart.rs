@@ -151,10 +151,21 @@ pub fn single(run: &Run, kernel_prefix: &str, title: &str) -> Result<String, Str
             kernels.push(&m.kernel);
         }
     }
+    panels_of(run, &kernels, title).map_err(|_| {
+        format!(
+            "no kernel whose name starts with \"{kernel_prefix}\" has usable measurements in this run"
+        )
+    })
+}
+
+/// An SVG of one panel per kernel of `kernels`, in that order, as [`single`] draws them.
+/// Err when none has data.
+pub fn panels_of(run: &Run, kernels: &[&str], title: &str) -> Result<String, String> {
     let panels: Vec<Panel> = kernels.iter().map(|k| kernel_panel(run, k)).collect();
     if panels.iter().all(|p| p.series.is_empty()) {
         return Err(format!(
-            "no kernel whose name starts with \"{kernel_prefix}\" has usable measurements in this run"
+            "no usable measurements of {} in this run",
+            kernels.join(" or ")
         ));
     }
     let width = if panels.len() == 1 {

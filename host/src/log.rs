@@ -611,6 +611,7 @@ mod tests {
         for name in [
             "qemu-quick.log",
             "qemu-kernels.log",
+            "qemu-smp.log",
             "board.log",
             "truncated.log",
         ] {
