@@ -3,11 +3,16 @@
 //!
 //! Every chart has a title (with the platform), one or more panels side by side, and a
 //! legend column to the right of the panels, so the legend never covers data. The x axis is
-//! the working-set size on a log2 scale ("4K", "64K", "1M"...), the y axis the kernel's unit
-//! from 0 (or, for [`compare`], the ratio B/A). Reported cache sizes are vertical dashed
-//! lines labelled "L1 32K". Each memory type has the same colour and marker in every chart,
-//! taken from its place in core's memory-type table ([`MEMTYPES`]); Normal types have filled
-//! markers, Device types hollow ones (the table's [`Class`]).
+//! the working-set size on a log2 scale ("4K", "64K", "1M"...) (for [`scaling`], the cores
+//! running at once), the y axis the kernel's unit from 0 (or, for [`compare`] and [`ratio`],
+//! a ratio); when a panel's values span more than [`LOG_Y_ABOVE`] times (4 ns next to 14 ns
+//! does not, 600 MB/s next to 15000 MB/s does) the y axis is a log10 scale and says so.
+//! Reported cache sizes are vertical dashed lines labelled "L1 32K". Each memory type has the
+//! same colour, marker and line width in every chart, from one table ([`LOOKS`]) in the
+//! order of core's memory-type table ([`MEMTYPES`]): eight colours, eight marker shapes,
+//! filled for Normal types and hollow for Device ones (the table's [`Class`]), and line
+//! widths that shrink within a class so that types with equal values (as under QEMU) show as
+//! nested bands instead of one line.
 //!
 //! The SVG has exactly one `<polyline>` per drawn series (memory type x panel): markers,
 //! dashes, legend swatches and reference lines are drawn as circles, rectangles and
@@ -26,21 +31,68 @@ use crate::model::{CacheLevel, Run, Unit};
 use mairbench_core::format::ShortBytes;
 use mairbench_core::memtype::{self, Class, MEMTYPES};
 
-/// Colours of the memory types, by place in [`MEMTYPES`] (the "tab10" palette), then of
-/// unknown types.
-const COLOURS: [RGBColor; MEMTYPES.len()] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
+/// A marker shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// A circle.
+    Circle,
+    /// A square.
+    Square,
+    /// A triangle pointing up.
+    TriangleUp,
+    /// A diamond.
+    Diamond,
+    /// A triangle pointing down.
+    TriangleDown,
+    /// A plus sign.
+    Plus,
+    /// A pentagon.
+    Pentagon,
+    /// An hourglass (two triangles tip to tip).
+    Hourglass,
+}
+
+/// How one memory type is drawn: colour, marker shape and line width (px).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Look {
+    /// Line and marker colour.
+    pub colour: RGBColor,
+    /// Marker shape.
+    pub shape: Shape,
+    /// Line width in pixels.
+    pub width: u32,
+}
+
+/// The look of each memory type, by place in [`MEMTYPES`]: distinct colours ("tab10"
+/// without its two closest), distinct shapes, widths 7, 5, 3, 1 px within each class.
+/// Whether the marker is filled comes from the type's class.
+pub const LOOKS: [Look; MEMTYPES.len()] = [
+    look_of(31, 119, 180, Shape::Circle, 7),
+    look_of(255, 127, 14, Shape::Square, 5),
+    look_of(44, 160, 44, Shape::TriangleUp, 3),
+    look_of(214, 39, 40, Shape::Diamond, 1),
+    look_of(148, 103, 189, Shape::TriangleDown, 7),
+    look_of(140, 86, 75, Shape::Plus, 5),
+    look_of(23, 190, 207, Shape::Pentagon, 3),
+    look_of(188, 189, 34, Shape::Hourglass, 1),
+];
+
+const fn look_of(r: u8, g: u8, b: u8, shape: Shape, width: u32) -> Look {
+    Look {
+        colour: RGBColor(r, g, b),
+        shape,
+        width,
+    }
+}
+
+/// A panel's y axis becomes a log10 scale when its largest value is more than this many
+/// times its smallest (all positive).
+pub const LOG_Y_ABOVE: f64 = 10.0;
+
+/// Colours of memory types the table does not know.
+const EXTRA_COLOURS: [RGBColor; 4] = [
     RGBColor(227, 119, 194),
     RGBColor(127, 127, 127),
-];
-const EXTRA_COLOURS: [RGBColor; 4] = [
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
     RGBColor(0, 0, 0),
     RGBColor(0, 0, 128),
 ];
@@ -99,10 +151,21 @@ pub fn single(run: &Run, kernel_prefix: &str, title: &str) -> Result<String, Str
             kernels.push(&m.kernel);
         }
     }
+    panels_of(run, &kernels, title).map_err(|_| {
+        format!(
+            "no kernel whose name starts with \"{kernel_prefix}\" has usable measurements in this run"
+        )
+    })
+}
+
+/// An SVG of one panel per kernel of `kernels`, in that order, as [`single`] draws them.
+/// Err when none has data.
+pub fn panels_of(run: &Run, kernels: &[&str], title: &str) -> Result<String, String> {
     let panels: Vec<Panel> = kernels.iter().map(|k| kernel_panel(run, k)).collect();
     if panels.iter().all(|p| p.series.is_empty()) {
         return Err(format!(
-            "no kernel whose name starts with \"{kernel_prefix}\" has usable measurements in this run"
+            "no usable measurements of {} in this run",
+            kernels.join(" or ")
         ));
     }
     let width = if panels.len() == 1 {
@@ -153,23 +216,18 @@ pub fn compare(a: &Run, b: &Run, kernel: &str, title: &str) -> Result<String, St
             unit.label()
         ));
     }
-    let (lo, hi) = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .fold((1.0f64, 1.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    let pad = ((hi - lo) * 0.08).max(0.05);
     let meaning = if unit.higher_is_better() {
         "B faster"
     } else {
         "B slower"
     };
-    let panel = Panel {
-        caption: format!("{kernel}: B/A"),
-        y_desc: format!("ratio B/A of best {} (> 1: {meaning})", unit.label()),
-        y_range: ((lo - pad).max(0.0), hi + pad),
-        reference: Some(1.0),
+    let panel = Panel::new(
+        format!("{kernel}: B/A"),
+        format!("ratio B/A of best {} (> 1: {meaning})", unit.label()),
+        XKind::Size,
         series,
-    };
+        Some(1.0),
+    );
 
     let mut lines = vec![
         (format!("A: {}", describe(a)), RGBColor(40, 40, 40)),
@@ -198,15 +256,189 @@ pub fn compare(a: &Run, b: &Run, kernel: &str, title: &str) -> Result<String, St
     render(&header, &[panel], &marks, WIDE_PANEL_W)
 }
 
+/// An SVG of one panel per kernel of `kernels` (those with data) showing each memory type's
+/// `best` over `baseline`'s at the same size, with a line at 1.0: how much a memory type
+/// costs relative to `normal-wb`. The axis label says what a ratio above 1 means. Err when no
+/// kernel has both the baseline and another point at a common size.
+pub fn ratio(run: &Run, kernels: &[&str], baseline: &str, title: &str) -> Result<String, String> {
+    let mut panels = Vec::new();
+    for kernel in kernels {
+        let Some(unit) = kernel_unit(run, kernel) else {
+            continue;
+        };
+        let points = best_points(run, kernel, unit);
+        let Some(base) = points.get(baseline) else {
+            continue;
+        };
+        let series: Vec<Series> = points
+            .iter()
+            .map(|(memtype, values)| Series {
+                memtype: memtype.clone(),
+                points: values
+                    .iter()
+                    .filter_map(|(size, v)| {
+                        let b = base.get(size)?;
+                        let r = v / b;
+                        (*b > 0.0 && r.is_finite()).then(|| (log2(*size), r))
+                    })
+                    .collect(),
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect();
+        let meaning = if unit.higher_is_better() {
+            "faster"
+        } else {
+            "slower"
+        };
+        panels.push(Panel::new(
+            format!("{kernel}: / {baseline}"),
+            format!("best {} / {baseline}'s (> 1: {meaning})", unit.label()),
+            XKind::Size,
+            series,
+            Some(1.0),
+        ));
+    }
+    if panels.iter().all(|p| p.series.is_empty()) {
+        return Err(format!(
+            "no measurements of {} with {baseline} at the same size in this run",
+            kernels.join(" or ")
+        ));
+    }
+    let width = if panels.len() == 1 {
+        WIDE_PANEL_W
+    } else {
+        PANEL_W
+    };
+    render(
+        &run_header(run, title),
+        &panels,
+        &cache_marks(&run.caches, ""),
+        width,
+    )
+}
+
+/// An SVG of the multi-core points (`scaling` records): one panel per kernel, in the order
+/// the kernels first appear, the aggregate MB/s against the cores running at once, one line
+/// per memory type. Err when the run has no scaling records.
+pub fn scaling(run: &Run, title: &str) -> Result<String, String> {
+    let kernels = crate::report::distinct(run.scaling.iter().map(|p| p.kernel.as_str()));
+    let panels: Vec<Panel> = kernels
+        .iter()
+        .map(|kernel| {
+            let mut by_type: BTreeMap<&str, BTreeMap<u64, u64>> = BTreeMap::new();
+            for p in run.scaling.iter().filter(|p| p.kernel == *kernel) {
+                by_type
+                    .entry(&p.memtype)
+                    .or_default()
+                    .insert(p.cores, p.aggregate_mbps);
+            }
+            let series = by_type
+                .into_iter()
+                .map(|(memtype, points)| Series {
+                    memtype: memtype.to_owned(),
+                    points: points
+                        .into_iter()
+                        .map(|(n, v)| (n as f64, v as f64))
+                        .collect(),
+                })
+                .collect();
+            Panel::new(
+                format!("{kernel}: all cores"),
+                "aggregate MB/s (MB = 10^6 B)".to_string(),
+                XKind::Cores,
+                series,
+                None,
+            )
+        })
+        .collect();
+    if panels.is_empty() {
+        return Err(
+            "no scaling records in this run (one core, or no read-ldp or write-stp)".into(),
+        );
+    }
+    let width = if panels.len() == 1 {
+        WIDE_PANEL_W
+    } else {
+        PANEL_W
+    };
+    render(&run_header(run, title), &panels, &[], width)
+}
+
 /// One panel's content.
 struct Panel {
     caption: String,
     y_desc: String,
+    /// What the x values are.
+    x: XKind,
     /// Non-empty series only.
     series: Vec<Series>,
+    /// The values' range shown (not their log10).
     y_range: (f64, f64),
+    /// Whether the y axis is a log10 scale (then `y_range` is positive).
+    log_y: bool,
     /// A horizontal reference line at this value.
     reference: Option<f64>,
+}
+
+/// What a panel's x axis shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum XKind {
+    /// log2 of the working-set size.
+    Size,
+    /// Cores running at once.
+    Cores,
+}
+
+impl XKind {
+    fn label(self) -> &'static str {
+        match self {
+            XKind::Size => "working-set size (log2 scale)",
+            XKind::Cores => "cores running at once",
+        }
+    }
+}
+
+impl Panel {
+    /// A panel whose y range fits its values (and the reference line): a log10 scale when
+    /// they are all positive and span more than [`LOG_Y_ABOVE`] times; otherwise linear, from
+    /// 0 for values, around the values for ratios (`reference` set).
+    fn new(
+        caption: String,
+        y_desc: String,
+        x: XKind,
+        series: Vec<Series>,
+        reference: Option<f64>,
+    ) -> Panel {
+        let values = || {
+            series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.1))
+                .chain(reference)
+        };
+        let (lo, hi) = values().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+        let log_y = lo > 0.0 && hi / lo > LOG_Y_ABOVE;
+        let y_range = if log_y {
+            (lo / 1.15, hi * 1.15)
+        } else if reference.is_some() {
+            let pad = ((hi - lo) * 0.08).max(0.05);
+            ((lo - pad).max(0.0), hi + pad)
+        } else if hi > 0.0 {
+            (0.0, hi * 1.08)
+        } else {
+            (0.0, 1.0)
+        };
+        Panel {
+            caption,
+            y_desc,
+            x,
+            series,
+            y_range,
+            log_y,
+            reference,
+        }
+    }
 }
 
 /// One memory type's points: (log2 of the size, value), sorted by size.
@@ -277,22 +509,12 @@ fn kernel_panel(run: &Run, kernel: &str) -> Panel {
         })
         .filter(|s| !s.points.is_empty())
         .collect();
-    let max = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .fold(0.0f64, f64::max);
     let y_desc = match unit {
         Some(Unit::MegabytesPerSecond) => "MB/s (MB = 10^6 B)".to_string(),
         Some(u) => u.label().to_string(),
         None => String::new(),
     };
-    Panel {
-        caption: kernel.to_string(),
-        y_desc,
-        series,
-        y_range: (0.0, if max > 0.0 { max * 1.08 } else { 1.0 }),
-        reference: None,
-    }
+    Panel::new(kernel.to_string(), y_desc, XKind::Size, series, None)
 }
 
 fn describe(run: &Run) -> String {
@@ -353,27 +575,25 @@ fn cache_marks(caches: &[CacheLevel], prefix: &str) -> Vec<Mark> {
     out
 }
 
-/// The colour, marker shape (0 circle, 1 square, 2 triangle, 3 diamond) and whether the
-/// marker is filled, of a memory type: the colour by its place in [`MEMTYPES`], the shape
-/// by its place among the types of its class, filled for Normal memory.
-fn look(memtype: &str) -> (RGBColor, u8, bool) {
+/// The look of a memory type and whether its marker is filled: from [`LOOKS`] by its place
+/// in [`MEMTYPES`], filled for Normal memory; an unknown type gets a look hashed from its
+/// name, 2 px wide.
+fn look(memtype: &str) -> (Look, bool) {
     if let Some(t) = memtype::by_name(memtype) {
-        let device = |c: Class| c == Class::Device;
-        let i = usize::from(t.index);
-        let shape = MEMTYPES[..i]
-            .iter()
-            .filter(|o| device(o.class) == device(t.class))
-            .count();
-        return (COLOURS[i], (shape % 4) as u8, !device(t.class));
+        return (LOOKS[usize::from(t.index)], t.class != Class::Device);
     }
     // FNV-1a: stable across charts and runs.
     let h = memtype.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     });
+    let shape = LOOKS[((h / 4) % LOOKS.len() as u64) as usize].shape;
     (
-        EXTRA_COLOURS[(h % 4) as usize],
-        ((h / 4) % 4) as u8,
-        (h / 16) % 2 == 0,
+        Look {
+            colour: EXTRA_COLOURS[(h % 4) as usize],
+            shape,
+            width: 2,
+        },
+        (h / 64) % 2 == 0,
     )
 }
 
@@ -399,15 +619,16 @@ fn text_style(size: u32, colour: RGBColor, h: HPos, v: VPos) -> TextStyle<'stati
     }
 }
 
-/// The x axis: log2 of the size, with labels at `bold` and grid lines at `light`.
-struct SizeAxis {
+/// An axis in plot space (log2 of the size, cores, a value or its log10), with labels at
+/// `bold` and grid lines at `light`.
+struct Axis {
     lo: f64,
     hi: f64,
     bold: Vec<f64>,
     light: Vec<f64>,
 }
 
-impl Ranged for SizeAxis {
+impl Ranged for Axis {
     type ValueType = f64;
     type FormatOption = DefaultFormatting;
 
@@ -435,17 +656,37 @@ fn text_width(size: u32, text: &str) -> i32 {
 }
 
 fn draw_marker(root: &Area, (x, y): (i32, i32), memtype: &str) -> Result<(), String> {
-    let (colour, shape, filled) = look(memtype);
+    let (look, filled) = look(memtype);
+    let colour = look.colour;
     let white = WHITE.filled();
-    match shape {
-        0 | 1 => {
-            let (outer, inner): (ShapeStyle, ShapeStyle) = if filled {
-                (colour.filled(), colour.filled())
-            } else {
-                (white, colour.stroke_width(2))
-            };
+    let (outer, inner): (ShapeStyle, ShapeStyle) = if filled {
+        (colour.filled(), colour.filled())
+    } else {
+        (white, colour.stroke_width(2))
+    };
+    let regular = |r: f64, n: usize, turn: f64| -> Vec<(i32, i32)> {
+        (0..n)
+            .map(|i| {
+                let a = turn + std::f64::consts::TAU * i as f64 / n as f64;
+                (
+                    x + (r * a.sin()).round() as i32,
+                    y - (r * a.cos()).round() as i32,
+                )
+            })
+            .collect()
+    };
+    let polygon = |points: &dyn Fn(f64) -> Vec<(i32, i32)>| -> Result<(), String> {
+        root.draw(&Polygon::new(points(6.0), colour.filled()))
+            .map_err(err)?;
+        if !filled {
+            root.draw(&Polygon::new(points(3.0), white)).map_err(err)?;
+        }
+        Ok(())
+    };
+    match look.shape {
+        Shape::Circle | Shape::Square => {
             for style in [outer, inner] {
-                if shape == 0 {
+                if look.shape == Shape::Circle {
                     root.draw(&Circle::new((x, y), 4, style)).map_err(err)?;
                 } else {
                     root.draw(&Rectangle::new([(x - 4, y - 4), (x + 4, y + 4)], style))
@@ -453,20 +694,32 @@ fn draw_marker(root: &Area, (x, y): (i32, i32), memtype: &str) -> Result<(), Str
                 }
             }
         }
-        _ => {
-            let poly = |r: i32| -> Vec<(i32, i32)> {
-                if shape == 2 {
-                    vec![(x, y - r - 1), (x - r, y + r - 1), (x + r, y + r - 1)]
-                } else {
-                    vec![(x, y - r), (x + r, y), (x, y + r), (x - r, y)]
-                }
-            };
-            root.draw(&Polygon::new(poly(6), colour.filled()))
-                .map_err(err)?;
+        Shape::Plus => {
+            let (arm, half) = (6, if filled { 2 } else { 1 });
+            for [a, b] in [
+                [(x - arm, y - half), (x + arm, y + half)],
+                [(x - half, y - arm), (x + half, y + arm)],
+            ] {
+                root.draw(&Rectangle::new([a, b], colour.filled()))
+                    .map_err(err)?;
+            }
             if !filled {
-                root.draw(&Polygon::new(poly(3), white)).map_err(err)?;
+                root.draw(&Circle::new((x, y), 2, white)).map_err(err)?;
             }
         }
+        Shape::TriangleUp => polygon(&|r| regular(r, 3, 0.0))?,
+        Shape::TriangleDown => polygon(&|r| regular(r, 3, std::f64::consts::PI))?,
+        Shape::Diamond => polygon(&|r| regular(r, 4, 0.0))?,
+        Shape::Pentagon => polygon(&|r| regular(r, 5, 0.0))?,
+        Shape::Hourglass => polygon(&|r| {
+            let r = r as i32;
+            vec![
+                (x - r, y - r),
+                (x + r, y - r),
+                (x - r, y + r),
+                (x + r, y + r),
+            ]
+        })?,
     }
     Ok(())
 }
@@ -540,7 +793,7 @@ fn draw_legend(
         .map_err(err)?;
     for memtype in types {
         y += 24;
-        let (colour, _, _) = look(memtype);
+        let colour = look(memtype).0.colour;
         root.draw(&Rectangle::new(
             [(x, y - 1), (x + 28, y + 1)],
             colour.filled(),
@@ -561,6 +814,24 @@ fn draw_legend(
         .map_err(err)?;
     }
     Ok(())
+}
+
+/// Labels and grid lines of a log10 axis from `y0` to `y1` (log10 of the values): 1, 2 and
+/// 5 times the powers of ten (only the powers when those are too many), grid lines at 1 to 9
+/// times them.
+fn log_ticks(y0: f64, y1: f64) -> (Vec<f64>, Vec<f64>) {
+    let within = |m: &[f64]| -> Vec<f64> {
+        (y0.floor() as i32..=y1.ceil() as i32)
+            .flat_map(|k| m.iter().map(move |m| (m * 10f64.powi(k)).log10()))
+            .filter(|t| (y0..=y1).contains(t))
+            .collect()
+    };
+    let mut bold = within(&[1.0, 2.0, 5.0]);
+    if bold.len() > Y_LABELS + 2 {
+        bold = within(&[1.0]);
+    }
+    let light = within(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    (bold, light)
 }
 
 fn draw_panel(
@@ -588,29 +859,54 @@ fn draw_panel(
         bold.push((x0 + x1) / 2.0);
     }
     let light: Vec<f64> = (first..=last).map(f64::from).collect();
-    let x_spec = SizeAxis {
+    let x_spec = Axis {
         lo: x0,
         hi: x1,
         bold,
         light,
     };
 
-    // As few decimals as the y labels (the key points the mesh will use) need.
-    let (y0, y1) = panel.y_range;
-    let ticks = RangedCoordf64::from(y0..y1).key_points(Y_LABELS);
+    // The y axis in plot space: the values, or their log10.
+    let log = panel.log_y;
+    let (y0, y1) = if log {
+        (panel.y_range.0.log10(), panel.y_range.1.log10())
+    } else {
+        panel.y_range
+    };
+    let y_at = |v: f64| if log { v.log10() } else { v };
+    let (ticks, light) = if log {
+        log_ticks(y0, y1)
+    } else {
+        let linear = RangedCoordf64::from(y0..y1);
+        (linear.key_points(Y_LABELS), linear.key_points(Y_LABELS * 3))
+    };
+    // As few decimals as the y labels need.
     let exact = |d: usize, v: f64| {
         let shown: f64 = format!("{v:.d$}").parse().unwrap_or(f64::NAN);
-        (shown - v).abs() <= (y1 - y0).abs() * 1e-6
+        (shown - v).abs() <= v.abs().max((y1 - y0).abs()) * 1e-6
     };
+    let shown: Vec<f64> = ticks
+        .iter()
+        .map(|&t| if log { 10f64.powf(t) } else { t })
+        .collect();
     let decimals = (0..6)
-        .find(|d| ticks.iter().all(|v| exact(*d, *v)))
+        .find(|d| shown.iter().all(|v| exact(*d, *v)))
         .unwrap_or(6);
-    let y_fmt = |v: &f64| format!("{v:.decimals$}");
+    let y_fmt = |v: &f64| {
+        let v = if log { 10f64.powf(*v) } else { *v };
+        format!("{v:.decimals$}")
+    };
     let widest = ticks
         .iter()
         .map(|v| text_width(15, &y_fmt(v)))
         .max()
         .unwrap_or(0);
+    let y_spec = Axis {
+        lo: y0,
+        hi: y1,
+        bold: ticks,
+        light,
+    };
     let mut chart = ChartBuilder::on(area)
         .caption(&panel.caption, (FONT, 20, FontStyle::Bold))
         .margin_top(6)
@@ -619,14 +915,22 @@ fn draw_panel(
         .margin_bottom(8)
         .x_label_area_size(X_LABEL_AREA)
         .y_label_area_size((widest + 40).max(56) as u32)
-        .build_cartesian_2d(x_spec, y0..y1)
+        .build_cartesian_2d(x_spec, y_spec)
         .map_err(err)?;
 
-    let x_fmt = |v: &f64| ShortBytes(2f64.powf(*v).round() as u64).to_string();
+    let x_fmt = |v: &f64| match panel.x {
+        XKind::Size => ShortBytes(2f64.powf(*v).round() as u64).to_string(),
+        XKind::Cores => format!("{v:.0}"),
+    };
+    let y_desc = if log {
+        format!("{} (log10 scale)", panel.y_desc)
+    } else {
+        panel.y_desc.clone()
+    };
     chart
         .configure_mesh()
-        .x_desc("working-set size (log2 scale)")
-        .y_desc(panel.y_desc.as_str())
+        .x_desc(panel.x.label())
+        .y_desc(y_desc.as_str())
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
         .y_labels(Y_LABELS)
@@ -654,7 +958,7 @@ fn draw_panel(
     .map_err(err)?;
 
     if let Some(r) = panel.reference {
-        let y = chart.backend_coord(&(x0, r)).1;
+        let y = chart.backend_coord(&(x0, y_at(r))).1;
         root.draw(&Rectangle::new(
             [(left, y), (right, y + 1)],
             BLACK.mix(0.7).filled(),
@@ -702,17 +1006,17 @@ fn draw_panel(
     let mut series: Vec<&Series> = panel.series.iter().collect();
     series.sort_by_key(|s| order(&s.memtype));
     for s in &series {
-        let (colour, _, _) = look(&s.memtype);
+        let (look, _) = look(&s.memtype);
         chart
             .draw_series(LineSeries::new(
-                s.points.iter().copied(),
-                colour.stroke_width(2),
+                s.points.iter().map(|&(x, v)| (x, y_at(v))),
+                look.colour.stroke_width(look.width),
             ))
             .map_err(err)?;
     }
     for s in &series {
-        for p in &s.points {
-            draw_marker(root, chart.backend_coord(p), &s.memtype)?;
+        for &(x, v) in &s.points {
+            draw_marker(root, chart.backend_coord(&(x, y_at(v))), &s.memtype)?;
         }
     }
 
@@ -835,7 +1139,7 @@ mod tests {
     }
 
     fn stroke(memtype: &str) -> String {
-        let RGBColor(r, g, b) = look(memtype).0;
+        let RGBColor(r, g, b) = look(memtype).0.colour;
         format!("stroke=\"#{r:02X}{g:02X}{b:02X}\"")
     }
 
@@ -976,21 +1280,28 @@ mod tests {
         // normal-nc keeps its colour (4th of the palette) when alone.
         assert_eq!(stroke("normal-nc"), "stroke=\"#D62728\"");
         let looks: Vec<_> = names().into_iter().map(look).collect();
-        for (i, (c, shape, _)) in looks.iter().enumerate() {
+        for (i, (l, _)) in looks.iter().enumerate() {
             assert!(
-                !looks[..i].iter().any(|l| l.0 == *c),
+                !looks[..i].iter().any(|o| o.0.colour == l.colour),
                 "colours are distinct"
             );
             assert!(
-                !looks[..i]
-                    .iter()
-                    .any(|l| (l.1, l.2) == (*shape, look(names()[i]).2)),
-                "markers are distinct"
+                !looks[..i].iter().any(|o| o.0.shape == l.shape),
+                "marker shapes are distinct"
             );
         }
+        // Within a class, line widths shrink: equal values show as nested bands.
+        for device in [false, true] {
+            let widths: Vec<u32> = MEMTYPES
+                .iter()
+                .filter(|t| (t.class == Class::Device) == device)
+                .map(|t| look(t.name).0.width)
+                .collect();
+            assert!(widths.windows(2).all(|w| w[0] > w[1]), "{widths:?}");
+        }
         // Filled for Normal memory, hollow for Device memory (core's classes).
-        assert!(look("normal-nc").2 && look("normal-wb").2);
-        assert!(!look("device-ngnrne").2 && !look("device-gre").2);
+        assert!(look("normal-nc").1 && look("normal-wb").1);
+        assert!(!look("device-ngnrne").1 && !look("device-gre").1);
     }
 
     #[test]
@@ -1056,6 +1367,100 @@ mod tests {
         );
         let svg = compare(&run, &run, "latency", "x").unwrap();
         assert_eq!(polylines(&svg).len(), 1);
+    }
+
+    #[test]
+    fn log_scale_only_when_the_range_calls_for_it() {
+        let mut run = synthetic(false);
+        // 6x apart: linear from 0.
+        let svg = single(&run, "latency", "x").unwrap();
+        let t = texts(&svg);
+        assert!(
+            t.iter().any(|x| x == "ns per load") && t.iter().any(|x| x == "0"),
+            "{t:?}"
+        );
+        // Device 100x slower: log10 axis, labelled so, with 1-2-5 labels and no 0.
+        for m in run
+            .measurements
+            .iter_mut()
+            .filter(|m| m.memtype.starts_with("device"))
+        {
+            m.best *= 100.0;
+        }
+        let svg = single(&run, "latency", "x").unwrap();
+        let t = texts(&svg);
+        assert!(t.iter().any(|x| x == "ns per load (log10 scale)"), "{t:?}");
+        assert!(
+            ["10", "100", "1000"]
+                .iter()
+                .all(|l| t.iter().any(|x| x == l)),
+            "{t:?}"
+        );
+        assert!(!t.iter().any(|x| x == "0"));
+        assert_series(&svg, &names(), 1);
+        assert!(!svg.contains("NaN"));
+    }
+
+    #[test]
+    fn ratio_to_the_baseline() {
+        let run = synthetic(false);
+        let svg = ratio(&run, &["read-ldp", "write-stp"], "normal-wb", "Ratio").unwrap();
+        assert_series(&svg, &names(), 2);
+        let t = texts(&svg);
+        assert!(
+            t.iter()
+                .any(|x| x == "best MB/s / normal-wb's (> 1: faster)"),
+            "{t:?}"
+        );
+        assert!(t.iter().any(|x| x == "read-ldp: / normal-wb"));
+        let svg = ratio(&run, &["latency"], "normal-wb", "x").unwrap();
+        assert!(texts(&svg)
+            .iter()
+            .any(|x| x == "best ns per load / normal-wb's (> 1: slower)"));
+        let mut no_base = run.clone();
+        no_base.measurements.retain(|m| m.memtype != "normal-wb");
+        assert!(ratio(&no_base, &["read-ldp"], "normal-wb", "x").is_err());
+        assert!(ratio(&run, &["copy-to"], "normal-wb", "x").is_err());
+    }
+
+    #[test]
+    fn scaling_over_cores() {
+        let mut run = synthetic(false);
+        assert!(scaling(&run, "x").is_err());
+        for (i, memtype) in names().into_iter().enumerate() {
+            for kernel in ["read-ldp", "write-stp"] {
+                for cores in 1..=4u64 {
+                    let one = if i < 4 { 8000 } else { 600 };
+                    run.scaling.push(crate::model::Scaling {
+                        memtype: memtype.into(),
+                        kernel: kernel.into(),
+                        cores,
+                        aggregate_mbps: one * cores,
+                        per_core_min_mbps: one,
+                        per_core_max_mbps: one,
+                    });
+                }
+            }
+        }
+        let svg = scaling(&run, "Scaling").unwrap();
+        assert_series(&svg, &names(), 2);
+        let t = texts(&svg);
+        assert_eq!(
+            t.iter().filter(|x| *x == "cores running at once").count(),
+            2
+        );
+        assert!(
+            t.iter()
+                .any(|x| x == "aggregate MB/s (MB = 10^6 B) (log10 scale)"),
+            "600 to 32000 MB/s: {t:?}"
+        );
+        for label in ["1", "2", "3", "4"] {
+            assert!(t.iter().any(|x| x == label), "{label}: {t:?}");
+        }
+        assert!(
+            !t.iter().any(|x| x == "L1 32K"),
+            "no cache marks over cores"
+        );
     }
 
     /// A `Run` from the `@mb` records of a log, as `report` reads it.

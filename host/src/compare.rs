@@ -1,5 +1,10 @@
 //! Two runs side by side: per (kernel, memory type, size) the ratio B/A of the best values,
-//! the biggest changes first.
+//! the biggest changes first, and per kernel a summary.
+//!
+//! A change is significant only when it exceeds what the two runs' own spread allows:
+//! |B/A - 1| > max([`MIN_CHANGE_PCT`] %, cv A + cv B), with cv each point's coefficient of
+//! variation in percent (`cv_pct`; an unknown cv counts as 0). A point within that is "same":
+//! no run is named better there.
 
 use crate::model::{Run, Unit};
 use crate::report::{csv_field, distinct, size_label, value_label};
@@ -23,13 +28,33 @@ pub struct Change {
     pub b: f64,
     /// `b / a`.
     pub ratio: f64,
+    /// Coefficient of variation of A's samples, percent (NaN when unknown).
+    pub cv_a: f64,
+    /// Coefficient of variation of B's samples, percent (NaN when unknown).
+    pub cv_b: f64,
 }
 
+/// The smallest change, percent, that can be significant however steady the runs are.
+pub const MIN_CHANGE_PCT: f64 = 5.0;
+
 impl Change {
-    /// Which run is better at this point: `"A"`, `"B"` or `"same"` (lower is better for ns).
+    /// The change this point needs to be significant, percent: max([`MIN_CHANGE_PCT`],
+    /// cv A + cv B), an unknown cv counting as 0.
+    pub fn threshold_pct(&self) -> f64 {
+        let cv = |v: f64| if v.is_finite() && v > 0.0 { v } else { 0.0 };
+        MIN_CHANGE_PCT.max(cv(self.cv_a) + cv(self.cv_b))
+    }
+
+    /// Whether |B/A - 1| exceeds [`Change::threshold_pct`].
+    pub fn significant(&self) -> bool {
+        self.ratio.is_finite() && (self.ratio - 1.0).abs() * 100.0 > self.threshold_pct()
+    }
+
+    /// Which run is better at this point: `"A"`, `"B"`, or `"same"` when the change is not
+    /// [significant](Change::significant) (lower is better for ns).
     pub fn better(&self) -> &'static str {
         let b_higher = self.ratio > 1.0;
-        if self.ratio == 1.0 || !self.ratio.is_finite() {
+        if !self.significant() {
             "same"
         } else if b_higher == self.unit.higher_is_better() {
             "B"
@@ -48,33 +73,42 @@ pub fn changes(a: &Run, b: &Run) -> Vec<Change> {
         .map(|m| {
             (
                 (m.kernel.as_str(), m.memtype.as_str(), m.size, m.unit),
-                m.best,
+                (m.best, m.cv_pct),
             )
         })
         .collect();
     let mut seen = BTreeMap::new();
     for m in &a.measurements {
         let key = (m.kernel.as_str(), m.memtype.as_str(), m.size, m.unit);
-        let Some(&b) = in_b.get(&key) else { continue };
+        let Some(&(b, cv_b)) = in_b.get(&key) else {
+            continue;
+        };
         if m.best > 0.0 && b > 0.0 && m.best.is_finite() && b.is_finite() {
             let order = seen.len();
-            seen.entry(key).or_insert((order, m.best, b)).1 = m.best;
+            let entry = seen
+                .entry(key)
+                .or_insert((order, m.best, m.cv_pct, b, cv_b));
+            (entry.1, entry.2) = (m.best, m.cv_pct);
         }
     }
     let mut out: Vec<(usize, Change)> = seen
         .into_iter()
-        .map(|((kernel, memtype, size, unit), (order, a, b))| {
-            let change = Change {
-                kernel: kernel.into(),
-                memtype: memtype.into(),
-                size,
-                unit,
-                a,
-                b,
-                ratio: b / a,
-            };
-            (order, change)
-        })
+        .map(
+            |((kernel, memtype, size, unit), (order, a, cv_a, b, cv_b))| {
+                let change = Change {
+                    kernel: kernel.into(),
+                    memtype: memtype.into(),
+                    size,
+                    unit,
+                    a,
+                    b,
+                    ratio: b / a,
+                    cv_a,
+                    cv_b,
+                };
+                (order, change)
+            },
+        )
         .collect();
     out.sort_by(|(oa, x), (ob, y)| {
         let (x, y) = (x.ratio.ln().abs(), y.ratio.ln().abs());
@@ -83,25 +117,63 @@ pub fn changes(a: &Run, b: &Run) -> Vec<Change> {
     out.into_iter().map(|(_, c)| c).collect()
 }
 
-/// The changes as a table for the terminal.
-pub fn table(changes: &[Change]) -> String {
+/// Per kernel, in the order of `changes`' first appearance: the points, the geometric mean
+/// of B/A, and how many points are significantly better or worse in B.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelSummary {
+    /// Kernel name.
+    pub kernel: String,
+    /// Unit of its values.
+    pub unit: Unit,
+    /// Points both runs measured.
+    pub points: usize,
+    /// exp(mean of ln(B/A)) over the points.
+    pub geomean: f64,
+    /// Points where B is significantly better.
+    pub b_better: usize,
+    /// Points where B is significantly worse.
+    pub b_worse: usize,
+}
+
+/// The per-kernel summaries of `changes`, kernels in order of first appearance.
+pub fn summary(changes: &[Change]) -> Vec<KernelSummary> {
+    distinct(changes.iter().map(|c| c.kernel.as_str()))
+        .into_iter()
+        .filter_map(|kernel| {
+            let of: Vec<&Change> = changes.iter().filter(|c| c.kernel == kernel).collect();
+            let first = of.first()?;
+            let count = |who: &str| of.iter().filter(|c| c.better() == who).count();
+            Some(KernelSummary {
+                kernel: kernel.into(),
+                unit: first.unit,
+                points: of.len(),
+                geomean: (of.iter().map(|c| c.ratio.ln()).sum::<f64>() / of.len() as f64).exp(),
+                b_better: count("B"),
+                b_worse: count("A"),
+            })
+        })
+        .collect()
+}
+
+/// The summaries as a table for the terminal, with the significance rule.
+pub fn summary_table(summaries: &[KernelSummary]) -> String {
     let mut out = format!(
-        "{:<14}{:<20}{:>9}{:>13}{:>13}{:>9}  better\n",
-        "kernel", "memory type", "size", "A", "B", "B/A"
+        "per kernel: geometric mean of B/A; a point counts when |B/A - 1| > max({MIN_CHANGE_PCT:.0} %, cv A + cv B)\n\
+         {:<14}{:>8}{:>14}{:>10}{:>9}{:>15}  unit\n",
+        "kernel", "points", "geomean B/A", "B better", "B worse", "within spread"
     );
-    for c in changes {
+    for s in summaries {
         let _ = writeln!(
             out,
-            "{:<14}{:<20}{:>9}{:>13}{:>13}{:>8.3}x  {} ({}, {} is better)",
-            c.kernel,
-            c.memtype,
-            size_label(c.size),
-            value_label(c.unit, c.a),
-            value_label(c.unit, c.b),
-            c.ratio,
-            c.better(),
-            c.unit.label(),
-            if c.unit.higher_is_better() {
+            "{:<14}{:>8}{:>13.3}x{:>10}{:>9}{:>15}  {} ({} is better)",
+            s.kernel,
+            s.points,
+            s.geomean,
+            s.b_better,
+            s.b_worse,
+            s.points - s.b_better - s.b_worse,
+            s.unit.label(),
+            if s.unit.higher_is_better() {
                 "higher"
             } else {
                 "lower"
@@ -111,14 +183,55 @@ pub fn table(changes: &[Change]) -> String {
     out
 }
 
-/// `compare.csv`: one row per change, biggest first.
+/// The significant changes as a table for the terminal, biggest first, then one line
+/// saying how many points are within the runs' spread (all are in `compare.csv`).
+pub fn table(changes: &[Change]) -> String {
+    let mut out = String::new();
+    if changes.iter().any(Change::significant) {
+        out = format!(
+            "{:<14}{:<20}{:>9}{:>13}{:>13}{:>9}{:>13}  better\n",
+            "kernel", "memory type", "size", "A", "B", "B/A", "needs (%)"
+        );
+    }
+    for c in changes.iter().filter(|c| c.significant()) {
+        let _ = writeln!(
+            out,
+            "{:<14}{:<20}{:>9}{:>13}{:>13}{:>8.3}x{:>13.1}  {} ({}, {} is better)",
+            c.kernel,
+            c.memtype,
+            size_label(c.size),
+            value_label(c.unit, c.a),
+            value_label(c.unit, c.b),
+            c.ratio,
+            c.threshold_pct(),
+            c.better(),
+            c.unit.label(),
+            if c.unit.higher_is_better() {
+                "higher"
+            } else {
+                "lower"
+            }
+        );
+    }
+    let same = changes.iter().filter(|c| !c.significant()).count();
+    let _ = writeln!(
+        out,
+        "{same} of {} points within the runs' spread, not listed (all are in compare.csv)",
+        changes.len()
+    );
+    out
+}
+
+/// `compare.csv`: one row per change, biggest first, with both cvs and the change each
+/// needs to be significant (percent).
 pub fn csv(changes: &[Change]) -> String {
-    let mut out =
-        String::from("kernel,memtype,size_bytes,unit,a_best,b_best,ratio_b_over_a,better\n");
+    let mut out = String::from(
+        "kernel,memtype,size_bytes,unit,a_best,b_best,ratio_b_over_a,better,a_cv_pct,b_cv_pct,threshold_pct\n",
+    );
     for c in changes {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&c.kernel),
             csv_field(&c.memtype),
             c.size,
@@ -126,7 +239,10 @@ pub fn csv(changes: &[Change]) -> String {
             c.a,
             c.b,
             c.ratio,
-            c.better()
+            c.better(),
+            c.cv_a,
+            c.cv_b,
+            c.threshold_pct()
         );
     }
     out
@@ -146,6 +262,10 @@ mod tests {
     use crate::model::Measurement;
 
     fn run(points: &[(&str, Unit, f64)]) -> Run {
+        run_cv(points, 0.0)
+    }
+
+    fn run_cv(points: &[(&str, Unit, f64)], cv_pct: f64) -> Run {
         Run {
             measurements: points
                 .iter()
@@ -156,7 +276,7 @@ mod tests {
                     unit,
                     best,
                     median: best,
-                    cv_pct: 0.0,
+                    cv_pct,
                     reps: 1,
                 })
                 .collect(),
@@ -181,5 +301,59 @@ mod tests {
         assert!(changes(&a, &a)
             .iter()
             .all(|c| c.ratio == 1.0 && c.better() == "same"));
+    }
+
+    #[test]
+    fn only_changes_beyond_the_spread_count() {
+        let mbps = Unit::MegabytesPerSecond;
+        // 6452 vs 6454 MB/s: no winner.
+        let c = changes(
+            &run(&[("read-ldp", mbps, 6452.0)]),
+            &run(&[("read-ldp", mbps, 6454.0)]),
+        );
+        assert_eq!((c[0].better(), c[0].significant()), ("same", false));
+        // 7 % with cvs of 1 % each: beyond max(5 %, 2 %).
+        let a = run_cv(&[("read-ldp", mbps, 100.0)], 1.0);
+        let b = run_cv(&[("read-ldp", mbps, 107.0)], 1.0);
+        let c = changes(&a, &b);
+        assert_eq!((c[0].threshold_pct(), c[0].better()), (5.0, "B"));
+        // The same 7 % with cvs of 4 % each: within max(5 %, 8 %).
+        let a = run_cv(&[("read-ldp", mbps, 100.0)], 4.0);
+        let b = run_cv(&[("read-ldp", mbps, 107.0)], 4.0);
+        let c = changes(&a, &b);
+        assert_eq!((c[0].threshold_pct(), c[0].better()), (8.0, "same"));
+        let t = table(&c);
+        assert!(!t.contains("read-ldp"), "{t}");
+        assert!(t.contains("1 of 1 points within the runs' spread"), "{t}");
+        // An unknown cv counts as 0.
+        let mut c = c[0].clone();
+        (c.cv_a, c.cv_b) = (f64::NAN, f64::NAN);
+        assert_eq!(c.threshold_pct(), MIN_CHANGE_PCT);
+    }
+
+    #[test]
+    fn per_kernel_summary() {
+        let ns = Unit::NsPerLoad;
+        let mut a = run(&[("latency", ns, 10.0)]);
+        let mut b = run(&[("latency", ns, 20.0)]);
+        for (memtype, x, y) in [("normal-nc", 10.0, 5.0), ("device-gre", 10.0, 10.1)] {
+            for (r, v) in [(&mut a, x), (&mut b, y)] {
+                let mut m = r.measurements[0].clone();
+                (m.memtype, m.best) = (memtype.into(), v);
+                r.measurements.push(m);
+            }
+        }
+        let s = summary(&changes(&a, &b));
+        assert_eq!(s.len(), 1);
+        assert_eq!((s[0].points, s[0].b_better, s[0].b_worse), (3, 1, 1));
+        // (2 x 0.5 x 1.01)^(1/3)
+        assert!(
+            (s[0].geomean - 1.01f64.powf(1.0 / 3.0)).abs() < 1e-12,
+            "{}",
+            s[0].geomean
+        );
+        let t = summary_table(&s);
+        assert!(t.contains("max(5 %, cv A + cv B)"), "{t}");
+        assert!(t.lines().nth(2).unwrap().starts_with("latency"), "{t}");
     }
 }

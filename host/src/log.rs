@@ -3,7 +3,7 @@
 //! What the records mean (kinds, fields, units) comes from core's schema and kernel tables;
 //! a kind or a field they do not know is a warning, not an error.
 
-use crate::model::{CacheLevel, Measurement, Run, Skipped, Unit};
+use crate::model::{CacheLevel, Measurement, Run, Scaling, Skipped, Unit};
 use mairbench_core::kernel;
 use mairbench_core::record::{PREFIX, SCHEMA};
 use mairbench_core::schema::{self, Type};
@@ -346,6 +346,12 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
             Err(Unread::Bad(what)) => p.problems.push(Problem::new(line, what)),
             Err(Unread::Unknown(what)) => p.problems.push(Problem::unknown(line, what)),
         },
+        "scaling" => match scaling(f) {
+            Some(s) => p.run.scaling.push(s),
+            None => p.problems.push(problem(
+                "a scaling record without memtype, kernel, cores or a bandwidth",
+            )),
+        },
         _ => {}
     }
 }
@@ -401,6 +407,19 @@ fn result(f: &Map<String, Value>) -> Result<Entry, Unread> {
         cv_pct: number(f, "cv_pct").unwrap_or(f64::NAN),
         reps: f.get("reps").and_then(Value::as_u64).unwrap_or(0),
     }))
+}
+
+/// A `scaling` record's point; `None` when a field it always has is missing.
+fn scaling(f: &Map<String, Value>) -> Option<Scaling> {
+    let whole = |key: &str| f.get(key).and_then(Value::as_u64);
+    Some(Scaling {
+        memtype: text(f, "memtype")?,
+        kernel: text(f, "kernel")?,
+        cores: whole("cores")?,
+        aggregate_mbps: whole("aggregate_mbps")?,
+        per_core_min_mbps: whole("per_core_min_mbps")?,
+        per_core_max_mbps: whole("per_core_max_mbps")?,
+    })
 }
 
 /// What is wrong with a parsed log as a whole, if anything, in one sentence naming `name`
@@ -592,6 +611,7 @@ mod tests {
         for name in [
             "qemu-quick.log",
             "qemu-kernels.log",
+            "qemu-smp.log",
             "board.log",
             "truncated.log",
         ] {
@@ -609,6 +629,28 @@ mod tests {
                 p.problems
             );
         }
+    }
+
+    #[test]
+    fn scaling_records() {
+        let log = br#"@mb {"kind":"start","schema":1,"platform":"p","emulated":false}
+@mb {"kind":"scaling","memtype":"normal-wb","kernel":"read-ldp","cores":2,"bytes_per_core":262144,"aggregate_mbps":9000,"per_core_min_mbps":4400,"per_core_max_mbps":4600}
+@mb {"kind":"scaling","memtype":"normal-wb","kernel":"write-stp","cores":1}
+"#;
+        let p = parse(log);
+        assert_eq!(
+            p.run.scaling,
+            [Scaling {
+                memtype: "normal-wb".into(),
+                kernel: "read-ldp".into(),
+                cores: 2,
+                aggregate_mbps: 9000,
+                per_core_min_mbps: 4400,
+                per_core_max_mbps: 4600,
+            }]
+        );
+        let seen: Vec<_> = p.problems.iter().map(|q| (q.line, q.unknown)).collect();
+        assert_eq!(seen, [(3, false)], "{:?}", p.problems);
     }
 
     #[test]

@@ -55,18 +55,20 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
-    /// Parse a console log (QEMU or a board's, U-Boot output and serial noise allowed),
-    /// print the summary tables and write results.csv, results.json and SVG charts to DIR.
+    /// Parse a console log (QEMU or a board's, U-Boot output and serial noise allowed) and
+    /// print the summary tables (with the scaling and the prediction sheet); with --out,
+    /// also write results.csv, results.json, scaling.csv and SVG charts to DIR.
     Report {
         /// The console log.
         log: PathBuf,
-        /// Output directory (created when missing).
+        /// Output directory (created when missing); without it nothing is written.
         #[arg(long, value_name = "DIR")]
-        out: PathBuf,
+        out: Option<PathBuf>,
     },
-    /// Compare two logs: the ratio B/A per kernel, memory type and size, biggest changes
-    /// first; writes DIR/compare.csv, DIR/compare.svg (first kernel both measured) and
-    /// DIR/compare-<kernel>.svg for the other common kernels.
+    /// Compare two logs: per kernel a summary (geometric mean of B/A, points significantly
+    /// better or worse: |B/A - 1| > max(5 %, cv A + cv B)), then the significant points,
+    /// biggest first; writes DIR/compare.csv (every point) and DIR/compare-<kernel>.svg for
+    /// each kernel both measured.
     Compare {
         /// The reference log.
         a: PathBuf,
@@ -118,7 +120,7 @@ fn main() -> ExitCode {
             timeout,
             out,
         } => capture(&port, baud, timeout, &out),
-        Cmd::Report { log, out } => report_file(&log, &out),
+        Cmd::Report { log, out } => report_file(&log, out.as_deref()),
         Cmd::Compare { a, b, out } => compare_files(&a, &b, &out),
     };
     match result {
@@ -147,7 +149,7 @@ fn run(out: &Path, bootargs: &[String], build: bool) -> Result<(), Fail> {
     create_out(out)?;
     let console = out.join("console.log");
     let status = capture::qemu(bootargs, &console, build).map_err(usage)?;
-    report_file(&console, out)?;
+    report_file(&console, Some(out))?;
     match status {
         0 => Ok(()),
         124 => Err(Fail(
@@ -174,7 +176,7 @@ fn capture(port: &str, baud: u32, timeout: Option<f64>, out: &Path) -> Result<()
         capture::Stop::Timeout => esay!("capture: time limit reached"),
         capture::Stop::Closed(why) => esay!("capture: the port closed ({why})"),
     }
-    report_file(&console, out)
+    report_file(&console, Some(out))
 }
 
 /// Reads and parses a log; a log that cannot be used at all is an error (status 2); a
@@ -200,14 +202,17 @@ fn load(path: &Path) -> Result<(Run, Option<Fail>), Fail> {
     Ok((parsed.run, verdict.map(|v| Fail(1, v.sentence))))
 }
 
-fn report_file(path: &Path, out: &Path) -> Result<(), Fail> {
+/// Prints the tables of the log at `path`, and with `out` writes the report files there.
+fn report_file(path: &Path, out: Option<&Path>) -> Result<(), Fail> {
     let (run, failure) = load(path)?;
     say_raw!("{}", report::tables(&run));
     if run.emulated {
         say!("\nnote: {}", report::EMULATED_CAVEAT);
     }
-    let written = report::write(&run, out).map_err(usage)?;
-    print_written(&written);
+    if let Some(out) = out {
+        let written = report::write(&run, out).map_err(usage)?;
+        print_written(&written);
+    }
     failure.map_or(Ok(()), Err)
 }
 
@@ -233,6 +238,8 @@ fn compare_files(a_path: &Path, b_path: &Path, out: &Path) -> Result<(), Fail> {
         )));
     }
     say!("A = {}\nB = {}\n", a_path.display(), b_path.display());
+    say_raw!("{}", compare::summary_table(&compare::summary(&changes)));
+    say!("");
     say_raw!("{}", compare::table(&changes));
     if a.emulated || b.emulated {
         say!("\nnote: {}", report::EMULATED_CAVEAT);
@@ -241,15 +248,8 @@ fn compare_files(a_path: &Path, b_path: &Path, out: &Path) -> Result<(), Fail> {
     let mut written = report::Written::default();
     let file = |w: &mut report::Written, name: &str, s: &str| w.file(out, name, s).map_err(usage);
     file(&mut written, "compare.csv", &compare::csv(&changes))?;
-    for (i, kernel) in compare::common_kernels(&a, &changes)
-        .into_iter()
-        .enumerate()
-    {
-        let name = if i == 0 {
-            "compare.svg".to_owned()
-        } else {
-            format!("compare-{kernel}.svg")
-        };
+    for kernel in compare::common_kernels(&a, &changes) {
+        let name = format!("compare-{kernel}.svg");
         let title = format!(
             "{kernel}: B/A ({} vs {})",
             b_path.display(),

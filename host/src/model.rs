@@ -103,6 +103,24 @@ pub struct Skipped {
     pub why: String,
 }
 
+/// One multi-core point (`scaling` record): a kernel on `cores` cores at once, each over its
+/// own part of the memory type's alias.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scaling {
+    /// Memory type name.
+    pub memtype: String,
+    /// Kernel name (`read-ldp` or `write-stp`).
+    pub kernel: String,
+    /// Cores running at once.
+    pub cores: u64,
+    /// All cores' bytes over the slowest core's time, MB/s (MB = 10^6 bytes).
+    pub aggregate_mbps: u64,
+    /// The slowest core's bandwidth, MB/s.
+    pub per_core_min_mbps: u64,
+    /// The fastest core's bandwidth, MB/s.
+    pub per_core_max_mbps: u64,
+}
+
 /// Everything the tool reads from one log.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Run {
@@ -122,6 +140,8 @@ pub struct Run {
     pub caches: Vec<CacheLevel>,
     /// Points the firmware skipped.
     pub skipped: Vec<Skipped>,
+    /// The multi-core points, in log order (none with one core).
+    pub scaling: Vec<Scaling>,
 }
 
 #[cfg(test)]

@@ -1,10 +1,11 @@
-//! The report of one run: summary tables for the terminal, and the files (`results.csv`,
-//! `results.json`, SVG charts) written into an output directory.
+//! The report of one run: summary tables for the terminal (per kernel, the multi-core
+//! scaling, the prediction sheet), and the files (`results.csv`, `results.json`,
+//! `scaling.csv`, SVG charts) written into an output directory.
 
 use crate::chart;
 use crate::model::{Measurement, Run, Unit};
 use mairbench_core::format::Bytes;
-use mairbench_core::memtype::{MEMTYPES, NORMAL_WB};
+use mairbench_core::memtype::{self, MEMTYPES, NORMAL_WB};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -96,7 +97,108 @@ pub fn tables(run: &Run) -> String {
             .unwrap_or_default();
         let _ = writeln!(out, "skipped: {} on {}{at}: {}", s.kernel, s.memtype, s.why);
     }
+    scaling_table(&mut out, run);
+    prediction_sheet(&mut out, run);
     out
+}
+
+/// The memory types of `names` in core's table order, unknown ones after, in first-seen
+/// order.
+fn in_table_order<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut types = distinct(names);
+    types.sort_by_key(|t| memtype::by_name(t).map_or(MEMTYPES.len(), |m| usize::from(m.index)));
+    types
+}
+
+/// Per scaling kernel: rows = memory types, columns = cores at once, cells = aggregate
+/// MB/s, then the slowest and fastest core at the most cores. Nothing without records.
+fn scaling_table(out: &mut String, run: &Run) {
+    for kernel in distinct(run.scaling.iter().map(|p| p.kernel.as_str())) {
+        let of: Vec<_> = run.scaling.iter().filter(|p| p.kernel == kernel).collect();
+        let mut cores: Vec<u64> = of.iter().map(|p| p.cores).collect();
+        cores.sort_unstable();
+        cores.dedup();
+        let most = cores.last().copied().unwrap_or(0);
+        let types = in_table_order(of.iter().map(|p| p.memtype.as_str()));
+        let _ = writeln!(
+            out,
+            "\nscaling {kernel} (aggregate MB/s with 1 to {most} cores at once; MB = 10^6 B)"
+        );
+        let name_width = types.iter().map(|t| t.len()).max().unwrap_or(0).max(11) + 2;
+        let _ = write!(out, "  {:<name_width$}", "memory type");
+        for n in &cores {
+            let _ = write!(
+                out,
+                "{:>9}",
+                format!("{n} core{}", if *n == 1 { "" } else { "s" })
+            );
+        }
+        let _ = writeln!(out, "   per core at {most} (MB/s)");
+        for t in types {
+            let _ = write!(out, "  {t:<name_width$}");
+            let at = |n: u64| of.iter().rev().find(|p| p.memtype == t && p.cores == n);
+            for n in &cores {
+                let cell = at(*n).map_or("-".into(), |p| p.aggregate_mbps.to_string());
+                let _ = write!(out, "{cell:>9}");
+            }
+            let spread = at(most).map_or("-".into(), |p| {
+                format!("{} to {}", p.per_core_min_mbps, p.per_core_max_mbps)
+            });
+            let _ = writeln!(out, "   {spread}");
+        }
+    }
+}
+
+/// The prediction sheet: per kernel (rows) and memory type (columns), the ratio of its best
+/// value to `normal-wb`'s at the largest size both were measured at, the numbers a student
+/// predicts before the run. Nothing when no kernel has the baseline.
+pub fn prediction_sheet(out: &mut String, run: &Run) {
+    let kernels: Vec<&str> = distinct(run.measurements.iter().map(|m| m.kernel.as_str()))
+        .into_iter()
+        .filter(|k| ratio_to_baseline(run, k, BASELINE).is_some())
+        .collect();
+    if kernels.is_empty() {
+        return;
+    }
+    let types = in_table_order(run.measurements.iter().map(|m| m.memtype.as_str()));
+    let _ = writeln!(
+        out,
+        "\nprediction sheet: best value / {BASELINE}'s at the largest size both were measured at"
+    );
+    let kernel_width = kernels.iter().map(|k| k.len()).max().unwrap_or(0).max(6) + 2;
+    let widths: Vec<usize> = types.iter().map(|t| t.len().max(6) + 2).collect();
+    let _ = write!(out, "  {:<kernel_width$}", "kernel");
+    for (t, w) in types.iter().zip(&widths) {
+        let _ = write!(out, "{t:>w$}");
+    }
+    let _ = writeln!(out, "  at");
+    for kernel in kernels {
+        let _ = write!(out, "  {kernel:<kernel_width$}");
+        let mut size = None;
+        for (t, w) in types.iter().zip(&widths) {
+            let cell = ratio_to_baseline(run, kernel, t).map_or("-".into(), |(r, at)| {
+                size = size.max(Some(at));
+                format!("{r:.3}x")
+            });
+            let _ = write!(out, "{cell:>w$}");
+        }
+        let unit = run
+            .measurements
+            .iter()
+            .find(|m| m.kernel == kernel)
+            .map(|m| m.unit);
+        let _ = writeln!(
+            out,
+            "  {} ({}, {} is better)",
+            size.map_or("-".into(), size_label),
+            unit.map_or("", |u| u.label()),
+            if unit.is_some_and(Unit::higher_is_better) {
+                "higher"
+            } else {
+                "lower"
+            }
+        );
+    }
 }
 
 fn or_dash(s: &str) -> &str {
@@ -221,7 +323,31 @@ pub fn json(run: &Run) -> serde_json::Value {
         "skipped": run.skipped.iter().map(|s| json!({
             "kernel": s.kernel, "memtype": s.memtype, "size_bytes": s.size, "why": s.why,
         })).collect::<Vec<_>>(),
+        "scaling": run.scaling.iter().map(|p| json!({
+            "kernel": p.kernel, "memtype": p.memtype, "cores": p.cores,
+            "aggregate_mbps": p.aggregate_mbps, "per_core_min_mbps": p.per_core_min_mbps,
+            "per_core_max_mbps": p.per_core_max_mbps,
+        })).collect::<Vec<_>>(),
     })
+}
+
+/// `scaling.csv`: one row per multi-core point, in log order (MB/s, MB = 10^6 B).
+pub fn scaling_csv(run: &Run) -> String {
+    let mut out =
+        String::from("kernel,memtype,cores,aggregate_mbps,per_core_min_mbps,per_core_max_mbps\n");
+    for p in &run.scaling {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{}",
+            csv_field(&p.kernel),
+            csv_field(&p.memtype),
+            p.cores,
+            p.aggregate_mbps,
+            p.per_core_min_mbps,
+            p.per_core_max_mbps
+        );
+    }
+    out
 }
 
 /// The files a report wrote, and the charts it could not draw.
@@ -260,7 +386,26 @@ impl Written {
     }
 }
 
-/// Writes `results.csv`, `results.json` and the charts into `dir` (created when missing).
+/// The charts of a report: kernels drawn side by side, and the chart's title. Each group
+/// present in a run gives `<kernels>.svg` (best value over size) and `ratio-<kernels>.svg`
+/// (over `normal-wb`'s), named after the kernels of the group the run measured.
+pub const CHARTS: [(&[&str], &str); 6] = [
+    (&["read-ldp", "write-stp"], "Streaming bandwidth"),
+    (
+        &["read-ldp-q", "write-stp-q"],
+        "Streaming bandwidth, 128-bit pairs",
+    ),
+    (&["copy-to", "copy-from"], "Copy bandwidth"),
+    (&["latency"], "Load latency"),
+    (&["fill-zva"], "DC ZVA fill"),
+    (
+        &["maint-civac", "maint-cvac", "maint-ivac"],
+        "Cache maintenance by VA",
+    ),
+];
+
+/// Writes `results.csv`, `results.json`, `scaling.csv` (when the run has multi-core points)
+/// and the charts ([`CHARTS`], and `scaling-<kernels>.svg`) into `dir` (created when missing).
 /// The error is one sentence.
 pub fn write(run: &Run, dir: &Path) -> Result<Written, String> {
     std::fs::create_dir_all(dir)
@@ -269,24 +414,32 @@ pub fn write(run: &Run, dir: &Path) -> Result<Written, String> {
     w.file(dir, "results.csv", &csv(run))?;
     let json = serde_json::to_string_pretty(&json(run)).unwrap_or_default();
     w.file(dir, "results.json", &(json + "\n"))?;
-    let has = |f: &dyn Fn(&str) -> bool| run.measurements.iter().any(|m| f(&m.kernel));
-    for (read, write) in [("read-ldp", "write-stp"), ("read-ldp-q", "write-stp-q")] {
-        if has(&|k| k == read || k == write) {
-            let svg = chart::pair(run, read, write, "Streaming bandwidth");
-            w.chart(dir, &format!("bandwidth-{read}-{write}.svg"), svg)?;
-        }
+    if !run.scaling.is_empty() {
+        w.file(dir, "scaling.csv", &scaling_csv(run))?;
     }
-    if has(&|k| k == "copy-to" || k == "copy-from") {
-        let svg = chart::pair(run, "copy-to", "copy-from", "Copy bandwidth");
-        w.chart(dir, "copy.svg", svg)?;
-    }
-    for (prefix, name, title) in [
-        ("latency", "latency.svg", "Load latency"),
-        ("maint-", "maintenance.svg", "Cache maintenance by VA"),
-    ] {
-        if has(&|k| k.starts_with(prefix)) {
-            w.chart(dir, name, chart::single(run, prefix, title))?;
+    for (group, title) in CHARTS {
+        let present: Vec<&str> = group
+            .iter()
+            .copied()
+            .filter(|k| run.measurements.iter().any(|m| m.kernel == *k))
+            .collect();
+        if present.is_empty() {
+            continue;
         }
+        let stem = present.join("-");
+        w.chart(
+            dir,
+            &format!("{stem}.svg"),
+            chart::panels_of(run, &present, title),
+        )?;
+        let ratio_title = format!("{title}, ratio to {BASELINE}");
+        let svg = chart::ratio(run, &present, BASELINE, &ratio_title);
+        w.chart(dir, &format!("ratio-{stem}.svg"), svg)?;
+    }
+    let scaled = distinct(run.scaling.iter().map(|p| p.kernel.as_str()));
+    if !scaled.is_empty() {
+        let svg = chart::scaling(run, "Multi-core scaling");
+        w.chart(dir, &format!("scaling-{}.svg", scaled.join("-")), svg)?;
     }
     Ok(w)
 }
@@ -331,6 +484,61 @@ mod tests {
             csv(&run).lines().nth(1),
             Some("read-ldp,normal-wb,4096,mbps,100,100,1.5,3,false")
         );
+    }
+
+    #[test]
+    fn every_kernel_has_exactly_one_chart() {
+        let charted: Vec<&str> = CHARTS.iter().flat_map(|(g, _)| g.iter().copied()).collect();
+        let known: Vec<&str> = mairbench_core::kernel::KERNELS
+            .iter()
+            .map(|k| k.name)
+            .collect();
+        let mut sorted = charted.clone();
+        sorted.sort_unstable();
+        let mut want = known.clone();
+        want.sort_unstable();
+        assert_eq!(
+            sorted, want,
+            "CHARTS names each kernel of core's table once"
+        );
+    }
+
+    #[test]
+    fn prediction_sheet_in_table_order() {
+        let mut run = Run {
+            measurements: vec![
+                m("device-gre", 8192, 20.0),
+                m("normal-wb", 4096, 100.0),
+                m("normal-wb", 8192, 200.0),
+                m("normal-nc", 8192, 50.0),
+            ],
+            ..Run::default()
+        };
+        let mut sheet = String::new();
+        prediction_sheet(&mut sheet, &run);
+        let lines: Vec<&str> = sheet.lines().collect();
+        assert!(
+            lines[2].split_whitespace().eq([
+                "kernel",
+                "normal-wb",
+                "normal-nc",
+                "device-gre",
+                "at"
+            ]),
+            "{sheet}"
+        );
+        assert!(
+            lines[3].split_whitespace().eq([
+                "read-ldp", "1.000x", "0.250x", "0.100x", "8", "KiB", "(MB/s,", "higher", "is",
+                "better)"
+            ]),
+            "{sheet}"
+        );
+        // Without the baseline, no sheet.
+        run.measurements.retain(|m| m.memtype != BASELINE);
+        sheet.clear();
+        prediction_sheet(&mut sheet, &run);
+        assert!(sheet.is_empty(), "{sheet}");
     }
 
     #[test]

@@ -98,14 +98,49 @@ fn quick_log_report() {
     assert_eq!(json["status"], "pass");
     assert_eq!(json["caches"].as_array().unwrap().len(), 2);
     assert_eq!(json["measurements"].as_array().unwrap().len(), 48);
-    assert!(d.out.join("bandwidth-read-ldp-write-stp.svg").is_file());
+    assert!(d.out.join("read-ldp-write-stp.svg").is_file());
+    assert!(d.out.join("ratio-read-ldp-write-stp.svg").is_file());
+    assert!(
+        !d.out.join("scaling.csv").exists(),
+        "one core: no scaling file"
+    );
+    // The prediction sheet: kernels x types, ratio to normal-wb at the largest size.
+    let sheet = d
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("prediction sheet:"))
+        .collect::<Vec<_>>();
+    assert!(
+        sheet[1].split_whitespace().eq([
+            "kernel",
+            "normal-wb",
+            "normal-wb-noalloc",
+            "normal-wt",
+            "normal-nc",
+            "device-ngnrne",
+            "device-ngnre",
+            "device-ngre",
+            "device-gre",
+            "at"
+        ]),
+        "{}",
+        d.stdout
+    );
+    assert!(
+        sheet[2].starts_with("  read-ldp        1.000x"),
+        "{}",
+        sheet[2]
+    );
+    assert!(
+        sheet[3].starts_with("  write-stp       1.000x"),
+        "{}",
+        sheet[3]
+    );
     assert!(
         !d.out.join("latency.svg").exists(),
         "no latency results, no latency chart"
     );
-    assert!(
-        d.stdout.contains("results.csv") && d.stdout.contains("bandwidth-read-ldp-write-stp.svg")
-    );
+    assert!(d.stdout.contains("results.csv") && d.stdout.contains("read-ldp-write-stp.svg"));
 }
 
 #[test]
@@ -121,10 +156,11 @@ fn kernels_log_report() {
     assert!(d.stdout.contains("latency (ns per load, best of 3)"));
     assert!(d.stdout.contains("(lower is better;"));
     for svg in [
-        "bandwidth-read-ldp-write-stp.svg",
-        "copy.svg",
+        "read-ldp-write-stp.svg",
+        "copy-to-copy-from.svg",
         "latency.svg",
-        "maintenance.svg",
+        "maint-civac.svg",
+        "ratio-latency.svg",
     ] {
         assert!(d.file(svg).contains("<svg"), "{svg}");
     }
@@ -269,7 +305,25 @@ fn compare_golden_logs() {
     for pair in rows.windows(2) {
         assert!(change(&pair[0]) >= change(&pair[1]), "{pair:?}");
     }
-    assert!(d.file("compare.svg").contains("<svg"));
+    assert!(d.file("compare-read-ldp.svg").contains("<svg"));
+    assert!(d.file("compare-write-stp.svg").contains("<svg"));
+    assert!(!d.out.join("compare.svg").exists());
+    // The summary first, then only the points beyond the runs' spread.
+    assert!(
+        d.stdout.contains("per kernel: geometric mean of B/A; a point counts when |B/A - 1| > max(5 %, cv A + cv B)"),
+        "{}",
+        d.stdout
+    );
+    let listed = d
+        .stdout
+        .lines()
+        .filter(|l| l.contains("is better)") && l.contains(" KiB"))
+        .count();
+    let same = rows
+        .iter()
+        .filter(|r| r.split(',').nth(7) == Some("same"))
+        .count();
+    assert_eq!(listed, rows.len() - same, "{}", d.stdout);
 
     let d = compare(
         &data("qemu-kernels.log"),
@@ -283,6 +337,60 @@ fn compare_golden_logs() {
         let f: Vec<&str> = row.split(',').collect();
         assert_eq!((f[6], f[7]), ("1", "same"), "{row}");
     }
+}
+
+#[test]
+fn smp_log_report_has_scaling() {
+    let d = report(&data("qemu-smp.log"), "smp");
+    assert_eq!(d.code, Some(0), "{}", d.stderr);
+    let rows = d.csv_rows("scaling.csv");
+    // read-ldp and write-stp, eight types, 1 and 2 cores.
+    assert_eq!(rows.len(), 2 * 8 * 2);
+    assert_eq!(rows[1], "read-ldp,normal-wb,2,14908,7454,13676");
+    let json: serde_json::Value = serde_json::from_str(&d.file("results.json")).unwrap();
+    assert_eq!(json["scaling"].as_array().unwrap().len(), 32);
+    assert_eq!(json["scaling"][1]["aggregate_mbps"], 14908);
+    assert!(d.file("scaling-read-ldp-write-stp.svg").contains("<svg"));
+    assert!(
+        d.stdout
+            .contains("scaling read-ldp (aggregate MB/s with 1 to 2 cores at once; MB = 10^6 B)"),
+        "{}",
+        d.stdout
+    );
+    assert!(
+        d.stdout.lines().any(|l| l.split_whitespace().eq([
+            "normal-wb",
+            "8221",
+            "14908",
+            "7454",
+            "to",
+            "13676"
+        ])),
+        "{}",
+        d.stdout
+    );
+}
+
+#[test]
+fn report_without_out_writes_nothing() {
+    let dir = scratch("no-out");
+    let o = Command::new(env!("CARGO_BIN_EXE_mairbench-host"))
+        .current_dir(&dir)
+        .args(["report".as_ref(), data("qemu-quick.log").as_os_str()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("read-ldp (MB/s, best of 3; MB = 10^6 B)"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("files written"), "{stdout}");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "nothing written"
+    );
 }
 
 #[test]

@@ -18,7 +18,8 @@ type Settings = (
 
 /// Runs that, between them, write every kind.
 const RUNS: [Settings; 3] = [
-    // Two CPUs (hello, scaling) and a missing one (cpu); the Device faults (device-fault);
+    // Two CPUs (hello, scaling: it runs the selected read-ldp) and a missing one (cpu); the
+    // Device faults (device-fault);
     // each result shape: MB/s, ns per load, ns per line, skipped for every size (fill-zva on
     // Device memory) and at one size (a copy larger than half the 8 MiB buffer).
     (
@@ -26,7 +27,7 @@ const RUNS: [Settings; 3] = [
         &[
             "mairbench.quick",
             "mairbench.selftest=missing-cpu",
-            "mairbench.kernels=copy-to,latency,fill-zva,maint-civac",
+            "mairbench.kernels=read-ldp,copy-to,latency,fill-zva,maint-civac",
             "mairbench.sizes=4K-8M",
             "mairbench.buffer=8M",
             "mairbench.types=normal-wb,device-gre",

@@ -116,7 +116,36 @@ fn every_cpu_says_hello(n: usize, env: &[(&str, &str)], bootargs: &[&str]) {
             .map(|s| s["cores"].as_u64().unwrap())
             .max();
         assert_eq!(most, Some(n as u64), "the scaling reaches every core");
+        // Only the selected kernels scale.
+        if bootargs.contains(&"mairbench.kernels=read-ldp") {
+            for s in run.of_kind("scaling") {
+                assert_eq!(s["kernel"], "read-ldp", "{s}");
+            }
+        }
     }
+}
+
+#[test]
+fn scaling_runs_only_selected_kernels() {
+    let run = boot(
+        &[("MAIRBENCH_SMP", "2")],
+        &[
+            "mairbench.quick",
+            "mairbench.types=normal-wb",
+            "mairbench.kernels=latency",
+            "mairbench.sizes=4K-4K",
+            "mairbench.reps=1",
+        ],
+    );
+    run.assert_pass();
+    assert!(run.of_kind("scaling").is_empty(), "{}", run.console);
+    assert!(
+        run.console.contains(
+            "scaling: not run (read-ldp and write-stp are not among the selected kernels)"
+        ),
+        "{}",
+        run.console
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
-//! Multi-core scaling: `read-ldp` and `write-stp` on 1, 2, ... N cores at once, each over
-//! its own part of the alias, started together: `scaling` records with the aggregate and
-//! per-core bandwidth, and a table.
+//! Multi-core scaling: `read-ldp` and `write-stp` (those of them the run selected) on 1, 2,
+//! ... N cores at once, each over its own part of the alias, started together: `scaling`
+//! records with the aggregate and per-core bandwidth, and a table.
 
 use super::point::{pattern, written};
 use super::{Engine, SAMPLE_BYTES};
@@ -77,11 +77,29 @@ struct Best {
 }
 
 impl Engine<'_> {
-    /// Runs the scaling table over every selected type, when more than one core is up.
+    /// Runs the scaling table over every selected type and each selected kernel among
+    /// `read-ldp` and `write-stp`, when more than one core is up.
     pub fn scaling(&mut self, cores: &Cores) {
         let n_max = cores.blocks().len() + 1;
         let Some(part) = self.scaling_part(n_max) else {
             return;
+        };
+        let mask = self.plan.kernels;
+        let [read, write] = [Kernel::ReadLdp, Kernel::WriteStp].map(|k| mask & k.bit() != 0);
+        let specs = [Kernel::ReadLdp, Kernel::WriteStp]
+            .map(Kernel::spec)
+            .into_iter()
+            .filter(move |spec| mask & spec.kernel.bit() != 0);
+        let [r, w] = [Kernel::ReadLdp, Kernel::WriteStp].map(|k| k.spec().name);
+        let (first, and, second) = match (read, write) {
+            (true, true) => (r, " and ", w),
+            (true, false) => (r, "", ""),
+            (false, true) => ("", "", w),
+            (false, false) => {
+                say!("");
+                say!("scaling: not run ({r} and {w} are not among the selected kernels)");
+                return;
+            }
         };
         say!("");
         say!(
@@ -93,7 +111,7 @@ impl Engine<'_> {
             say!("  (emulated: QEMU models no caches; these timings do not reflect memory types)");
         }
         let mut failures = 0;
-        for spec in [Kernel::ReadLdp, Kernel::WriteStp].map(Kernel::spec) {
+        for spec in specs {
             say_inline!("  {:<8} {:<18}", spec.name, "memory type");
             for n in counts(n_max) {
                 say_inline!(" {n:>8}");
@@ -107,7 +125,7 @@ impl Engine<'_> {
             "scaling",
             failures == 0,
             format_args!(
-                "read-ldp and write-stp on 1 to {n_max} cores at once: every core finished, data verified"
+                "{first}{and}{second} on 1 to {n_max} cores at once: every core finished, data verified"
             ),
         );
     }
