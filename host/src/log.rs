@@ -612,7 +612,7 @@ mod tests {
             "qemu-quick.log",
             "qemu-kernels.log",
             "qemu-smp.log",
-            "board.log",
+            "handmade-board.log",
             "truncated.log",
         ] {
             let bytes = std::fs::read(dir.join(name)).unwrap();

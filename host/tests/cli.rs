@@ -168,7 +168,7 @@ fn kernels_log_report() {
 
 #[test]
 fn board_log_with_uboot_crlf_escapes_and_noise() {
-    let d = report(&data("board.log"), "board");
+    let d = report(&data("handmade-board.log"), "board");
     assert_eq!(d.code, Some(0), "{}", d.stderr);
     assert_eq!(
         d.csv_rows("results.csv").len(),

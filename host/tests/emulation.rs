@@ -135,7 +135,7 @@ fn a_board_machine_is_emulated_by_the_bootarg_alone_and_every_report_says_so() {
 
     // Compared with a real board's log (not emulated), in either order: the caveat in the
     // terminal and in the chart.
-    let board = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/board.log");
+    let board = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/handmade-board.log");
     for (i, (a, b)) in [(&board, &log), (&log, &board)].into_iter().enumerate() {
         let out = dir.join(format!("compare-{i}"));
         let stdout = host(&[
