@@ -91,7 +91,7 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
         say!("timer: CNTFRQ_EL0 read 0 at EL3; programmed {hz} Hz from /timer clock-frequency");
     }
     if let arch::Psci::Unusable(conduit, why) = psci {
-        run::warn();
+        run::warn("psci");
         say!(
             "psci: {} unusable: {why}; no CPU_ON or SYSTEM_OFF through it",
             conduit.name()
@@ -104,7 +104,7 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
     let options = bootargs::parse(bootargs, |note| {
         say!("bootargs: {note}");
         if note.is_warning() {
-            run::warn();
+            run::warn("bootargs");
         }
     });
     let types = || {

@@ -124,3 +124,55 @@ fn a_stack_overflow_hits_the_guard_page_and_is_reported() {
     assert_eq!(run.one("end")["status"], "fail");
     assert_eq!(run.status, 1);
 }
+
+#[test]
+fn a_failed_run_names_its_failed_checks_and_warnings() {
+    // bad-attr maps one alias with the wrong MAIR index: the memtype check fails; the unknown
+    // option is a bootargs warning. Both are named in the end record, on the last line and in
+    // the host tool's verdict.
+    let run = boot(
+        &[],
+        &[
+            "mairbench.quick",
+            "mairbench.selftest=bad-attr",
+            "mairbench.bogus=1",
+        ],
+    );
+    run.assert_framed();
+    let end = run.one("end");
+    assert_eq!(end["status"], "fail");
+    assert_eq!(
+        end["failed_checks"],
+        serde_json::json!(["memtype"]),
+        "{end}"
+    );
+    assert_eq!(end["warned"], serde_json::json!(["bootargs"]), "{end}");
+    assert!(end.get("failed_checks_omitted").is_none(), "{end}");
+    let last = run
+        .console
+        .lines()
+        .find(|l| l.starts_with("mairbench: status"))
+        .unwrap();
+    assert!(
+        last.contains("1 failed: memtype, 1 warnings: bootargs"),
+        "{last}"
+    );
+    let dir = std::env::temp_dir().join(format!("mairbench-contract-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("console.log");
+    std::fs::write(&log, &run.console).unwrap();
+    let report = std::process::Command::new(env!("CARGO_BIN_EXE_mairbench-host"))
+        .arg("report")
+        .arg(&log)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&report.stderr);
+    assert_eq!(report.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the run failed: failed checks: memtype; warnings: bootargs."),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -720,6 +720,37 @@ pub const END: Kind = Kind {
         )
         .or_null(),
         Field::always("run_us", U64, "microseconds", "Time from entry to the end."),
+        Field::optional(
+            "failed_checks",
+            Strs,
+            "",
+            "The names of the checks that failed, each once, in the order they first failed \
+             (e.g. [\"memtype\"]); at most 8. Present when a check failed.",
+        ),
+        Field::optional(
+            "failed_checks_omitted",
+            U64,
+            "names",
+            "Names of failed checks beyond the 8 that `failed_checks` holds. Present when \
+             there were any.",
+        ),
+        Field::optional(
+            "warned",
+            Strs,
+            "",
+            "A short name for each kind of warning, each once, in the order first warned \
+             (e.g. [\"bootargs\", \"cpu\"]); at most 8. Present when there was a warning. The \
+             names: bootargs (a setting ignored or adjusted), psci (PSCI unusable), cpu (a \
+             CPU of /cpus not started), cpus-beyond-cap (more CPUs than the firmware \
+             starts), memtype (the core implements a type as another), device-tree (a \
+             reservation it cannot read), dtb-reserved (the blob lies in /reserved-memory).",
+        ),
+        Field::optional(
+            "warned_omitted",
+            U64,
+            "names",
+            "Warning names beyond the 8 that `warned` holds. Present when there were any.",
+        ),
     ],
 };
 
