@@ -674,14 +674,42 @@ pub const EXCEPTION: Kind = Kind {
         Field::always("class", Str, "", "Exception class in words."),
         Field::always("ec", Hex, "", "ESR_EL1.EC."),
         Field::always("esr", Hex, "", "ESR_EL1."),
-        Field::always("far", Hex, "", "FAR_EL1."),
-        Field::always("elr", Hex, "", "ELR_EL1: the address of the instruction."),
+        Field::always(
+            "far",
+            Hex,
+            "",
+            "FAR_EL1 as read: the faulting address only where `far_valid` is true, else \
+             whatever an earlier exception left there.",
+        ),
+        Field::always(
+            "elr",
+            Hex,
+            "",
+            "ELR_EL1: the run-time address of the instruction.",
+        ),
         Field::always("el", U64, "", "Exception level taken at (1)."),
         Field::always(
             "nested",
             Bool,
             "",
             "Whether it was taken inside the exception handler.",
+        ),
+        Field::optional(
+            "far_valid",
+            Bool,
+            "",
+            "Whether `far` is the faulting address: true for instruction and data aborts \
+             (unless ISS.FnV is set), PC alignment faults and watchpoints, the classes that \
+             set FAR; false for the rest, where FAR_EL1 is UNKNOWN. Absent in logs of \
+             firmware older than the field (`far` is then valid for aborts only).",
+        ),
+        Field::optional(
+            "elr_link",
+            Hex,
+            "",
+            "`elr` as a link-time address (minus the image's run-time start, plus the link \
+             base of linker.ld), for `addr2line -e` on the ELF. Present when `elr` lies in \
+             the image's code.",
         ),
     ],
 };
