@@ -118,3 +118,43 @@ fn host_run_quiet_hides_the_records_and_keeps_them_in_console_log() {
     let _ = std::fs::remove_dir_all(&out);
     assert_eq!(records(&kept).last().unwrap()["kind"], "end");
 }
+
+#[test]
+fn nothing_is_dropped_silently_sizes_types_kernels_and_table_columns() {
+    // One typo in each list leaves out that entry only; a range beyond the 32 MiB buffer is
+    // cut there with a word; a 14-size table names the sizes it does not show.
+    let run = boot(
+        &[],
+        &[
+            "mairbench.quick",
+            "mairbench.sizes=4K-64M",
+            "mairbench.types=normal-wb,normal-wbb",
+            "mairbench.kernels=read-ldp,raed-ldp",
+        ],
+    );
+    run.assert_pass();
+    let config = run.one("config");
+    assert_eq!(config["types"], serde_json::json!(["normal-wb"]));
+    for said in [
+        "option 'mairbench.types': unknown entry 'normal-wbb' left out",
+        "option 'mairbench.kernels': unknown entry 'raed-ldp' left out",
+        "option 'mairbench.sizes': sizes above 32 MiB left out: the buffer is 32 MiB",
+        "(9 of 14 sizes shown; left out: 16 KiB, 128 KiB, 512 KiB, 4 MiB, 16 MiB;",
+    ] {
+        assert!(
+            run.console.contains(said),
+            "not said: {said}\n{}",
+            run.console
+        );
+    }
+    let end = run.one("end");
+    assert_eq!(end["warnings"], 3, "{end}");
+    assert_eq!(end["warned"], serde_json::json!(["bootargs"]), "{end}");
+    let results = run.of_kind("result");
+    assert!(results
+        .iter()
+        .all(|r| r["kernel"] == "read-ldp" && r["memtype"] == "normal-wb"));
+    let sizes: Vec<u64> = results.iter().filter_map(|r| r["size"].as_u64()).collect();
+    assert_eq!(sizes.len(), 14, "{sizes:?}");
+    assert_eq!(sizes.last(), Some(&(32 << 20)));
+}
