@@ -47,12 +47,10 @@ impl Tee {
         while let Some(at) = self.pending.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = self.pending.drain(..=at).collect();
             match log::record(&line) {
-                Some(Ok(fields)) => {
-                    if fields.get("kind").and_then(|k| k.as_str()) == Some("end") {
-                        self.ended = true;
-                    }
+                Some(Ok(fields)) if fields.get("kind").and_then(|k| k.as_str()) == Some("end") => {
+                    self.ended = true;
                 }
-                Some(Err(_)) => {}
+                Some(_) => {}
                 None if !self.echo_records => {
                     let _ = out.write_all(&line).and_then(|()| out.flush());
                 }
