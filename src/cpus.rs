@@ -137,7 +137,7 @@ impl<'p> Plan<'p> {
         }
         let beyond = self.platform.cpus_beyond_cap;
         if beyond > 0 {
-            run::warn();
+            run::warn("cpus-beyond-cap");
             say!("cpus: {beyond} more CPUs in /cpus beyond the firmware's {MAX_CPUS}: not started");
         }
         say!(
@@ -186,7 +186,7 @@ fn hello(cpu: u64, mpidr: u64, midr: u64, entry_el: u64) {
 
 /// A `cpu` record and a warning: a CPU of `/cpus` that is not running.
 fn not_started(mpidr: u64, why: core::fmt::Arguments<'_>) {
-    run::warn();
+    run::warn("cpu");
     say!("cpu {mpidr:#x}: not started: {why}");
     let _ = Record::new(&mut Console, &schema::CPU)
         .hex("mpidr", mpidr)

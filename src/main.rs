@@ -104,7 +104,7 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
         say!("timer: CNTFRQ_EL0 read 0 at EL3; programmed {hz} Hz from /timer clock-frequency");
     }
     if let arch::Psci::Unusable(conduit, why) = psci {
-        run::warn();
+        run::warn("psci");
         say!(
             "psci: {} unusable: {why}; no CPU_ON or SYSTEM_OFF through it",
             conduit.name()
@@ -117,7 +117,7 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
     let options = bootargs::parse(bootargs, |note| {
         say!("bootargs: {note}");
         if note.is_warning() {
-            run::warn();
+            run::warn("bootargs");
         }
     });
     let types = || {
@@ -352,12 +352,21 @@ pub(crate) fn report_exception(e: &arch::exceptions::Unexpected) -> ! {
         },
         class.name()
     );
+    let far = esr::far_valid(e.fault.esr).then_some(e.fault.far);
+    let elr_link = arch::exceptions::link_address(e.fault.elr);
     say!(
-        "!! ESR_EL1 {:#x} (EC {ec:#x}), FAR_EL1 {:#x}, ELR_EL1 {:#x}, at EL1",
+        "!! ESR_EL1 {:#x} (EC {ec:#x}), {}ELR_EL1 {:#x}{}, at EL1",
         e.fault.esr,
-        e.fault.far,
-        e.fault.elr
+        Far(far),
+        e.fault.elr,
+        LinkAddress(elr_link)
     );
+    match elr_link {
+        Some(link) => say!(
+            "!! source line: addr2line -e target/aarch64-unknown-none/release/mairbench {link:#x}"
+        ),
+        None => say!("!! ELR_EL1 lies outside the image's code"),
+    }
     if class.is_abort() {
         say!("!! {}", esr::FaultStatus::of(e.fault.esr).name());
         let image = arch::image_layout();
@@ -365,12 +374,13 @@ pub(crate) fn report_exception(e: &arch::exceptions::Unexpected) -> ! {
             (image.stack_guard, "main stack"),
             (image.exception_guard, "exception stack"),
         ] {
-            if (guard..guard + 4096).contains(&e.fault.far) {
+            if far.is_some_and(|far| (guard..guard + 4096).contains(&far)) {
                 say!("!! the {stack} overflowed into its guard page");
             }
         }
     }
-    let _ = Record::new(&mut Console, &schema::EXCEPTION)
+    let mut console = Console;
+    let mut record = Record::new(&mut console, &schema::EXCEPTION)
         .str("vector", e.vector)
         .str("origin", e.origin)
         .str("class", class.name())
@@ -380,8 +390,36 @@ pub(crate) fn report_exception(e: &arch::exceptions::Unexpected) -> ! {
         .hex("elr", e.fault.elr)
         .u64("el", 1)
         .bool("nested", e.nested)
-        .finish();
+        .bool("far_valid", far.is_some());
+    if let Some(link) = elr_link {
+        record = record.hex("elr_link", link);
+    }
+    let _ = record.finish();
     run::end(Some("unexpected exception"))
+}
+
+/// `"FAR_EL1 0x…, "` when FAR holds the faulting address, else nothing.
+struct Far(Option<u64>);
+
+impl core::fmt::Display for Far {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.0 {
+            Some(far) => write!(f, "FAR_EL1 {far:#x}, "),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `" (linked at 0x…)"` when the address lies in the image's code.
+struct LinkAddress(Option<u64>);
+
+impl core::fmt::Display for LinkAddress {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.0 {
+            Some(link) => write!(f, " (linked at {link:#x})"),
+            None => Ok(()),
+        }
+    }
 }
 
 #[panic_handler]

@@ -7,11 +7,69 @@ use mairbench_core::platform::PsciConduit;
 use mairbench_core::record::Record;
 use mairbench_core::schema;
 
+/// How many distinct names each list of the tally holds.
+const NAMES: usize = 8;
+
+/// Distinct names, in the order first added: the first [`NAMES`] kept, the rest counted.
+#[derive(Clone, Copy)]
+struct Names {
+    names: [&'static str; NAMES],
+    len: usize,
+    omitted: u32,
+}
+
+impl Names {
+    const EMPTY: Names = Names {
+        names: [""; NAMES],
+        len: 0,
+        omitted: 0,
+    };
+
+    fn add(&mut self, name: &'static str) {
+        if self.iter().any(|n| n == name) {
+            return;
+        }
+        match self.names.get_mut(self.len) {
+            Some(slot) => {
+                *slot = name;
+                self.len += 1;
+            }
+            None => self.omitted = self.omitted.saturating_add(1),
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.names.iter().take(self.len).copied()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0 && self.omitted == 0
+    }
+}
+
+/// `": a, b"` (and `" and N more"`) after a count, when there are names.
+struct Listed<'a>(&'a Names);
+
+impl core::fmt::Display for Listed<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (i, name) in self.0.iter().enumerate() {
+            f.write_str(if i == 0 { ": " } else { ", " })?;
+            f.write_str(name)?;
+        }
+        match self.0.omitted {
+            0 => Ok(()),
+            more => write!(f, " and {more} more"),
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 struct Tally {
     checks: u32,
     failed: u32,
     warnings: u32,
+    failed_checks: Names,
+    warned: Names,
     ending: bool,
     semihosting: bool,
     psci: Option<PsciConduit>,
@@ -22,6 +80,8 @@ static TALLY: Global<Tally> = Global::new(Tally {
     checks: 0,
     failed: 0,
     warnings: 0,
+    failed_checks: Names::EMPTY,
+    warned: Names::EMPTY,
     ending: false,
     semihosting: false,
     psci: None,
@@ -49,10 +109,13 @@ pub fn set_start_ticks(ticks: u64) {
 
 /// Counts one check and reports it (a human line and a `check` record); a failed check makes
 /// the run fail.
-pub fn check(name: &str, ok: bool, detail: core::fmt::Arguments<'_>) -> bool {
+pub fn check(name: &'static str, ok: bool, detail: core::fmt::Arguments<'_>) -> bool {
     update(|t| {
         t.checks += 1;
         t.failed += u32::from(!ok);
+        if !ok {
+            t.failed_checks.add(name);
+        }
     });
     crate::say!("{} {name}: {detail}", if ok { "ok  " } else { "FAIL" });
     let _ = Record::new(&mut Console, &schema::CHECK)
@@ -63,9 +126,13 @@ pub fn check(name: &str, ok: bool, detail: core::fmt::Arguments<'_>) -> bool {
     ok
 }
 
-/// Counts one warning (the run still passes).
-pub fn warn() {
-    update(|t| t.warnings += 1);
+/// Counts one warning (the run still passes); `name` says what kind, short, as the `end`
+/// record's `warned` lists it (the names are documented with that field in the schema).
+pub fn warn(name: &'static str) {
+    update(|t| {
+        t.warnings += 1;
+        t.warned.add(name);
+    });
 }
 
 /// Ends the run: pass unless a check failed or `reason` says why it cannot pass.
@@ -81,19 +148,37 @@ pub fn end(reason: Option<&str>) -> ! {
     let status = if pass { "pass" } else { "fail" };
     let ticks = arch::ticks().wrapping_sub(tally.start_ticks);
     let micros = ticks.saturating_mul(1_000_000) / arch::cpu_id().cntfrq.max(1);
-    let _ = Record::new(&mut Console, &schema::END)
+    let mut console = Console;
+    let mut record = Record::new(&mut console, &schema::END)
         .str("status", status)
         .u64("checks", tally.checks.into())
         .u64("failed", tally.failed.into())
         .u64("warnings", tally.warnings.into())
         .opt_str("reason", reason)
-        .u64("run_us", micros)
-        .finish();
+        .u64("run_us", micros);
+    for (key, omitted, names) in [
+        (
+            "failed_checks",
+            "failed_checks_omitted",
+            &tally.failed_checks,
+        ),
+        ("warned", "warned_omitted", &tally.warned),
+    ] {
+        if !names.is_empty() {
+            record = record.strs(key, names.iter());
+        }
+        if names.omitted > 0 {
+            record = record.u64(omitted, names.omitted.into());
+        }
+    }
+    let _ = record.finish();
     crate::say!(
-        "mairbench: status {status} ({} checks, {} failed, {} warnings{}{}) after {micros} us",
+        "mairbench: status {status} ({} checks, {} failed{}, {} warnings{}{}{}) after {micros} us",
         tally.checks,
         tally.failed,
+        Listed(&tally.failed_checks),
         tally.warnings,
+        Listed(&tally.warned),
         if reason.is_some() { "; " } else { "" },
         reason.unwrap_or("")
     );

@@ -15,6 +15,9 @@ pub struct Tee {
     pending: Vec<u8>,
     /// Whether an `end` record has gone by.
     pub ended: bool,
+    /// Whether the terminal sees the `@mb` records too (else the human lines only, each
+    /// echoed once complete; the log file keeps everything).
+    pub echo_records: bool,
 }
 
 impl Tee {
@@ -26,6 +29,7 @@ impl Tee {
             file,
             pending: Vec::new(),
             ended: false,
+            echo_records: true,
         })
     }
 
@@ -36,14 +40,21 @@ impl Tee {
             .and_then(|()| self.file.flush())
             .map_err(|e| format!("cannot write the console log: {e}."))?;
         let mut out = io::stdout().lock();
-        let _ = out.write_all(bytes).and_then(|()| out.flush());
+        if self.echo_records {
+            let _ = out.write_all(bytes).and_then(|()| out.flush());
+        }
         self.pending.extend_from_slice(bytes);
         while let Some(at) = self.pending.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = self.pending.drain(..=at).collect();
-            if let Some(Ok(fields)) = log::record(&line) {
-                if fields.get("kind").and_then(|k| k.as_str()) == Some("end") {
+            match log::record(&line) {
+                Some(Ok(fields)) if fields.get("kind").and_then(|k| k.as_str()) == Some("end") => {
                     self.ended = true;
                 }
+                Some(_) => {}
+                None if !self.echo_records => {
+                    let _ = out.write_all(&line).and_then(|()| out.flush());
+                }
+                None => {}
             }
         }
         Ok(())
@@ -67,9 +78,15 @@ pub fn workspace_root() -> Option<PathBuf> {
 
 /// Builds the firmware (`cargo build --release` at the workspace root, unless `build` is
 /// false) and boots it through `qemu/run` with `bootargs`, streaming the console to the
-/// terminal and to `log_path`. Returns the runner's exit status. The `MAIRBENCH_*`
-/// variables of the environment reach the runner unchanged.
-pub fn qemu(bootargs: &[String], log_path: &Path, build: bool) -> Result<i32, String> {
+/// terminal (its `@mb` records only when `records`) and to `log_path`. Returns the
+/// runner's exit status. The `MAIRBENCH_*` variables of the environment reach the runner
+/// unchanged, but for `MAIRBENCH_RECORDS`: the log needs the records.
+pub fn qemu(
+    bootargs: &[String],
+    log_path: &Path,
+    build: bool,
+    records: bool,
+) -> Result<i32, String> {
     let root = workspace_root().ok_or("cannot find the mairbench workspace (a Cargo.toml with [workspace]) above the current directory.")?;
     if build {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -87,11 +104,13 @@ pub fn qemu(bootargs: &[String], log_path: &Path, build: bool) -> Result<i32, St
         .arg(root.join("target/aarch64-unknown-none/release/mairbench"))
         .args(bootargs)
         .current_dir(&root)
+        .env("MAIRBENCH_RECORDS", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start qemu/run: {e}."))?;
     let mut tee = Tee::create(log_path)?;
+    tee.echo_records = records;
     let copied = match child.stdout.take() {
         Some(mut out) => pump(&mut out, &mut tee),
         None => Ok(()),

@@ -55,6 +55,10 @@ pub struct Parsed {
     pub end_line: Option<usize>,
     /// `reason` of the `end` record, when it gave one.
     pub reason: Option<String>,
+    /// `failed_checks` of the `end` record, with `failed_checks_omitted` names beyond them.
+    pub failed_checks: (Vec<String>, u64),
+    /// `warned` of the `end` record, with `warned_omitted` names beyond them.
+    pub warned: (Vec<String>, u64),
     /// Number of lines in the log.
     pub lines: usize,
 }
@@ -324,6 +328,21 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
             p.end_line = Some(line);
             p.run.status = Some(text(f, "status").unwrap_or_else(|| "unknown".into()));
             p.reason = text(f, "reason");
+            let names = |key: &str, omitted: &str| {
+                let listed = f
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                (listed, f.get(omitted).and_then(Value::as_u64).unwrap_or(0))
+            };
+            p.failed_checks = names("failed_checks", "failed_checks_omitted");
+            p.warned = names("warned", "warned_omitted");
         }
         "cache" => match (f.get("level").and_then(Value::as_u64), number(f, "size")) {
             (Some(level), Some(size)) => {
@@ -485,12 +504,32 @@ pub fn verdict(p: &Parsed, name: &str) -> Option<Verdict> {
                     Some("fail") => "failed".to_owned(),
                     other => format!("ended with status {:?}", other.unwrap_or("unknown")),
                 },
-                p.reason
-                    .as_deref()
-                    .map(|r| format!(": {r}"))
-                    .unwrap_or_default()
+                what_failed(p)
             ),
         ),
+    }
+}
+
+/// `": reason; failed checks: a, b; warnings: c"`, as far as the end record says, or `""`.
+fn what_failed(p: &Parsed) -> String {
+    let list = |label: &str, (names, omitted): &(Vec<String>, u64)| {
+        let mut all = names.join(", ");
+        if *omitted > 0 {
+            all.push_str(&format!(" and {omitted} more"));
+        }
+        (!all.is_empty()).then(|| format!("{label}: {all}"))
+    };
+    let parts: Vec<String> = p
+        .reason
+        .clone()
+        .into_iter()
+        .chain(list("failed checks", &p.failed_checks))
+        .chain(list("warnings", &p.warned))
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", parts.join("; "))
     }
 }
 
@@ -676,5 +715,25 @@ mod tests {
             (v.code, v.sentence.as_str()),
             (1, "x.log line 5: the run failed: integrity.")
         );
+    }
+
+    #[test]
+    fn a_failed_run_names_its_failed_checks_and_warnings() {
+        let log = br#"@mb {"kind":"start","schema":1,"platform":"p","emulated":false}
+@mb {"kind":"end","status":"fail","checks":9,"failed":3,"warnings":2,"reason":null,"run_us":1,"failed_checks":["memtype","reserved"],"failed_checks_omitted":1,"warned":["bootargs"]}
+"#;
+        let p = parse(log);
+        assert!(p.problems.is_empty(), "{:?}", p.problems);
+        let v = verdict(&p, "x.log").unwrap();
+        assert_eq!(
+            v.sentence,
+            "x.log line 2: the run failed: failed checks: memtype, reserved and 1 more; \
+             warnings: bootargs."
+        );
+        let bare = br#"@mb {"kind":"start","schema":1,"platform":"p","emulated":false}
+@mb {"kind":"end","status":"fail","reason":"panic"}
+"#;
+        let v = verdict(&parse(bare), "x.log").unwrap();
+        assert_eq!(v.sentence, "x.log line 2: the run failed: panic.");
     }
 }

@@ -25,7 +25,9 @@ written); 2 bad usage, unreadable file, not a mairbench log, or unknown schema."
 #[derive(Subcommand)]
 enum Cmd {
     /// Build the firmware, boot it in QEMU through qemu/run (MAIRBENCH_* settings apply),
-    /// stream the console, keep it as DIR/console.log and write the report into DIR.
+    /// stream the console, keep it as DIR/console.log and write the report into DIR. On a
+    /// terminal the console shows the human lines only; piped or redirected, the @mb records
+    /// too (MAIRBENCH_RECORDS=1|0 forces either). DIR/console.log always holds everything.
     Run {
         /// Output directory (created when missing).
         #[arg(long, value_name = "DIR")]
@@ -33,6 +35,9 @@ enum Cmd {
         /// Use the firmware already built instead of running `cargo build --release`.
         #[arg(long)]
         no_build: bool,
+        /// Show the console's human lines only, never its @mb records.
+        #[arg(long, short)]
+        quiet: bool,
         /// Kernel command line, after `--` (e.g. `-- mairbench.quick`).
         #[arg(last = true, value_name = "BOOTARGS")]
         bootargs: Vec<String>,
@@ -112,8 +117,9 @@ fn main() -> ExitCode {
         Cmd::Run {
             out,
             no_build,
+            quiet,
             bootargs,
-        } => run(&out, &bootargs, !no_build),
+        } => run(&out, &bootargs, !no_build, quiet),
         Cmd::Capture {
             port,
             baud,
@@ -145,10 +151,22 @@ fn create_out(out: &Path) -> Result<(), Fail> {
     })
 }
 
-fn run(out: &Path, bootargs: &[String], build: bool) -> Result<(), Fail> {
+fn run(out: &Path, bootargs: &[String], build: bool, quiet: bool) -> Result<(), Fail> {
+    use std::io::IsTerminal as _;
+    let records = match std::env::var("MAIRBENCH_RECORDS").as_deref() {
+        _ if quiet => false,
+        Ok("1") => true,
+        Ok("0") => false,
+        Ok(other) => {
+            return Err(usage(format!(
+                "MAIRBENCH_RECORDS must be 0 or 1, not '{other}'."
+            )))
+        }
+        Err(_) => !std::io::stdout().is_terminal(),
+    };
     create_out(out)?;
     let console = out.join("console.log");
-    let status = capture::qemu(bootargs, &console, build).map_err(usage)?;
+    let status = capture::qemu(bootargs, &console, build, records).map_err(usage)?;
     report_file(&console, Some(out))?;
     match status {
         0 => Ok(()),

@@ -175,7 +175,7 @@ fn bad_benchmark_options_warn_and_keep_defaults() {
         &[],
         &[
             "mairbench.quick",
-            "mairbench.kernels=read-ldp,bogus",
+            "mairbench.kernels=bogus,raed-ldp",
             "mairbench.sizes=1-2",
             "mairbench.reps=0",
         ],

@@ -97,7 +97,7 @@ fn bad_buffer_and_types_are_warnings_and_defaults_stay() {
         &[
             "mairbench.quick",
             "mairbench.buffer=lots",
-            "mairbench.types=normal-wb,bogus",
+            "mairbench.types=bogus",
         ],
     );
     run.assert_pass();

@@ -17,7 +17,7 @@ type Settings = (
 );
 
 /// Runs that, between them, write every kind.
-const RUNS: [Settings; 3] = [
+const RUNS: [Settings; 4] = [
     // Two CPUs (hello, scaling: it runs the selected read-ldp) and a missing one (cpu); the
     // Device faults (device-fault);
     // each result shape: MB/s, ns per load, ns per line, skipped for every size (fill-zva on
@@ -36,14 +36,28 @@ const RUNS: [Settings; 3] = [
     ),
     (&[], &["mairbench.selftest=fault"]),
     (&[], &["mairbench.selftest=panic"]),
+    // A failed check (the end record's failed_checks).
+    (
+        &[],
+        &[
+            "mairbench.quick",
+            "mairbench.selftest=bad-attr",
+            "mairbench.kernels=latency",
+            "mairbench.sizes=4K",
+        ],
+    ),
 ];
 
 /// Fields no QEMU run can fill: data corrupted by a point, a coherence mismatch, a Device
-/// fault (QEMU 7.2 models none of them). Every other field must be seen.
-const UNSEEN_IN_QEMU: [(&str, &str); 3] = [
+/// fault (QEMU 7.2 models none of them), and more than 8 distinct failed-check or warning
+/// names in one run (the host's reader of those is unit-tested). Every other field must be
+/// seen.
+const UNSEEN_IN_QEMU: [(&str, &str); 5] = [
     ("result", "integrity_fail_offset"),
     ("coherence", "first_offset"),
     ("device-fault", "esr"),
+    ("end", "failed_checks_omitted"),
+    ("end", "warned_omitted"),
 ];
 
 #[test]

@@ -22,7 +22,8 @@ pub struct ExceptionFrame {
 pub struct Fault {
     /// ESR_EL1: the syndrome.
     pub esr: u64,
-    /// FAR_EL1: the faulting address (meaningful for aborts).
+    /// FAR_EL1: the faulting address, valid only for the classes `esr::far_valid` names
+    /// (else whatever an earlier exception left).
     pub far: u64,
     /// ELR_EL1: the faulting instruction.
     pub elr: u64,
@@ -140,6 +141,30 @@ extern "C" fn exception_handler(frame: &mut ExceptionFrame, kind: u64) {
 extern "C" fn exception_nested(kind: u64) -> ! {
     use aarch64_cpu::registers::{Readable, ELR_EL1};
     report(kind, syndrome(ELR_EL1.get()), true)
+}
+
+/// Where the linker put the instruction that runs at `addr`: `addr` minus the image's
+/// run-time start plus the link base (`__link_base` in `linker.ld`), which is what
+/// `addr2line` and `gdb` on the ELF expect. `None` when `addr` is not in the image's code.
+pub fn link_address(addr: u64) -> Option<u64> {
+    let image = super::image_layout();
+    if !(image.start..image.rodata).contains(&addr) {
+        return None;
+    }
+    let base: u64;
+    // SAFETY: the four moves build the absolute link-time value of a linker-script symbol in
+    // a register (as boot/entry.S does before relocating); nothing is read or written.
+    unsafe {
+        core::arch::asm!(
+            "movz {0}, #:abs_g3:__link_base",
+            "movk {0}, #:abs_g2_nc:__link_base",
+            "movk {0}, #:abs_g1_nc:__link_base",
+            "movk {0}, #:abs_g0_nc:__link_base",
+            out(reg) base,
+            options(pure, nomem, nostack, preserves_flags),
+        )
+    };
+    Some(addr - image.start + base)
 }
 
 /// Executes an undefined instruction (`UDF #0`): a deliberate unexpected exception, which

@@ -100,6 +100,15 @@ impl<'m> Engine<'m> {
             (None, true) => sweep::plan_quick(max),
             (None, false) => sweep::plan(4 << 10, sweep::default_upper(llc, max), max),
         };
+        if let Some(cap) = options.sizes.and_then(|(_, hi)| sweep::capped(hi, max)) {
+            crate::run::warn("bootargs");
+            crate::say!(
+                "bootargs: option 'mairbench.sizes': sizes above {} left out: the buffer is {} \
+                 (mairbench.buffer=)",
+                mairbench_core::format::Bytes(cap),
+                mairbench_core::format::Bytes(max)
+            );
+        }
         let default_reps = if options.quick {
             QUICK_REPS
         } else {

@@ -120,8 +120,9 @@ pub(super) fn result(
     value
 }
 
-/// Most size columns a firmware table shows (the host report shows them all).
-const COLUMNS: usize = 6;
+/// Most size columns a firmware table shows (the default sweep's 9 all fit; a longer one
+/// names the sizes left out, and the host report shows them all).
+const COLUMNS: usize = 9;
 
 /// One kernel's table: a row per memory type, a column per size.
 pub(super) struct Table {
@@ -208,6 +209,14 @@ impl Table {
                 ),
                 None => say!("  {:>9}", "-"),
             }
+        }
+        if shown < n {
+            say_inline!("  ({shown} of {n} sizes shown; left out: ");
+            for (i, c) in (0..n).filter(|c| !columns.contains(c)).enumerate() {
+                let sep = if i == 0 { "" } else { ", " };
+                say_inline!("{sep}{}", Bytes(sizes.get(c).unwrap_or(0)));
+            }
+            say!("; the result records and the host report have them all)");
         }
         if spec.unit.higher_is_better() {
             say!("  (higher is better; vs wb = this type's bandwidth / normal-wb's)");

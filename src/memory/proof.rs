@@ -56,7 +56,7 @@ impl Memory {
                 }
                 Verdict::WrongAttr => say!("     WRONG attribute: PAR_EL1 reports {reported}"),
                 Verdict::ImplementedAs => {
-                    run::warn();
+                    run::warn("memtype");
                     say!("     note: the core reports what it implements: {reported}");
                 }
                 Verdict::Exact => {}

@@ -154,7 +154,7 @@ fn check_reserved(
 ) {
     for problem in reserved.problems.iter() {
         say!("device tree: {}", problem.message());
-        run::warn();
+        run::warn("device-tree");
     }
     if reserved.omitted() > 0 {
         say!(
@@ -173,7 +173,7 @@ fn check_reserved(
                 r.name
             );
             if r.source == Source::ReservedMemory {
-                run::warn();
+                run::warn("dtb-reserved");
             }
         }
     }

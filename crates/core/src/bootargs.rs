@@ -100,6 +100,16 @@ pub enum Note<'a> {
         /// What would have been accepted.
         expected: &'static str,
     },
+    /// An entry of a list option (`mairbench.types=`, `mairbench.kernels=`) that names
+    /// nothing known; left out, the rest of the list kept (a warning).
+    BadEntry {
+        /// The key.
+        key: &'a str,
+        /// The rejected entry.
+        entry: &'a str,
+        /// What would have been accepted.
+        expected: &'static str,
+    },
     /// A token that is not a mairbench option (e.g. `console=ttyAMA0`); ignored.
     Foreign(&'a str),
 }
@@ -122,6 +132,15 @@ impl core::fmt::Display for Note<'_> {
             } => write!(
                 f,
                 "option '{key}': bad value '{value}' (expected {expected}); default kept"
+            ),
+            Note::BadEntry {
+                key,
+                entry,
+                expected,
+            } => write!(
+                f,
+                "option '{key}': unknown entry '{entry}' left out (expected {expected}); \
+                 the rest of the list kept"
             ),
             Note::Foreign(t) => write!(f, "'{t}' is not a mairbench option; ignored"),
         }
@@ -200,6 +219,35 @@ pub fn host(cmdline: &str) -> Option<&str> {
         .last()
 }
 
+/// What `mairbench.types=` accepts.
+const TYPES_EXPECTED: &str = "memory-type names separated by commas, e.g. normal-wb,device-ngnre";
+
+/// The mask of the entries of `list` that `bit` knows, and whether any entry was unknown;
+/// the mask is 0 when none was known.
+fn list_mask(list: &str, bit: impl Fn(&str) -> Option<u16>) -> (u16, bool) {
+    list.split(',')
+        .fold((0, false), |(mask, bad), name| match bit(name) {
+            Some(b) => (mask | b, bad),
+            None => (mask, true),
+        })
+}
+
+/// Each entry of `list` that `bit` does not know.
+fn unknown_entries<'a>(
+    list: &'a str,
+    bit: impl Fn(&str) -> Option<u16> + 'a,
+) -> impl Iterator<Item = &'a str> + 'a {
+    list.split(',').filter(move |name| bit(name).is_none())
+}
+
+fn type_bit(name: &str) -> Option<u16> {
+    memtype::by_name(name).and_then(|t| 1u16.checked_shl(t.index.into()))
+}
+
+fn kernel_bit(name: &str) -> Option<u16> {
+    kernel::by_name(name).map(|k| k.kernel.bit())
+}
+
 /// What `mairbench.reps=` accepts (a test keeps it in step with [`MAX_REPS`]).
 const REPS_EXPECTED: &str = "a whole number from 1 to 64";
 
@@ -260,18 +308,38 @@ pub fn parse<'a>(cmdline: &'a str, mut note: impl FnMut(Note<'a>)) -> Options {
                 Some(size) => options.buffer = Some(size),
                 None => bad("a size such as 32M, 512K or 1G"),
             },
-            "types" => match value.map(parse_types) {
-                Some(Ok(mask)) => options.types = mask,
-                _ => bad("memory-type names separated by commas, e.g. normal-wb,device-ngnre"),
+            "types" => match value.map(|v| (v, list_mask(v, type_bit))) {
+                Some((v, (mask, some_bad))) if mask != 0 => {
+                    options.types = u8::try_from(mask).unwrap_or(ALL_TYPES);
+                    if some_bad {
+                        for entry in unknown_entries(v, type_bit) {
+                            note(Note::BadEntry {
+                                key,
+                                entry,
+                                expected: TYPES_EXPECTED,
+                            });
+                        }
+                    }
+                }
+                _ => bad(TYPES_EXPECTED),
             },
             "device-faults" => match flag(value) {
                 Some(on) => options.device_faults = on,
                 None => bad("nothing, 1/0, on/off, yes/no or true/false"),
             },
-            "kernels" => match value.map(kernel::parse_kernels) {
-                Some(Ok(mask)) => {
+            "kernels" => match value.map(|v| (v, list_mask(v, kernel_bit))) {
+                Some((v, (mask, some_bad))) if mask != 0 => {
                     options.kernels = mask;
                     kernels_given = true;
+                    if some_bad {
+                        for entry in unknown_entries(v, kernel_bit) {
+                            note(Note::BadEntry {
+                                key,
+                                entry,
+                                expected: KERNELS_EXPECTED,
+                            });
+                        }
+                    }
                 }
                 _ => bad(KERNELS_EXPECTED),
             },
@@ -376,12 +444,49 @@ mod tests {
 
     #[test]
     fn bad_sizes_and_types_keep_the_defaults() {
-        let (o, n) = run("mairbench.buffer=lots mairbench.buffer mairbench.types=normal-wb,bogus mairbench.types=");
+        let (o, n) =
+            run("mairbench.buffer=lots mairbench.buffer mairbench.types=bogus mairbench.types=");
         assert_eq!(o, Options::default());
         assert_eq!(n.len(), 4);
         assert!(n.iter().all(Note::is_warning));
         assert_eq!(parse_types("normal-wb,bogus"), Err("bogus"));
         assert_eq!(parse_types(""), Err(""));
+    }
+
+    #[test]
+    fn a_typo_in_a_list_leaves_out_that_entry_only_and_names_it() {
+        let (o, n) = run(
+            "mairbench.types=normal-wb,normal-wbb,device-gre mairbench.kernels=latency,raed-ldp,",
+        );
+        assert_eq!(o.types, 0b1000_0001);
+        assert_eq!(o.kernels, kernel::Kernel::Latency.bit());
+        assert_eq!(
+            n,
+            [
+                Note::BadEntry {
+                    key: "mairbench.types",
+                    entry: "normal-wbb",
+                    expected: TYPES_EXPECTED
+                },
+                Note::BadEntry {
+                    key: "mairbench.kernels",
+                    entry: "raed-ldp",
+                    expected: KERNELS_EXPECTED
+                },
+                Note::BadEntry {
+                    key: "mairbench.kernels",
+                    entry: "",
+                    expected: KERNELS_EXPECTED
+                },
+            ]
+        );
+        assert!(n.iter().all(Note::is_warning));
+        assert_eq!(
+            std::format!("{}", n[0]),
+            "option 'mairbench.types': unknown entry 'normal-wbb' left out (expected \
+             memory-type names separated by commas, e.g. normal-wb,device-ngnre); the rest of \
+             the list kept"
+        );
     }
 
     #[test]
@@ -450,9 +555,9 @@ mod tests {
     #[test]
     fn bad_kernels_sizes_and_reps_keep_the_defaults() {
         let bad = [
-            ("mairbench.kernels", "read-ldp,bogus"),
+            ("mairbench.kernels", "bogus,,"),
             ("mairbench.kernels", ""),
-            ("mairbench.kernels", "read-ldp,"),
+            ("mairbench.kernels", ","),
             ("mairbench.kernels", "READ-LDP"),
             ("mairbench.sizes", "16M-4K"),
             ("mairbench.sizes", "2K"),
@@ -526,8 +631,12 @@ mod tests {
 
     #[test]
     fn hostile_kernel_sizes_and_reps_values() {
-        // A very long list: still one note, the default kept.
+        // A very long list with one bad entry: that one named, the rest kept.
         let long = std::format!("mairbench.kernels={}bogus", "read-ldp,".repeat(50_000));
+        let (o, n) = run(&long);
+        assert_eq!((o.kernels, n.len()), (kernel::Kernel::ReadLdp.bit(), 1));
+        // A very long list of nothing known: one note, the default kept.
+        let long = std::format!("mairbench.kernels={}", "bogus,".repeat(50_000));
         let (o, n) = run(&long);
         assert_eq!((o.kernels, n.len()), (ALL_KERNELS, 1));
         // A very long good list is fine.

@@ -127,6 +127,21 @@ impl Class {
     }
 }
 
+/// ISS.FnV (bit 10) of an abort: FAR is not valid.
+const FNV: u64 = 0x400;
+
+/// Whether FAR_ELx holds the faulting address for syndrome `esr`: for instruction and data
+/// aborts (unless ISS.FnV says it does not, as for some external aborts), PC alignment faults
+/// and watchpoints. For every other class FAR is UNKNOWN: it may hold whatever an earlier
+/// exception left there (Arm ARM D23.2.46 "FAR_EL1").
+pub fn far_valid(esr: u64) -> bool {
+    match Class::of(esr) {
+        c if c.is_abort() => esr & FNV == 0,
+        Class::PcAlignment | Class::Watchpoint => true,
+        _ => false,
+    }
+}
+
 /// The exception class code: ESR bits \[31:26\].
 pub fn code(esr: u64) -> u8 {
     ((esr >> 26) & 0x3f) as u8
@@ -219,6 +234,19 @@ mod tests {
         assert_eq!(FaultStatus::of(esr).name(), "alignment fault");
         assert_eq!(fault_level(esr), None);
         assert!(!is_write(esr));
+    }
+
+    #[test]
+    fn far_is_valid_for_aborts_pc_alignment_and_watchpoints_only() {
+        assert!(far_valid(0x9600_0047)); // data abort, translation fault
+        assert!(far_valid(0x8600_0007)); // instruction abort
+        assert!(!far_valid(0x9600_0410)); // data abort, external, FnV set
+        assert!(far_valid(0x8a00_0000)); // PC alignment
+        assert!(far_valid(0xd600_0000)); // watchpoint, same EL
+        assert!(!far_valid(0x0200_0000)); // undefined instruction
+        assert!(!far_valid(0x9a00_0000)); // SP alignment
+        assert!(!far_valid(0xf200_0000)); // BRK
+        assert!(!far_valid(0xbe00_0000)); // SError
     }
 
     #[test]

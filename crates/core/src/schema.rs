@@ -686,14 +686,42 @@ pub const EXCEPTION: Kind = Kind {
         Field::always("class", Str, "", "Exception class in words."),
         Field::always("ec", Hex, "", "ESR_EL1.EC."),
         Field::always("esr", Hex, "", "ESR_EL1."),
-        Field::always("far", Hex, "", "FAR_EL1."),
-        Field::always("elr", Hex, "", "ELR_EL1: the address of the instruction."),
+        Field::always(
+            "far",
+            Hex,
+            "",
+            "FAR_EL1 as read: the faulting address only where `far_valid` is true, else \
+             whatever an earlier exception left there.",
+        ),
+        Field::always(
+            "elr",
+            Hex,
+            "",
+            "ELR_EL1: the run-time address of the instruction.",
+        ),
         Field::always("el", U64, "", "Exception level taken at (1)."),
         Field::always(
             "nested",
             Bool,
             "",
             "Whether it was taken inside the exception handler.",
+        ),
+        Field::optional(
+            "far_valid",
+            Bool,
+            "",
+            "Whether `far` is the faulting address: true for instruction and data aborts \
+             (unless ISS.FnV is set), PC alignment faults and watchpoints, the classes that \
+             set FAR; false for the rest, where FAR_EL1 is UNKNOWN. Absent in logs of \
+             firmware older than the field (`far` is then valid for aborts only).",
+        ),
+        Field::optional(
+            "elr_link",
+            Hex,
+            "",
+            "`elr` as a link-time address (minus the image's run-time start, plus the link \
+             base of linker.ld), for `addr2line -e` on the ELF. Present when `elr` lies in \
+             the image's code.",
         ),
     ],
 };
@@ -732,6 +760,37 @@ pub const END: Kind = Kind {
         )
         .or_null(),
         Field::always("run_us", U64, "microseconds", "Time from entry to the end."),
+        Field::optional(
+            "failed_checks",
+            Strs,
+            "",
+            "The names of the checks that failed, each once, in the order they first failed \
+             (e.g. [\"memtype\"]); at most 8. Present when a check failed.",
+        ),
+        Field::optional(
+            "failed_checks_omitted",
+            U64,
+            "names",
+            "Names of failed checks beyond the 8 that `failed_checks` holds. Present when \
+             there were any.",
+        ),
+        Field::optional(
+            "warned",
+            Strs,
+            "",
+            "A short name for each kind of warning, each once, in the order first warned \
+             (e.g. [\"bootargs\", \"cpu\"]); at most 8. Present when there was a warning. The \
+             names: bootargs (a setting ignored or adjusted), psci (PSCI unusable), cpu (a \
+             CPU of /cpus not started), cpus-beyond-cap (more CPUs than the firmware \
+             starts), memtype (the core implements a type as another), device-tree (a \
+             reservation it cannot read), dtb-reserved (the blob lies in /reserved-memory).",
+        ),
+        Field::optional(
+            "warned_omitted",
+            U64,
+            "names",
+            "Warning names beyond the 8 that `warned` holds. Present when there were any.",
+        ),
     ],
 };
 

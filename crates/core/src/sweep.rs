@@ -149,6 +149,14 @@ pub fn plan(lo: u64, hi: u64, max: u64) -> Sizes {
     sizes
 }
 
+/// When a sweep asked to reach `hi` cannot because the buffer of `max` bytes is smaller: the
+/// largest size it can measure (the largest power of two `max` holds), so that the cut is
+/// said, not silent. `None` when `hi` fits.
+pub fn capped(hi: u64, max: u64) -> Option<u64> {
+    let cap = floor_pow2(max).max(MIN_SIZE);
+    (floor_pow2(hi) > cap).then_some(cap)
+}
+
 /// The default upper end of a sweep: four times the last-level cache (rounded up to a power
 /// of two, so that the largest sizes are well beyond every cache the core reports), at least
 /// [`DEFAULT_UPPER_MIN`] and at most [`DEFAULT_UPPER_MAX`], capped at the largest power of two
@@ -197,6 +205,16 @@ mod tests {
     use std::vec::Vec;
 
     const GIB: u64 = 1 << 30;
+
+    #[test]
+    fn a_range_beyond_the_buffer_says_where_it_is_cut() {
+        assert_eq!(capped(64 * MIB, 32 * MIB), Some(32 * MIB));
+        assert_eq!(capped(64 * MIB, 48 * MIB), Some(32 * MIB));
+        assert_eq!(capped(32 * MIB, 32 * MIB), None);
+        assert_eq!(capped(48 * MIB, 32 * MIB), None); // 48M rounds down to 32M anyway
+        assert_eq!(capped(16 * MIB, 32 * MIB), None);
+        assert_eq!(plan(MIB, 64 * MIB, 32 * MIB).largest(), Some(32 * MIB));
+    }
 
     fn list(s: Sizes) -> Vec<u64> {
         s.iter().collect()
