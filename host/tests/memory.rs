@@ -10,7 +10,7 @@ fn report_shows_registers_map_and_tables() {
     run.assert_pass();
     let mmu = run.one("mmu");
     assert_eq!(
-        mmu["mair"], "0xc08040044bbccff",
+        mmu["mair"], "0x0c08040044bbccff",
         "MAIR_EL1 from the eight types"
     );
     assert_eq!(mmu["buffer_size"], 32 << 20, "default buffer");
@@ -47,7 +47,7 @@ fn a_wrong_attr_index_fails_the_proof_naming_the_alias() {
         .collect();
     assert_eq!(bad.len(), 1, "{}", run.console);
     assert_eq!(bad[0]["name"], "normal-nc");
-    assert_eq!(bad[0]["par_attr"], "0x0");
+    assert_eq!(bad[0]["par_attr"], "0x00");
     assert!(
         run.console.contains("FAIL memtype: normal-nc"),
         "{}",

@@ -176,7 +176,7 @@ impl Memory {
             ram.size / MIB
         );
         let _ = Record::new(&mut Console, &schema::MMU)
-            .hex("mair", mair)
+            .hex_digits("mair", mair, 16)
             .hex("tcr", tcr)
             .hex("sctlr", sctlr)
             .u64("va_bits", self.layout.va_bits.into())

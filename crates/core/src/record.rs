@@ -103,6 +103,13 @@ impl<'w, W: Write> Record<'w, W> {
         self.key(key).with(|w| write!(w, "\"{value:#x}\""))
     }
 
+    /// Adds a register-like value as a hexadecimal string of exactly `digits` digits (more
+    /// if the value needs them), as the human lines print it: `"0x04"` for a MAIR byte,
+    /// `"0x0c08040044bbccff"` for MAIR_EL1.
+    pub fn hex_digits(self, key: &str, value: u64, digits: usize) -> Self {
+        self.key(key).with(|w| write!(w, "\"0x{value:0digits$x}\""))
+    }
+
     /// Adds a string field formatted from `args` (e.g. a panic message), escaped as JSON.
     pub fn fmt(self, key: &str, args: fmt::Arguments<'_>) -> Self {
         self.key(key).with(|w| {
@@ -207,6 +214,7 @@ mod tests {
                 .i64("c", -5)
                 .bool("d", true)
                 .hex("e", 0x410f_d083)
+                .hex_digits("e2", 4, 2)
                 .null("f")
                 .opt_str("g", None)
                 .opt_str("h", Some("y"))
@@ -216,7 +224,7 @@ mod tests {
         assert_eq!(
             s,
             "@mb {\"kind\":\"t\",\"a\":\"x\",\"b\":18446744073709551615,\"c\":-5,\"d\":true,\
-             \"e\":\"0x410fd083\",\"f\":null,\"g\":null,\"h\":\"y\",\"i\":[\"a\",\"\\\"\"],\"j\":[]}\n"
+             \"e\":\"0x410fd083\",\"e2\":\"0x04\",\"f\":null,\"g\":null,\"h\":\"y\",\"i\":[\"a\",\"\\\"\"],\"j\":[]}\n"
         );
     }
 

@@ -193,10 +193,10 @@ pub const MEMTYPES: [(&str, &str); 8] = [
     ("normal-wb-noalloc", "0xcc"),
     ("normal-wt", "0xbb"),
     ("normal-nc", "0x44"),
-    ("device-ngnrne", "0x0"),
-    ("device-ngnre", "0x4"),
-    ("device-ngre", "0x8"),
-    ("device-gre", "0xc"),
+    ("device-ngnrne", "0x00"),
+    ("device-ngnre", "0x04"),
+    ("device-ngre", "0x08"),
+    ("device-gre", "0x0c"),
 ];
 
 impl Run {
