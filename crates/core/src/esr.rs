@@ -224,7 +224,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn alignment_fault_from_platform_notes() {
+    fn alignment_fault_as_qemu_reports_it() {
         // Unaligned load with SCTLR_EL1.A = 1 under QEMU: ESR 0x96000021.
         let esr = 0x9600_0021;
         assert_eq!(Class::of(esr), Class::DataAbort);

@@ -354,38 +354,10 @@ impl fmt::Display for Problem {
 }
 
 /// A set of [`Problem`]s.
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
-pub struct Problems(u16);
+pub type Problems = crate::problems::Set<Problem>;
 
-impl Problems {
-    /// The empty set.
-    pub const NONE: Problems = Problems(0);
-
-    /// Adds `p`.
-    pub fn insert(&mut self, p: Problem) {
-        self.0 |= 1 << p as u8;
-    }
-
-    /// Whether `p` is in the set.
-    pub fn contains(self, p: Problem) -> bool {
-        self.0 & (1 << p as u8) != 0
-    }
-
-    /// Whether the set is empty.
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    /// The problems in the set, in [`Problem::ALL`] order.
-    pub fn iter(self) -> impl Iterator<Item = Problem> {
-        Problem::ALL.into_iter().filter(move |&p| self.contains(p))
-    }
-}
-
-impl fmt::Debug for Problems {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.iter()).finish()
-    }
+impl crate::problems::Kind for Problem {
+    const ALL: &'static [Problem] = &Problem::ALL;
 }
 
 /// How many RAM regions [`Platform`] keeps.
