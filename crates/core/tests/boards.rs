@@ -8,7 +8,9 @@
 //! boot loader edits them: a `/memory` placeholder (the Pi 4's is empty) or
 //! none at all (RK3399, H6), filled in by U-Boot or the Pi firmware at boot.
 
-use std::path::PathBuf;
+mod common;
+
+use common::board;
 
 use mairbench_core::platform::{
     discover, ConsoleInfo, ConsoleKind, Enable, MemRegion, Platform, Problem, Problems,
@@ -24,30 +26,6 @@ const DW_APB_UART: ConsoleKind = ConsoleKind::Ns16550 {
     reg_shift: 2,
     io_width: 4,
 };
-
-fn dtb_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("MAIRBENCH_DTB_DIR") {
-        return dir.into();
-    }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
-        .expect("neither MAIRBENCH_DTB_DIR, XDG_CACHE_HOME nor HOME is set");
-    cache.join("mairbench/dtbs")
-}
-
-/// The board DTB `name` from the cache; fails, saying how to get it, when it is
-/// not there.
-fn board(name: &str) -> Vec<u8> {
-    let path = dtb_dir().join(name);
-    std::fs::read(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}: the real boards' DTBs are missing; run qemu/dtbs (test.sh does) to fetch \
-             them from Debian's arm64 kernel package",
-            path.display()
-        )
-    })
-}
 
 /// `dtb` with the one occurrence of `from` replaced by `to`, of the same length.
 fn patched(mut dtb: Vec<u8>, from: &[u8], to: &[u8]) -> Vec<u8> {

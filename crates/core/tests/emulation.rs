@@ -4,9 +4,7 @@
 
 mod common;
 
-use std::path::PathBuf;
-
-use common::{fixture, minimal_tree};
+use common::{dtb_dir, fixture, minimal_tree};
 use mairbench_core::bootargs;
 use mairbench_core::platform::{discover, Emulation, Platform, QEMU_VIRT};
 
@@ -100,17 +98,6 @@ fn without_a_device_tree_only_the_bootarg_tells() {
     // A bad value is no host: not emulated (parse warns about it).
     assert!(!emulation(&p, "mairbench.host=qemu/7").emulated());
     assert!(!emulation(&p, "mairbench.host=").emulated());
-}
-
-fn dtb_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("MAIRBENCH_DTB_DIR") {
-        return dir.into();
-    }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
-        .expect("neither MAIRBENCH_DTB_DIR, XDG_CACHE_HOME nor HOME is set");
-    cache.join("mairbench/dtbs")
 }
 
 #[test]

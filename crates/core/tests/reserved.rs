@@ -6,9 +6,8 @@
 mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
 
-use common::fixture;
+use common::{board, dtb_dir, fixture};
 use dtoolkit::{Node as _, Property as _};
 use mairbench_core::fdt::Fdt;
 use mairbench_core::platform::{discover, Problem as PlatformProblem};
@@ -297,27 +296,6 @@ fn listing(r: &Reserved<'_>) -> Vec<Listed> {
         .iter()
         .map(|e| (e.source, e.name.to_string(), e.base, e.size, e.no_map))
         .collect()
-}
-
-fn dtb_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("MAIRBENCH_DTB_DIR") {
-        return dir.into();
-    }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
-        .expect("neither MAIRBENCH_DTB_DIR, XDG_CACHE_HOME nor HOME is set");
-    cache.join("mairbench/dtbs")
-}
-
-fn board(path: &str) -> Vec<u8> {
-    let path = dtb_dir().join(path);
-    std::fs::read(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}: the real boards' DTBs are missing; run qemu/dtbs (test.sh does)",
-            path.display()
-        )
-    })
 }
 
 #[test]

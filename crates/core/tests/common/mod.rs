@@ -3,6 +3,35 @@
 
 pub mod oracle;
 
+use std::path::PathBuf;
+
+/// Where `qemu/dtbs` caches the real boards' DTBs: `$MAIRBENCH_DTB_DIR`, else
+/// `${XDG_CACHE_HOME:-$HOME/.cache}/mairbench/dtbs` (named ones at the top, every board's under
+/// `all/`).
+pub fn dtb_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("MAIRBENCH_DTB_DIR") {
+        return dir.into();
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .expect("neither MAIRBENCH_DTB_DIR, XDG_CACHE_HOME nor HOME is set");
+    cache.join("mairbench/dtbs")
+}
+
+/// The board DTB at `path` under [`dtb_dir`]; fails, saying how to get it, when it is not
+/// there.
+pub fn board(path: &str) -> Vec<u8> {
+    let path = dtb_dir().join(path);
+    std::fs::read(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}: the real boards' DTBs are missing; run qemu/dtbs (test.sh does) to fetch \
+             them from Debian's arm64 kernel package",
+            path.display()
+        )
+    })
+}
+
 /// A fixture from `tests/dtb/`.
 pub fn fixture(name: &str) -> Vec<u8> {
     let path = format!("{}/tests/dtb/{name}", env!("CARGO_MANIFEST_DIR"));
