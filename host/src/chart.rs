@@ -158,6 +158,21 @@ pub fn single(run: &Run, kernel_prefix: &str, title: &str) -> Result<String, Str
     })
 }
 
+/// The SVG of `panels` under the run's header, wide when there is only one.
+fn render_panels(run: &Run, title: &str, panels: &[Panel]) -> Result<String, String> {
+    let width = if panels.len() == 1 {
+        WIDE_PANEL_W
+    } else {
+        PANEL_W
+    };
+    render(
+        &run_header(run, title),
+        panels,
+        &cache_marks(&run.caches, ""),
+        width,
+    )
+}
+
 /// An SVG of one panel per kernel of `kernels`, in that order, as [`single`] draws them.
 /// Err when none has data.
 pub fn panels_of(run: &Run, kernels: &[&str], title: &str) -> Result<String, String> {
@@ -168,17 +183,7 @@ pub fn panels_of(run: &Run, kernels: &[&str], title: &str) -> Result<String, Str
             kernels.join(" or ")
         ));
     }
-    let width = if panels.len() == 1 {
-        WIDE_PANEL_W
-    } else {
-        PANEL_W
-    };
-    render(
-        &run_header(run, title),
-        &panels,
-        &cache_marks(&run.caches, ""),
-        width,
-    )
+    render_panels(run, title, &panels)
 }
 
 /// An SVG of the ratio B/A of `best` for `kernel`, per memory type and size measured in both
@@ -304,17 +309,7 @@ pub fn ratio(run: &Run, kernels: &[&str], baseline: &str, title: &str) -> Result
             kernels.join(" or ")
         ));
     }
-    let width = if panels.len() == 1 {
-        WIDE_PANEL_W
-    } else {
-        PANEL_W
-    };
-    render(
-        &run_header(run, title),
-        &panels,
-        &cache_marks(&run.caches, ""),
-        width,
-    )
+    render_panels(run, title, &panels)
 }
 
 /// An SVG of the multi-core points (`scaling` records): one panel per kernel, in the order

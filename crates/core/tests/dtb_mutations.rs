@@ -18,26 +18,10 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use common::oracle::compare;
-use common::{fixture, FDT_BEGIN_NODE, FDT_END, FDT_END_NODE, FDT_NOP, FDT_PROP};
+use common::{fixture, Rng, FDT_BEGIN_NODE, FDT_END, FDT_END_NODE, FDT_NOP, FDT_PROP};
 use dtoolkit::error::FdtErrorKind;
 use mairbench_core::fdt::Fdt;
 use mairbench_core::platform::{discover, dtb_size, Platform, Problem, QEMU_VIRT};
-
-/// xorshift64: deterministic, so a failure names a reproducible case.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 fn field(dtb: &[u8], i: usize) -> usize {
     u32::from_be_bytes(dtb[i * 4..i * 4 + 4].try_into().unwrap()) as usize

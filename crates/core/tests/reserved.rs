@@ -7,7 +7,7 @@ mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use common::{board, dtb_dir, fixture};
+use common::{board, dtb_dir, fixture, Rng};
 use dtoolkit::{Node as _, Property as _};
 use mairbench_core::fdt::Fdt;
 use mairbench_core::platform::{discover, Problem as PlatformProblem};
@@ -372,22 +372,6 @@ fn every_board_dtb_as_dtoolkit_reads_it() {
     );
     // MAX_RESERVED's documentation names the most in one board DTB.
     assert_eq!(most, 44);
-}
-
-/// xorshift64: deterministic, so a failure names a reproducible case.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// What must hold whatever the bytes: no panic, at most the capacity, every entry of

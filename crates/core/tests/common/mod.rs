@@ -170,3 +170,19 @@ pub fn minimal_tree(stdout: &str, extra: impl FnOnce(&mut DtBuilder)) -> Vec<u8>
     extra(&mut b);
     b.end().finish()
 }
+
+/// xorshift64 for mutation tests: deterministic, so a failure names a reproducible case.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
