@@ -256,6 +256,9 @@ fn has_type(ty: Type, v: &Value) -> bool {
             .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit())),
         Type::Decimal => v.is_number(),
         Type::Strs => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+        Type::Numbers => v
+            .as_object()
+            .is_some_and(|o| o.values().all(Value::is_number)),
     }
 }
 

@@ -133,6 +133,28 @@ impl<'w, W: Write> Record<'w, W> {
         })
     }
 
+    /// Adds an object of fixed-point numbers (see [`Record::decimal`]): each item is a key,
+    /// a scaled value and its number of decimals, e.g. `[("l1d_cache_refill", 100, 2)]`
+    /// gives `{"l1d_cache_refill":1.00}`.
+    pub fn decimals<'s>(
+        self,
+        key: &str,
+        values: impl IntoIterator<Item = (&'s str, u64, u8)>,
+    ) -> Self {
+        self.key(key).with(|w| {
+            w.write_char('{')?;
+            for (i, (name, scaled, places)) in values.into_iter().enumerate() {
+                if i > 0 {
+                    w.write_char(',')?;
+                }
+                write_json_str(w, name)?;
+                w.write_char(':')?;
+                Decimal { scaled, places }.write_plain(w)?;
+            }
+            w.write_char('}')
+        })
+    }
+
     /// Adds a field whose value is `null`.
     pub fn null(self, key: &str) -> Self {
         self.key(key).with(|w| w.write_str("null"))
@@ -225,6 +247,18 @@ mod tests {
             s,
             "@mb {\"kind\":\"t\",\"a\":\"x\",\"b\":18446744073709551615,\"c\":-5,\"d\":true,\
              \"e\":\"0x410fd083\",\"e2\":\"0x04\",\"f\":null,\"g\":null,\"h\":\"y\",\"i\":[\"a\",\"\\\"\"],\"j\":[]}\n"
+        );
+    }
+
+    #[test]
+    fn objects_of_numbers() {
+        let s = line(|r| {
+            r.decimals("p", [("l1d_cache", 100, 2), ("x\"", 7, 0)])
+                .decimals("q", [])
+        });
+        assert_eq!(
+            s,
+            "@mb {\"kind\":\"t\",\"p\":{\"l1d_cache\":1.00,\"x\\\"\":7},\"q\":{}}\n"
         );
     }
 

@@ -33,6 +33,9 @@ pub enum Type {
     Decimal,
     /// An array of strings.
     Strs,
+    /// A JSON object whose values are numbers, e.g. `{"l1d_cache_refill":1.00}`; its doc
+    /// names the keys and their unit.
+    Numbers,
 }
 
 impl Type {
@@ -46,6 +49,7 @@ impl Type {
             Type::Hex => "hex string",
             Type::Decimal => "decimal number",
             Type::Strs => "array of strings",
+            Type::Numbers => "object of numbers",
         }
     }
 }
