@@ -410,3 +410,21 @@ image_clean_poc:
     b.lo    1b
     dsb     sy
     ret
+
+// Turns the EL1 data cache off (SCTLR_EL1.C) and cleans and invalidates every data/unified
+// level by set/way, for mairbench.selftest=caches-off. Called from Rust (AAPCS64) on the boot
+// CPU with no other CPU running; keeps x26 and x30 in x12/x13 and touches no memory, so
+// nothing is allocated again between clearing C and the clean. Returns the DC CISW count.
+    .global mb_dcache_off_el1
+mb_dcache_off_el1:
+    mov     x12, x30
+    mov     x13, x26
+    mov     x26, #0
+    mrs     x0, sctlr_el1
+    bic     x0, x0, #(1 << 2)
+    msr     sctlr_el1, x0
+    isb
+    bl      dcache_clean_invalidate_all
+    mov     x0, x26
+    mov     x26, x13
+    ret     x12

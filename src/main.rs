@@ -149,12 +149,18 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
     };
     match memory::setup(&platform, dtb, request) {
         Ok(mem) => {
+            let caches_off = options.selftest == Some(Selftest::CachesOff) && caches_off();
             mem.report();
             mem.prove();
             mem.coherence();
             mem.faults();
             mem.device_faults(options.device_faults);
-            let cores = others.start(cpu.midr, entry_el);
+            let cores = if caches_off {
+                say!("selftest: caches-off runs on the boot CPU alone; no secondary CPU started");
+                bench::Cores::default()
+            } else {
+                others.start(cpu.midr, entry_el)
+            };
             selftest(options.selftest);
             let mut engine = bench::Engine::new(&mem, &options, pmu_ok);
             engine.run();
@@ -191,7 +197,29 @@ fn selftest(which: Option<Selftest>) {
                 format_args!("no fault after {depth} calls"),
             );
         }
-        Some(Selftest::BadAttr | Selftest::MissingCpu) | None => {}
+        Some(Selftest::BadAttr | Selftest::MissingCpu | Selftest::CachesOff) | None => {}
+    }
+}
+
+/// `mairbench.selftest=caches-off`: the data cache off for everything after the memory setup;
+/// returns whether it is off.
+fn caches_off() -> bool {
+    match arch::data_cache_off() {
+        Ok(ops) => {
+            say!(
+                "selftest: SCTLR_EL1.C cleared on purpose ({ops} DC CISW operations): every Normal \
+                 type is now accessed as Non-cacheable, and the caches-on verdict must fail"
+            );
+            true
+        }
+        Err(why) => {
+            run::check(
+                "selftest",
+                false,
+                format_args!("caches-off not done: {why}"),
+            );
+            false
+        }
     }
 }
 

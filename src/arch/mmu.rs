@@ -144,6 +144,23 @@ pub fn registers() -> (u64, u64, u64) {
     (SCTLR_EL1.get(), MAIR_EL1.get(), TCR_EL1.get())
 }
 
+/// Turns the EL1 data cache off (SCTLR_EL1.C clear) for the rest of the run and cleans and
+/// invalidates every data/unified cache level by set/way (`mairbench.selftest=caches-off`):
+/// Normal memory is then accessed as Non-cacheable. Returns the DC CISW operations issued.
+///
+/// # Safety
+/// No other CPU may be running with its caches on and sharing memory with this one (their
+/// cached copies would no longer be coherent with this CPU's uncached accesses).
+pub unsafe fn data_cache_off() -> u64 {
+    extern "C" {
+        fn mb_dcache_off_el1() -> u64;
+    }
+    // SAFETY: the routine touches no memory between clearing SCTLR_EL1.C and the set/way
+    // clean, so every dirty line reaches memory before uncached accesses read it; it keeps
+    // the AAPCS64 callee-saved registers; the caller promised no other CPU runs.
+    unsafe { mb_dcache_off_el1() }
+}
+
 /// What `AT S1E1R` found for one virtual address (PAR_EL1 decoded).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Par {

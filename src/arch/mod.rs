@@ -474,3 +474,15 @@ pub fn zva_block_size() -> Option<u64> {
     use tock_registers::interfaces::Readable;
     (!DCZID.is_set(DCZID_EL0::DZP)).then(|| 4 << DCZID.read(DCZID_EL0::BS))
 }
+
+/// `mairbench.selftest=caches-off`: turns this CPU's data cache off for the measurements, when
+/// no secondary CPU is running yet (spin-table CPUs released early may already be). Returns
+/// the DC CISW operations of the set/way clean, or why it was not done.
+pub fn data_cache_off() -> Result<u64, &'static str> {
+    if (1..=smp::SECONDARY_BLOCKS).any(|b| smp::online(b).is_some()) {
+        return Err("secondary CPUs already run with their caches on");
+    }
+    // SAFETY: no secondary CPU has reported, and the caller starts none before this returns
+    // (the boot CPU is the only one running mairbench code).
+    Ok(unsafe { mmu::data_cache_off() })
+}

@@ -28,6 +28,9 @@ pub enum Selftest {
     /// Map the `normal-nc` alias with the Device-nGnRnE AttrIndx: the mapping proof must
     /// catch it and fail the run.
     BadAttr,
+    /// Leave SCTLR_EL1.C clear for the measurements (every Normal type then behaves as
+    /// Non-cacheable): the `caches-on` verdict must fail, and so must the run.
+    CachesOff,
 }
 
 /// Options of one run, as set by the command line.
@@ -35,7 +38,7 @@ pub enum Selftest {
 pub struct Options {
     /// `mairbench.quick`: a small subset of the measurements, for a first look.
     pub quick: bool,
-    /// `mairbench.selftest=fault|panic|hang|stack-overflow|missing-cpu|bad-attr`.
+    /// `mairbench.selftest=fault|panic|hang|stack-overflow|missing-cpu|bad-attr|caches-off`.
     pub selftest: Option<Selftest>,
     /// `mairbench.buffer=32M`: size of the test buffer (`None`: the default).
     pub buffer: Option<u64>,
@@ -301,8 +304,11 @@ pub fn parse<'a>(cmdline: &'a str, mut note: impl FnMut(Note<'a>)) -> Options {
                 Some("bad-attr") => options.selftest = Some(Selftest::BadAttr),
                 Some("stack-overflow") => options.selftest = Some(Selftest::StackOverflow),
                 Some("missing-cpu") => options.selftest = Some(Selftest::MissingCpu),
+                Some("caches-off") => options.selftest = Some(Selftest::CachesOff),
                 Some("none") => options.selftest = None,
-                _ => bad("fault, panic, hang, stack-overflow, missing-cpu, bad-attr or none"),
+                _ => bad(
+                    "fault, panic, hang, stack-overflow, missing-cpu, bad-attr, caches-off or none",
+                ),
             },
             "buffer" => match value.and_then(placement::parse_size) {
                 Some(size) => options.buffer = Some(size),
