@@ -333,7 +333,7 @@ fn boot_checks(cpu: &arch::CpuId, bad_relocs: u64) -> PmuState {
         ),
         Err(why) => match &ids {
             Ok(ids) => say!(
-                "pmu: no memory events: {} (PMCEID0_EL0 {:#x}, PMCEID1_EL0 {:#x}); \
+                "pmu: no memory events: {}: PMCEID0_EL0 {:#x}, PMCEID1_EL0 {:#x}; \
                  every result's pmu is null",
                 why.why(),
                 ids.pmceid0,

@@ -106,3 +106,18 @@ fn icount_adds_inst_retired_so_pmceid_is_read_not_assumed() {
         "INST_RETIRED (0x08) under -icount"
     );
 }
+
+#[test]
+fn the_self_check_counts_after_entry_at_el2_and_el3() {
+    // MDCR_EL2 (HPMN = N) and MDCR_EL3 (0, Non-secure EL1) as the boot code sets them: the
+    // filters (P = NSK = 0) count at EL1 either way.
+    for el in ["2", "3"] {
+        let run = boot(
+            &[("MAIRBENCH_CPU", "cortex-a53"), ("MAIRBENCH_EL", el)],
+            &ARGS,
+        );
+        assert_eq!(run.one("start")["entry_el"], el.parse::<u64>().unwrap());
+        let config = config(&run);
+        assert_eq!(config["pmceid0"], "0x20001", "EL{el}");
+    }
+}

@@ -16,8 +16,10 @@ use mairbench_core::pmu::{Choice, Counts, Unavailable, MAX, SW_INCR};
 pub struct Pmu {
     /// ID_AA64DFR0_EL1.PMUVer (1 = PMUv3, 4 = v3.1, …).
     pub version: u64,
-    /// PMCR_EL0.N: number of event counters besides the cycle counter.
+    /// PMCR_EL0.N: number of event counters besides the cycle counter (0 when trapped).
     pub counters: u64,
+    /// Whether reading PMCR_EL0 took an exception (a hypervisor that keeps the PMU).
+    pub trapped: bool,
 }
 
 /// The architected PMU, if this core has one.
@@ -26,10 +28,14 @@ pub fn pmu() -> Option<Pmu> {
     if version == 0 || version == 0xf {
         return None;
     }
-    // PMCR_EL0 exists: PMUVer says so.
+    // PMCR_EL0 exists (PMUVer says so), but a hypervisor may trap it.
+    // SAFETY: the accessor's `mrs` is the only instruction that may trap; skipped, its value
+    // is not used.
+    let n = unsafe { probe(|| PMCR.read(PMCR_EL0::N)) };
     Some(Pmu {
         version,
-        counters: PMCR.read(PMCR_EL0::N),
+        counters: n.unwrap_or(0),
+        trapped: n.is_err(),
     })
 }
 
@@ -94,6 +100,9 @@ pub struct Ids {
 /// to read them for, or when reading them traps.
 pub fn ids() -> Result<Ids, Unavailable> {
     let pmu = pmu().ok_or(Unavailable::NoPmu)?;
+    if pmu.trapped {
+        return Err(Unavailable::Trapped);
+    }
     if pmu.counters == 0 {
         return Err(Unavailable::NoCounters);
     }
@@ -239,8 +248,8 @@ pub fn events(ids: &Ids, midr: u64) -> Result<Events, Unavailable> {
             PMCR.modify(PMCR_EL0::E::SET + PMCR_EL0::P::SET + PMCR_EL0::LP::CLEAR);
             // SAFETY: PMCNTENSET_EL0 starts the chosen counters; PMU control only.
             asm!("msr pmcntenset_el0, {m}", "isb", m = in(reg) used, options(nomem, nostack));
-            // SAFETY: one direct read of each programmed counter, so that a trap of the
-            // direct reads shows inside this probe; no side effect.
+            // One direct read of each programmed counter, so that a trap of the direct
+            // reads (`Events::read`) shows here, inside the probe.
             for n in 0..choice.len() {
                 core::hint::black_box(counter(n));
             }

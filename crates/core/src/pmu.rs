@@ -122,6 +122,11 @@ pub const MAX: usize = EVENTS.len();
 
 /// Columns of [`EVENTS`], made at compile time, so that code that needs only names or
 /// numbers does not carry the descriptions.
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    reason = "evaluated at compile time: an index out of bounds or an overflow is a build error"
+)]
 const NAMES: [&str; MAX] = {
     let mut names = [""; MAX];
     let mut i = 0;
@@ -131,6 +136,11 @@ const NAMES: [&str; MAX] = {
     }
     names
 };
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    reason = "evaluated at compile time: an index out of bounds or an overflow is a build error"
+)]
 const NUMBERS: [u16; MAX] = {
     let mut numbers = [0; MAX];
     let mut i = 0;
@@ -140,6 +150,11 @@ const NUMBERS: [u16; MAX] = {
     }
     numbers
 };
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    reason = "evaluated at compile time: an index out of bounds or an overflow is a build error"
+)]
 const IDS: [Id; MAX] = {
     let mut ids = [Id::Pmceid; MAX];
     let mut i = 0;
