@@ -25,6 +25,7 @@ use mairbench_core::bootargs::{self, Selftest};
 use mairbench_core::esr;
 use mairbench_core::memtype::MEMTYPES;
 use mairbench_core::platform::{ConsoleKind, Emulation, Platform, PsciConduit};
+use mairbench_core::pmu::Unavailable;
 use mairbench_core::record::{self, Record};
 use mairbench_core::schema;
 
@@ -111,7 +112,7 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
         );
     }
 
-    let pmu_ok = boot_checks(&cpu, bad_relocs);
+    let pmu = boot_checks(&cpu, bad_relocs);
     entry_checks(entry_sctlr, setway_ops);
 
     let options = bootargs::parse(bootargs, |note| {
@@ -126,12 +127,13 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
             .filter(|t| options.types & (1 << t.index) != 0)
             .map(|t| t.name)
     };
-    let _ = Record::new(&mut Console, &schema::CONFIG)
+    let mut console = Console;
+    let config = Record::new(&mut console, &schema::CONFIG)
         .bool("quick", options.quick)
         .opt_u64("buffer_request", options.buffer)
         .strs("types", types())
-        .bool("device_faults", options.device_faults)
-        .finish();
+        .bool("device_faults", options.device_faults);
+    let _ = pmu.config(config).finish();
     if options.types != bootargs::ALL_TYPES {
         say!("measurements restricted to (mairbench.types):");
         for name in types() {
@@ -162,7 +164,7 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
                 others.start(cpu.midr, entry_el)
             };
             selftest(options.selftest);
-            let mut engine = bench::Engine::new(&mem, &options, pmu_ok);
+            let mut engine = bench::Engine::new(&mem, &options, pmu.cycles);
             engine.run();
             engine.scaling(&cores);
         }
@@ -233,9 +235,45 @@ fn recurse(n: u64) -> u64 {
     1 + recurse(core::hint::black_box(frame[0] - 1))
 }
 
-/// What the boot code promised: relocated, and timer, FP/SIMD and PMU usable from EL1.
-/// Returns whether the PMU cycle counter counts.
-fn boot_checks(cpu: &arch::CpuId, bad_relocs: u64) -> bool {
+/// What the PMU offers the run, as [`boot_checks`] found it.
+struct PmuState {
+    /// Whether PMCCNTR_EL0 counts at EL1.
+    cycles: bool,
+    /// PMCCNTR_EL0's rate against CNTVCT_EL0, Hz.
+    cycle_hz: Option<u64>,
+    /// PMCEID0/1_EL0 and PMCR_EL0.N, where readable.
+    ids: Option<arch::pmu::Ids>,
+    /// The event counters programmed for the chosen events, or why none counts.
+    events: Result<arch::pmu::Events, Unavailable>,
+}
+
+impl PmuState {
+    /// Adds the `config` record's PMU fields.
+    fn config<'w, W: core::fmt::Write>(&self, mut record: Record<'w, W>) -> Record<'w, W> {
+        let names = self.events.as_ref().ok().map(|e| e.choice().names());
+        record = record
+            .strs("pmu_events", names.into_iter().flatten())
+            .opt_str("pmu_reason", self.events.as_ref().err().map(|u| u.why()));
+        if let Some(ids) = &self.ids {
+            record = record
+                .hex("pmceid0", ids.pmceid0)
+                .hex("pmceid1", ids.pmceid1);
+        }
+        record.opt_decimal("cycle_mhz", self.cycle_hz.map(tenths_mhz), 1)
+    }
+}
+
+/// Hz in tenths of MHz, rounded to nearest.
+fn tenths_mhz(hz: u64) -> u64 {
+    hz.saturating_add(50_000) / 100_000
+}
+
+/// Writes of PMSWINC_EL0 in the event counters' self-check.
+const SW_INCR_WRITES: u32 = 100;
+
+/// What the boot code promised: relocated, and timer, FP/SIMD and PMU usable from EL1; then
+/// what the PMU counts (cycle rate, event counters programmed for the memory events).
+fn boot_checks(cpu: &arch::CpuId, bad_relocs: u64) -> PmuState {
     run::check(
         "relocations",
         bad_relocs == 0,
@@ -256,27 +294,105 @@ fn boot_checks(cpu: &arch::CpuId, bad_relocs: u64) -> bool {
         arch::fp_simd_works(),
         format_args!("FP/SIMD instructions execute at EL1"),
     );
-    match arch::pmu::pmu() {
-        None => {
-            say!("pmu: none (ID_AA64DFR0_EL1.PMUVer); cycle counts unavailable");
-            false
+    let Some(pmu) = arch::pmu::pmu() else {
+        say!("pmu: none (ID_AA64DFR0_EL1.PMUVer); cycle counts unavailable; no event counts");
+        return PmuState {
+            cycles: false,
+            cycle_hz: None,
+            ids: None,
+            events: Err(Unavailable::NoPmu),
+        };
+    };
+    let started = arch::pmu::start_cycle_counter();
+    let c0 = arch::pmu::cycles();
+    let c1 = (0..1_000_000)
+        .map(|_| arch::pmu::cycles())
+        .find(|&c| c != c0)
+        .unwrap_or(c0);
+    let cycles = run::check(
+        "pmu-cycles",
+        started.is_ok() && c1 > c0,
+        format_args!(
+            "PMUVer {}, {} event counters, PMCCNTR_EL0 counts at EL1",
+            pmu.version, pmu.counters
+        ),
+    );
+    let cycle_hz = cycles
+        .then(|| arch::pmu::cycle_rate_hz(cpu.cntfrq))
+        .flatten();
+    if let Some(hz) = cycle_hz {
+        say!(
+            "pmu: PMCCNTR_EL0 at {}.{} MHz over 1 ms of CNTVCT_EL0{}",
+            tenths_mhz(hz) / 10,
+            tenths_mhz(hz) % 10,
+            if emulated() {
+                " (under QEMU: virtual nanoseconds, not cycles)"
+            } else {
+                ""
+            }
+        );
+    }
+    let ids = arch::pmu::ids();
+    let events = ids.and_then(|ids| {
+        // SW_INCR is architecturally required: a wrong count means programming failed.
+        match arch::pmu::sw_incr_check(SW_INCR_WRITES) {
+            Ok(n) => {
+                run::check(
+                    "pmu-events",
+                    n == u64::from(SW_INCR_WRITES),
+                    format_args!(
+                        "event counter 0 counted {n} SW_INCR for {SW_INCR_WRITES} writes of \
+                         PMSWINC_EL0; PMCEID0_EL0 {:#x}, PMCEID1_EL0 {:#x}",
+                        ids.pmceid0, ids.pmceid1
+                    ),
+                );
+            }
+            Err(_) => return Err(Unavailable::Trapped),
         }
-        Some(pmu) => {
-            let started = arch::pmu::start_cycle_counter();
-            let c0 = arch::pmu::cycles();
-            let c1 = (0..1_000_000)
-                .map(|_| arch::pmu::cycles())
-                .find(|&c| c != c0)
-                .unwrap_or(c0);
-            run::check(
-                "pmu-cycles",
-                started.is_ok() && c1 > c0,
-                format_args!(
-                    "PMUVer {}, {} event counters, PMCCNTR_EL0 counts at EL1",
-                    pmu.version, pmu.counters
-                ),
-            )
+        arch::pmu::events(&ids, cpu.midr)
+    });
+    match &events {
+        Ok(e) => say!(
+            "pmu: counting {} of {} events on {} counters: {}",
+            e.choice().len(),
+            mairbench_core::pmu::MAX,
+            pmu.counters,
+            Listed(e.choice())
+        ),
+        Err(why) => match &ids {
+            Ok(ids) => say!(
+                "pmu: no memory events: {}: PMCEID0_EL0 {:#x}, PMCEID1_EL0 {:#x}; \
+                 every result's pmu is null",
+                why.why(),
+                ids.pmceid0,
+                ids.pmceid1
+            ),
+            Err(_) => say!(
+                "pmu: no memory events: {}; every result's pmu is null",
+                why.why()
+            ),
+        },
+    }
+    PmuState {
+        cycles,
+        cycle_hz,
+        ids: ids.ok(),
+        events,
+    }
+}
+
+/// The chosen events' names, separated by commas.
+struct Listed<'a>(&'a mairbench_core::pmu::Choice);
+
+impl core::fmt::Display for Listed<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (i, name) in self.0.names().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(name)?;
         }
+        Ok(())
     }
 }
 

@@ -25,10 +25,34 @@ register_bitfields! {u64,
     pub PMCR_EL0 [
         /// Number of event counters.
         N OFFSET(11) NUMBITS(5) [],
+        /// Long event counters (FEAT_PMUv3p5): left 0, so every event counter is 32 bits.
+        LP OFFSET(7) NUMBITS(1) [],
         /// Long cycle counter: overflow at 64 bits.
         LC OFFSET(6) NUMBITS(1) [],
+        /// Write 1: reset every event counter (not PMCCNTR_EL0) to 0.
+        P OFFSET(1) NUMBITS(1) [],
         /// Enable all counters.
         E OFFSET(0) NUMBITS(1) [],
+    ],
+    /// Performance Monitors Event Type Register (PMEVTYPER<n>_EL0, PMXEVTYPER_EL0): the event
+    /// and the filters. With P = NSK = 0 a counter counts at EL1 in either security state
+    /// (NSK applies where EL3 exists: Non-secure EL1 counts when NSK equals P); U = NSU = 0
+    /// counts EL0 too (nothing runs there); NSH = 0 leaves EL2 out. The boot code's
+    /// MDCR_EL2.HPMN = PMCR_EL0.N gives every counter to EL1, so MDCR_EL2.HPME/HPMD do not
+    /// apply to them.
+    pub PMEVTYPER [
+        /// Do not count at EL1.
+        P OFFSET(31) NUMBITS(1) [],
+        /// Do not count at EL0.
+        U OFFSET(30) NUMBITS(1) [],
+        /// Non-secure EL1: count when equal to P (EL3 implemented).
+        NSK OFFSET(29) NUMBITS(1) [],
+        /// Non-secure EL0: count when equal to U (EL3 implemented).
+        NSU OFFSET(28) NUMBITS(1) [],
+        /// Count at EL2.
+        NSH OFFSET(27) NUMBITS(1) [],
+        /// The event number (bits \[15:10\] RES0 before PMUv3p1).
+        EvtCount OFFSET(0) NUMBITS(16) [],
     ],
 }
 

@@ -26,6 +26,7 @@ pub mod memtype;
 pub mod paging;
 pub mod placement;
 pub mod platform;
+pub mod pmu;
 pub mod problems;
 pub mod proof;
 pub mod random;

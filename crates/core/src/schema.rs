@@ -305,6 +305,47 @@ pub const CONFIG: Kind = Kind {
             "",
             "mairbench.device-faults: whether the Device-memory faults are tried.",
         ),
+        Field::always(
+            "pmu_events",
+            Strs,
+            "",
+            "The PMU events counted around every timed sample (keys of each result's \"pmu\"), \
+             in the priority order of the core's event table (crates/core/src/pmu.rs), at most \
+             PMCR_EL0.N of them; empty when none is counted.",
+        ),
+        Field::always(
+            "pmu_reason",
+            Str,
+            "",
+            "Why no PMU event is counted, so that every result's \"pmu\" is null: \"no PMU \
+             (ID_AA64DFR0_EL1.PMUVer)\", \"no event counters (PMCR_EL0.N is 0)\", \"event \
+             counters trapped (an access took an exception)\" or \"the PMU implements none of \
+             the memory events (PMCEID0/1_EL0)\" (QEMU); null when events are counted.",
+        )
+        .or_null(),
+        Field::optional(
+            "pmceid0",
+            Hex,
+            "",
+            "PMCEID0_EL0: bit n set when Common event n is implemented (0x00-0x1F; upper half \
+             0x4000-0x401F); absent without a readable PMU.",
+        ),
+        Field::optional(
+            "pmceid1",
+            Hex,
+            "",
+            "PMCEID1_EL0: the same for events 0x20-0x3F (upper half 0x4020-0x403F); absent \
+             without a readable PMU.",
+        ),
+        Field::always(
+            "cycle_mhz",
+            Decimal,
+            "MHz",
+            "PMCCNTR_EL0 cycles per microsecond, measured over 1 ms of CNTVCT_EL0 (one \
+             decimal): the core clock on silicon, 1000.0 under QEMU (virtual nanoseconds); \
+             null without a usable cycle counter or timer frequency.",
+        )
+        .or_null(),
     ],
 };
 
