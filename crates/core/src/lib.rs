@@ -36,3 +36,4 @@ pub mod schema;
 pub mod stats;
 pub mod sweep;
 pub mod uart;
+pub mod verdict;

@@ -711,6 +711,40 @@ pub const SCALING: Kind = Kind {
     ],
 };
 
+/// One bring-up verdict.
+pub const VERDICT: Kind = Kind {
+    name: "verdict",
+    doc: "One bring-up verdict, judged from the whole run by `crates/core/src/verdict.rs` \
+          (its table is docs/bringup.md, \"Verdicts\"): one record per verdict, in table \
+          order, after the measurements. A fail verdict fails the run.",
+    fields: &[
+        Field::always(
+            "name",
+            Str,
+            "",
+            "caches-on, uncached, write-allocate, write-through, maintenance, device-read-cliff, smp-config, clock or cache-geometry.",
+        ),
+        Field::always(
+            "status",
+            Str,
+            "",
+            "\"pass\", \"warn\", \"fail\" or \"n/a\" (nothing to judge by, or timings under emulation).",
+        ),
+        Field::always(
+            "evidence",
+            Type::Numbers,
+            "per key",
+            "The numbers the verdict used (empty when none); keys name their unit: _mbps MB/s (MB = 10^6 B), _ns nanoseconds, _bytes bytes, _hz Hz, _mhz MHz, _per_line per 64-byte line; ratio, min_ratio and _step are times (faster over slower, e.g. ratio 8.12 and its threshold min_ratio 1.50); flags are 0 or 1.",
+        ),
+        Field::always(
+            "why",
+            Str,
+            "",
+            "One sentence for a bring-up engineer, quoting the numbers.",
+        ),
+    ],
+};
+
 /// An unexpected exception.
 pub const EXCEPTION: Kind = Kind {
     name: "exception",
@@ -857,6 +891,7 @@ pub const KINDS: &[&Kind] = &[
     &TIMER,
     &RESULT,
     &SCALING,
+    &VERDICT,
     &EXCEPTION,
     &PANIC,
     &END,
