@@ -3,7 +3,7 @@
 //! What the records mean (kinds, fields, units) comes from core's schema and kernel tables;
 //! a kind or a field they do not know is a warning, not an error.
 
-use crate::model::{CacheLevel, Measurement, Run, Scaling, Skipped, Unit};
+use crate::model::{self, CacheLevel, Measurement, Run, Scaling, Skipped, Unit};
 use mairbench_core::kernel;
 use mairbench_core::record::{PREFIX, SCHEMA};
 use mairbench_core::schema::{self, Type};
@@ -368,6 +368,15 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
             Err(Unread::Bad(what)) => p.problems.push(Problem::new(line, what)),
             Err(Unread::Unknown(what)) => p.problems.push(Problem::unknown(line, what)),
         },
+        "verdict" => match verdict_record(f) {
+            Some(v) => {
+                p.run.verdicts.retain(|old| old.name != v.name);
+                p.run.verdicts.push(v);
+            }
+            None => p
+                .problems
+                .push(problem("a verdict record without name, status or why")),
+        },
         "scaling" => match scaling(f) {
             Some(s) => p.run.scaling.push(s),
             None => p.problems.push(problem(
@@ -441,6 +450,26 @@ fn scaling(f: &Map<String, Value>) -> Option<Scaling> {
         aggregate_mbps: whole("aggregate_mbps")?,
         per_core_min_mbps: whole("per_core_min_mbps")?,
         per_core_max_mbps: whole("per_core_max_mbps")?,
+    })
+}
+
+/// A `verdict` record; `None` when its name, status or why is missing. Evidence that is not
+/// a number is left out.
+fn verdict_record(f: &Map<String, Value>) -> Option<model::Verdict> {
+    let evidence = f
+        .get("evidence")
+        .and_then(Value::as_object)
+        .map(|o| {
+            o.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_f64()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(model::Verdict {
+        name: text(f, "name")?,
+        status: text(f, "status")?,
+        evidence,
+        why: text(f, "why")?,
     })
 }
 
@@ -655,6 +684,8 @@ mod tests {
             "qemu-kernels.log",
             "qemu-smp.log",
             "handmade-board.log",
+            "handmade-verdicts-a.log",
+            "handmade-verdicts-b.log",
             "truncated.log",
         ] {
             let bytes = std::fs::read(dir.join(name)).unwrap();
@@ -671,6 +702,59 @@ mod tests {
                 p.problems
             );
         }
+    }
+
+    #[test]
+    fn verdict_records() {
+        let log = br#"@mb {"kind":"start","schema":1,"platform":"p","emulated":false}
+@mb {"kind":"verdict","name":"clock","status":"warn","evidence":{"core_mhz":24.00,"ticks":5},"why":"slow"}
+@mb {"kind":"verdict","name":"uncached","status":"pass","evidence":{},"why":"flat"}
+@mb {"kind":"verdict","name":"clock","status":"pass","evidence":{"core_mhz":1800.00,"bad":"x"},"why":"fine"}
+@mb {"kind":"verdict","name":"maintenance","status":"pass"}
+"#;
+        let p = parse(log);
+        let seen: Vec<_> = p
+            .run
+            .verdicts
+            .iter()
+            .map(|v| (v.name.as_str(), v.status.as_str(), v.why.as_str()))
+            .collect();
+        // A repeated name keeps the last; one without why is a problem, not a verdict.
+        assert_eq!(
+            seen,
+            [("uncached", "pass", "flat"), ("clock", "pass", "fine")]
+        );
+        assert_eq!(
+            p.run.verdicts[1].evidence,
+            [("core_mhz".to_owned(), 1800.0)]
+        );
+        let problems: Vec<_> = p
+            .problems
+            .iter()
+            .map(|q| (q.line, q.what.as_str()))
+            .collect();
+        assert_eq!(
+            problems,
+            [(5, "a verdict record without name, status or why")]
+        );
+        // The schema: evidence is an object of numbers, every field always present.
+        let fields = |json: &str| match serde_json::from_str(json).unwrap() {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        };
+        assert!(mismatches(&fields(
+            r#"{"kind":"verdict","name":"clock","status":"n/a","evidence":{},"why":"w"}"#
+        ))
+        .is_empty());
+        assert_eq!(
+            mismatches(&fields(
+                r#"{"kind":"verdict","name":"clock","status":"n/a","evidence":{"a":"1"}}"#
+            )),
+            [
+                "verdict.evidence: {\"a\":\"1\"} where the schema says object of numbers",
+                "verdict: no field 'why', which is always present"
+            ]
+        );
     }
 
     #[test]

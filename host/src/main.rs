@@ -70,7 +70,7 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
-    /// Compare two logs: per kernel a summary (geometric mean of B/A, points significantly
+    /// Compare two logs: the verdicts whose status changed, then per kernel a summary (geometric mean of B/A, points significantly
     /// better or worse: |B/A - 1| > max(5 %, cv A + cv B)), then the significant points,
     /// biggest first; writes DIR/compare.csv (every point) and DIR/compare-<kernel>.svg for
     /// each kernel both measured.
@@ -248,14 +248,18 @@ fn compare_files(a_path: &Path, b_path: &Path, out: &Path) -> Result<(), Fail> {
     let (a, a_failure) = load(a_path)?;
     let (b, b_failure) = load(b_path)?;
     let changes = compare::changes(&a, &b);
-    if changes.is_empty() {
+    if changes.is_empty() && a.verdicts.is_empty() && b.verdicts.is_empty() {
         return Err(usage(format!(
-            "{} and {} have no measured point in common (same kernel, memory type and size).",
+            "{} and {} have no measured point or verdict in common (same kernel, memory type and size).",
             a_path.display(),
             b_path.display()
         )));
     }
     say!("A = {}\nB = {}\n", a_path.display(), b_path.display());
+    let verdicts = compare::verdict_table(&a, &b);
+    if !verdicts.is_empty() {
+        say!("{verdicts}");
+    }
     say_raw!("{}", compare::summary_table(&compare::summary(&changes)));
     say!("");
     say_raw!("{}", compare::table(&changes));

@@ -121,6 +121,19 @@ pub struct Scaling {
     pub per_core_max_mbps: u64,
 }
 
+/// One bring-up verdict (`verdict` record; core's `verdict` table names them).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    /// Its name, e.g. `caches-on`.
+    pub name: String,
+    /// `pass`, `warn`, `fail` or `n/a` (as written; an unknown status is kept as is).
+    pub status: String,
+    /// The numbers it used, by key (the key names the unit: `_mbps`, `_ns`, `_bytes`, ...).
+    pub evidence: Vec<(String, f64)>,
+    /// One sentence saying why.
+    pub why: String,
+}
+
 /// Everything the tool reads from one log.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Run {
@@ -142,6 +155,8 @@ pub struct Run {
     pub skipped: Vec<Skipped>,
     /// The multi-core points, in log order (none with one core).
     pub scaling: Vec<Scaling>,
+    /// The bring-up verdicts, in log order (a repeated name keeps the last).
+    pub verdicts: Vec<Verdict>,
 }
 
 #[cfg(test)]

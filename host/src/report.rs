@@ -6,6 +6,7 @@ use crate::chart;
 use crate::model::{Measurement, Run, Unit};
 use mairbench_core::format::Bytes;
 use mairbench_core::memtype::{self, MEMTYPES, NORMAL_WB};
+use mairbench_core::verdict::STATUSES;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -86,6 +87,7 @@ pub fn tables(run: &Run) -> String {
             .collect();
         let _ = writeln!(out, "caches: {}", caches.join(", "));
     }
+    verdict_table(&mut out, run);
     for kernel in distinct(run.measurements.iter().map(|m| m.kernel.as_str())) {
         out.push('\n');
         table(&mut out, run, kernel);
@@ -100,6 +102,46 @@ pub fn tables(run: &Run) -> String {
     scaling_table(&mut out, run);
     prediction_sheet(&mut out, run);
     out
+}
+
+/// The verdicts, first of the report: a count per status, then one line per verdict as the
+/// firmware prints it (name, status, why). Nothing when the log has none.
+pub fn verdict_table(out: &mut String, run: &Run) {
+    if run.verdicts.is_empty() {
+        return;
+    }
+    let counts: Vec<String> = STATUSES
+        .iter()
+        .rev()
+        .map(|s| {
+            let n = run.verdicts.iter().filter(|v| v.status == s.name()).count();
+            format!("{} {n}", s.name())
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "\nverdicts ({}; what each checks: docs/bringup.md, \"Verdicts\")",
+        counts.join(", ")
+    );
+    let width = run.verdicts.iter().map(|v| v.name.len()).max().unwrap_or(0);
+    for v in &run.verdicts {
+        let _ = writeln!(out, "  {:<width$}  {:<4}  {}", v.name, v.status, v.why);
+    }
+}
+
+/// The verdicts as `results.json` holds them: name, status, evidence (key → number), why.
+pub fn verdicts_json(run: &Run) -> serde_json::Value {
+    run.verdicts
+        .iter()
+        .map(|v| {
+            let evidence: serde_json::Map<String, serde_json::Value> = v
+                .evidence
+                .iter()
+                .map(|(k, n)| (k.clone(), json!(n)))
+                .collect();
+            json!({"name": v.name, "status": v.status, "evidence": evidence, "why": v.why})
+        })
+        .collect()
 }
 
 /// The memory types of `names` in core's table order, unknown ones after, in first-seen
@@ -323,6 +365,7 @@ pub fn json(run: &Run) -> serde_json::Value {
         "skipped": run.skipped.iter().map(|s| json!({
             "kernel": s.kernel, "memtype": s.memtype, "size_bytes": s.size, "why": s.why,
         })).collect::<Vec<_>>(),
+        "verdicts": verdicts_json(run),
         "scaling": run.scaling.iter().map(|p| json!({
             "kernel": p.kernel, "memtype": p.memtype, "cores": p.cores,
             "aggregate_mbps": p.aggregate_mbps, "per_core_min_mbps": p.per_core_min_mbps,
@@ -539,6 +582,47 @@ mod tests {
         sheet.clear();
         prediction_sheet(&mut sheet, &run);
         assert!(sheet.is_empty(), "{sheet}");
+    }
+
+    #[test]
+    fn verdicts_come_first() {
+        let run = Run {
+            measurements: vec![m("normal-wb", 4096, 100.0)],
+            verdicts: vec![
+                crate::model::Verdict {
+                    name: "caches-on".into(),
+                    status: "fail".into(),
+                    evidence: vec![("sctlr_c".into(), 0.0)],
+                    why: "SCTLR_EL1.C is clear".into(),
+                },
+                crate::model::Verdict {
+                    name: "device-read-cliff".into(),
+                    status: "n/a".into(),
+                    evidence: vec![],
+                    why: "not measured".into(),
+                },
+            ],
+            ..Run::default()
+        };
+        let t = tables(&run);
+        let verdicts = t.find("verdicts (fail 1, warn 0, pass 0, n/a 1;").unwrap();
+        assert!(verdicts < t.find("read-ldp (MB/s").unwrap(), "{t}");
+        assert!(
+            t.contains("\n  caches-on          fail  SCTLR_EL1.C is clear\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("\n  device-read-cliff  n/a   not measured\n"),
+            "{t}"
+        );
+        let j = json(&run);
+        assert_eq!(
+            j["verdicts"],
+            json!([
+                {"name": "caches-on", "status": "fail", "evidence": {"sctlr_c": 0.0}, "why": "SCTLR_EL1.C is clear"},
+                {"name": "device-read-cliff", "status": "n/a", "evidence": {}, "why": "not measured"},
+            ])
+        );
     }
 
     #[test]

@@ -339,6 +339,133 @@ fn compare_golden_logs() {
     }
 }
 
+/// The hand-made verdict logs (host/tests/data/README.md): the report leads with the
+/// verdicts and writes them to results.json; compare lists those whose status changed.
+#[test]
+fn verdicts_lead_the_report_and_compare_lists_changes() {
+    let d = report(&data("handmade-verdicts-a.log"), "verdicts-a");
+    assert_eq!(d.code, Some(0), "{}", d.stderr);
+    let lines: Vec<&str> = d.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("mairbench 0.1.0 on example,a72-board"),
+        "{}",
+        d.stdout
+    );
+    assert_eq!(lines[1], "caches: L1 separate 32 KiB, L2 unified 1 MiB");
+    assert_eq!(
+        lines[3],
+        "verdicts (fail 0, warn 0, pass 9, n/a 0; what each checks: docs/bringup.md, \"Verdicts\")"
+    );
+    assert_eq!(
+        lines[4],
+        "  caches-on          pass  SCTLR_EL1.C and I are set; normal-wb reads at 16 KiB are 19.8x faster than normal-nc's"
+    );
+    let names: Vec<&str> = lines[4..13]
+        .iter()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    let table: Vec<&str> = mairbench_core::verdict::VERDICTS
+        .iter()
+        .map(|v| v.id)
+        .collect();
+    assert_eq!(names, table);
+    assert_eq!(lines[13..15], ["", "files written:"], "{}", d.stdout);
+    let json: serde_json::Value = serde_json::from_str(&d.file("results.json")).unwrap();
+    let verdicts = json["verdicts"].as_array().unwrap();
+    assert_eq!(verdicts.len(), 9);
+    assert_eq!(verdicts[5]["name"], "device-read-cliff");
+    assert_eq!(verdicts[5]["status"], "pass");
+    assert_eq!(verdicts[5]["evidence"]["ratio"], 10.0);
+    assert_eq!(verdicts[5]["evidence"]["reference_ratio"], 10.0);
+    assert!(verdicts[5]["why"]
+        .as_str()
+        .unwrap()
+        .contains("\"Performance Anomaly Investigation\": ≈10x"));
+
+    // The caches-off run fails; its verdicts are still reported and written.
+    let d = report(&data("handmade-verdicts-b.log"), "verdicts-b");
+    assert_eq!(d.code, Some(1), "{}", d.stderr);
+    assert!(
+        d.stdout
+            .contains("verdicts (fail 4, warn 2, pass 3, n/a 0;"),
+        "{}",
+        d.stdout
+    );
+    assert!(d
+        .stdout
+        .contains("  caches-on          fail  SCTLR_EL1.C is clear: "));
+    let json: serde_json::Value = serde_json::from_str(&d.file("results.json")).unwrap();
+    assert_eq!(json["verdicts"][0]["status"], "fail");
+    assert_eq!(json["verdicts"][0]["evidence"]["sctlr_c"], 0.0);
+
+    // A log without verdicts: no verdict lines, an empty list in results.json.
+    let d = report(&data("qemu-quick.log"), "verdicts-none");
+    assert!(!d.stdout.contains("verdicts ("), "{}", d.stdout);
+    let json: serde_json::Value = serde_json::from_str(&d.file("results.json")).unwrap();
+    assert_eq!(json["verdicts"], serde_json::json!([]));
+
+    let d = compare(
+        &data("handmade-verdicts-a.log"),
+        &data("handmade-verdicts-b.log"),
+        "verdicts-compare",
+    );
+    assert_eq!(d.code, Some(1), "{}", d.stderr);
+    let changed: Vec<&str> = d
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("verdicts that changed"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(
+        changed[0], "verdicts that changed (6 of them):",
+        "{}",
+        d.stdout
+    );
+    let rows: Vec<Vec<&str>> = changed[1..]
+        .iter()
+        .map(|l| l.split_whitespace().take(4).collect())
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ["caches-on", "pass", "->", "fail"],
+            ["write-allocate", "pass", "->", "fail"],
+            ["write-through", "pass", "->", "fail"],
+            ["maintenance", "pass", "->", "warn"],
+            ["smp-config", "pass", "->", "warn"],
+            ["cache-geometry", "pass", "->", "fail"],
+        ]
+    );
+    assert!(changed[1].ends_with("SCTLR_EL1.C is clear: the caches are disabled for the measurements, so every access goes to memory"));
+    let d = compare(
+        &data("handmade-verdicts-a.log"),
+        &data("handmade-verdicts-a.log"),
+        "verdicts-same",
+    );
+    assert_eq!(d.code, Some(0), "{}", d.stderr);
+    assert!(
+        d.stdout.contains("verdicts: none changed (9 in A, 9 in B)"),
+        "{}",
+        d.stdout
+    );
+    // Against a run without verdicts, every verdict changed from none.
+    let d = compare(
+        &data("handmade-verdicts-b.log"),
+        &data("qemu-quick.log"),
+        "verdicts-vs-none",
+    );
+    assert!(
+        d.stdout.contains("verdicts that changed (9 of them):"),
+        "{}",
+        d.stdout
+    );
+    assert!(
+        d.stdout.contains("  caches-on          fail -> none  "),
+        "{}",
+        d.stdout
+    );
+}
+
 #[test]
 fn smp_log_report_has_scaling() {
     let d = report(&data("qemu-smp.log"), "smp");
