@@ -201,7 +201,7 @@ pub const VERDICTS: [Spec; 9] = [
     Spec {
         name: Name::Uncached,
         id: "uncached",
-        checks: "normal-nc and the Device types show no step in read-ldp across any reported cache size, or the PMU counts a bus access per line read through normal-nc.",
+        checks: "normal-nc and the Device types show no step in read-ldp across any reported cache size, or the PMU counts a bus access per line read through them.",
         threshold: "No step ≥ 1.30× (inside ≤ C/2 vs outside ≥ 2·C), or ≥ 0.50 bus_access per line; a step with bus accesses per line is a warn.",
         failure: "An alias meant to be uncached is served by a cache: a wrong MAIR byte or AttrIndx, or an interconnect or system cache that caches non-cacheable traffic. Device drivers and DMA buffers on such a mapping see stale data.",
         basis: Basis::Timing,
@@ -779,7 +779,7 @@ impl fmt::Display for Why {
             }
             Why::UncachedNoBus { per_line } => write!(
                 f,
-                "the PMU counts only {} bus accesses per line read through normal-nc: a cache serves the uncached alias",
+                "the PMU counts only {} bus accesses per line read through an uncached alias: a cache serves it",
                 centi(per_line)
             ),
             Why::AllocHonoured { size, ratio } => write!(

@@ -1,0 +1,54 @@
+//! The verdict table in the docs: `docs/bringup.md`'s generated part (between the markers) is
+//! what `verdict::write_markdown` renders (`MAIRBENCH_BLESS=1` rewrites it), and the README's
+//! "Verdicts" section names every verdict, one line each.
+
+use mairbench_core::verdict::{self, VERDICTS};
+use std::path::Path;
+
+const BEGIN: &str = "<!-- verdicts:begin -->\n";
+const END: &str = "<!-- verdicts:end -->\n";
+
+fn doc(name: &str) -> (std::path::PathBuf, String) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    (path, text)
+}
+
+#[test]
+fn bringup_md_holds_the_verdict_table() {
+    let (path, text) = doc("docs/bringup.md");
+    let (head, rest) = text.split_once(BEGIN).expect("the begin marker");
+    let (generated, tail) = rest.split_once(END).expect("the end marker");
+    let mut table = String::new();
+    verdict::write_markdown(&mut table).unwrap();
+    if std::env::var_os("MAIRBENCH_BLESS").is_some() {
+        std::fs::write(&path, format!("{head}{BEGIN}{table}{END}{tail}")).unwrap();
+        return;
+    }
+    assert!(
+        generated == table,
+        "docs/bringup.md is out of date with crates/core/src/verdict.rs: regenerate it with\n  \
+         MAIRBENCH_BLESS=1 cargo test -p mairbench-core --target host-tuple --test verdicts_doc"
+    );
+    assert!(head.contains("\n## Verdicts\n"));
+}
+
+#[test]
+fn readme_names_every_verdict() {
+    let (_, text) = doc("README.md");
+    let (_, section) = text
+        .split_once("\n## Verdicts\n")
+        .expect("a Verdicts section");
+    let section = section.split("\n## ").next().unwrap();
+    assert!(section.contains("(docs/bringup.md#verdicts)"));
+    let listed: Vec<&str> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("- `"))
+        .filter_map(|l| l.split_once("`: "))
+        .map(|(name, _)| name)
+        .collect();
+    let table: Vec<&str> = VERDICTS.iter().map(|v| v.id).collect();
+    assert_eq!(listed, table, "README's list vs the verdict table");
+}
