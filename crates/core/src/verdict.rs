@@ -283,13 +283,30 @@ pub fn by_name(id: &str) -> Option<&'static Spec> {
     VERDICTS.iter().find(|s| s.id == id)
 }
 
-/// PMU event names (lower case, as core's PMU event table and `result` records' `pmu` object
-/// name them) that the verdicts ask [`Sweep::pmu`] about.
+/// The PMU events the verdicts ask [`Sweep::pmu`] about: names of core's PMU table
+/// ([`crate::pmu::EVENTS`]), as `result` records' `pmu` object keys them.
 pub mod event {
-    /// L1D_CACHE_REFILL (0x03).
-    pub const L1D_CACHE_REFILL: &str = "l1d_cache_refill";
-    /// BUS_ACCESS (0x19).
-    pub const BUS_ACCESS: &str = "bus_access";
+    use crate::pmu::EVENTS;
+
+    /// The name of the table's event `number` (`""` if the table lost it: a unit test
+    /// checks both are there).
+    const fn named(number: u16) -> &'static str {
+        let mut i = 0;
+        while i < EVENTS.len() {
+            #[allow(clippy::indexing_slicing)] // bounded by the loop
+            let e = &EVENTS[i];
+            if e.number == number {
+                return e.name;
+            }
+            i = i.saturating_add(1);
+        }
+        ""
+    }
+
+    /// L1D_CACHE_REFILL (0x03): `l1d_cache_refill`.
+    pub const L1D_CACHE_REFILL: &str = named(0x03);
+    /// BUS_ACCESS (0x19): `bus_access`.
+    pub const BUS_ACCESS: &str = named(0x19);
 }
 
 /// The measured points of the sweep, as the verdicts ask for them. The firmware implements
@@ -1564,12 +1581,9 @@ impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
         if c.cycles == 0 {
             return Verdict::new(name, Status::Fail, e, Why::ClockStopped { ticks: c.ticks });
         }
-        // cycles / ticks × timer_hz, in hundredths of a MHz (1 MHz = 10^6 Hz).
-        let centi_mhz = u128::from(c.cycles)
-            .checked_mul(u128::from(c.timer_hz))
-            .and_then(|n| n.checked_div(u128::from(c.ticks).checked_mul(10_000)?))
-            .and_then(|v| u64::try_from(v).ok())
-            .unwrap_or(u64::MAX);
+        // cycles / ticks × timer_hz (core's PMU rule), in hundredths of a MHz (10^4 Hz).
+        let centi_mhz = crate::pmu::cycle_rate_hz(c.cycles, c.ticks, c.timer_hz)
+            .map_or(u64::MAX, |hz| hz / 10_000);
         // Cycles per tick in thousandths, rounded.
         let per_tick = ratio_centi(c.cycles.saturating_mul(10), c.ticks).unwrap_or(u64::MAX);
         e.push("core_mhz", centi_mhz, 2);
@@ -1991,6 +2005,10 @@ mod tests {
         for s in STATUSES {
             assert_eq!(Status::by_name(s.name()), Some(s));
         }
+        assert_eq!(
+            (event::L1D_CACHE_REFILL, event::BUS_ACCESS),
+            ("l1d_cache_refill", "bus_access")
+        );
         assert_eq!(Status::by_name("PASS"), None);
         assert!(Status::Fail > Status::Warn && Status::Warn > Status::Pass);
         assert!(Status::Pass > Status::NotApplicable);
