@@ -32,6 +32,7 @@ pub mod proof;
 pub mod random;
 pub mod record;
 pub mod reserved;
+pub mod results;
 pub mod schema;
 pub mod stats;
 pub mod sweep;
