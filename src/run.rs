@@ -126,6 +126,27 @@ pub fn check(name: &'static str, ok: bool, detail: core::fmt::Arguments<'_>) -> 
     ok
 }
 
+/// Counts one verdict (its `verdict` record and line are the report): `fail` fails the run
+/// and is named in the `end` record's `failed_checks`, `warn` counts as a warning named in
+/// `warned`, `n/a` is not counted.
+pub fn verdict(name: &'static str, status: mairbench_core::verdict::Status) {
+    use mairbench_core::verdict::Status;
+    update(|t| match status {
+        Status::NotApplicable => {}
+        Status::Pass => t.checks += 1,
+        Status::Warn => {
+            t.checks += 1;
+            t.warnings += 1;
+            t.warned.add(name);
+        }
+        Status::Fail => {
+            t.checks += 1;
+            t.failed += 1;
+            t.failed_checks.add(name);
+        }
+    });
+}
+
 /// Counts one warning (the run still passes); `name` says what kind, short, as the `end`
 /// record's `warned` lists it (the names are documented with that field in the schema).
 pub fn warn(name: &'static str) {

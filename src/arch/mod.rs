@@ -486,3 +486,15 @@ pub fn data_cache_off() -> Result<u64, &'static str> {
     // (the boot CPU is the only one running mairbench code).
     Ok(unsafe { mmu::data_cache_off() })
 }
+
+/// The data and unified cache levels CLIDR_EL1 and CCSIDR_EL1 report, innermost first, and
+/// how many of the entries are levels.
+pub fn cache_levels() -> (
+    [mairbench_core::cache::CacheLevel; mairbench_core::cache::MAX_LEVELS],
+    usize,
+) {
+    let ccidx = ccsidr(0, false).1;
+    mairbench_core::cache::levels(clidr(), ccidx, |level, instruction| {
+        ccsidr(level, instruction).0
+    })
+}

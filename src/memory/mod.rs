@@ -15,6 +15,7 @@
 pub mod coherence;
 pub mod faults;
 pub mod layout;
+pub mod maintenance;
 pub mod proof;
 pub mod setup;
 

@@ -1,0 +1,66 @@
+//! The run's verdicts: what the memory checks, the sweep, the CPUs and the clock showed, judged
+//! by `mairbench_core::verdict` (thresholds and wording live there, host-tested), printed as
+//! a block of lines and `verdict` records above the status line.
+
+use crate::console::Console;
+use crate::{arch, run, say};
+use mairbench_core::verdict::{self, Clock, Inputs, Maintenance, Smp, Stale, Status, Sweep};
+
+/// What the run gathered for the verdicts besides the sweep.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Gathered {
+    /// The no-maintenance demonstration.
+    pub stale: Option<Stale>,
+    /// The maintenance experiment.
+    pub maintenance: Option<Maintenance>,
+    /// The secondary CPUs.
+    pub smp: Option<Smp>,
+    /// PMCCNTR_EL0 against CNTVCT_EL0.
+    pub clock: Option<Clock>,
+}
+
+/// The clock cross-check from a measured cycle rate: PMCCNTR_EL0 cycles over one second of
+/// CNTVCT_EL0 (`timer_hz` ticks).
+pub fn clock(cycle_hz: Option<u64>, timer_hz: u64) -> Option<Clock> {
+    cycle_hz.map(|cycles| Clock {
+        cycles,
+        ticks: timer_hz,
+        timer_hz,
+    })
+}
+
+/// Judges the run and prints the verdict block; a `fail` fails the run.
+pub fn report<S: Sweep + ?Sized>(sweep: &S, gathered: &Gathered) {
+    let (sctlr, _, _) = arch::mmu::registers();
+    let (levels, count) = arch::cache_levels();
+    let inputs = Inputs {
+        emulated: crate::emulated(),
+        sctlr_c: sctlr & (1 << 2) != 0,
+        sctlr_i: sctlr & (1 << 12) != 0,
+        caches: levels.get(..count).unwrap_or(&[]),
+        sweep,
+        stale: gathered.stale,
+        maintenance: gathered.maintenance,
+        smp: gathered.smp,
+        clock: gathered.clock,
+    };
+    let verdicts = verdict::judge(&inputs);
+    say!("");
+    say!(
+        "verdicts: {} pass, {} warn, {} fail, {} n/a{}",
+        verdicts.count(Status::Pass),
+        verdicts.count(Status::Warn),
+        verdicts.count(Status::Fail),
+        verdicts.count(Status::NotApplicable),
+        if inputs.emulated {
+            " (emulated: QEMU models no caches, so timing and PMU verdicts are n/a)"
+        } else {
+            ""
+        }
+    );
+    for v in verdicts.iter() {
+        say!("  {v}");
+        let _ = v.record(&mut Console);
+        run::verdict(v.name.id(), v.status);
+    }
+}
