@@ -389,11 +389,15 @@ impl Written {
 /// The charts of a report: kernels drawn side by side, and the chart's title. Each group
 /// present in a run gives `<kernels>.svg` (best value over size) and `ratio-<kernels>.svg`
 /// (over `normal-wb`'s), named after the kernels of the group the run measured.
-pub const CHARTS: [(&[&str], &str); 6] = [
+pub const CHARTS: [(&[&str], &str); 7] = [
     (&["read-ldp", "write-stp"], "Streaming bandwidth"),
     (
         &["read-ldp-q", "write-stp-q"],
         "Streaming bandwidth, 128-bit pairs",
+    ),
+    (
+        &["read-ldnp", "write-stnp"],
+        "Streaming bandwidth, non-temporal pairs",
     ),
     (&["copy-to", "copy-from"], "Copy bandwidth"),
     (&["latency"], "Load latency"),
