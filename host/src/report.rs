@@ -3,7 +3,7 @@
 //! `scaling.csv`, SVG charts) written into an output directory.
 
 use crate::chart;
-use crate::model::{Measurement, Run, Unit};
+use crate::model::{self, Measurement, Run, Unit};
 use mairbench_core::format::Bytes;
 use mairbench_core::memtype::{self, MEMTYPES, NORMAL_WB};
 use serde_json::json;
@@ -44,23 +44,31 @@ pub fn value_label(unit: Unit, value: f64) -> String {
     }
 }
 
-/// The measurements of one kernel by (memory type, size); a repeated point keeps the last.
-fn points<'a>(run: &'a Run, kernel: &str) -> BTreeMap<(&'a str, u64), &'a Measurement> {
+/// The measurements of one kernel by (row, size), a row being a memory type on one granule
+/// ([`model::series`]); a repeated point keeps the last.
+fn points<'a>(run: &'a Run, kernel: &str) -> BTreeMap<(String, u64), &'a Measurement> {
+    let mixed = model::mixed_granules(&run.measurements, kernel);
     run.measurements
         .iter()
         .filter(|m| m.kernel == kernel)
-        .map(|m| ((m.memtype.as_str(), m.size), m))
+        .map(|m| ((model::series(m, mixed), m.size), m))
         .collect()
 }
 
-/// `memtype`'s best value over `normal-wb`'s at the largest size both were measured at.
+/// The row names ([`model::series`]) of `of`, in order, repeats included.
+fn series_of<'a>(run: &Run, of: impl IntoIterator<Item = &'a Measurement>) -> Vec<String> {
+    of.into_iter().map(|m| run.series(m)).collect()
+}
+
+/// `memtype`'s best value over `normal-wb`'s at the largest size both were measured at
+/// (`memtype` a row name, e.g. `normal-wb (4K)`, see [`model::series`]).
 pub fn ratio_to_baseline(run: &Run, kernel: &str, memtype: &str) -> Option<(f64, u64)> {
     let p = points(run, kernel);
     p.iter()
         .rev()
-        .filter(|((t, _), _)| *t == memtype)
+        .filter(|((t, _), _)| t == memtype)
         .find_map(|((_, size), m)| {
-            let base = p.get(&(BASELINE, *size))?;
+            let base = p.get(&(BASELINE.to_owned(), *size))?;
             (base.best != 0.0).then(|| (m.best / base.best, *size))
         })
 }
@@ -106,7 +114,9 @@ pub fn tables(run: &Run) -> String {
 /// order.
 fn in_table_order<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let mut types = distinct(names);
-    types.sort_by_key(|t| memtype::by_name(t).map_or(MEMTYPES.len(), |m| usize::from(m.index)));
+    types.sort_by_key(|t| {
+        memtype::by_name(model::series_memtype(t)).map_or(MEMTYPES.len(), |m| usize::from(m.index))
+    });
     types
 }
 
@@ -160,7 +170,8 @@ pub fn prediction_sheet(out: &mut String, run: &Run) {
     if kernels.is_empty() {
         return;
     }
-    let types = in_table_order(run.measurements.iter().map(|m| m.memtype.as_str()));
+    let names = series_of(run, &run.measurements);
+    let types = in_table_order(names.iter().map(String::as_str));
     let _ = writeln!(
         out,
         "\nprediction sheet: best value / {BASELINE}'s at the largest size both were measured at"
@@ -222,7 +233,8 @@ fn table(out: &mut String, run: &Run, kernel: &str) {
     let mut sizes: Vec<u64> = of.iter().map(|m| m.size).collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let types = distinct(of.iter().map(|m| m.memtype.as_str()));
+    let names = series_of(run, of.iter().copied());
+    let types = distinct(names.iter().map(String::as_str));
     let p = points(run, kernel);
 
     let mb = if unit == Unit::MegabytesPerSecond {
@@ -238,7 +250,7 @@ fn table(out: &mut String, run: &Run, kernel: &str) {
             sizes
                 .iter()
                 .map(|s| {
-                    p.get(&(*t, *s))
+                    p.get(&(t.to_string(), *s))
                         .map_or("-".into(), |m| value_label(unit, m.best))
                 })
                 .collect()
@@ -285,11 +297,12 @@ pub fn csv_field(s: &str) -> String {
 /// `results.csv`: one row per measurement, in log order; `emulated` on every row, so that no
 /// row read alone passes an emulator's timing for a memory type's.
 pub fn csv(run: &Run) -> String {
-    let mut out = String::from("kernel,memtype,size_bytes,unit,best,median,cv_pct,reps,emulated\n");
+    let mut out =
+        String::from("kernel,memtype,size_bytes,unit,best,median,cv_pct,reps,emulated,granule\n");
     for m in &run.measurements {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{}",
             csv_field(&m.kernel),
             csv_field(&m.memtype),
             m.size,
@@ -298,7 +311,8 @@ pub fn csv(run: &Run) -> String {
             m.median,
             m.cv_pct,
             m.reps,
-            run.emulated
+            run.emulated,
+            csv_field(&m.granule)
         );
     }
     out
@@ -317,11 +331,13 @@ pub fn json(run: &Run) -> serde_json::Value {
             "level": c.level, "type": c.kind, "size_bytes": c.size,
         })).collect::<Vec<_>>(),
         "measurements": run.measurements.iter().map(|m| json!({
-            "kernel": m.kernel, "memtype": m.memtype, "size_bytes": m.size, "unit": m.unit.id(),
+            "kernel": m.kernel, "memtype": m.memtype, "granule": m.granule, "size_bytes": m.size,
+            "unit": m.unit.id(),
             "best": m.best, "median": m.median, "cv_pct": m.cv_pct, "reps": m.reps,
         })).collect::<Vec<_>>(),
         "skipped": run.skipped.iter().map(|s| json!({
-            "kernel": s.kernel, "memtype": s.memtype, "size_bytes": s.size, "why": s.why,
+            "kernel": s.kernel, "memtype": s.memtype, "granule": s.granule, "size_bytes": s.size,
+            "why": s.why,
         })).collect::<Vec<_>>(),
         "scaling": run.scaling.iter().map(|p| json!({
             "kernel": p.kernel, "memtype": p.memtype, "cores": p.cores,
@@ -456,6 +472,7 @@ mod tests {
         Measurement {
             memtype: memtype.into(),
             kernel: "read-ldp".into(),
+            granule: "4K".into(),
             size,
             unit: Unit::MegabytesPerSecond,
             best,
@@ -486,7 +503,7 @@ mod tests {
         assert!(t.contains("0.250x"), "{t}");
         assert_eq!(
             csv(&run).lines().nth(1),
-            Some("read-ldp,normal-wb,4096,mbps,100,100,1.5,3,false")
+            Some("read-ldp,normal-wb,4096,mbps,100,100,1.5,3,false,4K")
         );
     }
 

@@ -83,9 +83,10 @@ impl Engine<'_> {
         if let Some(off) = point.bad {
             self.failures += 1;
             say!(
-                "FAIL integrity: {} on {} at {}: data wrong at buffer offset {off:#x}",
+                "FAIL integrity: {} on {} ({}) at {}: data wrong at buffer offset {off:#x}",
                 spec.name,
                 alias.memtype.name,
+                alias.granule.name(),
                 Bytes(size),
             );
         }

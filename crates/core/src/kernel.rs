@@ -369,7 +369,10 @@ mod tests {
         // The non-temporal pairs are full-run kernels with the ldp/stp loops' step.
         for k in [Kernel::ReadLdnp, Kernel::WriteStnp] {
             let spec = k.spec();
-            assert_eq!((spec.unit, spec.quick, spec.normal_only), (Unit::Bandwidth, false, false));
+            assert_eq!(
+                (spec.unit, spec.quick, spec.normal_only),
+                (Unit::Bandwidth, false, false)
+            );
             assert!(spec.summary.contains("(256 B)"), "{}", spec.summary);
         }
         assert_eq!(Kernel::Latency.spec().unit, Unit::NsPerLoad);
