@@ -290,10 +290,10 @@ mod tests {
         assert_eq!(row("normal-wb (4K)")[2..], ["4.00", "2.000x"], "{t}");
         let csv = crate::report::csv(&new);
         assert!(csv.starts_with(
-            "kernel,memtype,size_bytes,unit,best,median,cv_pct,reps,emulated,granule\n"
+            "kernel,memtype,granule,size_bytes,unit,best,median,cv_pct,reps,emulated\n"
         ));
         assert!(
-            csv.contains("\nlatency,normal-wb,4096,ns_per_load,4,4,0,1,false,4K\n"),
+            csv.contains("\nlatency,normal-wb,4K,4096,ns_per_load,4,4,0,1,false\n"),
             "{csv}"
         );
         assert_eq!(

@@ -298,21 +298,21 @@ pub fn csv_field(s: &str) -> String {
 /// row read alone passes an emulator's timing for a memory type's.
 pub fn csv(run: &Run) -> String {
     let mut out =
-        String::from("kernel,memtype,size_bytes,unit,best,median,cv_pct,reps,emulated,granule\n");
+        String::from("kernel,memtype,granule,size_bytes,unit,best,median,cv_pct,reps,emulated\n");
     for m in &run.measurements {
         let _ = writeln!(
             out,
             "{},{},{},{},{},{},{},{},{},{}",
             csv_field(&m.kernel),
             csv_field(&m.memtype),
+            csv_field(&m.granule),
             m.size,
             m.unit.id(),
             m.best,
             m.median,
             m.cv_pct,
             m.reps,
-            run.emulated,
-            csv_field(&m.granule)
+            run.emulated
         );
     }
     out
@@ -503,7 +503,7 @@ mod tests {
         assert!(t.contains("0.250x"), "{t}");
         assert_eq!(
             csv(&run).lines().nth(1),
-            Some("read-ldp,normal-wb,4096,mbps,100,100,1.5,3,false,4K")
+            Some("read-ldp,normal-wb,4K,4096,mbps,100,100,1.5,3,false")
         );
     }
 
