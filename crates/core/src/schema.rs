@@ -620,7 +620,7 @@ pub const RESULT: Kind = Kind {
     fields: &[
         Field::always("memtype", Str, "", "Memory type name."),
         Field::always("kernel", Str, "", "Kernel name (the kernel table)."),
-        Field::optional("granule", Str, "", "The alias's mapping: \"4K\" (4 KiB pages) or \"2M\" (2 MiB blocks). latency runs on blocks, plus normal-wb on pages; every other kernel on pages. In every record (skipped ones too); absent only in logs from before the field, which ran every kernel on pages (read as \"4K\")."),
+        Field::optional("granule", Str, "", "The alias's mapping: \"4K\" (4 KiB pages) or \"2M\" (2 MiB blocks); the kernel table says which (the latency chase on blocks, plus normal-wb on pages; the other kernels on pages). In every record (skipped ones too); absent only in logs from before the field, which ran every kernel on pages (read as \"4K\")."),
         Field::optional("size", U64, BYTES, "Working-set size; absent when the kernel is skipped on the type at every size."),
         Field::optional("skipped", Str, "", "Why the point was not measured; only in a skipped record."),
         Field::optional("passes", U64, "", "Times the kernel covers the working set per sample; measured only."),
