@@ -196,7 +196,13 @@ pub fn compare(a: &Run, b: &Run, kernel: &str, title: &str) -> Result<String, St
     if kernel_unit(b, kernel).is_none() {
         return Err(format!("run B has no measurements of {kernel}"));
     }
-    let (pa, pb) = (best_points(a, kernel, unit), best_points(b, kernel, unit));
+    // One memory type on two granules stays two series when either run has both.
+    let both = a.measurements.iter().chain(&b.measurements);
+    let mixed = crate::model::mixed_granules(both, kernel);
+    let (pa, pb) = (
+        best_points(a, kernel, unit, mixed),
+        best_points(b, kernel, unit, mixed),
+    );
     let mut series = Vec::new();
     for (memtype, av) in &pa {
         let Some(bv) = pb.get(memtype) else { continue };
@@ -271,7 +277,7 @@ pub fn ratio(run: &Run, kernels: &[&str], baseline: &str, title: &str) -> Result
         let Some(unit) = kernel_unit(run, kernel) else {
             continue;
         };
-        let points = best_points(run, kernel, unit);
+        let points = best_points(run, kernel, unit, mixed_in(run, kernel));
         let Some(base) = points.get(baseline) else {
             continue;
         };
@@ -465,8 +471,19 @@ fn kernel_unit(run: &Run, kernel: &str) -> Option<Unit> {
         .map(|m| m.unit)
 }
 
-/// Per memory type, per size: the best `best` of `kernel` in `unit`, finite and >= 0 only.
-fn best_points(run: &Run, kernel: &str, unit: Unit) -> BTreeMap<String, BTreeMap<u64, f64>> {
+/// Whether `run` measured `kernel` on both granules (its series names then mark them).
+fn mixed_in(run: &Run, kernel: &str) -> bool {
+    crate::model::mixed_granules(&run.measurements, kernel)
+}
+
+/// Per series (a memory type on one granule, named by [`crate::model::series`] with
+/// `mixed`), per size: the best `best` of `kernel` in `unit`, finite and >= 0 only.
+fn best_points(
+    run: &Run,
+    kernel: &str,
+    unit: Unit,
+    mixed: bool,
+) -> BTreeMap<String, BTreeMap<u64, f64>> {
     let mut out: BTreeMap<String, BTreeMap<u64, f64>> = BTreeMap::new();
     for m in &run.measurements {
         if m.kernel != kernel
@@ -477,7 +494,7 @@ fn best_points(run: &Run, kernel: &str, unit: Unit) -> BTreeMap<String, BTreeMap
         {
             continue;
         }
-        out.entry(m.memtype.clone())
+        out.entry(crate::model::series(m, mixed))
             .or_default()
             .entry(m.size)
             .and_modify(|v| {
@@ -495,7 +512,7 @@ fn best_points(run: &Run, kernel: &str, unit: Unit) -> BTreeMap<String, BTreeMap
 fn kernel_panel(run: &Run, kernel: &str) -> Panel {
     let unit = kernel_unit(run, kernel);
     let series: Vec<Series> = unit
-        .map(|u| best_points(run, kernel, u))
+        .map(|u| best_points(run, kernel, u, mixed_in(run, kernel)))
         .unwrap_or_default()
         .into_iter()
         .map(|(memtype, points)| Series {
@@ -571,11 +588,17 @@ fn cache_marks(caches: &[CacheLevel], prefix: &str) -> Vec<Mark> {
 }
 
 /// The look of a memory type and whether its marker is filled: from [`LOOKS`] by its place
-/// in [`MEMTYPES`], filled for Normal memory; an unknown type gets a look hashed from its
-/// name, 2 px wide.
+/// in [`MEMTYPES`], filled for Normal memory (hollow for a series marked with its granule,
+/// `normal-wb (4K)`, see [`crate::model::series`]); an unknown type gets a look hashed from
+/// its name, 2 px wide.
 fn look(memtype: &str) -> (Look, bool) {
-    if let Some(t) = memtype::by_name(memtype) {
-        return (LOOKS[usize::from(t.index)], t.class != Class::Device);
+    let base = crate::model::series_memtype(memtype);
+    if let Some(t) = memtype::by_name(base) {
+        let marked = base != memtype;
+        return (
+            LOOKS[usize::from(t.index)],
+            t.class != Class::Device && !marked,
+        );
     }
     // FNV-1a: stable across charts and runs.
     let h = memtype.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
@@ -594,8 +617,9 @@ fn look(memtype: &str) -> (Look, bool) {
 
 /// Sort key of a memory type: the fixed order, then unknown types by name.
 fn order(memtype: &str) -> (usize, &str) {
+    let base = crate::model::series_memtype(memtype);
     (
-        memtype::by_name(memtype).map_or(MEMTYPES.len(), |t| usize::from(t.index)),
+        memtype::by_name(base).map_or(MEMTYPES.len(), |t| usize::from(t.index)),
         memtype,
     )
 }
@@ -1044,6 +1068,7 @@ mod tests {
         Measurement {
             memtype: memtype.into(),
             kernel: kernel.into(),
+            granule: "4K".into(),
             size,
             unit,
             best,

@@ -6,7 +6,7 @@
 //! variation in percent (`cv_pct`; an unknown cv counts as 0). A point within that is "same":
 //! no run is named better there.
 
-use crate::model::{Run, Unit};
+use crate::model::{self, Measurement, Run, Unit};
 use crate::report::{csv_field, distinct, size_label, value_label};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -16,7 +16,8 @@ use std::fmt::Write as _;
 pub struct Change {
     /// Kernel name.
     pub kernel: String,
-    /// Memory type name.
+    /// Memory type name, marked with the granule where the runs measured the kernel on both
+    /// (`normal-wb (4K)`, see [`model::series`]).
     pub memtype: String,
     /// Working-set size in bytes.
     pub size: u64,
@@ -67,19 +68,20 @@ impl Change {
 /// The points both runs measured (same kernel, memory type, size and unit) with a positive
 /// value in each, sorted by |ln(B/A)|, biggest first; ties keep log order of A.
 pub fn changes(a: &Run, b: &Run) -> Vec<Change> {
+    let row = rows(a, b);
     let in_b: BTreeMap<_, _> = b
         .measurements
         .iter()
         .map(|m| {
             (
-                (m.kernel.as_str(), m.memtype.as_str(), m.size, m.unit),
+                (m.kernel.as_str(), row(m), m.size, m.unit),
                 (m.best, m.cv_pct),
             )
         })
         .collect();
     let mut seen = BTreeMap::new();
     for m in &a.measurements {
-        let key = (m.kernel.as_str(), m.memtype.as_str(), m.size, m.unit);
+        let key = (m.kernel.as_str(), row(m), m.size, m.unit);
         let Some(&(b, cv_b)) = in_b.get(&key) else {
             continue;
         };
@@ -97,7 +99,7 @@ pub fn changes(a: &Run, b: &Run) -> Vec<Change> {
             |((kernel, memtype, size, unit), (order, a, cv_a, b, cv_b))| {
                 let change = Change {
                     kernel: kernel.into(),
-                    memtype: memtype.into(),
+                    memtype,
                     size,
                     unit,
                     a,
@@ -115,6 +117,19 @@ pub fn changes(a: &Run, b: &Run) -> Vec<Change> {
         y.total_cmp(&x).then(oa.cmp(ob))
     });
     out.into_iter().map(|(_, c)| c).collect()
+}
+
+/// The row name of a point of `a` or `b`: its memory type, marked with its granule where
+/// either run measured the kernel on both granules ([`model::series`]), so that only points
+/// of one granule are compared (a log from before the `granule` field ran on pages).
+fn rows<'a>(a: &'a Run, b: &'a Run) -> impl Fn(&Measurement) -> String + 'a {
+    let both = || a.measurements.iter().chain(&b.measurements);
+    let kernels = distinct(both().map(|m| m.kernel.as_str()));
+    let mixed: Vec<&str> = kernels
+        .into_iter()
+        .filter(|k| model::mixed_granules(both(), k))
+        .collect();
+    move |m| model::series(m, mixed.contains(&m.kernel.as_str()))
 }
 
 /// Per kernel, in the order of `changes`' first appearance: the points, the geometric mean
@@ -339,6 +354,7 @@ mod tests {
                 .map(|&(kernel, unit, best)| Measurement {
                     memtype: "normal-wb".into(),
                     kernel: kernel.into(),
+                    granule: "4K".into(),
                     size: 4096,
                     unit,
                     best,

@@ -3,7 +3,7 @@
 //! What the records mean (kinds, fields, units) comes from core's schema and kernel tables;
 //! a kind or a field they do not know is a warning, not an error.
 
-use crate::model::{self, CacheLevel, Measurement, Run, Scaling, Skipped, Unit};
+use crate::model::{self, CacheLevel, Measurement, Run, Scaling, Skipped, Unit, PAGES};
 use mairbench_core::kernel;
 use mairbench_core::record::{PREFIX, SCHEMA};
 use mairbench_core::schema::{self, Type};
@@ -202,7 +202,7 @@ fn result_shape(fields: &Map<String, Value>, out: &mut Vec<String>) {
         .unwrap_or_default();
     if has("skipped") {
         for k in fields.keys() {
-            if !["kind", "memtype", "kernel", "size", "skipped"].contains(&k.as_str()) {
+            if !["kind", "memtype", "kernel", "granule", "size", "skipped"].contains(&k.as_str()) {
                 out.push(format!("result: a skipped record with '{k}'"));
             }
         }
@@ -407,10 +407,12 @@ fn result(f: &Map<String, Value>) -> Result<Entry, Unread> {
         ));
     };
     let size = f.get("size").and_then(Value::as_u64);
+    let granule = text(f, "granule").unwrap_or_else(|| PAGES.into());
     if let Some(why) = f.get("skipped") {
         return Ok(Entry::Skipped(Skipped {
             memtype,
             kernel,
+            granule,
             size,
             why: why.as_str().map_or_else(|| why.to_string(), str::to_owned),
         }));
@@ -431,6 +433,7 @@ fn result(f: &Map<String, Value>) -> Result<Entry, Unread> {
     Ok(Entry::Measured(Measurement {
         memtype,
         kernel,
+        granule,
         size,
         unit: Unit::from(spec.unit),
         best: best_value,

@@ -65,6 +65,10 @@ pub struct Measurement {
     pub memtype: String,
     /// Kernel name, e.g. `read-ldp`.
     pub kernel: String,
+    /// The alias's mapping: `4K` (pages) or `2M` (blocks); [`PAGES`] when the record names
+    /// none. Tables and charts keep points of one memory type on two granules apart
+    /// ([`series`]).
+    pub granule: String,
     /// Working-set size in bytes.
     pub size: u64,
     /// What `best` and `median` are in.
@@ -97,6 +101,8 @@ pub struct Skipped {
     pub memtype: String,
     /// Kernel name.
     pub kernel: String,
+    /// The alias's mapping, as in [`Measurement::granule`].
+    pub granule: String,
     /// Size in bytes, when the skip concerns one size only.
     pub size: Option<u64>,
     /// The firmware's reason.
@@ -159,6 +165,51 @@ pub struct Run {
     pub verdicts: Vec<Verdict>,
 }
 
+/// The granule of a `result` record that names none: logs from before the `granule` field
+/// ran every kernel on 4 KiB pages.
+pub const PAGES: &str = "4K";
+
+/// Whether `points` hold `kernel` on more than one granule (e.g. `latency` on blocks and
+/// `normal-wb` on pages too).
+pub fn mixed_granules<'a>(points: impl IntoIterator<Item = &'a Measurement>, kernel: &str) -> bool {
+    let mut first: Option<&str> = None;
+    for m in points.into_iter().filter(|m| m.kernel == kernel) {
+        match first {
+            None => first = Some(&m.granule),
+            Some(g) if g != m.granule => return true,
+            Some(_) => {}
+        }
+    }
+    false
+}
+
+/// The name of a point's row in tables and charts: its memory type, marked with its granule
+/// (`normal-wb (4K)`) when `mixed` (its kernel was measured on both granules, see
+/// [`mixed_granules`]) and the granule is not the kernel's usual one (core's kernel table;
+/// pages for a kernel it does not know). Keying by this name keeps one memory type on two
+/// granules apart, while a run of one granule per kernel (every log from before the field)
+/// keeps the plain names.
+pub fn series(m: &Measurement, mixed: bool) -> String {
+    let usual = kernel::by_name(&m.kernel).map_or(PAGES, |k| k.granule.name());
+    if mixed && m.granule != usual {
+        format!("{} ({})", m.memtype, m.granule)
+    } else {
+        m.memtype.clone()
+    }
+}
+
+/// The memory type of a row name made by [`series`] (the name without its granule mark).
+pub fn series_memtype(name: &str) -> &str {
+    name.split_once(" (").map_or(name, |(memtype, _)| memtype)
+}
+
+impl Run {
+    /// The row name of `m` among this run's points ([`series`]).
+    pub fn series(&self, m: &Measurement) -> String {
+        series(m, mixed_granules(&self.measurements, &m.kernel))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,5 +223,117 @@ mod tests {
         }
         let ids: Vec<_> = kernel::UNITS.map(|u| Unit::from(u).id()).into();
         assert_eq!(ids, ["mbps", "ns_per_load", "ns_per_line"]);
+    }
+
+    fn point(memtype: &str, kernel: &str, granule: &str) -> Measurement {
+        Measurement {
+            memtype: memtype.into(),
+            kernel: kernel.into(),
+            granule: granule.into(),
+            size: 4096,
+            unit: Unit::NsPerLoad,
+            best: 1.0,
+            median: 1.0,
+            cv_pct: 0.0,
+            reps: 1,
+        }
+    }
+
+    #[test]
+    fn series_keep_granules_apart_only_where_both_were_measured() {
+        // Today's latency: blocks, plus normal-wb on pages.
+        let run = Run {
+            measurements: vec![
+                point("normal-wb", "latency", "2M"),
+                point("device-gre", "latency", "2M"),
+                point("normal-wb", "latency", "4K"),
+                point("normal-wb", "read-ldp", "4K"),
+            ],
+            ..Run::default()
+        };
+        let names: Vec<_> = run.measurements.iter().map(|m| run.series(m)).collect();
+        assert_eq!(
+            names,
+            ["normal-wb", "device-gre", "normal-wb (4K)", "normal-wb"]
+        );
+        assert!(mixed_granules(&run.measurements, "latency"));
+        assert!(!mixed_granules(&run.measurements, "read-ldp"));
+        assert_eq!(series_memtype("normal-wb (4K)"), "normal-wb");
+        assert_eq!(series_memtype("device-gre"), "device-gre");
+        // An old log: latency on pages only keeps plain names.
+        let old = Run {
+            measurements: vec![point("normal-wb", "latency", PAGES)],
+            ..Run::default()
+        };
+        assert_eq!(old.series(&old.measurements[0]), "normal-wb");
+        // A page kernel that also ran on blocks marks the blocks.
+        let m = point("normal-nc", "read-ldp", "2M");
+        assert_eq!(series(&m, true), "normal-nc (2M)");
+        assert_eq!(series(&point("x", "unknown", "2M"), true), "x (2M)");
+    }
+
+    fn at(memtype: &str, granule: &str, size: u64, best: f64) -> Measurement {
+        Measurement {
+            size,
+            best,
+            median: best,
+            ..point(memtype, "latency", granule)
+        }
+    }
+
+    #[test]
+    fn report_and_compare_key_by_memtype_and_granule() {
+        let new = Run {
+            measurements: vec![
+                at("normal-wb", "2M", 4096, 2.0),
+                at("normal-nc", "2M", 4096, 3.0),
+                at("normal-wb", "4K", 4096, 4.0),
+            ],
+            ..Run::default()
+        };
+        let t = crate::report::tables(&new);
+        let row = |name: &str| {
+            t.lines()
+                .find(|l| l.trim_start().starts_with(&format!("{name} ")))
+                .unwrap_or_else(|| panic!("no {name} row in {t}"))
+                .split_whitespace()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(row("normal-wb"), ["normal-wb", "2.00", "1.000x"], "{t}");
+        assert_eq!(row("normal-nc"), ["normal-nc", "3.00", "1.500x"], "{t}");
+        // The page row, against normal-wb on blocks: the cost of the page walks.
+        assert_eq!(row("normal-wb (4K)")[2..], ["4.00", "2.000x"], "{t}");
+        let csv = crate::report::csv(&new);
+        assert!(csv.starts_with(
+            "kernel,memtype,granule,size_bytes,unit,best,median,cv_pct,reps,emulated\n"
+        ));
+        assert!(
+            csv.contains("\nlatency,normal-wb,4K,4096,ns_per_load,4,4,0,1,false\n"),
+            "{csv}"
+        );
+        assert_eq!(
+            crate::report::json(&new)["measurements"][0]["granule"],
+            "2M"
+        );
+
+        // An old log (latency on pages, no granule field): only its pages are compared.
+        let old = Run {
+            measurements: vec![
+                at("normal-wb", PAGES, 4096, 8.0),
+                at("normal-nc", PAGES, 4096, 8.0),
+            ],
+            ..Run::default()
+        };
+        let c = crate::compare::changes(&old, &new);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(c[0].memtype, "normal-wb (4K)");
+        assert_eq!(c[0].ratio, 0.5);
+        let svg = crate::chart::single(&new, "latency", "x").unwrap();
+        assert!(
+            svg.contains("normal-wb (4K)"),
+            "the chart legend names the page series"
+        );
+        // Its own report keeps the plain names.
+        assert!(crate::report::tables(&old).contains("\n  normal-nc "));
     }
 }

@@ -3,7 +3,7 @@
 //! `scaling.csv`, SVG charts) written into an output directory.
 
 use crate::chart;
-use crate::model::{Measurement, Run, Unit};
+use crate::model::{self, Measurement, Run, Unit};
 use mairbench_core::format::Bytes;
 use mairbench_core::memtype::{self, MEMTYPES, NORMAL_WB};
 use mairbench_core::verdict::STATUSES;
@@ -45,23 +45,31 @@ pub fn value_label(unit: Unit, value: f64) -> String {
     }
 }
 
-/// The measurements of one kernel by (memory type, size); a repeated point keeps the last.
-fn points<'a>(run: &'a Run, kernel: &str) -> BTreeMap<(&'a str, u64), &'a Measurement> {
+/// The measurements of one kernel by (row, size), a row being a memory type on one granule
+/// ([`model::series`]); a repeated point keeps the last.
+fn points<'a>(run: &'a Run, kernel: &str) -> BTreeMap<(String, u64), &'a Measurement> {
+    let mixed = model::mixed_granules(&run.measurements, kernel);
     run.measurements
         .iter()
         .filter(|m| m.kernel == kernel)
-        .map(|m| ((m.memtype.as_str(), m.size), m))
+        .map(|m| ((model::series(m, mixed), m.size), m))
         .collect()
 }
 
-/// `memtype`'s best value over `normal-wb`'s at the largest size both were measured at.
+/// The row names ([`model::series`]) of `of`, in order, repeats included.
+fn series_of<'a>(run: &Run, of: impl IntoIterator<Item = &'a Measurement>) -> Vec<String> {
+    of.into_iter().map(|m| run.series(m)).collect()
+}
+
+/// `memtype`'s best value over `normal-wb`'s at the largest size both were measured at
+/// (`memtype` a row name, e.g. `normal-wb (4K)`, see [`model::series`]).
 pub fn ratio_to_baseline(run: &Run, kernel: &str, memtype: &str) -> Option<(f64, u64)> {
     let p = points(run, kernel);
     p.iter()
         .rev()
-        .filter(|((t, _), _)| *t == memtype)
+        .filter(|((t, _), _)| t == memtype)
         .find_map(|((_, size), m)| {
-            let base = p.get(&(BASELINE, *size))?;
+            let base = p.get(&(BASELINE.to_owned(), *size))?;
             (base.best != 0.0).then(|| (m.best / base.best, *size))
         })
 }
@@ -148,7 +156,9 @@ pub fn verdicts_json(run: &Run) -> serde_json::Value {
 /// order.
 fn in_table_order<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let mut types = distinct(names);
-    types.sort_by_key(|t| memtype::by_name(t).map_or(MEMTYPES.len(), |m| usize::from(m.index)));
+    types.sort_by_key(|t| {
+        memtype::by_name(model::series_memtype(t)).map_or(MEMTYPES.len(), |m| usize::from(m.index))
+    });
     types
 }
 
@@ -202,7 +212,8 @@ pub fn prediction_sheet(out: &mut String, run: &Run) {
     if kernels.is_empty() {
         return;
     }
-    let types = in_table_order(run.measurements.iter().map(|m| m.memtype.as_str()));
+    let names = series_of(run, &run.measurements);
+    let types = in_table_order(names.iter().map(String::as_str));
     let _ = writeln!(
         out,
         "\nprediction sheet: best value / {BASELINE}'s at the largest size both were measured at"
@@ -264,7 +275,8 @@ fn table(out: &mut String, run: &Run, kernel: &str) {
     let mut sizes: Vec<u64> = of.iter().map(|m| m.size).collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let types = distinct(of.iter().map(|m| m.memtype.as_str()));
+    let names = series_of(run, of.iter().copied());
+    let types = distinct(names.iter().map(String::as_str));
     let p = points(run, kernel);
 
     let mb = if unit == Unit::MegabytesPerSecond {
@@ -280,7 +292,7 @@ fn table(out: &mut String, run: &Run, kernel: &str) {
             sizes
                 .iter()
                 .map(|s| {
-                    p.get(&(*t, *s))
+                    p.get(&(t.to_string(), *s))
                         .map_or("-".into(), |m| value_label(unit, m.best))
                 })
                 .collect()
@@ -327,13 +339,15 @@ pub fn csv_field(s: &str) -> String {
 /// `results.csv`: one row per measurement, in log order; `emulated` on every row, so that no
 /// row read alone passes an emulator's timing for a memory type's.
 pub fn csv(run: &Run) -> String {
-    let mut out = String::from("kernel,memtype,size_bytes,unit,best,median,cv_pct,reps,emulated\n");
+    let mut out =
+        String::from("kernel,memtype,granule,size_bytes,unit,best,median,cv_pct,reps,emulated\n");
     for m in &run.measurements {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{}",
             csv_field(&m.kernel),
             csv_field(&m.memtype),
+            csv_field(&m.granule),
             m.size,
             m.unit.id(),
             m.best,
@@ -359,11 +373,13 @@ pub fn json(run: &Run) -> serde_json::Value {
             "level": c.level, "type": c.kind, "size_bytes": c.size,
         })).collect::<Vec<_>>(),
         "measurements": run.measurements.iter().map(|m| json!({
-            "kernel": m.kernel, "memtype": m.memtype, "size_bytes": m.size, "unit": m.unit.id(),
+            "kernel": m.kernel, "memtype": m.memtype, "granule": m.granule, "size_bytes": m.size,
+            "unit": m.unit.id(),
             "best": m.best, "median": m.median, "cv_pct": m.cv_pct, "reps": m.reps,
         })).collect::<Vec<_>>(),
         "skipped": run.skipped.iter().map(|s| json!({
-            "kernel": s.kernel, "memtype": s.memtype, "size_bytes": s.size, "why": s.why,
+            "kernel": s.kernel, "memtype": s.memtype, "granule": s.granule, "size_bytes": s.size,
+            "why": s.why,
         })).collect::<Vec<_>>(),
         "verdicts": verdicts_json(run),
         "scaling": run.scaling.iter().map(|p| json!({
@@ -432,11 +448,15 @@ impl Written {
 /// The charts of a report: kernels drawn side by side, and the chart's title. Each group
 /// present in a run gives `<kernels>.svg` (best value over size) and `ratio-<kernels>.svg`
 /// (over `normal-wb`'s), named after the kernels of the group the run measured.
-pub const CHARTS: [(&[&str], &str); 6] = [
+pub const CHARTS: [(&[&str], &str); 7] = [
     (&["read-ldp", "write-stp"], "Streaming bandwidth"),
     (
         &["read-ldp-q", "write-stp-q"],
         "Streaming bandwidth, 128-bit pairs",
+    ),
+    (
+        &["read-ldnp", "write-stnp"],
+        "Streaming bandwidth, non-temporal pairs",
     ),
     (&["copy-to", "copy-from"], "Copy bandwidth"),
     (&["latency"], "Load latency"),
@@ -495,6 +515,7 @@ mod tests {
         Measurement {
             memtype: memtype.into(),
             kernel: "read-ldp".into(),
+            granule: "4K".into(),
             size,
             unit: Unit::MegabytesPerSecond,
             best,
@@ -525,7 +546,7 @@ mod tests {
         assert!(t.contains("0.250x"), "{t}");
         assert_eq!(
             csv(&run).lines().nth(1),
-            Some("read-ldp,normal-wb,4096,mbps,100,100,1.5,3,false")
+            Some("read-ldp,normal-wb,4K,4096,mbps,100,100,1.5,3,false")
         );
     }
 

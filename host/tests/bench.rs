@@ -104,7 +104,9 @@ fn icount_runs_are_tick_for_tick_identical() {
     let b = boot(&[("MAIRBENCH_ICOUNT", "1")], &args);
     a.assert_pass();
     b.assert_pass();
-    assert_eq!(ticks(&a).len(), 3 * 8 * 3);
+    // read-ldp and copy-to on the eight page aliases, latency on the eight block aliases
+    // and normal-wb's page alias; three sizes.
+    assert_eq!(ticks(&a).len(), (8 + 9 + 8) * 3);
     assert_eq!(ticks(&a), ticks(&b));
 }
 
@@ -126,7 +128,8 @@ fn kernels_sizes_reps_and_types_are_honoured() {
         .collect();
     let sizes = [4u64 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10];
     for (kernel, types, unit) in [
-        ("latency", 2, "ns_per_load"),
+        // Both types on blocks, and normal-wb on pages too.
+        ("latency", 3, "ns_per_load"),
         ("maint-ivac", 2, "ns_per_line"),
         ("copy-from", 2, "best_mbps"),
         ("fill-zva", 1, "best_mbps"),
@@ -148,6 +151,81 @@ fn kernels_sizes_reps_and_types_are_honoured() {
     assert_eq!(skips[0]["kernel"], "fill-zva");
     assert_eq!(skips[0]["memtype"], "device-ngnre");
     assert!(skips[0]["skipped"].as_str().unwrap().contains("DC ZVA"));
+}
+
+/// Latency runs on the 2 MiB-block alias of every type, plus normal-wb on 4 KiB pages; the
+/// non-temporal kernels on the page aliases; every record names its granule.
+#[test]
+fn latency_on_blocks_and_the_non_temporal_kernels() {
+    let run = boot(
+        &[],
+        &[
+            "mairbench.kernels=latency,read-ldnp,write-stnp",
+            "mairbench.sizes=2M-4M",
+        ],
+    );
+    run.assert_pass();
+    run.assert_memory_proven();
+    let results = results(&run);
+    let sizes = [2u64 << 20, 4 << 20];
+    let rows = |kernel: &str| -> Vec<(String, String)> {
+        results
+            .iter()
+            .filter(|r| r["kernel"] == kernel)
+            .map(|r| {
+                assert_sound(r);
+                assert!(sizes.contains(&r["size"].as_u64().unwrap()), "{r}");
+                (
+                    r["memtype"].as_str().unwrap().to_owned(),
+                    r["granule"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let on = |granule: &str| -> Vec<(String, String)> {
+        MEMTYPES
+            .iter()
+            .map(|(t, _)| (t.to_string(), granule.to_owned()))
+            .collect()
+    };
+    // Size by size: the eight block aliases in memory-type order, then normal-wb's page one.
+    let mut latency = on("2M");
+    latency.push(("normal-wb".into(), "4K".into()));
+    let mut per_size = latency.clone();
+    per_size.extend(latency.clone());
+    assert_eq!(rows("latency"), per_size);
+    for kernel in ["read-ldnp", "write-stnp"] {
+        let mut pages = on("4K");
+        pages.extend(on("4K"));
+        assert_eq!(rows(kernel), pages, "{kernel}");
+        for r in results.iter().filter(|r| r["kernel"] == kernel) {
+            assert_eq!(
+                r["bytes"],
+                r["size"].as_u64().unwrap() * r["passes"].as_u64().unwrap()
+            );
+        }
+    }
+    let integrity: Vec<_> = run
+        .of_kind("check")
+        .into_iter()
+        .filter(|c| c["name"] == "integrity")
+        .collect();
+    assert_eq!(integrity.len(), 3);
+    assert!(integrity.iter().all(|c| c["ok"] == true));
+    // The human latency table marks the page row.
+    let table = run
+        .console
+        .split("\nlatency (")
+        .nth(1)
+        .expect("the latency table");
+    assert!(table.contains("\n  normal-wb (4K) "), "{table}");
+    assert!(table.contains("\n  device-gre "), "{table}");
+    assert!(run.console.contains("\nread-ldnp (MB/s"), "{}", run.console);
+    assert!(
+        run.console.contains("\nwrite-stnp (MB/s"),
+        "{}",
+        run.console
+    );
 }
 
 #[test]
@@ -199,6 +277,8 @@ fn default_run_covers_every_kernel_and_shows_progress() {
         "write-stp",
         "read-ldp-q",
         "write-stp-q",
+        "read-ldnp",
+        "write-stnp",
         "copy-to",
         "copy-from",
         "latency",
@@ -213,7 +293,7 @@ fn default_run_covers_every_kernel_and_shows_progress() {
         .find(|l| l.starts_with("benchmark:"))
         .unwrap()
         .to_owned();
-    assert!(sizes.contains("11 kernels x 8 memory types"), "{sizes}");
+    assert!(sizes.contains("13 kernels x 8 memory types"), "{sizes}");
     for kernel in kernels {
         let of: Vec<_> = results(&run)
             .into_iter()

@@ -78,8 +78,11 @@ fn quick_log_report() {
     assert_eq!(d.code, Some(0), "{}", d.stderr);
     let rows = d.csv_rows("results.csv");
     assert_eq!(rows.len(), 2 * 8 * 3);
-    assert_eq!(rows[0], "read-ldp,normal-wb,4096,mbps,6622,6316,4.4,3,true");
-    assert!(rows.contains(&"read-ldp,normal-wb,4194304,mbps,3999,3878,5.8,3,true".to_owned()));
+    assert_eq!(
+        rows[0],
+        "read-ldp,normal-wb,4K,4096,mbps,6622,6316,4.4,3,true"
+    );
+    assert!(rows.contains(&"read-ldp,normal-wb,4K,4194304,mbps,3999,3878,5.8,3,true".to_owned()));
     assert!(
         d.stdout.contains("read-ldp (MB/s, best of 3; MB = 10^6 B)"),
         "{}",
@@ -147,12 +150,17 @@ fn quick_log_report() {
 fn kernels_log_report() {
     let d = report(&data("qemu-kernels.log"), "kernels");
     assert_eq!(d.code, Some(0), "{}", d.stderr);
+    assert!(
+        d.file("results.csv")
+            .starts_with("kernel,memtype,granule,size_bytes,"),
+        "a log from before the granule field reads as pages"
+    );
+    assert!(!d.stderr.contains("granule"), "{}", d.stderr);
     let rows = d.csv_rows("results.csv");
     assert_eq!(rows.len(), 6 * 8 * 9);
-    assert!(
-        rows.contains(&"latency,device-gre,1048576,ns_per_load,11.16,11.18,0.2,3,true".to_owned())
-    );
-    assert!(rows.contains(&"maint-civac,normal-wb,4096,ns_per_line,7.5,8,6.4,3,true".to_owned()));
+    assert!(rows
+        .contains(&"latency,device-gre,4K,1048576,ns_per_load,11.16,11.18,0.2,3,true".to_owned()));
+    assert!(rows.contains(&"maint-civac,normal-wb,4K,4096,ns_per_line,7.5,8,6.4,3,true".to_owned()));
     assert!(d.stdout.contains("latency (ns per load, best of 3)"));
     assert!(d.stdout.contains("(lower is better;"));
     for svg in [
@@ -255,7 +263,7 @@ fn one_sentence_errors() {
     );
     assert_eq!(
         d.csv_rows("results.csv"),
-        ["read-ldp,normal-wb,4096,mbps,100,90,1,3,false"]
+        ["read-ldp,normal-wb,4K,4096,mbps,100,90,1,3,false"]
     );
 
     let d = report(&scratch("a-directory"), "directory");

@@ -72,6 +72,8 @@ fn streaming_loops_are_at_least_80_percent_loads_and_stores() {
         ("mb_k_write_stp", &["stp x"]),
         ("mb_k_read_ldp_q", &["ldp q"]),
         ("mb_k_write_stp_q", &["stp q"]),
+        ("mb_k_read_ldnp", &["ldnp x"]),
+        ("mb_k_write_stnp", &["stnp x"]),
         ("mb_k_copy", &["ldp x", "stp x"]),
         ("mb_k_chase", &["ldr x"]),
     ] {
@@ -86,5 +88,28 @@ fn streaming_loops_are_at_least_80_percent_loads_and_stores() {
             body.len()
         );
         assert!(percent >= 80, "{symbol}: {percent} % of {body:?}");
+    }
+    // The non-temporal pairs have no post-index form: 16 pairs at offsets 0, 16, ... 240
+    // (256 bytes, as the summary says), then one add of 256 to the pointer.
+    for (symbol, form) in [("mb_k_read_ldnp", "ldnp"), ("mb_k_write_stnp", "stnp")] {
+        let body = loop_of(&disassembly, symbol);
+        let offsets: Vec<u64> = body
+            .iter()
+            .filter(|(m, _)| m == form)
+            .map(|(_, o)| {
+                assert!(o.starts_with('x'), "{symbol}: {o}");
+                let at = o.split_once('[').unwrap().1.trim_end_matches(']');
+                at.split_once("#0x").map_or(0, |(_, n)| {
+                    u64::from_str_radix(n, 16).unwrap_or_else(|_| panic!("{o}"))
+                })
+            })
+            .collect();
+        let want: Vec<u64> = (0..16).map(|i| i * 16).collect();
+        assert_eq!(offsets, want, "{symbol}: {body:?}");
+        assert!(
+            body.iter()
+                .any(|(m, o)| m == "add" && o.replace(' ', "") == "x0,x0,#0x100"),
+            "{symbol}: the pointer steps 256 bytes: {body:?}"
+        );
     }
 }

@@ -76,6 +76,21 @@ fn buffer_size_from_bootargs() {
 }
 
 #[test]
+fn a_buffer_of_part_of_a_block_is_rounded_down_with_a_warning() {
+    let run = boot(&[], &["mairbench.quick", "mairbench.buffer=5M"]);
+    run.assert_pass();
+    assert_eq!(run.one("mmu")["buffer_size"], 4 << 20);
+    assert_eq!(run.one("end")["warnings"], 1);
+    assert!(
+        run.console
+            .contains("5 MiB is not a whole number of 2 MiB blocks"),
+        "{}",
+        run.console
+    );
+    run.assert_memory_proven();
+}
+
+#[test]
 fn a_buffer_larger_than_ram_shrinks_and_says_so() {
     let run = boot(
         &[("MAIRBENCH_MEM", "128M")],

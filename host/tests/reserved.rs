@@ -157,7 +157,7 @@ fn an_image_in_reserved_memory_fails_the_run() {
     // The run went on: the buffer is placed above the reservation and proven.
     let mmu = run.one("mmu");
     assert!(hex(&mmu["buffer_pa"]) >= 0x4080_0000);
-    assert_eq!(run.of_kind("memtype").len(), 9);
+    assert_eq!(run.of_kind("memtype").len(), 16);
 }
 
 #[test]

@@ -27,6 +27,7 @@ use mairbench_core::bootargs::Options;
 use mairbench_core::format::Bytes;
 use mairbench_core::kernel::{self, Kernel, KernelSpec};
 use mairbench_core::memtype::{Class, MEMTYPES};
+use mairbench_core::paging::Granule;
 use mairbench_core::record::Record;
 use mairbench_core::schema;
 use mairbench_core::stats::MAX_REPS;
@@ -145,7 +146,11 @@ impl<'m> Engine<'m> {
             scaling_seq: 0,
         };
         let (kernels, types) = (engine.kernels().count(), engine.types().count());
-        engine.progress.points = (kernels * types * sizes.len()) as u32;
+        let rows: usize = engine
+            .kernels()
+            .map(|k| engine.aliases_for(k).count())
+            .sum();
+        engine.progress.points = (rows * sizes.len()) as u32;
         say!(
             "benchmark: {kernels} kernels x {types} memory types x {} sizes ({} to {}), {} reps; MB = 10^6 B",
             sizes.len(),
@@ -153,6 +158,14 @@ impl<'m> Engine<'m> {
             Bytes(sizes.iter().last().unwrap_or(0)),
             plan.reps
         );
+        for k in engine.kernels().filter(|k| k.granule == Granule::Block) {
+            say!(
+                "benchmark: {} on the 2 MiB-block aliases (over 4 KiB pages a random chase times \
+                 page walks), plus normal-wb on 4 KiB pages to show their cost; the other kernels \
+                 on 4 KiB pages",
+                k.name
+            );
+        }
         say!(
             "timer: CNTVCT_EL0 at {} Hz, read overhead {} ticks (subtracted); {}",
             clock.freq,
@@ -185,6 +198,20 @@ impl<'m> Engine<'m> {
             .filter(move |a| types & (1 << a.memtype.index) != 0)
     }
 
+    /// The aliases `spec` runs on, in the order of its table's rows: the selected types on
+    /// the kernel's granule (the kernel table), then for a kernel on blocks `normal-wb` on
+    /// pages (when selected), the one row that shows what the page walks cost.
+    fn aliases_for(&self, spec: &KernelSpec) -> impl Iterator<Item = &'m Alias> {
+        let types = self.plan.types;
+        let selected = move |a: &&Alias| types & (1 << a.memtype.index) != 0;
+        let mem = self.mem;
+        let pages = (spec.granule == Granule::Block).then(|| mem.wb());
+        mem.of_granule(spec.granule)
+            .iter()
+            .chain(pages)
+            .filter(selected)
+    }
+
     /// Runs the whole sweep; one `check` per kernel says whether every point's data was
     /// intact afterwards.
     pub fn run(&mut self) {
@@ -193,7 +220,7 @@ impl<'m> Engine<'m> {
             let failures_before = self.failures;
             let mut table = Table::new(spec);
             self.chase = None;
-            for alias in self.types() {
+            for alias in self.aliases_for(spec) {
                 if let Some(why) = self.skip(spec, alias) {
                     self.progress.done += self.plan.sizes.len() as u32;
                     say!("  {} on {}: skipped, {why}", spec.name, alias.memtype.name);
@@ -202,9 +229,8 @@ impl<'m> Engine<'m> {
             }
             let sizes = self.plan.sizes;
             for (column, size) in sizes.iter().enumerate() {
-                let mem = self.mem;
-                for alias in mem.pages() {
-                    if !self.measured(spec, alias) {
+                for alias in self.aliases_for(spec) {
+                    if self.skip(spec, alias).is_some() {
                         continue;
                     }
                     table.put(alias, column, self.point(spec, alias, size));
@@ -212,7 +238,7 @@ impl<'m> Engine<'m> {
                     self.progress(spec, alias, size);
                 }
             }
-            table.print(&self.plan.sizes, self.plan.reps, self.types());
+            table.print(&self.plan.sizes, self.plan.reps, self.aliases_for(spec));
             let ms = arch::ticks().wrapping_sub(started) * 1000 / self.clock.freq;
             run::check(
                 "integrity",
@@ -223,11 +249,6 @@ impl<'m> Engine<'m> {
                 ),
             );
         }
-    }
-
-    /// Whether `alias` is selected and `spec` is measured on it.
-    fn measured(&self, spec: &KernelSpec, alias: &Alias) -> bool {
-        self.plan.types & (1 << alias.memtype.index) != 0 && self.skip(spec, alias).is_none()
     }
 
     /// Why `spec` is not measured on `alias` at all, if it is not.
@@ -259,5 +280,6 @@ impl<'m> Engine<'m> {
     }
 }
 
-/// Values of one kernel's table: per memory type and size column.
-type Cells = [[Option<u64>; MAX_SIZES]; MEMTYPES.len()];
+/// Values of one kernel's table: per row (a memory type on the kernel's granule, then
+/// `normal-wb` on the other) and size column.
+type Cells = [[Option<u64>; MAX_SIZES]; MEMTYPES.len() + 1];

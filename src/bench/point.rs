@@ -83,9 +83,10 @@ impl Engine<'_> {
         if let Some(off) = point.bad {
             self.failures += 1;
             say!(
-                "FAIL integrity: {} on {} at {}: data wrong at buffer offset {off:#x}",
+                "FAIL integrity: {} on {} ({}) at {}: data wrong at buffer offset {off:#x}",
                 spec.name,
                 alias.memtype.name,
+                alias.granule.name(),
                 Bytes(size),
             );
         }
@@ -124,16 +125,18 @@ impl Engine<'_> {
             Kernel::CopyTo | Kernel::CopyFrom if size > half => {
                 Err("a copy needs twice the size in the buffer")
             }
-            Kernel::ReadLdp | Kernel::ReadLdpQ => {
+            Kernel::ReadLdp | Kernel::ReadLdpQ | Kernel::ReadLdnp => {
                 lay(wb_region);
                 let body = match spec.kernel {
                     Kernel::ReadLdp => Loop::read_ldp(&region),
+                    Kernel::ReadLdnp => Loop::read_ldnp(&region),
                     _ => Loop::read_ldp_q(&region),
                 };
                 streaming(body, data(wb_region, pattern))
             }
             Kernel::WriteStp => streaming(Loop::write_stp(&region), data(wb_region, written)),
             Kernel::WriteStpQ => streaming(Loop::write_stp_q(&region), data(wb_region, written)),
+            Kernel::WriteStnp => streaming(Loop::write_stnp(&region), data(wb_region, written)),
             Kernel::CopyTo => {
                 let source = wb.window(half, size).ok_or(ODD_SIZE)?;
                 lay(source);

@@ -10,6 +10,7 @@ use crate::{say, say_inline};
 use mairbench_core::format::{Bytes, Decimal};
 use mairbench_core::kernel::{KernelSpec, Unit};
 use mairbench_core::memtype::{self, MEMTYPES};
+use mairbench_core::paging::Granule;
 use mairbench_core::record::Record;
 use mairbench_core::schema;
 use mairbench_core::stats;
@@ -50,7 +51,8 @@ pub(super) fn skipped(spec: &KernelSpec, alias: &Alias, size: Option<u64>, why: 
     let mut out = Console;
     let mut rec = Record::new(&mut out, &schema::RESULT)
         .str("memtype", alias.memtype.name)
-        .str("kernel", spec.name);
+        .str("kernel", spec.name)
+        .str("granule", alias.granule.name());
     if let Some(size) = size {
         rec = rec.u64("size", size);
     }
@@ -72,6 +74,7 @@ pub(super) fn result(
     let mut rec = Record::new(&mut out, &schema::RESULT)
         .str("memtype", alias.memtype.name)
         .str("kernel", spec.name)
+        .str("granule", alias.granule.name())
         .u64("size", size)
         .u64("passes", p.passes)
         .u64("reps", t.n.into())
@@ -124,7 +127,8 @@ pub(super) fn result(
 /// names the sizes left out, and the host report shows them all).
 const COLUMNS: usize = 9;
 
-/// One kernel's table: a row per memory type, a column per size.
+/// One kernel's table: a row per memory type on the kernel's granule, plus one for
+/// `normal-wb` on the other (a kernel on blocks also runs it on pages); a column per size.
 pub(super) struct Table {
     spec: &'static KernelSpec,
     cells: Cells,
@@ -134,14 +138,23 @@ impl Table {
     pub(super) fn new(spec: &'static KernelSpec) -> Self {
         Table {
             spec,
-            cells: [[None; MAX_SIZES]; MEMTYPES.len()],
+            cells: [[None; MAX_SIZES]; MEMTYPES.len() + 1],
+        }
+    }
+
+    /// The row of `alias`: its memory type's on the kernel's granule, else the extra row.
+    fn row(&self, alias: &Alias) -> usize {
+        if alias.granule == self.spec.granule {
+            alias.memtype.index as usize
+        } else {
+            MEMTYPES.len()
         }
     }
 
     /// Notes `value` for `alias` at size column `column`.
     pub(super) fn put(&mut self, alias: &Alias, column: usize, value: Option<u64>) {
-        let row = self.cells.get_mut(alias.memtype.index as usize);
-        if let Some(cell) = row.and_then(|r| r.get_mut(column)) {
+        let row = self.row(alias);
+        if let Some(cell) = self.cells.get_mut(row).and_then(|r| r.get_mut(column)) {
             *cell = value;
         }
     }
@@ -170,6 +183,9 @@ impl Table {
         if crate::emulated() {
             say!("  (emulated: QEMU models no caches; these timings do not reflect memory types)");
         }
+        if spec.granule == Granule::Block {
+            say!("  (2 MiB-block aliases; the row marked (4K) is normal-wb on 4 KiB pages)");
+        }
         say_inline!("  {:<18}", "memory type");
         for &col in columns {
             say_inline!(" {:>9}", Bytes(sizes.get(col).unwrap_or(0)));
@@ -177,11 +193,21 @@ impl Table {
         say!("  {:>9}", "vs wb");
         let reference = &self.cells[memtype::NORMAL_WB];
         for alias in types {
-            let row = &self.cells[alias.memtype.index as usize];
+            let Some(row) = self.cells.get(self.row(alias)) else {
+                continue;
+            };
             if row.iter().all(Option::is_none) {
                 continue;
             }
-            say_inline!("  {:<18}", alias.memtype.name);
+            // The name, marked with the granule when it is not the kernel's own.
+            let name = alias.memtype.name;
+            let mark = match alias.granule {
+                g if g == spec.granule => "",
+                Granule::Page => " (4K)",
+                Granule::Block => " (2M)",
+            };
+            let pad = 18usize.saturating_sub(name.len());
+            say_inline!("  {name}{mark:<pad$}");
             for &col in columns {
                 match (row[col], spec.unit) {
                     (Some(v), Unit::Bandwidth) => say_inline!(" {v:>9}"),

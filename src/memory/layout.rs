@@ -133,19 +133,25 @@ pub(super) fn identity_map(
     map
 }
 
-/// Where alias `i` (memory-type order, then the block alias) of a buffer of `size` bytes
-/// starts: 1 GiB-aligned slots from `alias_base`.
+/// Where alias `i` (the page aliases in memory-type order, then the block aliases) of a
+/// buffer of `size` bytes starts: 1 GiB-aligned slots from `alias_base`; slot
+/// [`ALIASES`](super::ALIASES) stays unmapped (the `unmapped-load` fault probe).
 pub(super) fn alias_va(alias_base: u64, size: u64, i: usize) -> u64 {
     alias_base + i as u64 * align_up(size, GIB)
 }
 
-/// The granule of alias `i`: pages for each memory type, blocks for the last.
+/// The granule of alias `i`: pages for the first of each memory type, blocks for the second.
 pub(super) fn alias_granule(i: usize) -> Granule {
-    if i == MEMTYPES.len() {
+    if i >= MEMTYPES.len() {
         Granule::Block
     } else {
         Granule::Page
     }
+}
+
+/// The memory type of alias `i`.
+pub(super) fn alias_memtype(i: usize) -> &'static memtype::MemType {
+    &MEMTYPES[i % MEMTYPES.len()]
 }
 
 impl Memory {

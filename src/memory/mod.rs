@@ -2,9 +2,10 @@
 //! firmware's own translation tables, proven on every run.
 //!
 //! Virtual layout (TTBR0 only, 4 KiB granule): the image, its console and its device tree are
-//! identity-mapped (VA = PA); the buffer's aliases live in the upper half of the VA space,
-//! one per memory type at 1 GiB-aligned addresses, plus one `normal-wb` alias made of 2 MiB
-//! blocks to show what the page size costs in TLB reach.
+//! identity-mapped (VA = PA); the buffer's aliases live in the upper half of the VA space at
+//! 1 GiB-aligned addresses: one per memory type made of 4 KiB pages, then one per memory type
+//! made of 2 MiB blocks (the latency chase runs on those: over MiBs of 4 KiB pages it would
+//! time page walks, not memory).
 //!
 //! - [`layout`]: what is mapped where, and the memory map report;
 //! - [`setup`]: places the buffer, builds the tables, turns the MMU on;
@@ -27,6 +28,9 @@ use mairbench_core::placement::Placement;
 use mairbench_core::platform::MemRegion;
 
 pub use setup::{setup, Request, DEFAULT_BUFFER};
+
+/// Buffer aliases: one of 4 KiB pages per memory type, then one of 2 MiB blocks per type.
+pub const ALIASES: usize = 2 * MEMTYPES.len();
 
 /// One alias of the test buffer.
 #[derive(Clone, Copy, Debug)]
@@ -70,8 +74,9 @@ impl Alias {
 pub struct Memory {
     /// The physical test buffer.
     pub buffer: Placement,
-    /// Page aliases, one per memory type in table order, then the block alias.
-    pub aliases: [Alias; MEMTYPES.len() + 1],
+    /// Page aliases, one per memory type in table order, then block aliases in the same
+    /// order.
+    pub aliases: [Alias; ALIASES],
     /// Where the image lives.
     pub image: ImageLayout,
     ram: MemRegion,
@@ -88,6 +93,19 @@ impl Memory {
     /// The page aliases, one per memory type in table order.
     pub fn pages(&self) -> &[Alias] {
         &self.aliases[..MEMTYPES.len()]
+    }
+
+    /// The 2 MiB-block aliases, one per memory type in table order.
+    pub fn blocks(&self) -> &[Alias] {
+        &self.aliases[MEMTYPES.len()..]
+    }
+
+    /// The aliases of `granule`, one per memory type in table order.
+    pub fn of_granule(&self, granule: Granule) -> &[Alias] {
+        match granule {
+            Granule::Page => self.pages(),
+            Granule::Block => self.blocks(),
+        }
     }
 
     /// The `normal-wb` page alias, through which data is laid and checked.

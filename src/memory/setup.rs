@@ -3,7 +3,7 @@
 //! `arch::mmu::activate`, which hands out the buffer's windows).
 
 use super::layout::{self, IdentityMap, MIB};
-use super::{Alias, Memory};
+use super::{Alias, Memory, ALIASES};
 use crate::arch::{self, mmu, ImageLayout};
 use crate::{run, say};
 use mairbench_core::format::Bytes;
@@ -17,8 +17,8 @@ use mairbench_core::reserved::{Reserved, Source, MAX_RESERVED};
 pub const DEFAULT_BUFFER: u64 = 32 * MIB;
 /// Smallest buffer worth measuring.
 const MIN_BUFFER: u64 = 2 * MIB;
-/// Buffer aliases: one per memory type, then the `normal-wb` block alias.
-const ALIASES: usize = MEMTYPES.len() + 1;
+/// The buffer's alignment and size step: the block aliases map it with 2 MiB blocks.
+const BLOCK: u64 = 2 * MIB;
 
 /// What the firmware asks of the memory setup.
 #[derive(Clone, Copy, Debug)]
@@ -66,7 +66,17 @@ pub fn setup(
         alias_base,
         tables: tables_total,
     };
-    let buffer = fit.place(request.buffer)?;
+    let want = layout::align_down(request.buffer, BLOCK).max(MIN_BUFFER);
+    if want != request.buffer {
+        run::warn("bootargs");
+        say!(
+            "bootargs: option 'mairbench.buffer': {} is not a whole number of 2 MiB blocks (the \
+             block aliases need that); {} used",
+            Bytes(request.buffer),
+            Bytes(want)
+        );
+    }
+    let buffer = fit.place(want)?;
     check_reserved(&platform.reserved, &image, dtb_range, &buffer);
 
     // 3. The tables.
@@ -80,10 +90,10 @@ pub fn setup(
     let alias_va: [u64; ALIASES] =
         core::array::from_fn(|i| layout::alias_va(alias_base, buffer.size, i));
     let memtypes: [&'static memtype::MemType; ALIASES] =
-        core::array::from_fn(|i| MEMTYPES.get(i).unwrap_or(&MEMTYPES[memtype::NORMAL_WB]));
-    let attr_index = |t: &memtype::MemType| {
-        // The negative test: the normal-nc alias points at the Device-nGnRnE attribute.
-        if request.bad_attr && t.name == "normal-nc" {
+        core::array::from_fn(layout::alias_memtype);
+    let attr_index = |i: usize, t: &memtype::MemType| {
+        // The negative test: the normal-nc page alias points at the Device-nGnRnE attribute.
+        if request.bad_attr && t.name == "normal-nc" && layout::alias_granule(i) == Granule::Page {
             MEMTYPES[memtype::DEVICE_NGNRNE].index
         } else {
             t.index
@@ -96,7 +106,7 @@ pub fn setup(
                 va,
                 buffer.base,
                 buffer.size,
-                attr_index(t),
+                attr_index(i, t),
                 Access::ReadWrite,
                 granule,
             )
@@ -122,7 +132,7 @@ pub fn setup(
             memtype,
             whole,
             granule: layout::alias_granule(i),
-            attr_index: attr_index(memtype),
+            attr_index: attr_index(i, memtype),
         };
         i += 1;
         alias
@@ -236,9 +246,10 @@ struct Fit<'a> {
 }
 
 impl Fit<'_> {
-    /// The buffer: `want` bytes, 2 MiB-aligned, in the image's RAM region away from the image,
-    /// the device tree and every fixed reservation of the device tree, halved until its
-    /// aliases and the identity map fit in the pool.
+    /// The buffer: `want` bytes (a multiple of 2 MiB), 2 MiB-aligned, in the image's RAM
+    /// region away from the image, the device tree and every fixed reservation of the device
+    /// tree, halved (to a multiple of 2 MiB) until its aliases and the identity map fit in
+    /// the pool. Base and size stay multiples of 2 MiB, as the block aliases need.
     fn place(&self, mut want: u64) -> Result<Placement, &'static str> {
         let image = (self.image.start, self.image.end - self.image.start);
         let mut avoid = [(0u64, 0u64); 2 + MAX_RESERVED];
@@ -254,7 +265,7 @@ impl Fit<'_> {
         let avoid = &avoid[..n];
         let ram = (self.ram.base, self.ram.size);
         loop {
-            let placed = placement::place_buffer(ram, avoid, want, 2 * MIB, MIN_BUFFER)
+            let placed = placement::place_buffer(ram, avoid, want, BLOCK, MIN_BUFFER)
                 .map_err(|_| {
                     "no room in RAM for the test buffer clear of the image, the device tree and the reserved ranges"
                 })?;
@@ -264,7 +275,7 @@ impl Fit<'_> {
             if placed.size <= MIN_BUFFER {
                 return Err("the translation-table pool cannot map even the smallest buffer");
             }
-            want = placed.size / 2;
+            want = layout::align_down(placed.size / 2, BLOCK).max(MIN_BUFFER);
         }
     }
 

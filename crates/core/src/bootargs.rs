@@ -191,8 +191,9 @@ pub fn split_key_value(token: &str) -> (&str, Option<&str>) {
 
 /// What `mairbench.kernels=` accepts (every name of the kernel table; a test keeps the two
 /// in step).
-const KERNELS_EXPECTED: &str = "some of read-ldp,write-stp,read-ldp-q,write-stp-q,copy-to,\
-     copy-from,latency,fill-zva,maint-civac,maint-cvac,maint-ivac, separated by commas";
+const KERNELS_EXPECTED: &str = "some of read-ldp,write-stp,read-ldp-q,write-stp-q,read-ldnp,\
+     write-stnp,copy-to,copy-from,latency,fill-zva,maint-civac,maint-cvac,maint-ivac, separated \
+     by commas";
 
 /// What `mairbench.host=` accepts (see [`host`]).
 const HOST_EXPECTED: &str = "the emulator that runs this, e.g. qemu-10.0.2: letters, digits, \
@@ -511,7 +512,14 @@ mod tests {
         let (o, n) =
             run("mairbench.kernels=read-ldp,latency mairbench.sizes=4K-16M mairbench.reps=5");
         assert!(n.is_empty(), "{n:?}");
-        assert_eq!(o.kernels, 0b100_0001);
+        assert_eq!(
+            o.kernels,
+            kernel::Kernel::ReadLdp.bit() | kernel::Kernel::Latency.bit()
+        );
+        let (nt, nt_notes) = run("mairbench.kernels=latency,read-ldnp,write-stnp");
+        assert!(nt_notes.is_empty(), "{nt_notes:?}");
+        let names: Vec<_> = kernel::selected(nt.kernels).map(|k| k.name).collect();
+        assert_eq!(names, ["read-ldnp", "write-stnp", "latency"]);
         assert_eq!(o.sizes, Some((4 << 10, 16 << 20)));
         assert_eq!(o.reps, Some(5));
         assert_eq!(run("mairbench.sizes=1M").0.sizes, Some((1 << 20, 1 << 20)));

@@ -4,6 +4,8 @@
 //! The loops themselves are assembly in the firmware (`src/arch/kernels/`); each entry's
 //! `summary` says what its loop does and what it counts, so the report can say it too.
 
+use crate::paging::Granule;
+
 /// What a kernel's result measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
@@ -75,6 +77,10 @@ pub enum Kernel {
     ReadLdpQ,
     /// Stream of `stp q, q` (128-bit SIMD) stores.
     WriteStpQ,
+    /// Stream of `ldnp x, x` (non-temporal pair) loads.
+    ReadLdnp,
+    /// Stream of `stnp x, x` (non-temporal pair) stores.
+    WriteStnp,
     /// Copy from the `normal-wb` alias into the memory type under test.
     CopyTo,
     /// Copy from the memory type under test into the `normal-wb` alias.
@@ -121,18 +127,23 @@ pub struct KernelSpec {
     pub normal_only: bool,
     /// Part of the `mairbench.quick` subset.
     pub quick: bool,
+    /// The aliases it runs on: 4 KiB pages, or 2 MiB blocks (the latency chase: a random
+    /// chase over MiBs on pages would time page walks, not memory). A kernel on blocks also
+    /// runs `normal-wb` on pages, one row that shows what the page walks cost.
+    pub granule: Granule,
     /// One line: what the loop does and how bytes (or loads, or lines) are counted.
     pub summary: &'static str,
 }
 
 /// Every kernel, in [`Kernel`] order (`KERNELS[i].kernel as usize == i`).
-pub const KERNELS: [KernelSpec; 11] = [
+pub const KERNELS: [KernelSpec; 13] = [
     KernelSpec {
         kernel: Kernel::ReadLdp,
         name: "read-ldp",
         unit: Unit::Bandwidth,
         normal_only: false,
         quick: true,
+        granule: Granule::Page,
         summary: "ldp x,x,[p],#16 x16 per iteration (256 B); bytes read",
     },
     KernelSpec {
@@ -141,6 +152,7 @@ pub const KERNELS: [KernelSpec; 11] = [
         unit: Unit::Bandwidth,
         normal_only: false,
         quick: true,
+        granule: Granule::Page,
         summary: "stp x,x,[p],#16 x16 per iteration (256 B); bytes written",
     },
     KernelSpec {
@@ -149,6 +161,7 @@ pub const KERNELS: [KernelSpec; 11] = [
         unit: Unit::Bandwidth,
         normal_only: false,
         quick: false,
+        granule: Granule::Page,
         summary: "ldp q,q,[p],#32 x16 per iteration (512 B); bytes read",
     },
     KernelSpec {
@@ -157,7 +170,27 @@ pub const KERNELS: [KernelSpec; 11] = [
         unit: Unit::Bandwidth,
         normal_only: false,
         quick: false,
+        granule: Granule::Page,
         summary: "stp q,q,[p],#32 x16 per iteration (512 B); bytes written",
+    },
+    KernelSpec {
+        kernel: Kernel::ReadLdnp,
+        name: "read-ldnp",
+        unit: Unit::Bandwidth,
+        normal_only: false,
+        quick: false,
+        granule: Granule::Page,
+        summary: "ldnp x,x,[p,#off] x16 per iteration (256 B), a non-temporal hint; bytes read",
+    },
+    KernelSpec {
+        kernel: Kernel::WriteStnp,
+        name: "write-stnp",
+        unit: Unit::Bandwidth,
+        normal_only: false,
+        quick: false,
+        granule: Granule::Page,
+        summary: "stnp x,x,[p,#off] x16 per iteration (256 B), a non-temporal hint; bytes \
+                  written",
     },
     KernelSpec {
         kernel: Kernel::CopyTo,
@@ -165,6 +198,7 @@ pub const KERNELS: [KernelSpec; 11] = [
         unit: Unit::Bandwidth,
         normal_only: false,
         quick: false,
+        granule: Granule::Page,
         summary: "ldp/stp copy from normal-wb into the type (128 B per iteration); \
                   bytes copied counted once",
     },
@@ -174,6 +208,7 @@ pub const KERNELS: [KernelSpec; 11] = [
         unit: Unit::Bandwidth,
         normal_only: false,
         quick: false,
+        granule: Granule::Page,
         summary: "ldp/stp copy from the type into normal-wb (128 B per iteration); \
                   bytes copied counted once",
     },
@@ -183,6 +218,7 @@ pub const KERNELS: [KernelSpec; 11] = [
         unit: Unit::NsPerLoad,
         normal_only: false,
         quick: false,
+        granule: Granule::Block,
         summary: "ldr x0,[x0] x8 per iteration, chasing one pointer per cache line in a \
                   random single cycle; time per load",
     },
@@ -192,6 +228,7 @@ pub const KERNELS: [KernelSpec; 11] = [
         unit: Unit::Bandwidth,
         normal_only: true,
         quick: false,
+        granule: Granule::Page,
         summary: "dc zva x4 per iteration, one DCZID_EL0 block each; bytes zeroed",
     },
     KernelSpec {
@@ -200,6 +237,7 @@ pub const KERNELS: [KernelSpec; 11] = [
         unit: Unit::NsPerLine,
         normal_only: false,
         quick: false,
+        granule: Granule::Page,
         summary: "dc civac per CTR_EL0.DminLine line over the range, then dsb sy; time per line",
     },
     KernelSpec {
@@ -208,6 +246,7 @@ pub const KERNELS: [KernelSpec; 11] = [
         unit: Unit::NsPerLine,
         normal_only: false,
         quick: false,
+        granule: Granule::Page,
         summary: "dc cvac per CTR_EL0.DminLine line over the range, then dsb sy; time per line",
     },
     KernelSpec {
@@ -216,6 +255,7 @@ pub const KERNELS: [KernelSpec; 11] = [
         unit: Unit::NsPerLine,
         normal_only: false,
         quick: false,
+        granule: Granule::Page,
         summary: "dc ivac per CTR_EL0.DminLine line over the range, then dsb sy; time per line",
     },
 ];
@@ -303,6 +343,8 @@ mod tests {
                 "write-stp",
                 "read-ldp-q",
                 "write-stp-q",
+                "read-ldnp",
+                "write-stnp",
                 "copy-to",
                 "copy-from",
                 "latency",
@@ -318,6 +360,21 @@ mod tests {
             .map(|k| k.name)
             .collect();
         assert_eq!(normal_only, ["fill-zva"]);
+        let on_blocks: std::vec::Vec<_> = KERNELS
+            .iter()
+            .filter(|k| k.granule == Granule::Block)
+            .map(|k| k.name)
+            .collect();
+        assert_eq!(on_blocks, ["latency"]);
+        // The non-temporal pairs are full-run kernels with the ldp/stp loops' step.
+        for k in [Kernel::ReadLdnp, Kernel::WriteStnp] {
+            let spec = k.spec();
+            assert_eq!(
+                (spec.unit, spec.quick, spec.normal_only),
+                (Unit::Bandwidth, false, false)
+            );
+            assert!(spec.summary.contains("(256 B)"), "{}", spec.summary);
+        }
         assert_eq!(Kernel::Latency.spec().unit, Unit::NsPerLoad);
         assert_eq!(Kernel::MaintIvac.spec().unit.label(), "ns/line");
         assert!(Unit::Bandwidth.higher_is_better() && !Unit::NsPerLine.higher_is_better());
@@ -325,15 +382,15 @@ mod tests {
 
     #[test]
     fn masks() {
-        assert_eq!(ALL_KERNELS, 0x7ff);
+        assert_eq!(ALL_KERNELS, 0x1fff);
         assert_eq!(
             QUICK_KERNELS,
             Kernel::ReadLdp.bit() | Kernel::WriteStp.bit()
         );
-        assert_eq!(selected(ALL_KERNELS).count(), 11);
+        assert_eq!(selected(ALL_KERNELS).count(), 13);
         let quick: std::vec::Vec<_> = selected(QUICK_KERNELS).map(|k| k.name).collect();
         assert_eq!(quick, ["read-ldp", "write-stp"]);
-        assert_eq!(selected(0xf800).count(), 0);
+        assert_eq!(selected(0xe000).count(), 0);
     }
 
     #[test]
@@ -342,6 +399,10 @@ mod tests {
         assert_eq!(
             parse_kernels("maint-ivac,latency,latency"),
             Ok(Kernel::MaintIvac.bit() | Kernel::Latency.bit())
+        );
+        assert_eq!(
+            parse_kernels("latency,read-ldnp,write-stnp"),
+            Ok(Kernel::Latency.bit() | Kernel::ReadLdnp.bit() | Kernel::WriteStnp.bit())
         );
         assert_eq!(parse_kernels("read-ldp,bogus,nope"), Err("bogus"));
         assert_eq!(parse_kernels("READ-LDP"), Err("READ-LDP"));

@@ -652,15 +652,16 @@ pub const TIMER: Kind = Kind {
 pub const RESULT: Kind = Kind {
     name: "result",
     doc: "One benchmark point: a kernel on a memory type at a working-set size. Three shapes: \
-          skipped for every size (memtype, kernel, skipped); skipped at one size (memtype, \
-          kernel, size, skipped); measured (everything but skipped). A measured record's \
-          values are in its kernel's unit (the kernel table): MB/s kernels carry bytes, \
-          best_mbps and median_mbps; ns-per-load kernels loads, ns_per_load and \
+          skipped for every size (memtype, kernel, granule, skipped); skipped at one size \
+          (memtype, kernel, granule, size, skipped); measured (everything but skipped). A \
+          measured record's values are in its kernel's unit (the kernel table): MB/s kernels \
+          carry bytes, best_mbps and median_mbps; ns-per-load kernels loads, ns_per_load and \
           median_ns_per_load; ns-per-line kernels lines, bytes, ns_per_line, \
           median_ns_per_line and best_mbps. Then integrity or integrity_fail_offset.",
     fields: &[
         Field::always("memtype", Str, "", "Memory type name."),
         Field::always("kernel", Str, "", "Kernel name (the kernel table)."),
+        Field::optional("granule", Str, "", "The alias's mapping: \"4K\" (4 KiB pages) or \"2M\" (2 MiB blocks); the kernel table says which (the latency chase on blocks, plus normal-wb on pages; the other kernels on pages). In every record (skipped ones too); absent only in logs from before the field, which ran every kernel on pages (read as \"4K\")."),
         Field::optional("size", U64, BYTES, "Working-set size; absent when the kernel is skipped on the type at every size."),
         Field::optional("skipped", Str, "", "Why the point was not measured; only in a skipped record."),
         Field::optional("passes", U64, "", "Times the kernel covers the working set per sample; measured only."),

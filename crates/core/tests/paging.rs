@@ -390,8 +390,9 @@ fn straddling_boundaries() {
 }
 
 /// The firmware's address space on a 44-bit-PA machine: the image and UART identity
-/// mapped with pages (a guard page left out), eight 32 MiB aliases of one buffer, one per
-/// memory type, at 1 GiB-aligned VAs in the upper half, and one 2 MiB block alias.
+/// mapped with pages (a guard page left out), sixteen 32 MiB aliases of one buffer at
+/// 1 GiB-aligned VAs in the upper half: one of pages per memory type, then one of 2 MiB
+/// blocks per memory type.
 #[test]
 fn firmware_address_space() {
     const IMAGE: u64 = 0x4008_0000;
@@ -420,10 +421,19 @@ fn firmware_address_space() {
     for t in &MEMTYPES {
         regions.push((alias(t.index.into()), BUF, 32 * MIB, t.index, RW, PAGE));
     }
-    regions.push((alias(8), BUF, 2 * MIB, 0, RW, BLOCK));
+    for t in &MEMTYPES {
+        regions.push((
+            alias(8 + u64::from(t.index)),
+            BUF,
+            32 * MIB,
+            t.index,
+            RW,
+            BLOCK,
+        ));
+    }
     // Root; L1: identity (L0 entry 0) and aliases (entry 16); L2: UART (1st GiB), image
-    // (2nd GiB), one per alias (9); L3: UART, image (one 2 MiB), 16 per page alias.
-    let expected = 1 + 2 + (2 + 9) + (1 + 1 + 8 * 16);
+    // (2nd GiB), one per alias (16); L3: UART, image (one 2 MiB), 16 per page alias.
+    let expected = 1 + 2 + (2 + 16) + (1 + 1 + 8 * 16);
     let tables = plan(l, &regions, expected);
 
     let walk = |va| translate(&tables, POOL_PA, &l, va);
@@ -465,11 +475,16 @@ fn firmware_address_space() {
         assert_eq!(walk(base + 32 * MIB), None, "after alias {k}");
         assert_eq!(walk(base - 1), None, "before alias {k}");
     }
-    assert_eq!(
-        walk(alias(8) + 0x1f_fff8),
-        t(BUF + 0x1f_fff8, 2, 0, RW, BLOCK)
-    );
-    assert_eq!(walk(alias(8) + 2 * MIB), None);
+    for k in 0..8u8 {
+        let base = alias(8 + u64::from(k));
+        for offset in [0, 0x1f_fff8, 0x12_3456, 32 * MIB - 1] {
+            let tr = walk(base + offset).unwrap();
+            assert_eq!(tr, t(BUF + offset, 2, k, RW, BLOCK).unwrap());
+            assert_eq!(tr.memtype_index(), k);
+        }
+        assert_eq!(walk(base + 32 * MIB), None, "after block alias {k}");
+    }
+    assert_eq!(walk(alias(16)), None, "past the last alias");
     assert_eq!(walk(1 << 44), None, "beyond the VA space");
     assert_eq!(walk(u64::MAX), None);
     // The same tables read with a wrong pool address (table descriptors point outside

@@ -200,22 +200,30 @@ pub const MEMTYPES: [(&str, &str); 8] = [
 ];
 
 impl Run {
-    /// Asserts the memory-type proof of issue "memory types": eight page aliases and one block
-    /// alias of one physical buffer, each with the right attribute; 56 coherent pairs; the
-    /// three provoked faults reported and survived.
+    /// Asserts the memory-type proof: eight page aliases, then eight 2 MiB-block aliases in
+    /// the same memory-type order, of one physical buffer, each with the right attribute; 56
+    /// coherent pairs of the page aliases; the three provoked faults reported and survived.
     pub fn assert_memory_proven(&self) {
         let proofs = self.of_kind("memtype");
-        assert_eq!(proofs.len(), 9, "{}", self.console);
+        assert_eq!(proofs.len(), 16, "{}", self.console);
         let pa = &proofs[0]["pa"];
-        for (proof, (name, mair)) in proofs.iter().zip(MEMTYPES) {
-            assert_eq!(proof["name"], name);
-            assert_eq!(proof["mair"], mair);
-            assert_eq!(proof["par_attr"], mair);
+        let expected = MEMTYPES
+            .iter()
+            .map(|t| (t, "4K"))
+            .chain(MEMTYPES.iter().map(|t| (t, "2M")));
+        for (proof, ((name, mair), granule)) in proofs.iter().zip(expected) {
+            assert_eq!(proof["name"], *name);
+            assert_eq!(proof["mair"], *mair);
+            assert_eq!(proof["par_attr"], *mair);
             assert_eq!(proof["verdict"], "exact");
-            assert_eq!(proof["granule"], "4K");
+            assert_eq!(proof["granule"], granule, "{proof}");
         }
-        assert_eq!(proofs[8]["name"], "normal-wb");
-        assert_eq!(proofs[8]["granule"], "2M");
+        let lines = self
+            .console
+            .lines()
+            .filter(|l| l.starts_with("ok   memtype: "))
+            .count();
+        assert_eq!(lines, 16, "a memtype check line per alias");
         for proof in &proofs {
             assert_eq!(proof["ok"], true, "{proof}");
             assert_eq!(
@@ -225,7 +233,13 @@ impl Run {
         }
         let vas: std::collections::BTreeSet<_> =
             proofs.iter().map(|p| p["va"].to_string()).collect();
-        assert_eq!(vas.len(), 9, "nine distinct virtual aliases");
+        assert_eq!(vas.len(), 16, "sixteen distinct virtual aliases");
+        let blocks = self
+            .of_kind("map")
+            .into_iter()
+            .filter(|m| m["granule"] == "2M")
+            .count();
+        assert_eq!(blocks, 8, "the memory map shows every block alias");
 
         let pairs: Vec<_> = self
             .of_kind("coherence")
@@ -268,5 +282,14 @@ impl Run {
             "the guard page is a hole in a level-3 table"
         );
         assert_eq!(faults[1]["write"], true);
+        let hex = |v: &Value| {
+            u64::from_str_radix(v.as_str().unwrap().trim_start_matches("0x"), 16).unwrap()
+        };
+        let last_end = proofs.iter().map(|p| hex(&p["va_end"])).max().unwrap();
+        assert!(
+            hex(&faults[2]["va"]) >= last_end,
+            "the unmapped-load probe lies past the last alias: {}",
+            faults[2]
+        );
     }
 }

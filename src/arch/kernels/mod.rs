@@ -20,6 +20,8 @@ extern "C" {
     fn mb_k_write_stp(p: u64, len: u64);
     fn mb_k_read_ldp_q(p: u64, len: u64);
     fn mb_k_write_stp_q(p: u64, len: u64);
+    fn mb_k_read_ldnp(p: u64, len: u64);
+    fn mb_k_write_stnp(p: u64, len: u64);
     fn mb_k_copy(dst: u64, src: u64, len: u64);
     fn mb_k_chase(start: u64, loads: u64) -> u64;
     fn mb_k_zva(p: u64, len: u64, block: u64);
@@ -40,6 +42,8 @@ enum Body {
     WriteStp { va: u64, len: u64 },
     ReadLdpQ { va: u64, len: u64 },
     WriteStpQ { va: u64, len: u64 },
+    ReadLdnp { va: u64, len: u64 },
+    WriteStnp { va: u64, len: u64 },
     Copy { dst: u64, src: u64, len: u64 },
     Chase { at: u64, loads: u64 },
     Zva { va: u64, len: u64, block: u64 },
@@ -75,6 +79,17 @@ impl Loop {
     /// `stp q` writes (a multiple of 512 bytes).
     pub fn write_stp_q(w: &Window) -> Option<Loop> {
         fits(w, 512, 32).map(|(va, len)| Loop(Body::WriteStpQ { va, len }))
+    }
+
+    /// `ldnp x` (non-temporal) reads of the window (a multiple of 256 bytes).
+    pub fn read_ldnp(w: &Window) -> Option<Loop> {
+        fits(w, 256, 16).map(|(va, len)| Loop(Body::ReadLdnp { va, len }))
+    }
+
+    /// `stnp x` (non-temporal) writes (a multiple of 256 bytes) of the values
+    /// [`Loop::write_stp`] writes.
+    pub fn write_stnp(w: &Window) -> Option<Loop> {
+        fits(w, 256, 16).map(|(va, len)| Loop(Body::WriteStnp { va, len }))
     }
 
     /// `ldp`/`stp` copy of `src` into `dst` (equal lengths, a multiple of 128 bytes).
@@ -149,6 +164,8 @@ impl Loop {
                 Body::WriteStp { va, len } => mb_k_write_stp(*va, *len),
                 Body::ReadLdpQ { va, len } => mb_k_read_ldp_q(*va, *len),
                 Body::WriteStpQ { va, len } => mb_k_write_stp_q(*va, *len),
+                Body::ReadLdnp { va, len } => mb_k_read_ldnp(*va, *len),
+                Body::WriteStnp { va, len } => mb_k_write_stnp(*va, *len),
                 Body::Copy { dst, src, len } => mb_k_copy(*dst, *src, *len),
                 Body::Chase { at, loads } => *at = mb_k_chase(*at, *loads),
                 Body::Zva { va, len, block } => mb_k_zva(*va, *len, *block),
