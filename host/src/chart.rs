@@ -1433,6 +1433,8 @@ mod tests {
                         aggregate_mbps: one * cores,
                         per_core_min_mbps: one,
                         per_core_max_mbps: one,
+                        span_ticks: None,
+                        start_skew_ticks: None,
                     });
                 }
             }

@@ -28,9 +28,11 @@ fn image_header_and_size() {
     // on to about 96 KiB, and eleven UART families, reserved-memory parsing, tables for 256
     // CPUs (the defaults' CPU table alone is 6 KiB of relocated data), the EL3 and boot-path
     // checks to about 129 KiB (text 93 KiB). Text, read-only data and data each start on a
-    // page. This bound catches runaway growth.
+    // page. This bound catches runaway growth. The SMP evidence (registers per CPU, the
+    // shared-line test), the span-based scaling and the loaded latency added 8.2 KiB to the
+    // 145 KiB it had then.
     assert!(
-        image.len() < 144 * 1024,
+        image.len() < 154 * 1024,
         "raw image is {} bytes",
         image.len()
     );
