@@ -175,14 +175,20 @@ impl Engine<'_> {
         };
         say!("");
         say!(
-            "scaling ({} per core, {n_max} cores at most, started together; aggregate MB/s = all \
-             cores' bytes over the span from the earliest start to the latest end on CNTVCT, \
-             best of {}; MB = 10^6 B; skew: latest start - earliest start):",
+            "scaling ({} per core, {n_max} cores at most, started together; aggregate MB/s, best \
+             of {}; MB = 10^6 B):",
             Bytes(part),
             self.plan.reps
         );
+        say!(
+            "  aggregate: all cores' bytes over the span from the earliest start to the latest \
+             end, each core timing itself on CNTVCT; skew: latest start - earliest start"
+        );
         if crate::emulated() {
-            say!("  (emulated: QEMU models no caches; these timings do not reflect memory types)");
+            say!(
+                "  (emulated: QEMU models no caches; these timings do not reflect memory types; \
+                 with more CPUs than host cores the skew is the host's scheduling)"
+            );
         }
         let mut failures = 0;
         for spec in stream_kernels(mask) {
