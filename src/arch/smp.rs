@@ -362,8 +362,8 @@ pub enum Job {
     },
     /// Stream until the boot CPU stops the job (see [`run_loaded`]).
     Stream(Stream),
-    /// One round of the shared-line test (see [`exchange_tokens`]): read this CPU's word of
-    /// [`SHARED`], then write `write` into it.
+    /// One round of the shared-line test (see [`exchange_tokens`]): read this CPU's
+    /// [`shared_word`], then write `write` into it.
     Token {
         /// What this CPU writes.
         write: u64,
@@ -548,8 +548,8 @@ pub fn run_loaded(
     measured
 }
 
-/// One round of the shared-line test: this CPU has written its tokens into [`SHARED`] (one
-/// word per CPU); each CPU of `blocks`, started together, reads its own word and writes
+/// One round of the shared-line test: this CPU has written its tokens into every CPU's
+/// [`shared_word`]; each CPU of `blocks`, started together, reads its own word and writes
 /// `token(block)` into it, with no cache maintenance on either side. Returns, per CPU of
 /// `blocks` in order, the word it read (`None` for one that did not answer within
 /// `limit_ns`); the caller then reads the words the CPUs wrote.
