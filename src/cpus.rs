@@ -3,12 +3,20 @@
 //! warning. Spin-table CPUs are released first, with the MMU still off (they then wait for
 //! the boot CPU's tables); PSCI ones once the tables exist. All are waited for together, so
 //! a silent CPU costs one wait, not one each.
+//!
+//! Then the SMP configuration is checked: each running CPU's SCTLR_EL1, MAIR_EL1, TCR_EL1
+//! and TTBR0_EL1 against the boot CPU's (check `smp-registers`), and tokens exchanged through
+//! shared Normal write-back lines without cache maintenance (check `smp-shared-line`): only
+//! hardware coherence in the Inner Shareable domain carries them, so a wrong token means the
+//! SMP set-up is broken (cores outside coherence: SMPEN/CPUECTLR, shareability, attributes
+//! that differ between cores). [`SmpEvidence`] keeps the result for the verdict.
 
-use crate::arch::smp::{self, Method, NotStarted};
+use crate::arch::smp::{self, Method, NotStarted, Regs};
 use crate::arch::Psci;
 use crate::bench::Cores;
 use crate::console::Console;
 use crate::{run, say};
+use core::sync::atomic::Ordering;
 use mairbench_core::platform::{Enable, Platform, MAX_CPUS};
 use mairbench_core::record::Record;
 use mairbench_core::schema;
@@ -17,6 +25,26 @@ use mairbench_core::schema;
 const START_WAIT_NS: u64 = 1_000_000_000;
 /// The CPU `mairbench.selftest=missing-cpu` asks PSCI for: no board has it.
 const MISSING_MPIDR: u64 = 0xff00;
+/// Rounds of the shared-line test.
+const TOKEN_ROUNDS: u64 = 4;
+/// How long the secondaries have to answer one round (as long as a benchmark job: an
+/// emulator with more CPUs than host cores schedules each late).
+const TOKEN_WAIT_NS: u64 = 5_000_000_000;
+
+/// What the boot CPU found out about the SMP configuration, for the `smp-config` verdict.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SmpEvidence {
+    /// Secondary CPUs that started (said hello).
+    pub started: u32,
+    /// How many of them hold an SCTLR_EL1, MAIR_EL1, TCR_EL1 or TTBR0_EL1 other than the
+    /// boot CPU's.
+    pub differing: u32,
+    /// The first of those: its MPIDR affinity and the first register that differs.
+    pub first_differing: Option<(u64, &'static str)>,
+    /// Whether every token of the shared-line test arrived. False also when the test did
+    /// not run (`started == 0`: the verdict is then n/a).
+    pub shared_line_ok: bool,
+}
 
 /// One CPU to start, on its stack block.
 #[derive(Clone, Copy, Debug)]
@@ -87,7 +115,11 @@ impl<'p> Plan<'p> {
     /// Starts them all, waits for them together, and reports each; returns those running.
     pub fn start(&self, boot_midr: u64, entry_el: u64) -> Cores {
         let mut cores = Cores::default();
-        hello(0, self.boot_mpidr, boot_midr, entry_el);
+        let boot_regs = Regs::own();
+        hello(0, self.boot_mpidr, boot_midr, entry_el, &boot_regs);
+        let mut evidence = SmpEvidence::default();
+        // The first differing CPU and register, with both values, for the check's line.
+        let mut first: Option<(u64, usize, u64, u64)> = None;
         let mut launched: [Option<Method>; MAX_CPUS] = [None; MAX_CPUS];
         for t in self.targets() {
             let method = match (t.enable, self.psci) {
@@ -129,8 +161,14 @@ impl<'p> Plan<'p> {
         for (t, method) in pending {
             match smp::online(t.block) {
                 Some(up) => {
-                    hello(t.block as u64, up.mpidr, up.midr, up.entry_el);
+                    hello(t.block as u64, up.mpidr, up.midr, up.entry_el, &up.regs);
                     cores.add(t.block);
+                    evidence.started += 1;
+                    let pairs = boot_regs.values().into_iter().zip(up.regs.values());
+                    if let Some((i, (want, got))) = pairs.enumerate().find(|(_, (a, b))| a != b) {
+                        evidence.differing += 1;
+                        first.get_or_insert((up.mpidr, i, got, want));
+                    }
                 }
                 None => not_started(t.mpidr, format_args!("{}", Why(NotStarted::Silent, method))),
             }
@@ -145,7 +183,137 @@ impl<'p> Plan<'p> {
             cores.count() + 1,
             (self.platform.cpus().len() + beyond).max(1)
         );
+        evidence.first_differing = first.map(|(mpidr, i, ..)| (mpidr, Regs::NAMES[i]));
+        if evidence.started == 0 {
+            say!("smp: one CPU running: no registers to compare, no shared-line test");
+        } else {
+            registers_check(&evidence, first);
+            evidence.shared_line_ok = shared_line(&cores);
+        }
+        cores.set_smp_evidence(evidence);
         cores
+    }
+}
+
+/// The `smp-registers` check: every secondary's regime registers equal the boot CPU's.
+fn registers_check(e: &SmpEvidence, first: Option<(u64, usize, u64, u64)>) {
+    let names = Regs::NAMES;
+    match first {
+        None => run::check(
+            "smp-registers",
+            true,
+            format_args!(
+                "{} secondary CPUs: {}, {}, {} and {} equal the boot CPU's",
+                e.started, names[0], names[1], names[2], names[3]
+            ),
+        ),
+        Some((mpidr, i, got, want)) => run::check(
+            "smp-registers",
+            false,
+            format_args!(
+                "{} of {} secondary CPUs differ from the boot CPU; the first, {mpidr:#x}, holds \
+                 {} = {got:#x} (boot CPU: {want:#x})",
+                e.differing, e.started, names[i]
+            ),
+        ),
+    };
+}
+
+/// The boot CPU's token for the word of block `block` in round `round`, and a secondary's.
+fn token(round: u64, block: usize, secondary: bool) -> u64 {
+    0x6d62_0000_0000_0000 | u64::from(secondary) << 47 | round << 32 | block as u64
+}
+
+/// The `smp-shared-line` check: per round, the boot CPU writes a token into each CPU's word
+/// of the shared lines; each secondary, all at once, reads its word (must be the boot CPU's
+/// token) and writes its own (the boot CPU must then read it, and its own word unharmed by
+/// the neighbours' writes to the same line). No cache maintenance anywhere. True when
+/// every token arrived.
+fn shared_line(cores: &Cores) -> bool {
+    let blocks = cores.blocks();
+    let mpidr = |b: usize| smp::online(b).map_or(0, |up| up.mpidr);
+    let mut read = [None; MAX_CPUS];
+    let mut wrong: Option<(u64, &str, u64, Option<u64>)> = None;
+    for round in 0..TOKEN_ROUNDS {
+        for b in core::iter::once(0).chain(blocks.iter().copied()) {
+            if let Some(w) = smp::shared_word(b) {
+                w.store(token(round, b, false), Ordering::Relaxed);
+            }
+        }
+        let read = &mut read[..blocks.len()];
+        smp::exchange_tokens(blocks, |b| token(round, b, true), TOKEN_WAIT_NS, read);
+        let word = |b: usize| smp::shared_word(b).map(|w| w.load(Ordering::Relaxed));
+        for (&b, &seen) in blocks.iter().zip(read.iter()) {
+            let (want, got) = (token(round, b, false), seen);
+            if got != Some(want) {
+                wrong.get_or_insert((mpidr(b), "read", want, got));
+            }
+            let (want, got) = (token(round, b, true), word(b));
+            if got != Some(want) {
+                wrong.get_or_insert((mpidr(b), "wrote", want, got));
+            }
+        }
+        let (want, got) = (token(round, 0, false), word(0));
+        if got != Some(want) {
+            wrong.get_or_insert((0, "own", want, got));
+        }
+        if wrong.is_some() {
+            break;
+        }
+    }
+    let n = blocks.len() + 1;
+    match wrong {
+        None => run::check(
+            "smp-shared-line",
+            true,
+            format_args!(
+                "{n} CPUs exchanged tokens through their own words of shared normal-wb lines, \
+                 {TOKEN_ROUNDS} rounds, no cache maintenance: every token arrived"
+            ),
+        ),
+        Some((mpidr, "read", want, got)) => run::check(
+            "smp-shared-line",
+            false,
+            format_args!(
+                "CPU {mpidr:#x} read {} for the boot CPU's token {want:#x} in a shared \
+                 normal-wb line (no cache maintenance): the cores are not coherent",
+                Seen(got)
+            ),
+        ),
+        Some((0, "own", want, got)) => run::check(
+            "smp-shared-line",
+            false,
+            format_args!(
+                "the boot CPU's own word of the shared line holds {} instead of {want:#x} \
+                 after the other CPUs wrote their words of it: the cores are not coherent",
+                Seen(got)
+            ),
+        ),
+        Some((mpidr, _, want, got)) => run::check(
+            "smp-shared-line",
+            false,
+            format_args!(
+                "the boot CPU read {} for CPU {mpidr:#x}'s token {want:#x} in a shared \
+                 normal-wb line (no cache maintenance): the cores are not coherent",
+                Seen(got)
+            ),
+        ),
+    }
+}
+
+/// A word read in the shared-line test, or that none came.
+struct Seen(Option<u64>);
+
+impl core::fmt::Display for Seen {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.0 {
+            Some(v) => write!(f, "{v:#x}"),
+            None => write!(
+                f,
+                "nothing (no answer within {} s)",
+                TOKEN_WAIT_NS / 1_000_000_000
+            ),
+        }
     }
 }
 
@@ -173,14 +341,18 @@ impl core::fmt::Display for Why {
     }
 }
 
-/// A `hello` record: a CPU running at EL1.
-fn hello(cpu: u64, mpidr: u64, midr: u64, entry_el: u64) {
+/// A `hello` record: a CPU running at EL1, with its regime registers.
+fn hello(cpu: u64, mpidr: u64, midr: u64, entry_el: u64, regs: &Regs) {
     let _ = Record::new(&mut Console, &schema::HELLO)
         .u64("cpu", cpu)
         .hex("mpidr", mpidr)
         .u64("el", 1)
         .u64("entry_el", entry_el)
         .hex("midr", midr)
+        .hex("sctlr", regs.sctlr)
+        .hex_digits("mair", regs.mair, 16)
+        .hex("tcr", regs.tcr)
+        .hex("ttbr0", regs.ttbr0)
         .finish();
 }
 

@@ -1458,6 +1458,8 @@ mod tests {
                         aggregate_mbps: one * cores,
                         per_core_min_mbps: one,
                         per_core_max_mbps: one,
+                        span_ticks: None,
+                        start_skew_ticks: None,
                     });
                 }
             }

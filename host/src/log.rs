@@ -453,6 +453,8 @@ fn scaling(f: &Map<String, Value>) -> Option<Scaling> {
         aggregate_mbps: whole("aggregate_mbps")?,
         per_core_min_mbps: whole("per_core_min_mbps")?,
         per_core_max_mbps: whole("per_core_max_mbps")?,
+        span_ticks: whole("span_ticks"),
+        start_skew_ticks: whole("start_skew_ticks"),
     })
 }
 
@@ -765,18 +767,33 @@ mod tests {
         let log = br#"@mb {"kind":"start","schema":1,"platform":"p","emulated":false}
 @mb {"kind":"scaling","memtype":"normal-wb","kernel":"read-ldp","cores":2,"bytes_per_core":262144,"aggregate_mbps":9000,"per_core_min_mbps":4400,"per_core_max_mbps":4600}
 @mb {"kind":"scaling","memtype":"normal-wb","kernel":"write-stp","cores":1}
+@mb {"kind":"scaling","memtype":"normal-nc","kernel":"read-ldp","cores":2,"bytes_per_core":262144,"aggregate_mbps":8000,"per_core_min_mbps":4400,"per_core_max_mbps":4600,"span_ticks":4096,"start_skew_ticks":96}
 "#;
         let p = parse(log);
         assert_eq!(
             p.run.scaling,
-            [Scaling {
-                memtype: "normal-wb".into(),
-                kernel: "read-ldp".into(),
-                cores: 2,
-                aggregate_mbps: 9000,
-                per_core_min_mbps: 4400,
-                per_core_max_mbps: 4600,
-            }]
+            [
+                Scaling {
+                    memtype: "normal-wb".into(),
+                    kernel: "read-ldp".into(),
+                    cores: 2,
+                    aggregate_mbps: 9000,
+                    per_core_min_mbps: 4400,
+                    per_core_max_mbps: 4600,
+                    span_ticks: None,
+                    start_skew_ticks: None,
+                },
+                Scaling {
+                    memtype: "normal-nc".into(),
+                    kernel: "read-ldp".into(),
+                    cores: 2,
+                    aggregate_mbps: 8000,
+                    per_core_min_mbps: 4400,
+                    per_core_max_mbps: 4600,
+                    span_ticks: Some(4096),
+                    start_skew_ticks: Some(96),
+                }
+            ]
         );
         let seen: Vec<_> = p.problems.iter().map(|q| (q.line, q.unknown)).collect();
         assert_eq!(seen, [(3, false)], "{:?}", p.problems);

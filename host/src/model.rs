@@ -119,12 +119,18 @@ pub struct Scaling {
     pub kernel: String,
     /// Cores running at once.
     pub cores: u64,
-    /// All cores' bytes over the slowest core's time, MB/s (MB = 10^6 bytes).
+    /// All cores' bytes over `span_ticks` (older logs: over the slowest core's time), MB/s
+    /// (MB = 10^6 bytes).
     pub aggregate_mbps: u64,
     /// The slowest core's bandwidth, MB/s.
     pub per_core_min_mbps: u64,
     /// The fastest core's bandwidth, MB/s.
     pub per_core_max_mbps: u64,
+    /// CNTVCT ticks from the earliest core's start to the latest core's end (absent in
+    /// older logs).
+    pub span_ticks: Option<u64>,
+    /// CNTVCT ticks from the earliest core's start to the latest's (absent in older logs).
+    pub start_skew_ticks: Option<u64>,
 }
 
 /// One bring-up verdict (`verdict` record; core's `verdict` table names them).

@@ -385,25 +385,32 @@ pub fn json(run: &Run) -> serde_json::Value {
         "scaling": run.scaling.iter().map(|p| json!({
             "kernel": p.kernel, "memtype": p.memtype, "cores": p.cores,
             "aggregate_mbps": p.aggregate_mbps, "per_core_min_mbps": p.per_core_min_mbps,
-            "per_core_max_mbps": p.per_core_max_mbps,
+            "per_core_max_mbps": p.per_core_max_mbps, "span_ticks": p.span_ticks,
+            "start_skew_ticks": p.start_skew_ticks,
         })).collect::<Vec<_>>(),
     })
 }
 
-/// `scaling.csv`: one row per multi-core point, in log order (MB/s, MB = 10^6 B).
+/// `scaling.csv`: one row per multi-core point, in log order (MB/s, MB = 10^6 B; span and
+/// skew in CNTVCT ticks, empty for logs of firmware that did not write them).
 pub fn scaling_csv(run: &Run) -> String {
-    let mut out =
-        String::from("kernel,memtype,cores,aggregate_mbps,per_core_min_mbps,per_core_max_mbps\n");
+    let mut out = String::from(
+        "kernel,memtype,cores,aggregate_mbps,per_core_min_mbps,per_core_max_mbps,span_ticks,\
+         start_skew_ticks\n",
+    );
+    let ticks = |t: Option<u64>| t.map_or(String::new(), |t| t.to_string());
     for p in &run.scaling {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{}",
             csv_field(&p.kernel),
             csv_field(&p.memtype),
             p.cores,
             p.aggregate_mbps,
             p.per_core_min_mbps,
-            p.per_core_max_mbps
+            p.per_core_max_mbps,
+            ticks(p.span_ticks),
+            ticks(p.start_skew_ticks)
         );
     }
     out

@@ -29,10 +29,11 @@ fn image_header_and_size() {
     // CPUs (the defaults' CPU table alone is 6 KiB of relocated data), the EL3 and boot-path
     // checks to about 129 KiB (text 93 KiB). Text, read-only data and data each start on a
     // page. The PMU event counters (table, choice, driver, self-check, cycle rate) added
-    // 4.3 KiB (144,152 to 148,424 bytes: text crossed into its 26th page). This bound catches
-    // runaway growth.
+    // 4.3 KiB (144,152 to 148,424 bytes: text crossed into its 26th page); the SMP evidence
+    // (registers per CPU, the shared-line test), the span-based scaling and the loaded
+    // latency 8.2 KiB more. This bound catches runaway growth.
     assert!(
-        image.len() < 148 * 1024,
+        image.len() < 160 * 1024,
         "raw image is {} bytes",
         image.len()
     );

@@ -1,10 +1,161 @@
 //! All the cores: PSCI CPU_ON (or a spin-table release) starts every CPU of /cpus, each
 //! reports from EL1 on its own stacks with the boot CPU's tables and then runs its share of
 //! the scaling measurements; a CPU that cannot start is named by MPIDR and the run goes on.
-//! (No speed is compared.) Big counts run a reduced benchmark to stay within CI's budget.
+//! Every CPU's regime registers equal the boot CPU's, tokens cross cores through a shared
+//! write-back line, and the loaded latency runs with two or more CPUs. (No speed is
+//! compared.) Big counts run a reduced benchmark to stay within CI's budget.
 
 mod common;
-use common::boot;
+use common::{boot, Run};
+use serde_json::Value;
+
+/// The one check record called `name`.
+fn check<'r>(run: &'r Run, name: &str) -> &'r Value {
+    let found: Vec<_> = run
+        .of_kind("check")
+        .into_iter()
+        .filter(|c| c["name"] == name)
+        .collect();
+    assert_eq!(found.len(), 1, "{name} checks in:\n{}", run.console);
+    found[0]
+}
+
+fn decimal(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// Every `hello` record carries SCTLR_EL1, MAIR_EL1, TCR_EL1 (those of the `mmu` record,
+/// written by the boot CPU, formatted alike) and TTBR0_EL1 (one for all), and the checks
+/// that compare them and pass tokens through a shared line say so for `n` CPUs.
+fn same_registers_and_shared_line(run: &Run, n: usize) {
+    let mmu = run.one("mmu");
+    let hellos = run.of_kind("hello");
+    assert_eq!(hellos.len(), n);
+    let ttbr0 = &hellos[0]["ttbr0"];
+    assert!(
+        ttbr0.as_str().is_some_and(|t| t.starts_with("0x")),
+        "{ttbr0}"
+    );
+    for h in &hellos {
+        for reg in ["sctlr", "mair", "tcr"] {
+            assert_eq!(h[reg], mmu[reg], "{reg} of {h} vs {mmu}");
+        }
+        assert_eq!(&h["ttbr0"], ttbr0, "{h}");
+    }
+    if n == 1 {
+        assert!(run
+            .of_kind("check")
+            .iter()
+            .all(|c| c["name"] != "smp-registers" && c["name"] != "smp-shared-line"));
+        assert!(
+            run.console
+                .contains("smp: one CPU running: no registers to compare, no shared-line test"),
+            "{}",
+            run.console
+        );
+        return;
+    }
+    let regs = check(run, "smp-registers");
+    assert_eq!(regs["ok"], true, "{regs}");
+    assert_eq!(
+        regs["detail"],
+        format!(
+            "{} secondary CPUs: SCTLR_EL1, MAIR_EL1, TCR_EL1 and TTBR0_EL1 equal the boot CPU's",
+            n - 1
+        )
+    );
+    let line = check(run, "smp-shared-line");
+    assert_eq!(line["ok"], true, "{line}");
+    assert!(
+        line["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{n} CPUs exchanged tokens")),
+        "{line}"
+    );
+}
+
+/// Every `scaling` record's aggregate is its bytes over its span, recomputed from its own
+/// fields and the timer's frequency (MB = 10^6 B, rounded to the nearest), and its start
+/// skew lies within the span.
+fn scaling_aggregates_are_bytes_over_span(run: &Run) {
+    let freq = run.one("timer")["freq_hz"].as_u64().unwrap() as f64;
+    let scaling = run.of_kind("scaling");
+    assert!(!scaling.is_empty(), "{}", run.console);
+    for s in scaling {
+        let field = |k: &str| s[k].as_u64().unwrap_or_else(|| panic!("{k} in {s}"));
+        let (span, skew, cores) = (
+            field("span_ticks"),
+            field("start_skew_ticks"),
+            field("cores"),
+        );
+        assert!(span > 0 && skew < span, "{s}");
+        let bytes = (field("bytes_per_core") * cores) as f64;
+        let expect = bytes * freq / span as f64 / 1e6;
+        let got = field("aggregate_mbps") as f64;
+        assert!(
+            (got - expect).abs() <= 0.5 + 1e-9 * expect,
+            "{s}: {expect:.3} MB/s"
+        );
+        if cores == 1 {
+            assert_eq!(skew, 0, "{s}");
+        }
+        // The span covers every core's own time: the aggregate is at most cores x the
+        // slowest core's bandwidth (+1 each for rounding).
+        assert!(
+            field("aggregate_mbps") <= cores * (field("per_core_min_mbps") + 1),
+            "{s}"
+        );
+    }
+}
+
+/// With `n` CPUs: a `loaded_latency` record per (stream kernel, type) expected, each
+/// self-consistent, and the check passed; with one CPU none, and the console says why.
+fn loaded_latency(run: &Run, n: usize, kernels: &[&str], types: &[&str]) {
+    let records = run.of_kind("loaded_latency");
+    if n == 1 {
+        assert!(records.is_empty(), "{}", run.console);
+        assert!(
+            run.console.contains(
+                "loaded latency: not run (one CPU running: no other core to load memory with)"
+            ),
+            "{}",
+            run.console
+        );
+        return;
+    }
+    let seen: Vec<(&str, &str)> = records
+        .iter()
+        .map(|r| {
+            (
+                r["kernel"].as_str().unwrap(),
+                r["memtype"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let expected: Vec<(&str, &str)> = kernels
+        .iter()
+        .flat_map(|k| types.iter().map(move |t| (*k, *t)))
+        .collect();
+    assert_eq!(seen, expected, "{}", run.console);
+    for r in &records {
+        assert_eq!(r["cores"], n as u64, "{r}");
+        assert_eq!(r["chase_memtype"], "normal-wb", "{r}");
+        assert!(["4K", "2M"].contains(&r["chase_granule"].as_str().unwrap()));
+        let chase = r["chase_bytes"].as_u64().unwrap();
+        assert!(chase.is_power_of_two() && chase >= 256 << 10, "{r}");
+        assert!(r["loads"].as_u64().unwrap() > 0 && r["reps"].as_u64().unwrap() > 0);
+        assert!(r["stream_mbps"].as_u64().unwrap() > 0, "{r}");
+        let (idle, loaded) = (decimal(&r["idle_ns"]), decimal(&r["loaded_ns"]));
+        assert!(idle > 0.0 && loaded > 0.0, "{r}");
+        let ratio = decimal(&r["ratio"]);
+        assert!((ratio - loaded / idle).abs() <= 0.001 + ratio * 1e-3, "{r}");
+    }
+    assert_eq!(check(run, "loaded-latency")["ok"], true);
+}
+
+/// The memory types the loaded latency streams through, in table order.
+const LOADED: [&str; 3] = ["normal-wb", "normal-nc", "device-ngnre"];
 
 fn four_cores(el: &str) {
     let run = boot(
@@ -36,12 +187,10 @@ fn four_cores(el: &str) {
             s["per_core_min_mbps"].as_u64().unwrap() <= s["per_core_max_mbps"].as_u64().unwrap()
         );
     }
-    let check = run
-        .of_kind("check")
-        .into_iter()
-        .find(|c| c["name"] == "scaling")
-        .unwrap();
-    assert_eq!(check["ok"], true);
+    assert_eq!(check(&run, "scaling")["ok"], true);
+    scaling_aggregates_are_bytes_over_span(&run);
+    same_registers_and_shared_line(&run, 4);
+    loaded_latency(&run, 4, &["read-ldp", "write-stp"], &LOADED);
 }
 
 #[test]
@@ -109,7 +258,14 @@ fn every_cpu_says_hello(n: usize, env: &[(&str, &str)], bootargs: &[&str]) {
         .console
         .contains(&format!("cpus: {n} of {n} running at EL1")));
     run.assert_memory_proven();
+    same_registers_and_shared_line(&run, n);
+    if bootargs.contains(&"mairbench.kernels=read-ldp") {
+        loaded_latency(&run, n, &["read-ldp"], &["normal-wb"]);
+    } else {
+        loaded_latency(&run, n, &["read-ldp", "write-stp"], &LOADED);
+    }
     if n > 1 {
+        scaling_aggregates_are_bytes_over_span(&run);
         let most = run
             .of_kind("scaling")
             .iter()
@@ -139,13 +295,12 @@ fn scaling_runs_only_selected_kernels() {
     );
     run.assert_pass();
     assert!(run.of_kind("scaling").is_empty(), "{}", run.console);
-    assert!(
-        run.console.contains(
-            "scaling: not run (read-ldp and write-stp are not among the selected kernels)"
-        ),
-        "{}",
-        run.console
-    );
+    assert!(run.of_kind("loaded_latency").is_empty(), "{}", run.console);
+    for what in ["scaling", "loaded latency"] {
+        let line =
+            format!("{what}: not run (read-ldp and write-stp are not among the selected kernels)");
+        assert!(run.console.contains(&line), "{}", run.console);
+    }
 }
 
 #[test]
@@ -185,6 +340,7 @@ fn the_pi_3s_spin_table_releases_all_four_cores() {
         .iter()
         .all(|h| h["entry_el"] == 2 && h["midr"] == "0x410fd034"));
     assert!(run.of_kind("cpu").is_empty(), "{}", run.console);
+    same_registers_and_shared_line(&run, 4);
     // Released with the MMU off: the armstub's page (the release words) is not mapped.
     assert!(run
         .of_kind("map")

@@ -1,15 +1,20 @@
 //! Secondary CPUs: started with PSCI CPU_ON at `secondary_entry`, or released from their boot
 //! loader's spin table to `spin_table_entry` (boot/entry.S), they drop to EL1, take their own
 //! stacks, turn the MMU on with the boot CPU's translation regime and say hello through a
-//! per-CPU slot. Then each waits for jobs: a measured loop to run, timed on its own clock,
-//! started together with the other CPUs of the job.
+//! per-CPU slot (with its own SCTLR/MAIR/TCR/TTBR0 for the boot CPU to compare). Then each
+//! waits for jobs, started together with the other CPUs of the job at one CNTVCT value: a
+//! measured loop, timed on the counter all cores share (start and end, so that the boot CPU
+//! knows the skew and the span of the whole job); a stream that runs until stopped (load for
+//! the boot CPU's measurement); or one round of the shared-line test.
 //!
 //! Every per-CPU size derives from `mairbench_core::platform::MAX_CPUS`: one stack block,
 //! one slot of each table below per CPU; block 0 is the boot CPU's (it has its own stacks).
 
-use super::kernels::{self, Loop};
+use super::buffer::Window;
+use super::kernels::Loop;
 use super::timer::Deadline;
 use super::{mmu, Global};
+use aarch64_cpu::asm::barrier::{dsb, SY};
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU64, Ordering};
 use mairbench_core::platform::{PsciConduit, MAX_CPUS};
@@ -44,6 +49,51 @@ static ONLINE: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
 /// Per stack block: the CPU's own MPIDR_EL1 and MIDR_EL1, written before `ONLINE`.
 static CPU_MPIDR: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
 static CPU_MIDR: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+/// Per stack block: the CPU's translation-regime registers with its MMU on, written before
+/// `ONLINE`.
+static CPU_REGS: [Global<Regs>; MAX_CPUS] = [const {
+    Global::new(Regs {
+        sctlr: 0,
+        mair: 0,
+        tcr: 0,
+        ttbr0: 0,
+    })
+}; MAX_CPUS];
+
+/// The registers that make a CPU's view of memory: every CPU must hold the same values for
+/// the memory types, shareability and tables to agree between cores.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Regs {
+    /// SCTLR_EL1: MMU, caches, alignment checks.
+    pub sctlr: u64,
+    /// MAIR_EL1: the eight memory attributes.
+    pub mair: u64,
+    /// TCR_EL1: granule, sizes, table-walk cacheability and shareability.
+    pub tcr: u64,
+    /// TTBR0_EL1: the tables (and ASID).
+    pub ttbr0: u64,
+}
+
+impl Regs {
+    /// The registers' names, in the order of [`Regs::values`].
+    pub const NAMES: [&'static str; 4] = ["SCTLR_EL1", "MAIR_EL1", "TCR_EL1", "TTBR0_EL1"];
+
+    /// The values, in the order of [`Regs::NAMES`].
+    pub fn values(&self) -> [u64; 4] {
+        [self.sctlr, self.mair, self.tcr, self.ttbr0]
+    }
+
+    /// The calling CPU's own.
+    pub fn own() -> Regs {
+        use aarch64_cpu::registers::{Readable, MAIR_EL1, SCTLR_EL1, TCR_EL1, TTBR0_EL1};
+        Regs {
+            sctlr: SCTLR_EL1.get(),
+            mair: MAIR_EL1.get(),
+            tcr: TCR_EL1.get(),
+            ttbr0: TTBR0_EL1.get(),
+        }
+    }
+}
 
 /// Per stack block: `SPIN_KEY | (MPIDR & AFFINITY)` of the CPU a spin table releases into
 /// it. `spin_table_entry` (boot/entry.S) looks its own MPIDR up here, with its MMU off, to
@@ -125,6 +175,8 @@ pub struct Up {
     pub mpidr: u64,
     /// Its own MIDR_EL1 (multi-cluster parts differ).
     pub midr: u64,
+    /// Its translation-regime registers, read by itself with its MMU on.
+    pub regs: Regs,
 }
 
 /// Starts the CPU `mpidr` on stack block `block` (1..=SECONDARY_BLOCKS) with `method`,
@@ -210,16 +262,112 @@ pub fn online(block: usize) -> Option<Up> {
             .get(block)
             .map_or(0, |m| m.load(Ordering::Relaxed)),
         midr: CPU_MIDR.get(block).map_or(0, |m| m.load(Ordering::Relaxed)),
+        regs: CPU_REGS.get(block).map_or(Regs::default(), Global::get),
     })
 }
 
-/// One CPU's share of a job: a loop, how many passes to time.
+/// Where one CPU's part of a job began and ended, on the counter every core shares
+/// (CNTVCT_EL0: the system counter, with the same CNTVOFF on every core), and what it did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    /// CNTVCT_EL0 when its loop began (after DSB SY and ISB).
+    pub start: u64,
+    /// CNTVCT_EL0 when its loop had ended (after DSB SY and ISB: stores complete).
+    pub end: u64,
+    /// Bytes a stream moved; 0 for a timed loop.
+    pub bytes: u64,
+}
+
+impl Span {
+    /// Ticks from start to end.
+    pub fn ticks(&self) -> u64 {
+        self.end.wrapping_sub(self.start)
+    }
+}
+
+/// Times `passes` runs of `body` on this CPU: DSB SY (stores before it drained), the counter,
+/// the loop, DSB SY, the counter.
+pub fn span(passes: u64, body: &mut Loop) -> Span {
+    dsb(SY);
+    let start = super::ticks();
+    for _ in 0..passes {
+        body.run();
+    }
+    dsb(SY);
+    Span {
+        start,
+        end: super::ticks(),
+        bytes: 0,
+    }
+}
+
+/// A stream for a loaded measurement: `make`'s loop over `chunk`-byte parts of `whole`, one
+/// after the other, round and round, until the job is stopped.
 #[derive(Clone, Copy, Debug)]
-pub struct Job {
-    /// The measured loop over this CPU's part of the buffer.
-    pub body: Loop,
-    /// Passes timed as one sample.
-    pub passes: u64,
+pub struct Stream {
+    whole: Window,
+    chunk: u64,
+    make: fn(&Window) -> Option<Loop>,
+}
+
+impl Stream {
+    /// The stream of `make` (e.g. `Loop::read_ldp`) over `whole` in parts of `chunk` bytes;
+    /// `None` unless `chunk` divides `whole` and `make` accepts every part.
+    pub fn new(whole: Window, chunk: u64, make: fn(&Window) -> Option<Loop>) -> Option<Stream> {
+        let ok = chunk != 0 && !whole.is_empty() && whole.len().is_multiple_of(chunk);
+        let parts = ok.then(|| whole.len() / chunk)?;
+        (0..parts)
+            .all(|i| {
+                whole
+                    .part(i * chunk, chunk)
+                    .and_then(|w| make(&w))
+                    .is_some()
+            })
+            .then_some(Stream { whole, chunk, make })
+    }
+
+    /// Runs the parts, starting at the first, until `stop` says so; returns the bytes moved.
+    fn run(&self, stop: impl Fn() -> bool) -> u64 {
+        let mut off = 0;
+        let mut bytes = 0;
+        loop {
+            if let Some(mut body) = self
+                .whole
+                .part(off, self.chunk)
+                .and_then(|w| (self.make)(&w))
+            {
+                body.run();
+            }
+            bytes += self.chunk;
+            off = (off + self.chunk) % self.whole.len();
+            if bytes == self.chunk {
+                RUNNING.fetch_add(1, Ordering::AcqRel);
+            }
+            if stop() {
+                return bytes;
+            }
+        }
+    }
+}
+
+/// One CPU's share of a job.
+#[derive(Clone, Copy, Debug)]
+pub enum Job {
+    /// Time `passes` runs of `body`.
+    Timed {
+        /// The measured loop over this CPU's part of the buffer.
+        body: Loop,
+        /// Passes timed as one sample.
+        passes: u64,
+    },
+    /// Stream until the boot CPU stops the job (see [`run_loaded`]).
+    Stream(Stream),
+    /// One round of the shared-line test (see [`exchange_tokens`]): read this CPU's
+    /// [`shared_word`], then write `write` into it.
+    Token {
+        /// What this CPU writes.
+        write: u64,
+    },
 }
 
 /// Per stack block: the job posted to that CPU, valid once `POSTED` holds its sequence
@@ -229,62 +377,211 @@ static JOBS: [Global<MaybeUninit<Job>>; MAX_CPUS] =
     [const { Global::new(MaybeUninit::uninit()) }; MAX_CPUS];
 /// Per stack block: the sequence number of the job posted to that CPU.
 static POSTED: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
-/// Per stack block: `sequence << 40 | ticks` of the job the CPU finished.
+/// Per stack block: what the CPU did in its last job (for a token round: `bytes` holds the
+/// word it read), valid once `FINISHED` holds that job's sequence number.
+static OUTCOME: [Global<Span>; MAX_CPUS] = [const {
+    Global::new(Span {
+        start: 0,
+        end: 0,
+        bytes: 0,
+    })
+}; MAX_CPUS];
+/// Per stack block: the sequence number of the job the CPU finished.
 static FINISHED: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
 /// How many CPUs of the current job have arrived at the start line.
 static ARRIVED: AtomicU64 = AtomicU64::new(0);
 /// The sequence number of the job that may start.
 static GO: AtomicU64 = AtomicU64::new(0);
+/// When the job that may start begins: every CPU waits for this CNTVCT value, so that they
+/// start together however late each woke from WFE (written before `GO`).
+static START_AT: AtomicU64 = AtomicU64::new(0);
+/// How many streams of the current loaded job have moved their first part.
+static RUNNING: AtomicU64 = AtomicU64::new(0);
+/// The sequence number of the loaded job whose streams must stop.
+static STOP: AtomicU64 = AtomicU64::new(0);
+/// The sequence number of the last job posted (jobs are numbered from 1).
+static SEQ: AtomicU64 = AtomicU64::new(0);
 
-/// Runs `own` on this (boot) CPU and each `(block, job)` of `others` on the secondary CPU of
-/// that stack block, all started together; writes each CPU's ticks (boot CPU first) to
-/// `ticks_out`. `None` if a CPU did not line up or finish within `limit_ns` nanoseconds.
-pub fn run_together(
-    seq: u64,
-    own: Job,
-    others: &[(usize, Job)],
-    limit_ns: u64,
-    ticks_out: &mut [u64],
-) -> Option<()> {
+/// The shared-line test's words: CPU `b` (its stack block; 0 is the boot CPU) owns word `b`,
+/// so the CPUs of eight consecutive blocks share one 64-byte line. Normal write-back, Inner
+/// Shareable (the image's mapping), never cleaned or invalidated by VA: only the hardware's
+/// coherence carries a word from one core to another.
+#[repr(C, align(64))]
+struct Shared([AtomicU64; MAX_CPUS]);
+
+static SHARED: Shared = Shared([const { AtomicU64::new(0) }; MAX_CPUS]);
+
+/// The shared-line test's word of the CPU of stack block `block` (0: the boot CPU): CPUs
+/// `8k..8k+7` share one 64-byte line of Normal write-back, Inner Shareable memory that no
+/// code cleans or invalidates by VA. Plain loads and stores (relaxed atomics).
+pub fn shared_word(block: usize) -> Option<&'static AtomicU64> {
+    SHARED.0.get(block)
+}
+
+/// How long after the start line a job begins (see `START_AT`), in microseconds: long
+/// enough for a core to wake from WFE.
+const START_MARGIN_US: u64 = 100;
+
+/// Posts `job(i)` to the `i`th CPU of `blocks` (then SEV); the job's sequence number, or
+/// `None` if a block is out of range.
+fn post(blocks: &[usize], job: impl Fn(usize) -> Job) -> Option<u64> {
+    let seq = SEQ.fetch_add(1, Ordering::Relaxed) + 1;
     ARRIVED.store(0, Ordering::SeqCst);
-    for &(block, job) in others {
-        JOBS.get(block)?.set(MaybeUninit::new(job));
+    RUNNING.store(0, Ordering::SeqCst);
+    for (i, &block) in blocks.iter().enumerate() {
+        JOBS.get(block)?.set(MaybeUninit::new(job(i)));
         POSTED.get(block)?.store(seq, Ordering::Release);
     }
     aarch64_cpu::asm::sev();
-    let deadline = Deadline::after_ns(limit_ns);
-    while ARRIVED.load(Ordering::Acquire) < others.len() as u64 {
+    Some(seq)
+}
+
+/// Posts `job(i)` to the `i`th CPU of `blocks`, lines them up and lets them go at a common
+/// CNTVCT value, which this CPU waits for too before returning. `None` if a CPU did not
+/// line up before `deadline` (or a block is out of range); the sequence number otherwise.
+fn start(blocks: &[usize], job: impl Fn(usize) -> Job, deadline: &Deadline) -> Option<u64> {
+    use aarch64_cpu::registers::{Readable, CNTFRQ_EL0};
+    let seq = post(blocks, job)?;
+    while ARRIVED.load(Ordering::Acquire) < blocks.len() as u64 {
         if deadline.expired() {
             return None;
         }
         core::hint::spin_loop();
     }
+    let margin = (CNTFRQ_EL0.get() & u64::from(u32::MAX)) * START_MARGIN_US / 1_000_000;
+    let at = super::ticks().wrapping_add(margin);
+    START_AT.store(at, Ordering::Relaxed);
     GO.store(seq, Ordering::Release);
     aarch64_cpu::asm::sev();
-    let mut body = own.body;
-    *ticks_out.first_mut()? = kernels::time(own.passes, false, &mut body).ticks;
-    for (out, &(block, _)) in ticks_out.iter_mut().skip(1).zip(others) {
-        let slot = FINISHED.get(block)?;
-        loop {
-            let word = slot.load(Ordering::Acquire);
-            if word >> 40 == seq & 0xff_ffff {
-                *out = word & ((1 << 40) - 1);
-                break;
-            }
+    wait_until(at);
+    Some(seq)
+}
+
+/// Spins until CNTVCT_EL0 has reached `at` (wrap-safe); returns at once when it has.
+fn wait_until(at: u64) {
+    while (at.wrapping_sub(super::ticks()) as i64) > 0 {
+        core::hint::spin_loop();
+    }
+}
+
+/// What the CPU of `block` reported for job `seq`, waiting for it until `deadline`.
+fn outcome(block: usize, seq: u64, deadline: &Deadline) -> Option<Span> {
+    let finished = FINISHED.get(block)?;
+    while finished.load(Ordering::Acquire) != seq {
+        if deadline.expired() {
+            return None;
+        }
+        core::hint::spin_loop();
+    }
+    Some(OUTCOME.get(block)?.get())
+}
+
+/// Runs `own` on this (boot) CPU and each `(block, job)` of `others` on the secondary CPU of
+/// that stack block, all started at the same counter value; writes each CPU's span (boot
+/// CPU first) to `spans_out`. `None` if a CPU did not line up or finish within `limit_ns`
+/// nanoseconds.
+pub fn run_together(
+    own: (Loop, u64),
+    others: &[(usize, Loop, u64)],
+    limit_ns: u64,
+    spans_out: &mut [Span],
+) -> Option<()> {
+    let deadline = Deadline::after_ns(limit_ns);
+    let mut blocks = [0usize; MAX_CPUS];
+    for (slot, &(block, ..)) in blocks.iter_mut().zip(others) {
+        *slot = block;
+    }
+    let blocks = blocks.get(..others.len())?;
+    let job = |i: usize| {
+        let (_, body, passes) = others[i];
+        Job::Timed { body, passes }
+    };
+    let seq = start(blocks, job, &deadline)?;
+    let (mut body, passes) = own;
+    *spans_out.first_mut()? = span(passes, &mut body);
+    for (out, &block) in spans_out.iter_mut().skip(1).zip(blocks) {
+        *out = outcome(block, seq, &deadline)?;
+    }
+    Some(())
+}
+
+/// Times `samples_out.len()` samples of `passes` runs of `own` on this (boot) CPU, one after
+/// the other, while each `(block, stream)` of `others` streams on the secondary CPU of that
+/// stack block: each stream starts as soon as its CPU sees the job, this CPU starts timing
+/// once every stream has moved its first part, and stops them after the last sample. Writes
+/// each stream's span to `streams_out`. `None` if a CPU did not start streaming or stop
+/// within `limit_ns` nanoseconds.
+pub fn run_loaded(
+    own: &mut Loop,
+    passes: u64,
+    samples_out: &mut [Span],
+    others: &[(usize, Stream)],
+    limit_ns: u64,
+    streams_out: &mut [Span],
+) -> Option<()> {
+    let deadline = Deadline::after_ns(limit_ns);
+    let mut blocks = [0usize; MAX_CPUS];
+    for (slot, &(block, _)) in blocks.iter_mut().zip(others) {
+        *slot = block;
+    }
+    let blocks = blocks.get(..others.len())?;
+    // No common start: the timing waits until every stream runs.
+    let posted = post(blocks, |i| Job::Stream(others[i].1));
+    let measured = posted.and_then(|_| {
+        while RUNNING.load(Ordering::Acquire) < others.len() as u64 {
             if deadline.expired() {
                 return None;
             }
             core::hint::spin_loop();
         }
+        for sample in samples_out.iter_mut() {
+            *sample = span(passes, own);
+        }
+        Some(())
+    });
+    // Stop the streams whatever happened, so that no CPU streams on into the next job.
+    STOP.store(SEQ.load(Ordering::Relaxed), Ordering::Release);
+    let seq = posted?;
+    for (out, &block) in streams_out.iter_mut().zip(blocks) {
+        *out = outcome(block, seq, &deadline)?;
     }
-    Some(())
+    measured
 }
 
-/// A secondary CPU's life after hello: wait for a job, line up, run it, report its ticks.
+/// One round of the shared-line test: this CPU has written its tokens into every CPU's
+/// [`shared_word`]; each CPU of `blocks`, started together, reads its own word and writes
+/// `token(block)` into it, with no cache maintenance on either side. Returns, per CPU of
+/// `blocks` in order, the word it read (`None` for one that did not answer within
+/// `limit_ns`); the caller then reads the words the CPUs wrote.
+pub fn exchange_tokens(
+    blocks: &[usize],
+    token: impl Fn(usize) -> u64,
+    limit_ns: u64,
+    read_out: &mut [Option<u64>],
+) {
+    let deadline = Deadline::after_ns(limit_ns);
+    let seq = start(
+        blocks,
+        |i| Job::Token {
+            write: token(blocks[i]),
+        },
+        &deadline,
+    );
+    for (out, &block) in read_out.iter_mut().zip(blocks) {
+        *out = seq.and_then(|seq| outcome(block, seq, &deadline).map(|s| s.bytes));
+    }
+}
+
+/// A secondary CPU's life after hello: wait for a job, line up and start at the common
+/// start time (a stream starts at once), do it, report.
 fn serve(block: usize) -> ! {
-    let (Some(posted), Some(finished), Some(job)) =
-        (POSTED.get(block), FINISHED.get(block), JOBS.get(block))
-    else {
+    let (Some(posted), Some(finished), Some(job), Some(out), Some(word)) = (
+        POSTED.get(block),
+        FINISHED.get(block),
+        JOBS.get(block),
+        OUTCOME.get(block),
+        shared_word(block),
+    ) else {
         super::park()
     };
     let mut done = 0;
@@ -295,18 +592,41 @@ fn serve(block: usize) -> ! {
             continue;
         }
         done = seq;
-        // SAFETY: `seq` is not 0, so `run_together` posted it: it wrote this slot's job before
-        // its Release store of `seq`, which the Acquire load above saw.
-        let Job { mut body, passes } = unsafe { job.get().assume_init() };
-        ARRIVED.fetch_add(1, Ordering::AcqRel);
-        while GO.load(Ordering::Acquire) != seq {
-            aarch64_cpu::asm::wfe();
+        // SAFETY: `seq` is not 0, so `post` posted it: it wrote this slot's job before its
+        // Release store of `seq`, which the Acquire load above saw.
+        let job = unsafe { job.get().assume_init() };
+        if !matches!(job, Job::Stream(_)) {
+            ARRIVED.fetch_add(1, Ordering::AcqRel);
+            while GO.load(Ordering::Acquire) != seq {
+                aarch64_cpu::asm::wfe();
+            }
+            wait_until(START_AT.load(Ordering::Relaxed));
         }
-        let ticks = kernels::time(passes, false, &mut body).ticks;
-        finished.store(
-            (seq & 0xff_ffff) << 40 | ticks.min((1 << 40) - 1),
-            Ordering::Release,
-        );
+        let span = match job {
+            Job::Timed { mut body, passes } => span(passes, &mut body),
+            Job::Stream(stream) => {
+                dsb(SY);
+                let start = super::ticks();
+                let bytes = stream.run(|| STOP.load(Ordering::Acquire) == seq);
+                dsb(SY);
+                Span {
+                    start,
+                    end: super::ticks(),
+                    bytes,
+                }
+            }
+            Job::Token { write } => {
+                // Plain loads and stores (relaxed atomics), no maintenance: coherence only.
+                let seen = word.load(Ordering::Relaxed);
+                word.store(write, Ordering::Relaxed);
+                Span {
+                    bytes: seen,
+                    ..Span::default()
+                }
+            }
+        };
+        out.set(span);
+        finished.store(seq, Ordering::Release);
     }
 }
 
@@ -328,11 +648,15 @@ extern "C" fn secondary_main(block: u64, entry_el: u64) -> ! {
             // has run with its caches off, so memory holds the truth for its stacks.
             unsafe { mmu::enable(&regime, &[(own, size)]) };
             let b = block as usize;
-            if let (Some(slot), Some(mpidr), Some(midr)) =
-                (ONLINE.get(b), CPU_MPIDR.get(b), CPU_MIDR.get(b))
-            {
+            if let (Some(slot), Some(mpidr), Some(midr), Some(regs)) = (
+                ONLINE.get(b),
+                CPU_MPIDR.get(b),
+                CPU_MIDR.get(b),
+                CPU_REGS.get(b),
+            ) {
                 mpidr.store(MPIDR_EL1.get() & AFFINITY, Ordering::Relaxed);
                 midr.store(MIDR_EL1.get(), Ordering::Relaxed);
+                regs.set(Regs::own());
                 slot.store(1 | (entry_el & 3) << 1, Ordering::Release);
             }
             serve(block as usize)

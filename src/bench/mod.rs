@@ -11,7 +11,7 @@
 //! - this module: the plan (what runs), progress and the per-kernel loop;
 //! - [`point`]: one (kernel, type, size) point, prepared, timed and verified;
 //! - [`report`]: its `result` record and the per-kernel table;
-//! - [`scaling`]: the read and write kernels on several cores at once.
+//! - [`scaling`]: the read and write kernels on several cores at once, and the loaded latency.
 
 mod point;
 mod report;
@@ -87,8 +87,6 @@ pub struct Engine<'m> {
     failures: u32,
     /// The pointer chase laid in the buffer, kept from alias to alias at the same size.
     chase: Option<Chain>,
-    /// Sequence number of the last multi-core job.
-    scaling_seq: u64,
 }
 
 impl<'m> Engine<'m> {
@@ -143,7 +141,6 @@ impl<'m> Engine<'m> {
             },
             failures: 0,
             chase: None,
-            scaling_seq: 0,
         };
         let (kernels, types) = (engine.kernels().count(), engine.types().count());
         let rows: usize = engine

@@ -582,6 +582,27 @@ pub const HELLO: Kind = Kind {
             "",
             "Its MIDR_EL1 (the clusters of a multi-cluster part differ).",
         ),
+        Field::optional(
+            "sctlr",
+            Hex,
+            "",
+            "Its SCTLR_EL1 with its MMU on, read by the CPU itself; every CPU's must equal the \
+             boot CPU's (the check smp-registers). Written for every CPU; absent in logs of \
+             older firmware (also mair, tcr, ttbr0).",
+        ),
+        Field::optional(
+            "mair",
+            Hex,
+            "",
+            "Its MAIR_EL1 (16 digits, as in the mmu record).",
+        ),
+        Field::optional("tcr", Hex, "", "Its TCR_EL1."),
+        Field::optional(
+            "ttbr0",
+            Hex,
+            "",
+            "Its TTBR0_EL1: the tables' physical address (and ASID).",
+        ),
     ],
 };
 
@@ -689,8 +710,8 @@ pub const RESULT: Kind = Kind {
 pub const SCALING: Kind = Kind {
     name: "scaling",
     doc: "One multi-core point: a kernel (read-ldp or write-stp) on 1 to N cores at once, \
-          each over its own part of the alias; best of the samples. Only with 2 or more \
-          CPUs running.",
+          each over its own part of the alias, started at one common counter value; the \
+          sample with the highest aggregate. Only with 2 or more CPUs running.",
     fields: &[
         Field::always("memtype", Str, "", "Memory type name."),
         Field::always("kernel", Str, "", "Kernel name."),
@@ -705,10 +726,117 @@ pub const SCALING: Kind = Kind {
             "aggregate_mbps",
             U64,
             MBPS,
-            "All cores' bytes over the slowest core's time.",
+            "All cores' bytes (cores x bytes_per_core) over span_ticks: from the earliest \
+             core's start to the latest core's end, each core reading its own start and end \
+             on the counter they share (CNTVCT_EL0, at timer.freq_hz). In logs without \
+             span_ticks (older firmware): over the slowest core's own time.",
         ),
-        Field::always("per_core_min_mbps", U64, MBPS, "Slowest core's bandwidth."),
-        Field::always("per_core_max_mbps", U64, MBPS, "Fastest core's bandwidth."),
+        Field::always(
+            "per_core_min_mbps",
+            U64,
+            MBPS,
+            "Slowest core's bandwidth over its own time.",
+        ),
+        Field::always(
+            "per_core_max_mbps",
+            U64,
+            MBPS,
+            "Fastest core's bandwidth over its own time.",
+        ),
+        Field::optional(
+            "span_ticks",
+            U64,
+            TICKS,
+            "Latest end minus earliest start of the best sample. Written by this firmware on \
+             every scaling record; absent in logs of older firmware (also start_skew_ticks).",
+        ),
+        Field::optional(
+            "start_skew_ticks",
+            U64,
+            TICKS,
+            "Latest start minus earliest start of the best sample: how far apart the cores \
+             began (they wait for one common counter value; a core that woke late from WFE \
+             starts late).",
+        ),
+    ],
+};
+
+/// The boot core's pointer chase with the other cores streaming.
+pub const LOADED_LATENCY: Kind = Kind {
+    name: "loaded_latency",
+    doc: "The pointer chase on the boot core over normal-wb while every other core streams \
+          (read-ldp or write-stp) over its own part through one memory type, against the \
+          same chase with the others idle: how much one core's memory traffic, through that \
+          type, slows another core's loads. Per (stream kernel, stream memory type) among \
+          normal-wb, normal-nc and device-ngnre (those selected). Only with 2 or more CPUs \
+          running (the console says so otherwise).",
+    fields: &[
+        Field::always("memtype", Str, "", "The streams' memory type."),
+        Field::always("kernel", Str, "", "The streams' kernel."),
+        Field::always(
+            "cores",
+            U64,
+            "cores",
+            "CPUs running: the boot core (the chase) and cores - 1 streams.",
+        ),
+        Field::always(
+            "bytes_per_core",
+            U64,
+            BYTES,
+            "Each stream's part of the buffer (it goes round it until stopped).",
+        ),
+        Field::always(
+            "chase_memtype",
+            Str,
+            "",
+            "The chase's memory type (normal-wb).",
+        ),
+        Field::always(
+            "chase_granule",
+            Str,
+            "",
+            "The chase alias's mapping: \"2M\" blocks where there is such an alias, else \"4K\" pages.",
+        ),
+        Field::always(
+            "chase_bytes",
+            U64,
+            BYTES,
+            "Bytes the chase's random cycle spans (one 64-byte line per load).",
+        ),
+        Field::always("loads", U64, "loads", "Dependent loads per sample."),
+        Field::always(
+            "idle_ns",
+            Decimal,
+            "ns per load",
+            "The chase with the other cores idle (waiting in WFE), best of reps.",
+        ),
+        Field::always(
+            "loaded_ns",
+            Decimal,
+            "ns per load",
+            "The chase while every stream runs (timed from when each has moved its first \
+             64 KiB), best of reps.",
+        ),
+        Field::always(
+            "ratio",
+            Decimal,
+            "",
+            "loaded_ns / idle_ns (1.000: no slowdown).",
+        ),
+        Field::always(
+            "stream_mbps",
+            U64,
+            MBPS,
+            "The streams' bytes over their span (earliest start to latest end): each starts \
+             when its core sees the job; they run through the loaded samples and stop after \
+             the last.",
+        ),
+        Field::always(
+            "reps",
+            U64,
+            "",
+            "Timed samples, idle and loaded each (the chase was warmed by one whole lap).",
+        ),
     ],
 };
 
@@ -892,6 +1020,7 @@ pub const KINDS: &[&Kind] = &[
     &TIMER,
     &RESULT,
     &SCALING,
+    &LOADED_LATENCY,
     &VERDICT,
     &EXCEPTION,
     &PANIC,
