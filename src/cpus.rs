@@ -113,6 +113,7 @@ impl<'p> Plan<'p> {
     }
 
     /// Starts them all, waits for them together, and reports each; returns those running.
+    #[inline(never)] // its frame is on the stack only during the call
     pub fn start(&self, boot_midr: u64, entry_el: u64) -> Cores {
         let mut cores = Cores::default();
         let boot_regs = Regs::own();

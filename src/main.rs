@@ -18,6 +18,7 @@ mod console;
 mod cpus;
 mod memory;
 mod run;
+mod verdicts;
 
 use console::Console;
 use core::panic::PanicInfo;
@@ -28,6 +29,7 @@ use mairbench_core::platform::{ConsoleKind, Emulation, Platform, PsciConduit};
 use mairbench_core::pmu::Unavailable;
 use mairbench_core::record::{self, Record};
 use mairbench_core::schema;
+use mairbench_core::verdict::{self, Smp};
 
 /// The run, entered from `boot/entry.S` (through `arch`) at EL1 with the MMU off, on the
 /// main stack.
@@ -154,7 +156,12 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
             let caches_off = options.selftest == Some(Selftest::CachesOff) && caches_off();
             mem.report();
             mem.prove();
-            mem.coherence();
+            let mut gathered = verdicts::Gathered {
+                stale: mem.coherence(),
+                maintenance: mem.maintenance(),
+                smp: None,
+                clock: verdicts::clock(pmu.cycle_hz, cpu.cntfrq),
+            };
             mem.faults();
             mem.device_faults(options.device_faults);
             let cores = if caches_off {
@@ -163,10 +170,21 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
             } else {
                 others.start(cpu.midr, entry_el)
             };
+            if !caches_off && others.secondaries() > 0 {
+                let e = cores.smp_evidence();
+                gathered.smp = Some(Smp {
+                    cpus: others.secondaries() as u32 + 1,
+                    started: e.started + 1,
+                    differing: e.differing,
+                    first_differing: e.first_differing,
+                    shared_line_ok: e.shared_line_ok,
+                });
+            }
             selftest(options.selftest);
             let mut engine = bench::Engine::new(&mem, &options, pmu.cycles);
             engine.run();
             engine.scaling(&cores);
+            verdicts::report(&verdict::NoSweep, &gathered);
         }
         Err(why) => {
             run::check("mmu", false, format_args!("memory setup failed: {why}"));

@@ -29,7 +29,9 @@ pub fn clock(cycle_hz: Option<u64>, timer_hz: u64) -> Option<Clock> {
     })
 }
 
-/// Judges the run and prints the verdict block; a `fail` fails the run.
+/// Judges the run and prints the verdict block; a `fail` fails the run. Not inlined: the
+/// verdicts take a few KiB of stack only while they are judged.
+#[inline(never)]
 pub fn report<S: Sweep + ?Sized>(sweep: &S, gathered: &Gathered) {
     let (sctlr, _, _) = arch::mmu::registers();
     let (levels, count) = arch::cache_levels();

@@ -75,10 +75,6 @@ impl Cores {
 
     /// The SMP configuration evidence (registers compared, shared-line test), for the
     /// `smp-config` verdict.
-    #[expect(
-        dead_code,
-        reason = "the smp-config verdict reads it once it is wired in"
-    )]
     pub fn smp_evidence(&self) -> SmpEvidence {
         self.evidence
     }
@@ -149,6 +145,7 @@ const CHASE_SEED: u64 = 0x6c6f_6164_6564_6c61;
 impl Engine<'_> {
     /// Runs the scaling table over every selected type and each selected kernel among
     /// `read-ldp` and `write-stp`, then the loaded latency, when more than one core is up.
+    #[inline(never)] // its frame is on the stack only during the call
     pub fn scaling(&mut self, cores: &Cores) {
         self.scaling_tables(cores);
         self.loaded_latency(cores);

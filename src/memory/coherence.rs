@@ -9,6 +9,7 @@ use crate::{run, say};
 use aarch64_cpu::asm::barrier::{dsb, SY};
 use mairbench_core::record::Record;
 use mairbench_core::schema;
+use mairbench_core::verdict::Stale;
 
 /// Bytes written and read back per (writer, reader) pair.
 const WINDOW: u64 = 64 * KIB;
@@ -18,7 +19,9 @@ impl Memory {
     /// mismatch fails the run. Then the same without maintenance, as information. (The block
     /// aliases reach the same memory, as the proof of mapping shows; pairing them too would
     /// take four times as many pairs for no other finding.)
-    pub fn coherence(&self) {
+    /// Returns what the demonstration without maintenance showed, for the verdicts.
+    #[inline(never)] // its frame is on the stack only during the call
+    pub fn coherence(&self) -> Option<Stale> {
         let pages = self.pages();
         let mut total = 0;
         let mut bad_pairs = 0;
@@ -66,21 +69,19 @@ impl Memory {
                 WINDOW / KIB
             ),
         );
-        self.without_maintenance();
+        self.without_maintenance()
     }
 
     /// The same experiment without maintenance, as information: old data written to memory
     /// through normal-nc, new data left in the cache through normal-wb, read back through
     /// normal-nc. Real cores may show stale words; QEMU has no caches and never does.
-    fn without_maintenance(&self) {
+    fn without_maintenance(&self) -> Option<Stale> {
         let wb = self.wb();
-        let Some(nc) = self.pages().iter().find(|a| a.memtype.name == "normal-nc") else {
-            return;
-        };
-        let (Some(through_wb), Some(through_nc)) = (wb.window(0, WINDOW), nc.window(0, WINDOW))
-        else {
-            return;
-        };
+        let nc = self
+            .pages()
+            .iter()
+            .find(|a| a.memtype.name == "normal-nc")?;
+        let (through_wb, through_nc) = (wb.window(0, WINDOW)?, nc.window(0, WINDOW)?);
         let old = |off: u64| !off;
         let new = |off: u64| off ^ 0x1234_5678_9abc_def0;
         through_nc.fill(old);
@@ -102,5 +103,9 @@ impl Memory {
             .u64("mismatches", stale)
             .bool("informational", true)
             .finish();
+        Some(Stale {
+            stale_words: stale,
+            words: WINDOW / 8,
+        })
     }
 }

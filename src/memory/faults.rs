@@ -72,6 +72,7 @@ impl Case {
 
 impl Memory {
     /// Provokes the faults the memory map promises and checks each is the expected one.
+    #[inline(never)] // its frame is on the stack only during the call
     pub fn faults(&self) {
         let text_word = self.image.start + 0x40;
         fn refused<T>(r: Option<Result<T, Fault>>) -> Option<Fault> {
@@ -105,6 +106,7 @@ impl Memory {
 
     /// Device memory: real cores take an alignment fault for an unaligned access and for
     /// `DC ZVA`; QEMU 7.2 models neither. Tried only on request, and reported as information.
+    #[inline(never)] // its frame is on the stack only during the call
     pub fn device_faults(&self, enabled: bool) {
         say!(
             "device memory: real cores fault on unaligned accesses and on DC ZVA to Device memory"

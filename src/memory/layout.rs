@@ -156,6 +156,7 @@ pub(super) fn alias_memtype(i: usize) -> &'static memtype::MemType {
 
 impl Memory {
     /// Prints the registers, the memory map and the table memory used.
+    #[inline(never)] // its frame is on the stack only during the call
     pub fn report(&self) {
         let ram = self.ram;
         let (sctlr, mair, tcr) = mmu::registers();

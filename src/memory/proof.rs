@@ -17,6 +17,7 @@ const SAMPLES: u64 = 16;
 
 impl Memory {
     /// Proves every alias; a wrong one fails the run, an implemented-as one is a warning.
+    #[inline(never)] // its frame is on the stack only during the call
     pub fn prove(&self) {
         say!("proof of mapping (AT S1E1R + PAR_EL1, {SAMPLES} pages per alias):");
         let step = align_down(self.buffer.size / SAMPLES, PAGE).max(PAGE);

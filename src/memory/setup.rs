@@ -32,6 +32,7 @@ pub struct Request {
 }
 
 /// Places the buffer, builds the translation tables and turns the MMU and caches on.
+#[inline(never)] // its frame is on the stack only during the call
 pub fn setup(
     platform: &Platform<'static>,
     dtb: Option<(usize, &'static [u8])>,
