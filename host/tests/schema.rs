@@ -60,12 +60,6 @@ const UNSEEN_IN_QEMU: [(&str, &str); 5] = [
     ("end", "warned_omitted"),
 ];
 
-/// Kinds of the table the firmware does not write yet: `verdict` (core judges, the firmware
-/// does not print verdicts yet). Their records are checked against the schema in the
-/// hand-made logs (`log::tests::golden_logs_conform_to_the_schema`). Once the firmware writes
-/// one, the kinds seen no longer equal the table less these, and this list must shrink.
-const NOT_WRITTEN_YET: [&str; 1] = ["verdict"];
-
 #[test]
 fn the_firmware_writes_what_the_schema_says() {
     let mut kinds = BTreeSet::new();
@@ -103,13 +97,9 @@ fn the_firmware_writes_what_the_schema_says() {
             parsed.problems
         );
     }
-    let table: BTreeSet<_> = KINDS
-        .iter()
-        .filter(|k| !NOT_WRITTEN_YET.contains(&k.name))
-        .map(|k| k.name.to_owned())
-        .collect();
+    let table: BTreeSet<_> = KINDS.iter().map(|k| k.name.to_owned()).collect();
     assert_eq!(kinds, table, "kinds seen vs the schema's");
-    for k in KINDS.iter().filter(|k| !NOT_WRITTEN_YET.contains(&k.name)) {
+    for k in KINDS.iter() {
         for f in k.fields {
             if !UNSEEN_IN_QEMU.contains(&(k.name, f.name)) {
                 assert!(
