@@ -28,9 +28,10 @@ fn image_header_and_size() {
     // on to about 96 KiB, and eleven UART families, reserved-memory parsing, tables for 256
     // CPUs (the defaults' CPU table alone is 6 KiB of relocated data), the EL3 and boot-path
     // checks to about 129 KiB (text 93 KiB). Text, read-only data and data each start on a
-    // page. This bound catches runaway growth.
+    // page. Time-sized samples, the assembly lay and check loops and the named start states
+    // added about 4 KiB (one more text page). This bound catches runaway growth.
     assert!(
-        image.len() < 144 * 1024,
+        image.len() < 148 * 1024,
         "raw image is {} bytes",
         image.len()
     );

@@ -163,20 +163,42 @@ impl Loop {
 /// One timed sample.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sample {
-    /// CNTVCT_EL0 ticks (ISB before each read; DSB SY before the second, so stores count
-    /// as done only when complete).
+    /// CNTVCT_EL0 ticks (DSB SY and ISB before the first read, so stores made before the
+    /// sample have completed; DSB SY and ISB before the second, so stores count as done only
+    /// when complete).
     pub ticks: u64,
     /// PMCCNTR_EL0 cycles over the same interval (0 without a usable PMU).
     pub cycles: u64,
 }
 
-/// Times `passes` runs of `body`.
+impl Sample {
+    /// Both samples' counts together (a sample timed as several intervals: one per pass).
+    pub fn add(self, other: Sample) -> Sample {
+        Sample {
+            ticks: self.ticks.wrapping_add(other.ticks),
+            cycles: self.cycles.wrapping_add(other.cycles),
+        }
+    }
+}
+
+/// Times `passes` runs of `body`: the one place a sample is timed.
 pub fn time(passes: u64, with_cycles: bool, body: &mut Loop) -> Sample {
+    timed(with_cycles, || {
+        for _ in 0..passes {
+            body.run();
+        }
+    })
+}
+
+/// The interval of `run` on the counters. The DSB SY first drains what came before (on
+/// Non-cacheable and Device aliases the write buffer of an untimed re-write would otherwise
+/// still be emptying into the timed region); the ISB of each read orders it after them.
+#[inline(always)]
+fn timed(with_cycles: bool, run: impl FnOnce()) -> Sample {
+    dsb(SY);
     let c0 = if with_cycles { pmu::cycles() } else { 0 };
     let t0 = ticks();
-    for _ in 0..passes {
-        body.run();
-    }
+    run();
     dsb(SY);
     let t1 = ticks();
     let c1 = if with_cycles { pmu::cycles() } else { 0 };
@@ -186,14 +208,11 @@ pub fn time(passes: u64, with_cycles: bool, body: &mut Loop) -> Sample {
     }
 }
 
-/// The cost of reading the clock itself: the smallest interval of back-to-back reads.
+/// The cost of reading the clock itself: the smallest interval [`time`] measures around
+/// nothing (the same barriers and reads).
 pub fn timer_overhead() -> u64 {
     (0..64)
-        .map(|_| {
-            let t0 = ticks();
-            dsb(SY);
-            ticks().wrapping_sub(t0)
-        })
+        .map(|_| timed(false, || {}).ticks)
         .min()
         .unwrap_or(0)
 }
