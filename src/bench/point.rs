@@ -13,7 +13,7 @@ use mairbench_core::format::Bytes;
 use mairbench_core::kernel::{Kernel, KernelSpec};
 use mairbench_core::pattern::Pattern;
 use mairbench_core::stats::{self, Summary, MAX_REPS};
-use mairbench_core::sweep::{self, Lines, Start};
+use mairbench_core::sweep::{self, Calibration, Lines, Start};
 
 /// Lines of the pointer chase (the latency kernel), in bytes.
 const CHASE_LINE: u64 = 64;
@@ -333,7 +333,24 @@ impl Engine<'_> {
         // Warm-up probes that size the samples: at least `min_ticks` each.
         let min = self.clock.min_ticks;
         let max = sweep::max_passes(p.pass_bytes);
-        let calibration = sweep::calibrate(min, max, |n| self.sample(&p, &mut body, n).ticks);
+        let tail = match (p.redirty, p.warm_up_loads) {
+            (None, None) => sweep::warm_up_tail(size, self.plan.llc),
+            _ => None,
+        };
+        let calibration = match tail.and_then(|bytes| Some((bytes, body.tail(bytes)?))) {
+            // A large set: the warm-up runs over its tail, whose rate tells that one pass
+            // outlasts the minimum sample (if not, the samples are retaken with more).
+            Some((bytes, mut warm)) => {
+                let ticks = self.sample(&p, &mut warm, 1).ticks;
+                let estimate = ticks.saturating_mul(size / bytes);
+                Calibration {
+                    passes: sweep::passes_for(min, 1, estimate, max),
+                    warm_up_passes: 0,
+                    probe_ticks: estimate,
+                }
+            }
+            None => sweep::calibrate(min, max, |n| self.sample(&p, &mut body, n).ticks),
+        };
         let reps = self.plan.reps as usize;
         let mut ticks = [0u64; MAX_REPS];
         let mut cycles = [0u64; MAX_REPS];
@@ -354,19 +371,20 @@ impl Engine<'_> {
             n += 1;
         }
 
-        // Integrity: make memory the truth, then read it back through normal-wb.
+        // Integrity, read back through normal-wb. Where the kernel wrote through another
+        // alias, memory is first made the truth (the alias's lines cleaned, then normal-wb's
+        // invalidated: a line it fetched speculatively may be stale). Data read or written
+        // only through normal-wb, or only read, is coherent through it as it is.
+        let foreign = p.writes && region.va() != self.mem.wb().window(0, size)?.va();
         let bad = match p.verify {
             Verify::Data { at, expect } => {
-                if p.writes && at.va() != region.va() {
+                if foreign {
                     alias.maintain(&region);
+                    at.clean_invalidate();
                 }
-                at.clean_invalidate();
                 at.first_mismatch(expect).map(|off| at.offset() + off)
             }
-            Verify::Chain(chain) => {
-                self.mem.wb().window(0, size)?.clean_invalidate();
-                (!chain.intact()).then_some(0)
-            }
+            Verify::Chain(chain) => (!chain.intact()).then_some(0),
         };
         let cycles = stats::summarize(&mut cycles[..reps]).filter(|_| self.clock.cycles);
         Some(Point {

@@ -311,6 +311,19 @@ pub fn too_short(passes: u64, ticks: u64, min_ticks: u64, max_passes: u64) -> Op
     })
 }
 
+/// The part of a streaming pass its warm-up runs over, in bytes, for a working set of `size`
+/// bytes: the last twice the last-level cache (`llc_bytes`) once the set is at least four
+/// times it. A pass over that tail leaves the caches as a whole pass does (the last cache's
+/// worth of the set; a whole pass reaches no translation reuse either, at four times the last
+/// level); the samples then are single passes that far outlast the minimum sample, which
+/// the tail's rate confirms. `None`: the warm-up covers the whole set (smaller sets, or the
+/// cache unknown).
+pub fn warm_up_tail(size: u64, llc_bytes: Option<u64>) -> Option<u64> {
+    let llc = llc_bytes.filter(|&l| l >= MIN_SIZE)?;
+    let tail = (llc.checked_mul(2)? / MIN_SIZE).saturating_mul(MIN_SIZE);
+    (size >= llc.checked_mul(4)?).then_some(tail)
+}
+
 /// Loads in one pass of the pointer chase over `lines` lines: one lap, at most
 /// [`CHASE_PASS_LOADS`], a multiple of 8 (the chase's step), at least 8.
 pub fn chase_pass(lines: u64) -> u64 {
@@ -667,6 +680,17 @@ mod tests {
         assert!(c.warm_up_passes < 2 * 1000);
         let c = calibrate(1250, 0, |_| 0);
         assert_eq!((c.passes, c.warm_up_passes), (1, 1));
+    }
+
+    #[test]
+    fn large_sets_warm_up_over_their_tail() {
+        assert_eq!(warm_up_tail(8 * MIB, Some(MIB)), Some(2 * MIB));
+        assert_eq!(warm_up_tail(4 * MIB, Some(MIB)), Some(2 * MIB));
+        assert_eq!(warm_up_tail(2 * MIB, Some(MIB)), None);
+        assert_eq!(warm_up_tail(32 * MIB, None), None);
+        assert_eq!(warm_up_tail(32 * MIB, Some(100)), None);
+        assert_eq!(warm_up_tail(u64::MAX, Some(u64::MAX)), None);
+        assert_eq!(warm_up_tail(32 * MIB, Some(3 * MIB)), Some(6 * MIB));
     }
 
     #[test]

@@ -111,6 +111,45 @@ impl Loop {
         }
     }
 
+    /// The same streaming loop over only the last `bytes` of its range (of each range, for a
+    /// copy): a non-zero multiple of the loop's step, shorter than the range. `None` for the
+    /// chase and the maintenance loops, or when `bytes` does not fit.
+    pub fn tail(&self, bytes: u64) -> Option<Loop> {
+        let cut = |va: u64, len: u64, step: u64| {
+            (bytes != 0 && bytes < len && bytes.is_multiple_of(step)).then(|| va + (len - bytes))
+        };
+        let body = match self.0 {
+            Body::ReadLdp { va, len } => Body::ReadLdp {
+                va: cut(va, len, 256)?,
+                len: bytes,
+            },
+            Body::WriteStp { va, len } => Body::WriteStp {
+                va: cut(va, len, 256)?,
+                len: bytes,
+            },
+            Body::ReadLdpQ { va, len } => Body::ReadLdpQ {
+                va: cut(va, len, 512)?,
+                len: bytes,
+            },
+            Body::WriteStpQ { va, len } => Body::WriteStpQ {
+                va: cut(va, len, 512)?,
+                len: bytes,
+            },
+            Body::Copy { dst, src, len } => Body::Copy {
+                dst: cut(dst, len, 128)?,
+                src: cut(src, len, 128)?,
+                len: bytes,
+            },
+            Body::Zva { va, len, block } => Body::Zva {
+                va: cut(va, len, 4 * block)?,
+                len: bytes,
+                block,
+            },
+            _ => return None,
+        };
+        Some(Loop(body))
+    }
+
     /// `DC ZVA` over the window (a multiple of 4 blocks, block-aligned); `None` where DC ZVA
     /// is prohibited (DCZID_EL0.DZP).
     pub fn zva(w: &Window) -> Option<Loop> {
