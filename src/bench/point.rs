@@ -244,8 +244,9 @@ impl Engine<'_> {
             Kernel::MaintCivac | Kernel::MaintCvac | Kernel::MaintIvac => {
                 // Timed one pass at a time, each on lines just written through the alias;
                 // for an invalidate written, cleaned and written again, so no data is lost.
-                // Where no write leaves a line (no-line), the range is written once, before
-                // the warm-up: every pass finds the same state.
+                // Where no write leaves a line (no-line), every pass finds the same state:
+                // the written values are laid through normal-wb and the point starts
+                // invalidated.
                 let lines = Lines::after_writes(alias.memtype.mair);
                 let body = match spec.kernel {
                     Kernel::MaintCivac => Loop::civac(&region),
@@ -254,23 +255,21 @@ impl Engine<'_> {
                 };
                 let write = Loop::write_stp(&region).ok_or(ODD_SIZE)?;
                 let invalidate = spec.kernel == Kernel::MaintIvac;
-                let redirty = match (lines, invalidate) {
+                let (redirty, start) = match (lines, invalidate) {
                     (Lines::NoLine, _) => {
-                        lay(wb_region, PATTERN);
-                        wb_region.clean_invalidate();
-                        let mut once = write;
-                        once.run();
-                        None
+                        lay(wb_region, WRITTEN);
+                        (None, Start::Invalidated)
                     }
-                    (_, false) => Some(Redirty { write, clean: None }),
-                    (_, true) => Some(Redirty {
-                        write,
-                        clean: Some(Loop::cvac(&region).ok_or(ODD_SIZE)?),
-                    }),
+                    (_, false) => {
+                        lay(wb_region, PATTERN);
+                        (Some(Redirty { write, clean: None }), Start::Written)
+                    }
+                    (_, true) => {
+                        lay(wb_region, PATTERN);
+                        let clean = Some(Loop::cvac(&region).ok_or(ODD_SIZE)?);
+                        (Some(Redirty { write, clean }), Start::Rewritten)
+                    }
                 };
-                if redirty.is_some() {
-                    lay(wb_region, PATTERN);
-                }
                 Ok(Prepared {
                     body: body.ok_or(ODD_SIZE)?,
                     units: size / self.plan.line,
@@ -279,11 +278,7 @@ impl Engine<'_> {
                     redirty,
                     writes: true,
                     touched: only,
-                    start: if invalidate {
-                        Start::Rewritten
-                    } else {
-                        Start::Written
-                    },
+                    start,
                     lines: Some(lines),
                     verify: data(wb_region, WRITTEN),
                 })
