@@ -97,6 +97,8 @@ pub struct Engine<'m> {
     /// The `normal-wb` window last verified to hold the read kernels' pattern, while nothing
     /// else has written the buffer: a read at the same size need not lay it again.
     laid: Option<Window>,
+    /// Whether the data check finds planted wrong words (else every point fails its check).
+    check_works: bool,
     /// Sequence number of the last multi-core job.
     scaling_seq: u64,
 }
@@ -157,8 +159,12 @@ impl<'m> Engine<'m> {
             failures: 0,
             chase: None,
             laid: None,
+            check_works: point::check_works(mem.wb()),
             scaling_seq: 0,
         };
+        if !engine.check_works {
+            say!("FAIL integrity: the data check does not find wrong words planted in normal-wb");
+        }
         let (kernels, types) = (engine.kernels().count(), engine.types().count());
         engine.progress.points = (kernels * types * sizes.len()) as u32;
         say!(
