@@ -32,6 +32,40 @@ fn assert_sound(r: &Value) {
     );
     assert_eq!(r["freq_hz"], 62_500_000);
     assert_eq!(r["integrity"], "ok", "{r}");
+    // The state it started from, and for maintenance the lines each pass found.
+    let maintenance = r["kernel"].as_str().unwrap().starts_with("maint-");
+    let start = r["start"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no start in {r}"));
+    let no_line =
+        r["memtype"] == "normal-nc" || r["memtype"].as_str().unwrap().starts_with("device-");
+    match r["kernel"].as_str().unwrap() {
+        _ if maintenance && no_line => assert_eq!(start, "invalidated", "{r}"),
+        "maint-ivac" => assert_eq!(start, "rewritten", "{r}"),
+        "maint-civac" | "maint-cvac" => assert_eq!(start, "written", "{r}"),
+        _ => assert_eq!(start, "invalidated", "{r}"),
+    }
+    if maintenance {
+        let expect = match r["memtype"].as_str().unwrap() {
+            "normal-wb" => "dirty",
+            "normal-wb-noalloc" => "not-allocated",
+            "normal-wt" => "clean",
+            _ => "no-line",
+        };
+        assert_eq!(r["line_state"], expect, "{r}");
+    } else {
+        assert!(r["line_state"].is_null(), "{r}");
+    }
+}
+
+/// The shortest sample the timer record announces, in ticks.
+fn min_sample_ticks(run: &Run) -> u64 {
+    let timer = run.one("timer");
+    let ticks = timer["min_sample_ticks"].as_u64().unwrap();
+    // QEMU's 62.5 MHz counter: 20 µs are 1250 ticks, more than the 1000-tick floor.
+    assert_eq!(ticks, 1250, "{timer}");
+    assert_eq!(timer["min_sample_ns"], 20_000, "{timer}");
+    ticks
 }
 
 #[test]
@@ -39,6 +73,7 @@ fn quick_run_reports_every_point() {
     let run = boot(&[], &["mairbench.quick"]);
     run.assert_pass();
     let results = results(&run);
+    let min = min_sample_ticks(&run);
     // quick: read-ldp and write-stp, all eight types, 4 KiB, 256 KiB and 4 MiB.
     assert_eq!(results.len(), 2 * 8 * 3, "{}", run.console);
     for kernel in ["read-ldp", "write-stp"] {
@@ -58,10 +93,12 @@ fn quick_run_reports_every_point() {
             bytes,
             r["size"].as_u64().unwrap() * r["passes"].as_u64().unwrap()
         );
+        // Sized by time: each sample lasts the announced minimum, and at least one pass.
         assert!(
-            bytes >= 256 << 10,
-            "each sample moves at least 256 KiB: {r}"
+            r["best_ticks"].as_u64().unwrap() >= min,
+            "each sample lasts at least {min} ticks: {r}"
         );
+        assert!(r["passes"].as_u64().unwrap() >= 1);
         assert!(r["best_mbps"].as_u64().unwrap() > 0);
         assert!(r["median_mbps"].as_u64().unwrap() <= r["best_mbps"].as_u64().unwrap());
         assert_eq!(r["reps"], 3);
@@ -81,6 +118,61 @@ fn quick_run_reports_every_point() {
     assert!(run.console.contains("MB = 10^6 B"));
     assert!(!run.of_kind("cache").is_empty(), "cache geometry reported");
     assert_eq!(run.one("timer")["freq_hz"], 62_500_000);
+    assert!(
+        run.console
+            .contains("samples of at least 1250 ticks (20.0 us"),
+        "the timer line says the sample rule: {}",
+        run.console
+    );
+}
+
+#[test]
+fn maintenance_points_name_their_lines_and_last_long_enough() {
+    let run = boot(
+        &[],
+        &[
+            "mairbench.kernels=maint-civac,maint-cvac,maint-ivac",
+            "mairbench.sizes=4K-8K",
+            "mairbench.types=normal-wb,normal-wb-noalloc,normal-wt,normal-nc,device-gre",
+        ],
+    );
+    run.assert_pass();
+    let min = min_sample_ticks(&run);
+    let measured = results(&run);
+    assert_eq!(measured.len(), 3 * 5 * 2, "{}", run.console);
+    for r in &measured {
+        assert_sound(r); // start and line_state by kernel and type, data intact
+                         // A 4 KiB pass is a few dozen ticks: the passes are summed to the minimum sample.
+        assert!(r["best_ticks"].as_u64().unwrap() >= min, "{r}");
+        let lines = r["lines"].as_u64().unwrap();
+        assert_eq!(
+            lines,
+            r["size"].as_u64().unwrap() / 64 * r["passes"].as_u64().unwrap()
+        );
+        if r["size"] == 4096 {
+            assert!(r["passes"].as_u64().unwrap() > 1, "{r}");
+        }
+    }
+    // The table marks which rows take the no-line path.
+    let note = run
+        .console
+        .lines()
+        .find(|l| l.contains("(lines each pass finds:"))
+        .unwrap_or_else(|| panic!("no line-state note: {}", run.console));
+    for part in [
+        "normal-wb dirty",
+        "normal-wt clean",
+        "normal-wb-noalloc not-allocated",
+        "normal-nc, device-gre no-line",
+    ] {
+        assert!(note.contains(part), "{part}: {note}");
+    }
+    let integrity = run
+        .of_kind("check")
+        .into_iter()
+        .filter(|c| c["name"] == "integrity" && c["ok"] == true)
+        .count();
+    assert_eq!(integrity, 3, "one integrity check per kernel");
 }
 
 #[test]

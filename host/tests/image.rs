@@ -31,9 +31,12 @@ fn image_header_and_size() {
     // page. The PMU event counters (table, choice, driver, self-check, cycle rate) added
     // 4.3 KiB (144,152 to 148,424 bytes: text crossed into its 26th page); the SMP evidence
     // (registers per CPU, the shared-line test), the span-based scaling and the loaded
-    // latency 8.2 KiB more. This bound catches runaway growth.
+    // latency 8.2 KiB more; time-sized samples, the assembly lay and check loops and the
+    // named start states about 4 KiB, the verdicts (judging and wording: about 26 KiB) the
+    // rest, to 190,608 bytes. This bound
+    // catches runaway growth.
     assert!(
-        image.len() < 160 * 1024,
+        image.len() < 200 * 1024,
         "raw image is {} bytes",
         image.len()
     );

@@ -10,6 +10,19 @@
 
 use super::exceptions::{self, Fault};
 use super::mmu;
+use mairbench_core::pattern::Pattern;
+
+core::arch::global_asm!(include_str!("buffer.S"));
+
+extern "C" {
+    fn mb_fill_xor(va: u64, len: u64, key: u64);
+    fn mb_fill_pair(va: u64, len: u64, even: u64, odd: u64);
+    fn mb_find_xor(va: u64, len: u64, key: u64) -> u64;
+    fn mb_find_pair(va: u64, len: u64, even: u64, odd: u64) -> u64;
+}
+
+/// Bytes per iteration of the assembly lay and check loops.
+const BLOCK: u64 = 64;
 
 /// A range of one alias of the test buffer (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +106,68 @@ impl Window {
         (count, first)
     }
 
+    /// Writes `p` to every word, as [`Window::fill`] does, with `stp` pairs (much faster).
+    pub fn lay(&self, p: Pattern) {
+        let (bulk, tail) = self.split();
+        if bulk.len != 0 {
+            // SAFETY: aligned stores inside the window (see `Window`): `bulk` starts 16-byte
+            // aligned (checked by `split`) and its length is a non-zero multiple of 64.
+            unsafe {
+                match p {
+                    Pattern::Xor(key) => mb_fill_xor(bulk.va, bulk.len, key),
+                    Pattern::Pair(even, odd) => mb_fill_pair(bulk.va, bulk.len, even, odd),
+                }
+            }
+        }
+        if let Some(tail) = tail {
+            let at = tail.offset - self.offset;
+            tail.fill(|off| p.at(at + off));
+        }
+    }
+
+    /// The offset of the first word that differs from `p`, if any: [`Window::mismatches`]'s
+    /// second half, checked with `ldp` pairs (much faster).
+    pub fn first_mismatch(&self, p: Pattern) -> Option<u64> {
+        let (bulk, tail) = self.split();
+        let found = if bulk.len == 0 {
+            0
+        } else {
+            // SAFETY: aligned loads inside the window, as in `lay`; loads only.
+            unsafe {
+                match p {
+                    Pattern::Xor(key) => mb_find_xor(bulk.va, bulk.len, key),
+                    Pattern::Pair(even, odd) => mb_find_pair(bulk.va, bulk.len, even, odd),
+                }
+            }
+        };
+        // The word within the block found (or the tail), word by word.
+        let rest = self.part(found.min(self.len), self.len - found.min(self.len))?;
+        let scan = rest.part(0, rest.len.min(BLOCK))?;
+        let at = |w: &Window| w.offset - self.offset;
+        if let (_, Some(off)) = scan.mismatches(|off| p.at(at(&scan) + off)) {
+            return Some(at(&scan) + off);
+        }
+        let tail = tail?;
+        tail.mismatches(|off| p.at(at(&tail) + off))
+            .1
+            .map(|off| at(&tail) + off)
+    }
+
+    /// The window as a part that the assembly loops take (16-byte aligned start, a multiple
+    /// of 64 bytes; maybe empty) and the words after it.
+    fn split(&self) -> (Window, Option<Window>) {
+        let bulk = if self.va.is_multiple_of(16) {
+            self.len - self.len % BLOCK
+        } else {
+            0
+        };
+        let head = Window { len: bulk, ..*self };
+        (
+            head,
+            self.part(bulk, self.len - bulk).filter(|t| !t.is_empty()),
+        )
+    }
+
     /// Cleans and invalidates the window to the point of coherency, then DSB SY.
     pub fn clean_invalidate(&self) {
         mmu::clean_invalidate(self.va, self.len);
@@ -141,6 +216,17 @@ pub struct Chain {
     /// The alias the pointers point into.
     target: Window,
     line: u64,
+    /// A digest of every line's pointer, relative to the target (see [`Chain::intact`]).
+    digest: u64,
+}
+
+/// One line's part of a chain's digest: line `i` points `rel` bytes into the target
+/// (splitmix64's finalizer over both, so that a changed or moved pointer changes the sum).
+fn mix(i: u64, rel: u64) -> u64 {
+    let mut z = rel ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 impl Chain {
@@ -150,7 +236,12 @@ impl Chain {
     /// chase from the first line visits every line once per lap. `None` unless `via` and
     /// `target` are the same memory and `line` is a non-zero multiple of 8 dividing it.
     pub fn lay(via: Window, target: Window, line: u64, seed: u64) -> Option<Chain> {
-        let chain = Chain { via, target, line };
+        let mut chain = Chain {
+            via,
+            target,
+            line,
+            digest: 0,
+        };
         let ok = via.same_memory(&target)
             && line != 0
             && line.is_multiple_of(8)
@@ -169,9 +260,13 @@ impl Chain {
             chain.put(i, b);
             chain.put(j, a);
         });
+        let mut digest = 0u64;
         for i in 0..lines {
-            chain.put(i, target.va + chain.get(i) * line);
+            let rel = chain.get(i) * line;
+            chain.put(i, target.va + rel);
+            digest = digest.wrapping_add(mix(i, rel));
         }
+        chain.digest = digest;
         Some(chain)
     }
 
@@ -204,30 +299,33 @@ impl Chain {
         if !to.same_memory(&self.target) {
             return None;
         }
-        for i in 0..self.lines() {
-            self.put(
-                i,
-                self.get(i).wrapping_sub(self.target.va).wrapping_add(to.va),
-            );
+        let delta = to.va.wrapping_sub(self.target.va);
+        for at in (0..self.via.len).step_by(self.line as usize) {
+            let word = (self.via.va + at) as *mut u64;
+            // SAFETY: a line start inside the `via` window, aligned to 8 (see `get`); the
+            // window holds test data only.
+            unsafe {
+                core::ptr::write_volatile(word, core::ptr::read_volatile(word).wrapping_add(delta))
+            };
         }
         Some(Chain { target: to, ..self })
     }
 
-    /// Whether the chain is intact: from the first line, following the pointers (read
-    /// through `via`) returns to the start after exactly `lines` steps.
+    /// Whether the chain is intact: every line still holds the pointer it was laid with
+    /// (the digest of all pointers, relative to the target, is unchanged; one sequential pass
+    /// through `via`, where walking the cycle would take a random access per line). As laid,
+    /// the chain is one cycle: Sattolo's swaps make one (`mairbench_core::random` tests it).
     pub fn intact(&self) -> bool {
-        let lines = self.lines();
-        let mut at = self.target.va;
-        for step in 1..=lines {
-            let offset = at.wrapping_sub(self.target.va);
-            if !offset.is_multiple_of(self.line) || offset / self.line >= lines {
+        let mut digest = 0u64;
+        for (i, at) in (0..self.via.len).step_by(self.line as usize).enumerate() {
+            // SAFETY: a line start inside the `via` window, aligned to 8 (see `get`).
+            let word = unsafe { core::ptr::read_volatile((self.via.va + at) as *const u64) };
+            let rel = word.wrapping_sub(self.target.va);
+            if !rel.is_multiple_of(self.line) || rel >= self.target.len {
                 return false;
             }
-            at = self.get(offset / self.line);
-            if at == self.target.va {
-                return step == lines;
-            }
+            digest = digest.wrapping_add(mix(i as u64, rel));
         }
-        false
+        digest == self.digest
     }
 }

@@ -4,9 +4,12 @@
 //!
 //! Counting: MB = 10^6 bytes; a read or write counts the bytes touched, a copy counts the
 //! bytes copied once; latency is ns per dependent load, maintenance ns per cache line.
-//! Each point: one untimed warm-up, then `reps` timed samples of `passes` passes, each sample
-//! at least [`SAMPLE_BYTES`] long so that the 16 ns tick of QEMU (62.5 MHz) stays small; the
-//! clock's own read cost is measured once and subtracted.
+//! Each point starts with no line of what it touches in a cache (cleaned and invalidated to
+//! the point of coherency through `normal-wb`), warms up while it sizes its samples by time
+//! (`mairbench_core::sweep::calibrate`), then takes `reps` timed samples of `passes` passes,
+//! each at least 1000 ticks and 20 µs long (`sweep::min_sample_ticks`: the counter's tick at
+//! most 0.1 % of a sample) and never less than one pass; the clock's own read cost is
+//! measured once and subtracted.
 //!
 //! - this module: the plan (what runs), progress and the per-kernel loop;
 //! - [`point`]: one (kernel, type, size) point, prepared, timed and verified;
@@ -17,7 +20,7 @@ mod point;
 mod report;
 pub mod scaling;
 
-use crate::arch::buffer::Chain;
+use crate::arch::buffer::{Chain, Window};
 use crate::arch::timer::Deadline;
 use crate::arch::{self, kernels, mmu};
 use crate::console::Console;
@@ -36,7 +39,8 @@ use report::Table;
 
 pub use scaling::Cores;
 
-/// Smallest timed sample, in bytes moved (or its equivalent in loads and lines).
+/// Smallest timed sample of the multi-core scaling, in bytes moved (single-core points are
+/// sized by time instead: [`sweep::min_sample_ticks`]).
 pub const SAMPLE_BYTES: u64 = 256 << 10;
 const DEFAULT_REPS: u32 = 3;
 const QUICK_REPS: u32 = 3;
@@ -50,6 +54,8 @@ struct Clock {
     freq: u64,
     /// Ticks that reading the counter twice costs (subtracted from every sample).
     overhead: u64,
+    /// Shortest timed sample, in ticks (`sweep::min_sample_ticks`).
+    min_ticks: u64,
     /// Whether PMCCNTR_EL0 counts too.
     cycles: bool,
 }
@@ -66,6 +72,8 @@ struct Plan {
     line: u64,
     /// DC ZVA's block, where allowed.
     zva: Option<u64>,
+    /// The last-level cache's size, where reported (caps the chase's warm-up).
+    llc: Option<u64>,
 }
 
 /// How far the sweep is, for the progress line.
@@ -87,6 +95,11 @@ pub struct Engine<'m> {
     failures: u32,
     /// The pointer chase laid in the buffer, kept from alias to alias at the same size.
     chase: Option<Chain>,
+    /// The `normal-wb` window last verified to hold the read kernels' pattern, while nothing
+    /// else has written the buffer: a read at the same size need not lay it again.
+    laid: Option<Window>,
+    /// Whether the data check finds planted wrong words (else every point fails its check).
+    check_works: bool,
 }
 
 impl<'m> Engine<'m> {
@@ -124,10 +137,13 @@ impl<'m> Engine<'m> {
             quick: options.quick,
             line: mmu::dcache_line(),
             zva: arch::zva_block_size(),
+            llc,
         };
+        let freq = arch::cpu_id().cntfrq.max(1);
         let clock = Clock {
-            freq: arch::cpu_id().cntfrq.max(1),
+            freq,
             overhead: kernels::timer_overhead(),
+            min_ticks: sweep::min_sample_ticks(freq),
             cycles,
         };
         let mut engine = Engine {
@@ -141,7 +157,12 @@ impl<'m> Engine<'m> {
             },
             failures: 0,
             chase: None,
+            laid: None,
+            check_works: point::check_works(mem.wb()),
         };
+        if !engine.check_works {
+            say!("FAIL integrity: the data check does not find wrong words planted in normal-wb");
+        }
         let (kernels, types) = (engine.kernels().count(), engine.types().count());
         let rows: usize = engine
             .kernels()
@@ -163,10 +184,17 @@ impl<'m> Engine<'m> {
                 k.name
             );
         }
+        let min_ns = sweep::ticks_to_ns(clock.min_ticks, clock.freq);
         say!(
-            "timer: CNTVCT_EL0 at {} Hz, read overhead {} ticks (subtracted); {}",
+            "timer: CNTVCT_EL0 at {} Hz, read overhead {} ticks (subtracted); samples of at least \
+             {} ticks ({}.{} us: >= {} ticks and >= {} us), passes sized on the warm-up; {}",
             clock.freq,
             clock.overhead,
+            clock.min_ticks,
+            min_ns / 1000,
+            min_ns % 1000 / 100,
+            sweep::MIN_SAMPLE_TICKS,
+            sweep::MIN_SAMPLE_NS / 1000,
             if cycles {
                 "PMCCNTR_EL0 cycles too (under QEMU the PMU counts virtual nanoseconds, not cycles)"
             } else {
@@ -178,6 +206,8 @@ impl<'m> Engine<'m> {
             .u64("overhead_ticks", clock.overhead)
             .bool("pmu_cycles", cycles)
             .u64("sample_bytes", SAMPLE_BYTES)
+            .u64("min_sample_ticks", clock.min_ticks)
+            .u64("min_sample_ns", min_ns)
             .u64("reps", plan.reps.into())
             .finish();
         engine
@@ -217,6 +247,7 @@ impl<'m> Engine<'m> {
             let failures_before = self.failures;
             let mut table = Table::new(spec);
             self.chase = None;
+            self.laid = None;
             for alias in self.aliases_for(spec) {
                 if let Some(why) = self.skip(spec, alias) {
                     self.progress.done += self.plan.sizes.len() as u32;

@@ -1,42 +1,70 @@
-//! One point: a kernel on one memory type at one working-set size. Prepared (the region laid
-//! with a pattern through `normal-wb` and cleaned to memory, the loop built), warmed up,
-//! timed `reps` times, verified through `normal-wb`, reported.
+//! One point: a kernel on one memory type at one working-set size. Prepared (the data laid
+//! through `normal-wb`, the loop built), started from a named state (everything the point
+//! touches cleaned and invalidated to the point of coherency right before the warm-up), warmed
+//! up while the samples are sized by time, timed `reps` times, verified through `normal-wb`,
+//! reported.
 
-use super::{report, Engine, SAMPLE_BYTES};
+use super::{report, Engine};
 use crate::arch::buffer::{Chain, Window};
-use crate::arch::kernels::{self, Loop};
+use crate::arch::kernels::{self, Loop, Sample};
 use crate::memory::Alias;
 use crate::say;
 use mairbench_core::format::Bytes;
 use mairbench_core::kernel::{Kernel, KernelSpec};
+use mairbench_core::pattern::Pattern;
 use mairbench_core::stats::{self, Summary, MAX_REPS};
-use mairbench_core::sweep;
+use mairbench_core::sweep::{self, Calibration, Lines, Start};
 
 /// Lines of the pointer chase (the latency kernel), in bytes.
 const CHASE_LINE: u64 = 64;
 const SEED: u64 = 0x6d61_6972_6265_6e63;
 
 /// The position-dependent pattern laid before a point and expected after read kernels.
-pub(super) fn pattern(off: u64) -> u64 {
-    off ^ SEED
-}
+pub(super) const PATTERN: Pattern = Pattern::Xor(SEED);
 
 /// What the write kernels leave: 0xdeadbeef and 0xcafebabe, alternating.
+pub(super) const WRITTEN: Pattern = Pattern::Pair(0xdead_beef, 0xcafe_babe);
+
+/// What `DC ZVA` leaves.
+const ZERO: Pattern = Pattern::Pair(0, 0);
+
+/// [`PATTERN`] at byte offset `off`.
+pub(super) fn pattern(off: u64) -> u64 {
+    PATTERN.at(off)
+}
+
+/// [`WRITTEN`] at byte offset `off`.
 pub(super) fn written(off: u64) -> u64 {
-    if off.is_multiple_of(16) {
-        0xdead_beef
-    } else {
-        0xcafe_babe
-    }
+    WRITTEN.at(off)
 }
 
 /// What the memory must hold after a point.
 #[derive(Clone, Copy)]
 enum Verify {
-    /// `expect(offset)` in every word of the window (read through `normal-wb`).
-    Data { at: Window, expect: fn(u64) -> u64 },
+    /// `expect` in every word of the window (read through `normal-wb`).
+    Data { at: Window, expect: Pattern },
     /// The chase is still one whole cycle.
     Chain(Chain),
+}
+
+/// How a maintenance kernel's lines are made before every timed pass (untimed).
+#[derive(Clone, Copy)]
+struct Redirty {
+    /// Writes [`WRITTEN`] through the alias.
+    write: Loop,
+    /// For an invalidate: `DC CVAC` of the range, then the same writes again, so that the
+    /// lines are dirty (where the type allocates) yet memory holds their values.
+    clean: Option<Loop>,
+}
+
+impl Redirty {
+    fn run(mut self) {
+        self.write.run();
+        if let Some(mut clean) = self.clean {
+            clean.run();
+            self.write.run();
+        }
+    }
 }
 
 /// A point ready to time.
@@ -45,12 +73,19 @@ struct Prepared {
     body: Loop,
     /// What one pass counts: bytes, loads or cache lines.
     units: u64,
-    /// Passes per timed sample.
-    passes: u64,
-    /// Run before every sample, untimed: maintenance kernels need freshly written lines.
-    redirty: Option<Loop>,
-    /// Clean the region after re-dirtying (an invalidate must not lose data).
-    clean_after_redirty: bool,
+    /// Bytes one pass touches (bounds the passes per sample).
+    pass_bytes: u64,
+    /// For the chase: the loads of its untimed warm-up lap.
+    warm_up_loads: Option<u64>,
+    /// Maintenance kernels: what each timed pass starts from.
+    redirty: Option<Redirty>,
+    /// Whether the kernel writes through the alias under test (then it is maintained
+    /// before the check).
+    writes: bool,
+    /// The `normal-wb` windows the point touches: cleaned and invalidated before the warm-up.
+    touched: [Option<Window>; 2],
+    start: Start,
+    lines: Option<Lines>,
     verify: Verify,
 }
 
@@ -66,90 +101,146 @@ pub(super) struct Point {
     pub cycles: Option<Summary>,
     /// Buffer offset of the first wrong word afterwards, if any.
     pub bad: Option<u64>,
+    /// The state the point started from.
+    pub start: Start,
+    /// Maintenance kernels: the lines each timed pass found.
+    pub lines: Option<Lines>,
+}
+
+/// Whether the lay and check loops find what they must: a window of `normal-wb` laid with
+/// each pattern checks clean, and one wrong word planted in its assembly part, then in the
+/// words after it, is found at its offset. Leaves test data in the window.
+pub(super) fn check_works(wb: &Alias) -> bool {
+    let Some(w) = wb.window(0, 4096 + 24) else {
+        return false;
+    };
+    [PATTERN, WRITTEN].into_iter().all(|p| {
+        [8, 2040, 4088, 4096, 4112].into_iter().all(|bad| {
+            w.lay(p);
+            let clean = w.first_mismatch(p).is_none();
+            w.fill(|off| if off == bad { !p.at(off) } else { p.at(off) });
+            clean && w.first_mismatch(p) == Some(bad) && w.mismatches(|o| p.at(o)).0 == 1
+        })
+    })
 }
 
 impl Engine<'_> {
     /// Measures and reports one point; returns its table value (MB/s, or hundredths of a ns
     /// per load or line).
     pub(super) fn point(&mut self, spec: &KernelSpec, alias: &Alias, size: u64) -> Option<u64> {
-        let prepared = match self.prepare(spec, alias, size) {
+        // The window last verified to hold PATTERN, if nothing has written since.
+        let laid = self.laid.take();
+        let prepared = match self.prepare(spec, alias, size, laid) {
             Ok(p) => p,
             Err(why) => {
                 report::skipped(spec, alias, Some(size), why);
                 return None;
             }
         };
-        let point = self.measure(spec, alias, size, prepared)?;
-        if let Some(off) = point.bad {
-            self.failures += 1;
-            say!(
-                "FAIL integrity: {} on {} ({}) at {}: data wrong at buffer offset {off:#x}",
-                spec.name,
-                alias.memtype.name,
-                alias.granule.name(),
-                Bytes(size),
-            );
+        let holds_pattern = match prepared.verify {
+            Verify::Data { at, expect } if expect == PATTERN => Some(at),
+            _ => None,
+        };
+        let mut point = self.measure(alias, size, prepared)?;
+        if !self.check_works {
+            // The check itself did not find planted errors (`Engine::new`): nothing verified.
+            point.bad = point.bad.or(Some(0));
+        }
+        match point.bad {
+            None => self.laid = holds_pattern,
+            Some(off) => {
+                self.failures += 1;
+                say!(
+                    "FAIL integrity: {} on {} ({}) at {}: data wrong at buffer offset {off:#x}",
+                    spec.name,
+                    alias.memtype.name,
+                    alias.granule.name(),
+                    Bytes(size),
+                );
+            }
         }
         report::result(spec, alias, size, &point, &self.clock, self.plan.line)
     }
 
     /// Lays the data the kernel needs and builds its loop, or says why the point is skipped.
+    /// `laid`: a `normal-wb` window known to hold [`PATTERN`] (not laid again). Every
+    /// window a kernel writes is first laid with a pattern other than what the kernel
+    /// leaves, so the check afterwards fails if the kernel did not run.
     fn prepare(
         &mut self,
         spec: &KernelSpec,
         alias: &Alias,
         size: u64,
+        laid: Option<Window>,
     ) -> Result<Prepared, &'static str> {
         const ODD_SIZE: &str = "the size does not suit the kernel's loop";
         let wb = *self.mem.wb();
-        let half = self.mem.buffer.size / 2;
         let region = alias.window(0, size).ok_or(ODD_SIZE)?;
         let wb_region = wb.window(0, size).ok_or(ODD_SIZE)?;
         let data = |at: Window, expect| Verify::Data { at, expect };
-        let lay = |at: Window| {
-            at.fill(pattern);
-            at.clean_invalidate();
+        let lay = |at: Window, p: Pattern| {
+            if p != PATTERN || laid != Some(at) {
+                at.lay(p);
+            }
         };
-        let passes = sweep::iterations_for(size, SAMPLE_BYTES);
-        let streaming = |body: Option<Loop>, verify| {
+        let streaming = |body: Option<Loop>, writes, touched, verify| {
             Ok(Prepared {
                 body: body.ok_or(ODD_SIZE)?,
                 units: size,
-                passes,
+                pass_bytes: size,
+                warm_up_loads: None,
                 redirty: None,
-                clean_after_redirty: false,
+                writes,
+                touched,
+                start: Start::Invalidated,
+                lines: None,
                 verify,
             })
         };
+        let other = || {
+            let at = sweep::copy_partner(size, self.mem.buffer.size)
+                .ok_or("a copy needs twice the size in the buffer")?;
+            wb.window(at, size).ok_or(ODD_SIZE)
+        };
+        let only = [Some(wb_region), None];
         match spec.kernel {
-            Kernel::CopyTo | Kernel::CopyFrom if size > half => {
-                Err("a copy needs twice the size in the buffer")
-            }
             Kernel::ReadLdp | Kernel::ReadLdpQ | Kernel::ReadLdnp => {
-                lay(wb_region);
+                lay(wb_region, PATTERN);
                 let body = match spec.kernel {
                     Kernel::ReadLdp => Loop::read_ldp(&region),
                     Kernel::ReadLdnp => Loop::read_ldnp(&region),
                     _ => Loop::read_ldp_q(&region),
                 };
-                streaming(body, data(wb_region, pattern))
+                streaming(body, false, only, data(wb_region, PATTERN))
             }
-            Kernel::WriteStp => streaming(Loop::write_stp(&region), data(wb_region, written)),
-            Kernel::WriteStpQ => streaming(Loop::write_stp_q(&region), data(wb_region, written)),
-            Kernel::WriteStnp => streaming(Loop::write_stnp(&region), data(wb_region, written)),
+            Kernel::WriteStp | Kernel::WriteStpQ | Kernel::WriteStnp => {
+                lay(wb_region, PATTERN);
+                let body = match spec.kernel {
+                    Kernel::WriteStp => Loop::write_stp(&region),
+                    Kernel::WriteStnp => Loop::write_stnp(&region),
+                    _ => Loop::write_stp_q(&region),
+                };
+                streaming(body, true, only, data(wb_region, WRITTEN))
+            }
             Kernel::CopyTo => {
-                let source = wb.window(half, size).ok_or(ODD_SIZE)?;
-                lay(source);
-                streaming(Loop::copy(&region, &source), data(wb_region, pattern))
+                let source = other()?;
+                lay(source, PATTERN);
+                lay(wb_region, WRITTEN);
+                let body = Loop::copy(&region, &source);
+                let touched = [Some(wb_region), Some(source)];
+                streaming(body, true, touched, data(wb_region, PATTERN))
             }
             Kernel::CopyFrom => {
-                let target = wb.window(half, size).ok_or(ODD_SIZE)?;
-                lay(wb_region);
-                streaming(Loop::copy(&target, &region), data(target, pattern))
+                let target = other()?;
+                lay(wb_region, PATTERN);
+                lay(target, WRITTEN);
+                let body = Loop::copy(&target, &region);
+                let touched = [Some(wb_region), Some(target)];
+                streaming(body, false, touched, data(target, PATTERN))
             }
             Kernel::FillZva => {
-                lay(wb_region);
-                streaming(Loop::zva(&region), data(wb_region, |_| 0))
+                lay(wb_region, PATTERN);
+                streaming(Loop::zva(&region), true, only, data(wb_region, ZERO))
             }
             Kernel::Latency => {
                 // One random cycle per size, moved (not re-drawn) from alias to alias.
@@ -159,89 +250,170 @@ impl Engine<'_> {
                 }
                 .ok_or(ODD_SIZE)?;
                 self.chase = Some(chain);
-                wb_region.clean_invalidate();
-                let loads = SAMPLE_BYTES / CHASE_LINE;
+                let lines = chain.lines();
+                let loads = sweep::chase_pass(lines);
                 Ok(Prepared {
                     body: Loop::chase(&chain, loads).ok_or(ODD_SIZE)?,
                     units: loads,
-                    passes: 1,
+                    pass_bytes: loads * CHASE_LINE,
+                    warm_up_loads: Some(sweep::chase_warm_up(lines, CHASE_LINE, self.plan.llc)),
                     redirty: None,
-                    clean_after_redirty: false,
+                    writes: false,
+                    touched: only,
+                    start: Start::Invalidated,
+                    lines: None,
                     verify: Verify::Chain(chain),
                 })
             }
             Kernel::MaintCivac | Kernel::MaintCvac | Kernel::MaintIvac => {
-                // Timed one pass at a time on freshly written (dirty) lines; for an
-                // invalidate they are cleaned first, so that no data is lost.
+                // Timed one pass at a time, each on lines just written through the alias;
+                // for an invalidate written, cleaned and written again, so no data is lost.
+                // Where no write leaves a line (no-line), every pass finds the same state:
+                // the written values are laid through normal-wb and the point starts
+                // invalidated.
+                let lines = Lines::after_writes(alias.memtype.mair);
                 let body = match spec.kernel {
                     Kernel::MaintCivac => Loop::civac(&region),
                     Kernel::MaintCvac => Loop::cvac(&region),
                     _ => Loop::ivac(&region),
                 };
+                let write = Loop::write_stp(&region).ok_or(ODD_SIZE)?;
+                let invalidate = spec.kernel == Kernel::MaintIvac;
+                let (redirty, start) = match (lines, invalidate) {
+                    (Lines::NoLine, _) => {
+                        lay(wb_region, WRITTEN);
+                        (None, Start::Invalidated)
+                    }
+                    (_, false) => {
+                        lay(wb_region, PATTERN);
+                        (Some(Redirty { write, clean: None }), Start::Written)
+                    }
+                    (_, true) => {
+                        lay(wb_region, PATTERN);
+                        let clean = Some(Loop::cvac(&region).ok_or(ODD_SIZE)?);
+                        (Some(Redirty { write, clean }), Start::Rewritten)
+                    }
+                };
                 Ok(Prepared {
                     body: body.ok_or(ODD_SIZE)?,
                     units: size / self.plan.line,
-                    passes: 1,
-                    redirty: Some(Loop::write_stp(&region).ok_or(ODD_SIZE)?),
-                    clean_after_redirty: spec.kernel == Kernel::MaintIvac && alias.cacheable(),
-                    verify: data(wb_region, written),
+                    pass_bytes: size,
+                    warm_up_loads: None,
+                    redirty,
+                    writes: true,
+                    touched: only,
+                    start,
+                    lines: Some(lines),
+                    verify: data(wb_region, WRITTEN),
                 })
             }
         }
     }
 
-    /// Warms up, times `reps` samples and verifies the data; `None` without samples.
-    fn measure(&self, spec: &KernelSpec, alias: &Alias, size: u64, p: Prepared) -> Option<Point> {
-        let region = alias.window(0, size)?;
-        let before_each = || {
-            if let Some(mut redirty) = p.redirty {
-                redirty.run();
-                if p.clean_after_redirty {
-                    region.clean_invalidate();
+    /// One timed sample of `passes` passes, the counter's overhead subtracted; a
+    /// maintenance kernel's passes are timed one by one, each after its untimed re-write,
+    /// and summed (the overhead subtracted once per pass).
+    fn sample(&self, p: &Prepared, body: &mut Loop, passes: u64) -> Sample {
+        let cycles = self.clock.cycles;
+        let (sample, intervals) = match p.redirty {
+            None => (kernels::time(passes, cycles, body), 1),
+            Some(redirty) => {
+                let mut sum = Sample::default();
+                for _ in 0..passes {
+                    redirty.run();
+                    sum = sum.add(kernels::time(1, cycles, body));
                 }
+                (sum, passes)
             }
         };
+        let overhead = self.clock.overhead.saturating_mul(intervals);
+        Sample {
+            ticks: sample.ticks.saturating_sub(overhead),
+            ..sample
+        }
+    }
+
+    /// Starts the point from its state, warms up while sizing the samples by time, times
+    /// `reps` samples and verifies the data; `None` without samples.
+    fn measure(&self, alias: &Alias, size: u64, p: Prepared) -> Option<Point> {
+        let region = alias.window(0, size)?;
+        // The start: no line of anything the point touches is in a cache (this also makes
+        // memory hold what was laid).
+        for w in p.touched.iter().flatten() {
+            w.clean_invalidate();
+        }
         let mut body = p.body;
-        before_each();
-        // Warm-up: one untimed sample; for the chase a whole lap, after which the timed
-        // samples continue along the cycle.
-        if spec.kernel == Kernel::Latency {
-            let lap = (size / CHASE_LINE).next_multiple_of(8);
-            let mut warm = body.continued(lap)?;
+        // The chase's warm-up lap (capped), after which the samples continue along the cycle.
+        if let Some(loads) = p.warm_up_loads {
+            let mut warm = body.continued(loads)?;
             warm.run();
             body = warm.continued(p.units)?;
-        } else {
-            kernels::time(p.passes, false, &mut body);
         }
+        // Warm-up probes that size the samples: at least `min_ticks` each.
+        let min = self.clock.min_ticks;
+        let max = sweep::max_passes(p.pass_bytes);
+        let tail = match (p.redirty, p.warm_up_loads) {
+            (None, None) => sweep::warm_up_tail(size, self.plan.llc),
+            _ => None,
+        };
+        let calibration = match tail.and_then(|bytes| Some((bytes, body.tail(bytes)?))) {
+            // A large set: the warm-up runs over its tail, whose rate tells that one pass
+            // outlasts the minimum sample (if not, the samples are retaken with more).
+            Some((bytes, mut warm)) => {
+                let ticks = self.sample(&p, &mut warm, 1).ticks;
+                let estimate = ticks.saturating_mul(size / bytes);
+                Calibration {
+                    passes: sweep::passes_for(min, 1, estimate, max),
+                    warm_up_passes: 0,
+                    probe_ticks: estimate,
+                }
+            }
+            None => sweep::calibrate(min, max, |n| self.sample(&p, &mut body, n).ticks),
+        };
         let reps = self.plan.reps as usize;
         let mut ticks = [0u64; MAX_REPS];
         let mut cycles = [0u64; MAX_REPS];
-        for (t, c) in ticks.iter_mut().zip(cycles.iter_mut()).take(reps) {
-            before_each();
-            let sample = kernels::time(p.passes, self.clock.cycles, &mut body);
-            *t = sample.ticks.saturating_sub(self.clock.overhead).max(1);
-            *c = sample.cycles;
+        let mut passes = calibration.passes;
+        let mut n = 0;
+        while n < reps {
+            let s = self.sample(&p, &mut body, passes);
+            // A sample shorter than the minimum (the probe was slowed by cold misses): all
+            // samples again with more passes.
+            if let Some(more) = sweep::too_short(passes, s.ticks, min, max) {
+                passes = more;
+                n = 0;
+                continue;
+            }
+            if let (Some(t), Some(c)) = (ticks.get_mut(n), cycles.get_mut(n)) {
+                (*t, *c) = (s.ticks.max(1), s.cycles);
+            }
+            n += 1;
         }
 
-        // Integrity: make memory the truth, then read it back through normal-wb.
-        alias.maintain(&region);
+        // Integrity, read back through normal-wb. Where the kernel wrote through another
+        // alias, memory is first made the truth (the alias's lines cleaned, then normal-wb's
+        // invalidated: a line it fetched speculatively may be stale). Data read or written
+        // only through normal-wb, or only read, is coherent through it as it is.
+        let foreign = p.writes && region.va() != self.mem.wb().window(0, size)?.va();
         let bad = match p.verify {
             Verify::Data { at, expect } => {
-                at.clean_invalidate();
-                at.mismatches(expect).1.map(|off| at.offset() + off)
+                if foreign {
+                    alias.maintain(&region);
+                    at.clean_invalidate();
+                }
+                at.first_mismatch(expect).map(|off| at.offset() + off)
             }
-            Verify::Chain(chain) => {
-                self.mem.wb().window(0, size)?.clean_invalidate();
-                (!chain.intact()).then_some(0)
-            }
+            Verify::Chain(chain) => (!chain.intact()).then_some(0),
         };
         let cycles = stats::summarize(&mut cycles[..reps]).filter(|_| self.clock.cycles);
         Some(Point {
-            passes: p.passes,
+            passes,
             units: p.units,
             ticks: stats::summarize(&mut ticks[..reps])?,
             cycles,
             bad,
+            start: p.start,
+            lines: p.lines,
         })
     }
 }

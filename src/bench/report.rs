@@ -14,7 +14,7 @@ use mairbench_core::paging::Granule;
 use mairbench_core::record::Record;
 use mairbench_core::schema;
 use mairbench_core::stats;
-use mairbench_core::sweep::{Sizes, MAX_SIZES};
+use mairbench_core::sweep::{Lines, Sizes, MAX_SIZES};
 
 /// Reports the data and unified caches (CLIDR_EL1, CCSIDR_EL1); returns the last level's size.
 pub(super) fn caches() -> Option<u64> {
@@ -115,6 +115,10 @@ pub(super) fn result(
             best
         }
     };
+    rec = rec.str("start", p.start.name());
+    if let Some(lines) = p.lines {
+        rec = rec.str("line_state", lines.name());
+    }
     let _ = match p.bad {
         None => rec.str("integrity", "ok"),
         Some(off) => rec.hex("integrity_fail_offset", off),
@@ -192,12 +196,16 @@ impl Table {
         }
         say!("  {:>9}", "vs wb");
         let reference = &self.cells[memtype::NORMAL_WB];
+        let mut rows: [Option<&Alias>; MEMTYPES.len()] = [None; MEMTYPES.len()];
         for alias in types {
             let Some(row) = self.cells.get(self.row(alias)) else {
                 continue;
             };
             if row.iter().all(Option::is_none) {
                 continue;
+            }
+            if let Some(slot) = rows.get_mut(alias.memtype.index as usize) {
+                *slot = Some(alias);
             }
             // The name, marked with the granule when it is not the kernel's own.
             let name = alias.memtype.name;
@@ -243,6 +251,29 @@ impl Table {
                 say_inline!("{sep}{}", Bytes(sizes.get(c).unwrap_or(0)));
             }
             say!("; the result records and the host report have them all)");
+        }
+        if spec.unit == Unit::NsPerLine {
+            // Which rows time real lines and which the no-line path (schema: line_state).
+            say_inline!("  (lines each pass finds:");
+            for state in [
+                Lines::Dirty,
+                Lines::Clean,
+                Lines::NotAllocated,
+                Lines::NoLine,
+            ] {
+                let mut first = true;
+                for alias in rows.iter().flatten() {
+                    if Lines::after_writes(alias.memtype.mair) == state {
+                        let lead = if first { " " } else { ", " };
+                        say_inline!("{lead}{}", alias.memtype.name);
+                        first = false;
+                    }
+                }
+                if !first {
+                    say_inline!(" {};", state.name());
+                }
+            }
+            say!(" no-line rows time DC on lines that are never cached)");
         }
         if spec.unit.higher_is_better() {
             say!("  (higher is better; vs wb = this type's bandwidth / normal-wb's)");

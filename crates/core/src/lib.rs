@@ -24,6 +24,7 @@ pub mod format;
 pub mod kernel;
 pub mod memtype;
 pub mod paging;
+pub mod pattern;
 pub mod placement;
 pub mod platform;
 pub mod pmu;

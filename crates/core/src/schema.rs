@@ -639,7 +639,11 @@ pub const CACHE: Kind = Kind {
 /// The clock of the benchmark.
 pub const TIMER: Kind = Kind {
     name: "timer",
-    doc: "How the benchmark times: the counter, its read overhead and the sample size.",
+    doc: "How the benchmark times: the counter, its read overhead and the sample size. A \
+          point's samples are sized by time: its warm-up times growing numbers of passes \
+          until one probe lasts half the shortest sample, and the samples get the passes that \
+          make min_sample_ticks at that rate (never fewer than one; a sample that still comes \
+          out shorter makes all of them be taken again with more passes).",
     fields: &[
         Field::always(
             "freq_hz",
@@ -663,7 +667,21 @@ pub const TIMER: Kind = Kind {
             "sample_bytes",
             U64,
             BYTES,
-            "Bytes a sample aims to cover (passes are chosen to reach it).",
+            "Bytes a multi-core scaling sample covers at least (single-core points are sized \
+             by time: min_sample_ticks; firmware before that sized them by these bytes too).",
+        ),
+        Field::optional(
+            "min_sample_ticks",
+            U64,
+            TICKS,
+            "Shortest timed sample of a point: at least 1000 ticks (the tick at most 0.1 % \
+             of it) and at least 20 µs; absent in logs of older firmware.",
+        ),
+        Field::optional(
+            "min_sample_ns",
+            U64,
+            "ns",
+            "min_sample_ticks in nanoseconds (rounded down); with min_sample_ticks.",
         ),
         Field::always("reps", U64, "samples", "Timed samples per point."),
     ],
@@ -701,6 +719,8 @@ pub const RESULT: Kind = Kind {
         Field::optional(Unit::NsPerLine.count_field(), U64, "cache lines", "Lines maintained per sample (ns-per-line kernels)."),
         Field::optional(Unit::NsPerLine.best_field(), Decimal, "ns", "Best time per line, two decimals (ns-per-line kernels)."),
         Field::optional(Unit::NsPerLine.median_field(), Decimal, "ns", "Median time per line, two decimals (ns-per-line kernels)."),
+        Field::optional("start", Str, "", "The state the point started from; measured only (absent in logs of older firmware). \"invalidated\": everything the point touches was cleaned and invalidated to the point of coherency through normal-wb right before the warm-up, so no line of it was in a cache; \"warm\": no maintenance before the warm-up (no kernel today); maintenance kernels, after the same clean and invalidate: \"written\": before every timed pass the range was written through the alias, untimed (maint-civac, maint-cvac; rows whose line_state is no-line start invalidated instead, the written values laid through normal-wb: no write could leave a line, so every pass finds none); \"rewritten\": written, cleaned with DC CVAC and written again with the same values, so that the lines are dirty where the type allocates yet memory holds them and the invalidate loses nothing (maint-ivac). line_state says what that leaves."),
+        Field::optional("line_state", Str, "", "Maintenance kernels: the lines each timed pass finds, what those writes leave in the data cache, by the alias's MAIR attribute: \"dirty\" (write-back, write-allocate), \"clean\" (write-through: memory already holds the data), \"not-allocated\" (no write-allocate: a line is present only where the core ignores the hint), \"no-line\" (Non-cacheable and Device: no line is ever present, so the maintenance takes its no-line path)."),
         Field::optional("integrity", Str, "", "\"ok\": the data was verified intact after the point; measured only."),
         Field::optional("integrity_fail_offset", Hex, "", "Buffer offset where the data was wrong; instead of integrity."),
     ],

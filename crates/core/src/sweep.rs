@@ -1,5 +1,6 @@
 //! The working-set sizes a measurement sweeps over (powers of two, so each cache level shows
-//! as a step), and how many passes make one timed sample.
+//! as a step), how many passes make one timed sample (sized by time: [`min_sample_ticks`],
+//! [`calibrate`]), and the state a point starts from ([`Start`], [`Lines`]).
 
 use crate::placement;
 
@@ -198,6 +199,247 @@ pub fn iterations_for(size: u64, min_bytes: u64) -> u64 {
     whole.saturating_add(part).max(1)
 }
 
+/// Fewest counter ticks a timed sample lasts: the tick then is at most 0.1 % of it.
+pub const MIN_SAMPLE_TICKS: u64 = 1000;
+
+/// Shortest timed sample, in nanoseconds: on a fast counter (1 GHz, Armv8.6 and later)
+/// 1000 ticks are 1 µs, shorter than the counter reads and barriers around a sample should
+/// weigh; 20 µs keeps those (tens of ns) well under 1 %.
+pub const MIN_SAMPLE_NS: u64 = 20_000;
+
+/// Most work one timed sample (or one calibration probe) may do, in bytes (or loads and
+/// lines counted as the bytes they touch): bounds the calibration where the counter barely
+/// advances. A core would have to stream 3 TB/s to need more for [`MIN_SAMPLE_NS`].
+pub const MAX_SAMPLE_BYTES: u64 = 64 << 20;
+
+/// Dependent loads in one pass of the pointer chase, at most: enough that a sample averages
+/// over many lines of a large working set, few enough that one pass stays short where a load
+/// takes hundreds of nanoseconds.
+pub const CHASE_PASS_LOADS: u64 = 1024;
+
+/// Times the last-level cache, in lines, that the chase's warm-up visits at most (see
+/// [`chase_warm_up`]).
+pub const CHASE_WARM_UP_LLC: u64 = 2;
+
+/// The shortest timed sample on a counter of `freq_hz`: [`MIN_SAMPLE_TICKS`] ticks and
+/// [`MIN_SAMPLE_NS`], whichever is longer (at 62.5 MHz 1250 ticks, at 19.2 MHz 1000, at
+/// 1 GHz 20000). At least 1.
+pub fn min_sample_ticks(freq_hz: u64) -> u64 {
+    let ns = u128::from(MIN_SAMPLE_NS).saturating_mul(u128::from(freq_hz));
+    let ticks = u64::try_from(ns.div_ceil(1_000_000_000)).unwrap_or(u64::MAX);
+    ticks.max(MIN_SAMPLE_TICKS)
+}
+
+/// Nanoseconds that `ticks` of a `freq_hz` counter last (rounded down; 0 for a 0 Hz counter).
+pub fn ticks_to_ns(ticks: u64, freq_hz: u64) -> u64 {
+    let ns = (u128::from(ticks) * 1_000_000_000)
+        .checked_div(u128::from(freq_hz))
+        .unwrap_or(0);
+    u64::try_from(ns).unwrap_or(u64::MAX)
+}
+
+/// Passes that make a sample last `min_ticks`, when `probe_passes` took `probe_ticks`:
+/// rounded up, at least 1 (a probe that took no tick counts as one tick), at most
+/// `max_passes` (itself at least 1).
+pub fn passes_for(min_ticks: u64, probe_passes: u64, probe_ticks: u64, max_passes: u64) -> u64 {
+    let want = u128::from(min_ticks).saturating_mul(u128::from(probe_passes));
+    let passes = want.div_ceil(u128::from(probe_ticks.max(1)));
+    u64::try_from(passes)
+        .unwrap_or(u64::MAX)
+        .clamp(1, max_passes.max(1))
+}
+
+/// Most passes per sample over a working set of `pass_bytes` per pass: [`MAX_SAMPLE_BYTES`]
+/// of work, at least 1.
+pub fn max_passes(pass_bytes: u64) -> u64 {
+    MAX_SAMPLE_BYTES
+        .checked_div(pass_bytes)
+        .unwrap_or(MAX_SAMPLE_BYTES)
+        .max(1)
+}
+
+/// What the warm-up of a point found: the passes each timed sample runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Calibration {
+    /// Passes per timed sample.
+    pub passes: u64,
+    /// Passes the warm-up ran in all (its probes).
+    pub warm_up_passes: u64,
+    /// The ticks of the warm-up's last probe.
+    pub probe_ticks: u64,
+}
+
+/// The warm-up of a point, which also sizes its samples by time: `timed(p)` runs `p` passes
+/// and returns their ticks (overhead subtracted). Starting from one pass, a probe is repeated
+/// with at least twice the passes (more where the last probe says so) until one lasts at
+/// least half of `min_ticks` or reaches `max_passes`; the samples then get the passes that
+/// make `min_ticks` at that probe's rate. The first probe includes cold misses and is the
+/// slowest per pass: when it alone lasted long enough its rate is used, and a sample that
+/// then turns out shorter than `min_ticks` is caught by [`too_short`]. The probes together
+/// last less than about twice `min_ticks` (or one pass, when that is longer).
+pub fn calibrate(
+    min_ticks: u64,
+    max_passes: u64,
+    mut timed: impl FnMut(u64) -> u64,
+) -> Calibration {
+    let max = max_passes.max(1);
+    let mut probe = 1u64;
+    let mut total = 0u64;
+    loop {
+        let ticks = timed(probe);
+        total = total.saturating_add(probe);
+        if ticks.saturating_mul(2) >= min_ticks || probe >= max {
+            return Calibration {
+                passes: passes_for(min_ticks, probe, ticks, max),
+                warm_up_passes: total,
+                probe_ticks: ticks,
+            };
+        }
+        let aim = passes_for(min_ticks / 2, probe, ticks, max);
+        probe = aim.max(probe.saturating_mul(2)).min(max);
+    }
+}
+
+/// When a timed sample of `passes` passes took only `ticks`, fewer than `min_ticks`: the
+/// passes to measure again with (at least twice as many, so that repeating ends after a few
+/// rounds), unless `passes` already reached `max_passes`. `None`: the sample is long enough.
+pub fn too_short(passes: u64, ticks: u64, min_ticks: u64, max_passes: u64) -> Option<u64> {
+    (ticks < min_ticks && passes < max_passes).then(|| {
+        passes_for(min_ticks, passes, ticks, max_passes)
+            .max(passes.saturating_mul(2))
+            .min(max_passes)
+    })
+}
+
+/// The part of a streaming pass its warm-up runs over, in bytes, for a working set of `size`
+/// bytes: the last twice the last-level cache (`llc_bytes`) once the set is at least four
+/// times it. A pass over that tail leaves the caches as a whole pass does (the last cache's
+/// worth of the set; a whole pass reaches no translation reuse either, at four times the last
+/// level); the samples then are single passes that far outlast the minimum sample, which
+/// the tail's rate confirms. `None`: the warm-up covers the whole set (smaller sets, or the
+/// cache unknown).
+pub fn warm_up_tail(size: u64, llc_bytes: Option<u64>) -> Option<u64> {
+    let llc = llc_bytes.filter(|&l| l >= MIN_SIZE)?;
+    let tail = (llc.checked_mul(2)? / MIN_SIZE).saturating_mul(MIN_SIZE);
+    (size >= llc.checked_mul(4)?).then_some(tail)
+}
+
+/// Loads in one pass of the pointer chase over `lines` lines: one lap, at most
+/// [`CHASE_PASS_LOADS`], a multiple of 8 (the chase's step), at least 8.
+pub fn chase_pass(lines: u64) -> u64 {
+    lines.clamp(1, CHASE_PASS_LOADS).next_multiple_of(8)
+}
+
+/// Loads of the chase's warm-up over `lines` lines of `line` bytes: one whole lap, but at
+/// most [`CHASE_WARM_UP_LLC`] times the last-level cache's lines (`llc_bytes`, when known):
+/// beyond it a random lap only replaces lines of the chase by others, so the cache is
+/// already as warm as it gets. A multiple of 8, at least 8.
+pub fn chase_warm_up(lines: u64, line: u64, llc_bytes: Option<u64>) -> u64 {
+    let cap = llc_bytes
+        .and_then(|llc| llc.checked_div(line))
+        .map_or(u64::MAX, |l| l.saturating_mul(CHASE_WARM_UP_LLC));
+    lines.min(cap).max(1).next_multiple_of(8)
+}
+
+/// How far the second window of a copy lies from half the buffer: 37 pages (148 KiB). With
+/// both windows exactly half a buffer apart (a multiple of every cache's way size and of
+/// QEMU's software-TLB span) the two streams compete for the same cache sets and TLB
+/// entries; under QEMU that made copies three times slower than reads and writes.
+pub const COPY_SKEW: u64 = 37 * MIN_SIZE;
+
+/// The buffer offset of the second window of a copy of `size` bytes (the first is at 0) in a
+/// buffer of `buffer` bytes: half the buffer plus [`COPY_SKEW`] where that fits, else half
+/// the buffer. `None` when the buffer does not hold both.
+pub fn copy_partner(size: u64, buffer: u64) -> Option<u64> {
+    let half = (buffer / 2 / MIN_SIZE).saturating_mul(MIN_SIZE);
+    if size > half {
+        return None;
+    }
+    let skewed = half.saturating_add(COPY_SKEW);
+    Some(if skewed.saturating_add(size) <= buffer {
+        skewed
+    } else {
+        half
+    })
+}
+
+/// The state a point starts from, as its `result` record's `start` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// Everything the point touches was cleaned and invalidated to the point of coherency
+    /// through `normal-wb` right before the warm-up: no line of it is in a cache.
+    Invalidated,
+    /// No maintenance before the warm-up: whatever the previous point left.
+    Warm,
+    /// As [`Start::Invalidated`], then before every timed pass the range is written through
+    /// the alias (untimed), so the maintenance finds the lines [`Lines`] names.
+    Written,
+    /// As [`Start::Written`], but written, cleaned with `DC CVAC` and written again with the
+    /// same values: lines dirty where the type allocates, yet identical to memory, so an
+    /// invalidate loses nothing.
+    Rewritten,
+}
+
+impl Start {
+    /// Its name in records.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Start::Invalidated => "invalidated",
+            Start::Warm => "warm",
+            Start::Written => "written",
+            Start::Rewritten => "rewritten",
+        }
+    }
+}
+
+/// What writes through an alias leave in the data cache, by the alias's MAIR attribute: the
+/// lines a maintenance kernel then finds (its `result` record's `lines`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lines {
+    /// Write-back, write-allocate: the lines are present and dirty.
+    Dirty,
+    /// Write-through, write-allocate: present and clean (memory already holds the data).
+    Clean,
+    /// Cacheable without write-allocate: the writes go to memory; a line is present only
+    /// where the core ignores the hint.
+    NotAllocated,
+    /// Non-cacheable or Device: no line is ever present; the maintenance takes the no-line
+    /// path.
+    NoLine,
+}
+
+impl Lines {
+    /// Its name in records.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Lines::Dirty => "dirty",
+            Lines::Clean => "clean",
+            Lines::NotAllocated => "not-allocated",
+            Lines::NoLine => "no-line",
+        }
+    }
+
+    /// What writes through memory of MAIR attribute byte `mair` leave, by its inner
+    /// attribute (the caches closest to the core): Device (`0b0000_xxxx`) and inner
+    /// Non-cacheable (`0b0100`) hold no line; write-back (`0b01RW` transient with RW not 0,
+    /// `0b11RW`) and write-through (`0b00RW` transient, `0b10RW`) hold one only with the
+    /// write-allocate bit W.
+    pub const fn after_writes(mair: u8) -> Lines {
+        if mair >> 4 == 0 {
+            return Lines::NoLine; // Device
+        }
+        match mair & 0xf {
+            // Non-cacheable (and the unpredictable 0b0000 with a Normal outer attribute).
+            0b0000 | 0b0100 => Lines::NoLine,
+            inner => match (inner & 0b0100 != 0, inner & 0b0001 != 0) {
+                (true, true) => Lines::Dirty,
+                (false, true) => Lines::Clean,
+                (_, false) => Lines::NotAllocated,
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -340,5 +582,184 @@ mod tests {
         assert_eq!(iterations_for(0, MIB), 1);
         assert_eq!(iterations_for(1, u64::MAX), u64::MAX);
         assert_eq!(iterations_for(2, u64::MAX), 1 << 63);
+    }
+
+    #[test]
+    fn samples_last_long_enough_for_the_counter() {
+        assert_eq!(min_sample_ticks(62_500_000), 1250); // QEMU: 20 µs
+        assert_eq!(min_sample_ticks(19_200_000), 1000); // 52 µs: the tick rule wins
+        assert_eq!(min_sample_ticks(54_000_000), 1080);
+        assert_eq!(min_sample_ticks(1_000_000_000), 20_000);
+        assert_eq!(min_sample_ticks(0), MIN_SAMPLE_TICKS);
+        assert_eq!(min_sample_ticks(u64::MAX), u64::MAX / 50_000 + 1);
+        assert_eq!(ticks_to_ns(1250, 62_500_000), 20_000);
+        assert_eq!(ticks_to_ns(1000, 19_200_000), 52_083);
+        assert_eq!(ticks_to_ns(5, 0), 0);
+        assert_eq!(ticks_to_ns(u64::MAX, 1), u64::MAX);
+    }
+
+    #[test]
+    fn passes_from_a_probe() {
+        assert_eq!(passes_for(1250, 1, 100, 1000), 13);
+        assert_eq!(passes_for(1250, 4, 1000, 1000), 5);
+        assert_eq!(passes_for(1250, 1, 5000, 1000), 1); // never below one pass
+        assert_eq!(passes_for(1250, 1, 0, 1000), 1000); // no tick: capped
+        assert_eq!(passes_for(1250, 1, 1, 0), 1);
+        assert_eq!(passes_for(u64::MAX, u64::MAX, 1, u64::MAX), u64::MAX);
+        assert_eq!(max_passes(4 * KIB), 16 * KIB);
+        assert_eq!(max_passes(MAX_SAMPLE_BYTES * 2), 1);
+        assert_eq!(max_passes(0), MAX_SAMPLE_BYTES);
+    }
+
+    /// A synthetic loop: `cold` extra ticks on its first pass, then `per_pass` ticks.
+    fn probe(cold: u64, per_pass: u64) -> impl FnMut(u64) -> u64 {
+        let mut first = true;
+        move |p| {
+            let extra = if first { cold } else { 0 };
+            first = false;
+            p * per_pass + extra
+        }
+    }
+
+    #[test]
+    fn calibration_reaches_the_minimum_sample() {
+        // 4 KiB at 10 ticks per pass, a cold first pass of 200 ticks.
+        let c = calibrate(1250, 1 << 20, probe(200, 10));
+        assert_eq!(c.passes, 125);
+        assert!(c.passes * 10 >= 1250);
+        assert!(c.probe_ticks * 2 >= 1250);
+        // The warm-up stays within about twice the minimum sample.
+        assert!(c.warm_up_passes * 10 <= 2 * 1250 + 200, "{c:?}");
+        // A pass longer than the sample: one pass, one probe.
+        let c = calibrate(1250, 1 << 20, probe(0, 9000));
+        assert_eq!((c.passes, c.warm_up_passes, c.probe_ticks), (1, 1, 9000));
+        // Half the minimum in one pass: two passes.
+        let c = calibrate(1250, 1 << 20, probe(0, 700));
+        assert_eq!((c.passes, c.warm_up_passes), (2, 1));
+        // With the samples' own check, never shorter than the minimum, whatever the rate
+        // and however slow the first pass.
+        for per_pass in [1, 2, 3, 7, 10, 99, 300, 624, 625, 626, 1249, 1250, 1251] {
+            for cold in [0, 1, 50, 5000] {
+                let mut timed = probe(cold, per_pass);
+                let c = calibrate(1250, 1 << 20, &mut timed);
+                assert!(
+                    c.warm_up_passes * per_pass <= 2 * 1250 + 3 * per_pass + cold,
+                    "{c:?}"
+                );
+                let mut passes = c.passes;
+                let mut rounds = 0;
+                while let Some(more) = too_short(passes, timed(passes), 1250, 1 << 20) {
+                    assert!(more >= 2 * passes);
+                    passes = more;
+                    rounds += 1;
+                }
+                assert!(rounds <= 12, "{per_pass} {cold}");
+                assert!(passes * per_pass >= 1250, "{per_pass} {cold}: {c:?}");
+                if cold == 0 {
+                    assert_eq!(rounds, 0, "{per_pass} {cold}");
+                    assert!(passes * per_pass <= 2 * 1250 + 2 * per_pass, "{c:?}");
+                }
+            }
+        }
+        assert_eq!(too_short(4, 1250, 1250, 100), None);
+        assert_eq!(too_short(4, 1000, 1250, 100), Some(8));
+        assert_eq!(too_short(4, 100, 1250, 100), Some(50));
+        assert_eq!(too_short(4, 0, 1250, 100), Some(100));
+        assert_eq!(too_short(100, 0, 1250, 100), None);
+    }
+
+    #[test]
+    fn calibration_is_bounded_on_a_stopped_counter() {
+        let mut probes = 0;
+        let c = calibrate(1250, 1000, |_| {
+            probes += 1;
+            0
+        });
+        assert_eq!(c.passes, 1000);
+        assert!(probes <= 11, "{probes}");
+        assert!(c.warm_up_passes < 2 * 1000);
+        let c = calibrate(1250, 0, |_| 0);
+        assert_eq!((c.passes, c.warm_up_passes), (1, 1));
+    }
+
+    #[test]
+    fn large_sets_warm_up_over_their_tail() {
+        assert_eq!(warm_up_tail(8 * MIB, Some(MIB)), Some(2 * MIB));
+        assert_eq!(warm_up_tail(4 * MIB, Some(MIB)), Some(2 * MIB));
+        assert_eq!(warm_up_tail(2 * MIB, Some(MIB)), None);
+        assert_eq!(warm_up_tail(32 * MIB, None), None);
+        assert_eq!(warm_up_tail(32 * MIB, Some(100)), None);
+        assert_eq!(warm_up_tail(u64::MAX, Some(u64::MAX)), None);
+        assert_eq!(warm_up_tail(32 * MIB, Some(3 * MIB)), Some(6 * MIB));
+    }
+
+    #[test]
+    fn chase_passes_and_warm_up() {
+        assert_eq!(chase_pass(64), 64); // 4 KiB: one lap
+        assert_eq!(chase_pass(131_072), CHASE_PASS_LOADS);
+        assert_eq!(chase_pass(0), 8);
+        assert_eq!(chase_pass(13), 16);
+        // 8 MiB of 64-byte lines with a 1 MiB last level: two caches' worth, not the lap.
+        assert_eq!(chase_warm_up(131_072, 64, Some(MIB)), 32_768);
+        // Within twice the cache: the whole lap.
+        assert_eq!(chase_warm_up(16_384, 64, Some(MIB)), 16_384);
+        assert_eq!(chase_warm_up(131_072, 64, None), 131_072);
+        assert_eq!(chase_warm_up(0, 64, Some(MIB)), 8);
+        assert_eq!(chase_warm_up(100, 0, Some(MIB)), 104);
+    }
+
+    #[test]
+    fn copies_are_skewed_off_half_the_buffer() {
+        assert_eq!(copy_partner(8 * MIB, 32 * MIB), Some(16 * MIB + COPY_SKEW));
+        assert_eq!(copy_partner(4 * KIB, 32 * MIB), Some(16 * MIB + COPY_SKEW));
+        assert_eq!(copy_partner(16 * MIB, 32 * MIB), Some(16 * MIB)); // no room to skew
+        assert_eq!(copy_partner(16 * MIB + 4 * KIB, 32 * MIB), None);
+        assert_eq!(copy_partner(4 * KIB, 4 * KIB), None);
+        assert_eq!(copy_partner(4 * KIB, 8 * KIB), Some(4 * KIB));
+        assert_eq!(copy_partner(4 * KIB, 12 * KIB), Some(4 * KIB)); // half rounded to pages
+        for size in [4 * KIB, MIB, 7 * MIB, 16 * MIB] {
+            for buffer in [8 * KIB, 3 * MIB, 32 * MIB, 33 * MIB + 8] {
+                if let Some(at) = copy_partner(size, buffer) {
+                    assert!(at >= size && at + size <= buffer && at % MIN_SIZE == 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn line_states_follow_the_attributes() {
+        use crate::memtype::MEMTYPES;
+        let names: Vec<&str> = MEMTYPES
+            .iter()
+            .map(|m| Lines::after_writes(m.mair).name())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "dirty",
+                "not-allocated",
+                "clean",
+                "no-line",
+                "no-line",
+                "no-line",
+                "no-line",
+                "no-line"
+            ]
+        );
+        assert_eq!(Lines::after_writes(0x77), Lines::Dirty); // write-back transient, RW
+        assert_eq!(Lines::after_writes(0x66), Lines::NotAllocated); // transient, R only
+        assert_eq!(Lines::after_writes(0x88), Lines::NotAllocated); // write-through, no alloc
+        assert_eq!(Lines::after_writes(0x11), Lines::Clean); // write-through transient, W
+        assert_eq!(Lines::after_writes(0xf0), Lines::NoLine);
+        assert_eq!(Lines::after_writes(0xf4), Lines::NoLine); // inner non-cacheable
+        assert_eq!(Lines::after_writes(0x4f), Lines::Dirty); // outer NC, inner WB
+        for s in [
+            Start::Invalidated,
+            Start::Warm,
+            Start::Written,
+            Start::Rewritten,
+        ] {
+            assert!(!s.name().is_empty());
+        }
     }
 }

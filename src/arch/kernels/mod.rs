@@ -126,6 +126,45 @@ impl Loop {
         }
     }
 
+    /// The same streaming loop over only the last `bytes` of its range (of each range, for a
+    /// copy): a non-zero multiple of the loop's step, shorter than the range. `None` for the
+    /// chase and the maintenance loops, or when `bytes` does not fit.
+    pub fn tail(&self, bytes: u64) -> Option<Loop> {
+        let cut = |va: u64, len: u64, step: u64| {
+            (bytes != 0 && bytes < len && bytes.is_multiple_of(step)).then(|| va + (len - bytes))
+        };
+        let body = match self.0 {
+            Body::ReadLdp { va, len } => Body::ReadLdp {
+                va: cut(va, len, 256)?,
+                len: bytes,
+            },
+            Body::WriteStp { va, len } => Body::WriteStp {
+                va: cut(va, len, 256)?,
+                len: bytes,
+            },
+            Body::ReadLdpQ { va, len } => Body::ReadLdpQ {
+                va: cut(va, len, 512)?,
+                len: bytes,
+            },
+            Body::WriteStpQ { va, len } => Body::WriteStpQ {
+                va: cut(va, len, 512)?,
+                len: bytes,
+            },
+            Body::Copy { dst, src, len } => Body::Copy {
+                dst: cut(dst, len, 128)?,
+                src: cut(src, len, 128)?,
+                len: bytes,
+            },
+            Body::Zva { va, len, block } => Body::Zva {
+                va: cut(va, len, 4 * block)?,
+                len: bytes,
+                block,
+            },
+            _ => return None,
+        };
+        Some(Loop(body))
+    }
+
     /// `DC ZVA` over the window (a multiple of 4 blocks, block-aligned); `None` where DC ZVA
     /// is prohibited (DCZID_EL0.DZP).
     pub fn zva(w: &Window) -> Option<Loop> {
@@ -180,20 +219,42 @@ impl Loop {
 /// One timed sample.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sample {
-    /// CNTVCT_EL0 ticks (ISB before each read; DSB SY before the second, so stores count
-    /// as done only when complete).
+    /// CNTVCT_EL0 ticks (DSB SY and ISB before the first read, so stores made before the
+    /// sample have completed; DSB SY and ISB before the second, so stores count as done only
+    /// when complete).
     pub ticks: u64,
     /// PMCCNTR_EL0 cycles over the same interval (0 without a usable PMU).
     pub cycles: u64,
 }
 
-/// Times `passes` runs of `body`.
+impl Sample {
+    /// Both samples' counts together (a sample timed as several intervals: one per pass).
+    pub fn add(self, other: Sample) -> Sample {
+        Sample {
+            ticks: self.ticks.wrapping_add(other.ticks),
+            cycles: self.cycles.wrapping_add(other.cycles),
+        }
+    }
+}
+
+/// Times `passes` runs of `body`: the one place a sample is timed.
 pub fn time(passes: u64, with_cycles: bool, body: &mut Loop) -> Sample {
+    timed(with_cycles, || {
+        for _ in 0..passes {
+            body.run();
+        }
+    })
+}
+
+/// The interval of `run` on the counters. The DSB SY first drains what came before (on
+/// Non-cacheable and Device aliases the write buffer of an untimed re-write would otherwise
+/// still be emptying into the timed region); the ISB of each read orders it after them.
+#[inline(always)]
+fn timed(with_cycles: bool, run: impl FnOnce()) -> Sample {
+    dsb(SY);
     let c0 = if with_cycles { pmu::cycles() } else { 0 };
     let t0 = ticks();
-    for _ in 0..passes {
-        body.run();
-    }
+    run();
     dsb(SY);
     let t1 = ticks();
     let c1 = if with_cycles { pmu::cycles() } else { 0 };
@@ -203,14 +264,11 @@ pub fn time(passes: u64, with_cycles: bool, body: &mut Loop) -> Sample {
     }
 }
 
-/// The cost of reading the clock itself: the smallest interval of back-to-back reads.
+/// The cost of reading the clock itself: the smallest interval [`time`] measures around
+/// nothing (the same barriers and reads).
 pub fn timer_overhead() -> u64 {
     (0..64)
-        .map(|_| {
-            let t0 = ticks();
-            dsb(SY);
-            ticks().wrapping_sub(t0)
-        })
+        .map(|_| timed(false, || {}).ticks)
         .min()
         .unwrap_or(0)
 }

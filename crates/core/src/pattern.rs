@@ -1,0 +1,47 @@
+//! The data patterns the benchmark lays in the test buffer and checks afterwards: a value per
+//! 64-bit word, a function of the word's byte offset, simple enough for an assembly loop to
+//! lay and check with `stp`/`ldp` pairs.
+
+/// A value for every 64-bit word of a window, by its byte offset from the window's start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// `offset ^ key`: every word differs from its neighbours and from other windows' words.
+    Xor(u64),
+    /// The first value at offsets that are multiples of 16, the second in between (what the
+    /// write kernels store: `stp` of a register pair).
+    Pair(u64, u64),
+}
+
+impl Pattern {
+    /// The word at byte offset `off` (a multiple of 8).
+    pub const fn at(self, off: u64) -> u64 {
+        match self {
+            Pattern::Xor(key) => off ^ key,
+            Pattern::Pair(even, odd) => {
+                if off.is_multiple_of(16) {
+                    even
+                } else {
+                    odd
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_by_offset() {
+        let x = Pattern::Xor(0xff00);
+        assert_eq!([x.at(0), x.at(8), x.at(16)], [0xff00, 0xff08, 0xff10]);
+        // The pair of a 16-byte step: the second word is the first with bit 3 flipped, as
+        // the assembly computes it.
+        for off in (0..4096).step_by(16) {
+            assert_eq!(x.at(off + 8), x.at(off) ^ 8);
+        }
+        let p = Pattern::Pair(1, 2);
+        assert_eq!([p.at(0), p.at(8), p.at(16), p.at(24)], [1, 2, 1, 2]);
+    }
+}
