@@ -181,10 +181,17 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
                 });
             }
             selftest(options.selftest);
-            let mut engine = bench::Engine::new(&mem, &options, pmu.cycles);
-            engine.run();
-            engine.scaling(&cores);
-            verdicts::report(&verdict::NoSweep, &gathered);
+            match arch::results_store() {
+                Some(results) => {
+                    let events = pmu.events.ok();
+                    let mut engine =
+                        bench::Engine::new(&mem, &options, pmu.cycles, events, results);
+                    engine.run();
+                    engine.scaling(&cores);
+                    verdicts::report(engine.results(), &gathered);
+                }
+                None => verdicts::report(&verdict::NoSweep, &gathered),
+            }
         }
         Err(why) => {
             run::check("mmu", false, format_args!("memory setup failed: {why}"));

@@ -498,3 +498,18 @@ pub fn cache_levels() -> (
         ccsidr(level, instruction).0
     })
 }
+
+/// The run's results store (about 70 KiB, too large for a stack): in the image's BSS.
+static mut RESULTS: mairbench_core::results::Results = mairbench_core::results::Results::new();
+static RESULTS_TAKEN: Global<bool> = Global::new(false);
+
+/// The results store of the verdicts, handed out once; `None` afterwards.
+pub fn results_store() -> Option<&'static mut mairbench_core::results::Results> {
+    if RESULTS_TAKEN.get() {
+        return None;
+    }
+    RESULTS_TAKEN.set(true);
+    // SAFETY: `RESULTS_TAKEN` makes this the one reference ever made to `RESULTS`, which only
+    // the boot CPU's main flow uses (no exception handler or other CPU touches it).
+    Some(unsafe { &mut *core::ptr::addr_of_mut!(RESULTS) })
+}

@@ -267,10 +267,6 @@ impl Events {
 
     /// The counters now, ordered after the instructions before (one ISB, then one `mrs` per
     /// event); two readings give a sample's counts with `Counts::since`.
-    #[expect(
-        dead_code,
-        reason = "the engine reads the counters around every timed sample once it is wired"
-    )]
     pub fn read(&self) -> Counts {
         let mut values = [0u64; MAX];
         // SAFETY: an ISB only synchronises the context; no memory access.

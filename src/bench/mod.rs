@@ -21,6 +21,7 @@ mod report;
 pub mod scaling;
 
 use crate::arch::buffer::{Chain, Window};
+use crate::arch::pmu::Events;
 use crate::arch::timer::Deadline;
 use crate::arch::{self, kernels, mmu};
 use crate::console::Console;
@@ -32,6 +33,7 @@ use mairbench_core::kernel::{self, Kernel, KernelSpec};
 use mairbench_core::memtype::{Class, MEMTYPES};
 use mairbench_core::paging::Granule;
 use mairbench_core::record::Record;
+use mairbench_core::results::Results;
 use mairbench_core::schema;
 use mairbench_core::stats::MAX_REPS;
 use mairbench_core::sweep::{self, Sizes, MAX_SIZES};
@@ -58,6 +60,18 @@ struct Clock {
     min_ticks: u64,
     /// Whether PMCCNTR_EL0 counts too.
     cycles: bool,
+    /// The PMU events counted around every sample, if any.
+    events: Option<Events>,
+}
+
+impl Clock {
+    /// What every sample counts.
+    fn meter(&self) -> kernels::Meter {
+        kernels::Meter {
+            cycles: self.cycles,
+            events: self.events,
+        }
+    }
 }
 
 /// What the run measures.
@@ -100,11 +114,21 @@ pub struct Engine<'m> {
     laid: Option<Window>,
     /// Whether the data check finds planted wrong words (else every point fails its check).
     check_works: bool,
+    /// Every point's value (and PMU counts), for the verdicts.
+    results: &'m mut Results,
 }
 
 impl<'m> Engine<'m> {
     /// Plans the sweep from the options, the caches and the buffer, and reports the plan.
-    pub fn new(mem: &'m Memory, options: &Options, cycles: bool) -> Self {
+    /// `cycles`: PMCCNTR_EL0 counts; `events`: the PMU events to count around every sample;
+    /// `results`: where the points are kept for the verdicts.
+    pub fn new(
+        mem: &'m Memory,
+        options: &Options,
+        cycles: bool,
+        events: Option<Events>,
+        results: &'m mut Results,
+    ) -> Self {
         let llc = report::caches();
         let max = mem.buffer.size;
         let sizes = match (options.sizes, options.quick) {
@@ -145,6 +169,7 @@ impl<'m> Engine<'m> {
             overhead: kernels::timer_overhead(),
             min_ticks: sweep::min_sample_ticks(freq),
             cycles,
+            events,
         };
         let mut engine = Engine {
             mem,
@@ -159,7 +184,9 @@ impl<'m> Engine<'m> {
             chase: None,
             laid: None,
             check_works: point::check_works(mem.wb()),
+            results,
         };
+        engine.results.reset(sizes);
         if !engine.check_works {
             say!("FAIL integrity: the data check does not find wrong words planted in normal-wb");
         }
@@ -211,6 +238,11 @@ impl<'m> Engine<'m> {
             .u64("reps", plan.reps.into())
             .finish();
         engine
+    }
+
+    /// Every measured point so far, for the verdicts.
+    pub fn results(&self) -> &Results {
+        self.results
     }
 
     fn kernels(&self) -> impl Iterator<Item = &'static KernelSpec> {

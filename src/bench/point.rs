@@ -12,6 +12,7 @@ use crate::say;
 use mairbench_core::format::Bytes;
 use mairbench_core::kernel::{Kernel, KernelSpec};
 use mairbench_core::pattern::Pattern;
+use mairbench_core::pmu::Counts;
 use mairbench_core::stats::{self, Summary, MAX_REPS};
 use mairbench_core::sweep::{self, Calibration, Lines, Start};
 
@@ -105,6 +106,8 @@ pub(super) struct Point {
     pub start: Start,
     /// Maintenance kernels: the lines each timed pass found.
     pub lines: Option<Lines>,
+    /// The PMU events of the fastest sample, where events are counted.
+    pub events: Option<Counts>,
 }
 
 /// Whether the lay and check loops find what they must: a window of `normal-wb` laid with
@@ -159,7 +162,27 @@ impl Engine<'_> {
                 );
             }
         }
-        report::result(spec, alias, size, &point, &self.clock, self.plan.line)
+        let value = report::result(spec, alias, size, &point, &self.clock, self.plan.line);
+        if let Some(v) = value {
+            let bytes = report::covered_bytes(spec, &point, self.plan.line);
+            let per_line = self
+                .clock
+                .events
+                .zip(point.events)
+                .map(|(e, counts)| (*e.choice(), counts));
+            let per_line = per_line
+                .as_ref()
+                .map(|(choice, counts)| choice.per_line(counts, bytes));
+            self.results.put(
+                spec.kernel,
+                alias.memtype.index as usize,
+                alias.granule,
+                size,
+                v,
+                per_line.into_iter().flatten(),
+            );
+        }
+        value
     }
 
     /// Lays the data the kernel needs and builds its loop, or says why the point is skipped.
@@ -314,14 +337,14 @@ impl Engine<'_> {
     /// maintenance kernel's passes are timed one by one, each after its untimed re-write,
     /// and summed (the overhead subtracted once per pass).
     fn sample(&self, p: &Prepared, body: &mut Loop, passes: u64) -> Sample {
-        let cycles = self.clock.cycles;
+        let meter = self.clock.meter();
         let (sample, intervals) = match p.redirty {
-            None => (kernels::time(passes, cycles, body), 1),
+            None => (kernels::time(passes, meter, body), 1),
             Some(redirty) => {
                 let mut sum = Sample::default();
                 for _ in 0..passes {
                     redirty.run();
-                    sum = sum.add(kernels::time(1, cycles, body));
+                    sum = sum.add(kernels::time(1, meter, body));
                 }
                 (sum, passes)
             }
@@ -373,6 +396,8 @@ impl Engine<'_> {
         let reps = self.plan.reps as usize;
         let mut ticks = [0u64; MAX_REPS];
         let mut cycles = [0u64; MAX_REPS];
+        // The PMU counts of the fastest sample (the one the best value comes from).
+        let mut events = (u64::MAX, Counts::default());
         let mut passes = calibration.passes;
         let mut n = 0;
         while n < reps {
@@ -386,6 +411,9 @@ impl Engine<'_> {
             }
             if let (Some(t), Some(c)) = (ticks.get_mut(n), cycles.get_mut(n)) {
                 (*t, *c) = (s.ticks.max(1), s.cycles);
+            }
+            if s.ticks.max(1) < events.0 {
+                events = (s.ticks.max(1), s.events);
             }
             n += 1;
         }
@@ -414,6 +442,7 @@ impl Engine<'_> {
             bad,
             start: p.start,
             lines: p.lines,
+            events: self.clock.events.map(|_| events.1),
         })
     }
 }

@@ -115,6 +115,13 @@ pub(super) fn result(
             best
         }
     };
+    rec = match (clock.events, p.events) {
+        (Some(e), Some(counts)) => rec.decimals(
+            "pmu",
+            e.choice().per_line(&counts, covered_bytes(spec, p, line)),
+        ),
+        _ => rec.null("pmu"),
+    };
     rec = rec.str("start", p.start.name());
     if let Some(lines) = p.lines {
         rec = rec.str("line_state", lines.name());
@@ -125,6 +132,17 @@ pub(super) fn result(
     }
     .finish();
     value
+}
+
+/// The bytes one sample covers, for PMU counts per 64-byte line: the bytes moved, a line per
+/// dependent load, or the lines maintained.
+pub(super) fn covered_bytes(spec: &KernelSpec, p: &Point, line: u64) -> u64 {
+    let total = p.units.saturating_mul(p.passes);
+    match spec.unit {
+        Unit::Bandwidth => total,
+        Unit::NsPerLoad => total.saturating_mul(mairbench_core::pmu::LINE),
+        Unit::NsPerLine => total.saturating_mul(line),
+    }
 }
 
 /// Most size columns a firmware table shows (the default sweep's 9 all fit; a longer one

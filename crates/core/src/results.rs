@@ -48,8 +48,18 @@ impl Results {
 
     /// Forgets every point and sets the sweep's sizes.
     pub fn reset(&mut self, sizes: Sizes) {
-        *self = Results::new();
+        // In place: a whole new value would be built on the stack first.
         self.sizes = sizes;
+        self.best
+            .iter_mut()
+            .flatten()
+            .flatten()
+            .for_each(|c| c.fill(0));
+        self.pmu
+            .iter_mut()
+            .flatten()
+            .flatten()
+            .for_each(|c| c.fill(0));
     }
 
     fn column(&self, size: u64) -> Option<usize> {

@@ -129,7 +129,7 @@ impl Kind {
     }
 }
 
-use Type::{Bool, Decimal, Hex, Str, Strs, U64};
+use Type::{Bool, Decimal, Hex, Numbers, Str, Strs, U64};
 
 const BYTES: &str = "bytes";
 const MBPS: &str = "MB/s (MB = 10^6 B)";
@@ -719,6 +719,7 @@ pub const RESULT: Kind = Kind {
         Field::optional(Unit::NsPerLine.count_field(), U64, "cache lines", "Lines maintained per sample (ns-per-line kernels)."),
         Field::optional(Unit::NsPerLine.best_field(), Decimal, "ns", "Best time per line, two decimals (ns-per-line kernels)."),
         Field::optional(Unit::NsPerLine.median_field(), Decimal, "ns", "Median time per line, two decimals (ns-per-line kernels)."),
+        Field::optional("pmu", Numbers, "events per 64-byte line", "Measured only: the PMU events counted during the point's fastest sample (the one best_ticks comes from), per 64-byte line it covered (bytes moved / 64; a line per dependent load for latency; the lines maintained), two decimals, keyed by the event's lower-case Arm name (mairbench_core::pmu::EVENTS, e.g. l1d_cache_refill, bus_access); null where no event counts (the config record's pmu_reason says why; QEMU counts none of them). Absent in logs of older firmware.").or_null(),
         Field::optional("start", Str, "", "The state the point started from; measured only (absent in logs of older firmware). \"invalidated\": everything the point touches was cleaned and invalidated to the point of coherency through normal-wb right before the warm-up, so no line of it was in a cache; \"warm\": no maintenance before the warm-up (no kernel today); maintenance kernels, after the same clean and invalidate: \"written\": before every timed pass the range was written through the alias, untimed (maint-civac, maint-cvac; rows whose line_state is no-line start invalidated instead, the written values laid through normal-wb: no write could leave a line, so every pass finds none); \"rewritten\": written, cleaned with DC CVAC and written again with the same values, so that the lines are dirty where the type allocates yet memory holds them and the invalidate loses nothing (maint-ivac). line_state says what that leaves."),
         Field::optional("line_state", Str, "", "Maintenance kernels: the lines each timed pass finds, what those writes leave in the data cache, by the alias's MAIR attribute: \"dirty\" (write-back, write-allocate), \"clean\" (write-through: memory already holds the data), \"not-allocated\" (no write-allocate: a line is present only where the core ignores the hint), \"no-line\" (Non-cacheable and Device: no line is ever present, so the maintenance takes its no-line path)."),
         Field::optional("integrity", Str, "", "\"ok\": the data was verified intact after the point; measured only."),

@@ -6,9 +6,11 @@
 //! check the rest, so safe code cannot run a loop over anything else.
 
 use super::buffer::{Chain, Window};
-use super::{mmu, pmu, ticks};
+use super::pmu::{self, Events};
+use super::{mmu, ticks};
 use aarch64_cpu::asm::barrier::{dsb, SY};
 use core::arch::global_asm;
+use mairbench_core::pmu::Counts;
 
 global_asm!(include_str!("stream.S"));
 global_asm!(include_str!("latency.S"));
@@ -225,6 +227,9 @@ pub struct Sample {
     pub ticks: u64,
     /// PMCCNTR_EL0 cycles over the same interval (0 without a usable PMU).
     pub cycles: u64,
+    /// The chosen PMU events over the same interval (read outside it), all 0 when none
+    /// counts.
+    pub events: Counts,
 }
 
 impl Sample {
@@ -233,13 +238,25 @@ impl Sample {
         Sample {
             ticks: self.ticks.wrapping_add(other.ticks),
             cycles: self.cycles.wrapping_add(other.cycles),
+            events: Counts::new(core::array::from_fn(|i| {
+                self.events.get(i).wrapping_add(other.events.get(i))
+            })),
         }
     }
 }
 
+/// What a sample counts besides CNTVCT_EL0.
+#[derive(Clone, Copy, Debug)]
+pub struct Meter {
+    /// PMCCNTR_EL0 too.
+    pub cycles: bool,
+    /// The chosen PMU events too (read just outside the timed interval).
+    pub events: Option<Events>,
+}
+
 /// Times `passes` runs of `body`: the one place a sample is timed.
-pub fn time(passes: u64, with_cycles: bool, body: &mut Loop) -> Sample {
-    timed(with_cycles, || {
+pub fn time(passes: u64, meter: Meter, body: &mut Loop) -> Sample {
+    timed(meter, || {
         for _ in 0..passes {
             body.run();
         }
@@ -250,17 +267,23 @@ pub fn time(passes: u64, with_cycles: bool, body: &mut Loop) -> Sample {
 /// Non-cacheable and Device aliases the write buffer of an untimed re-write would otherwise
 /// still be emptying into the timed region); the ISB of each read orders it after them.
 #[inline(always)]
-fn timed(with_cycles: bool, run: impl FnOnce()) -> Sample {
+fn timed(meter: Meter, run: impl FnOnce()) -> Sample {
     dsb(SY);
-    let c0 = if with_cycles { pmu::cycles() } else { 0 };
+    let e0 = meter.events.map(|e| e.read());
+    let c0 = if meter.cycles { pmu::cycles() } else { 0 };
     let t0 = ticks();
     run();
     dsb(SY);
     let t1 = ticks();
-    let c1 = if with_cycles { pmu::cycles() } else { 0 };
+    let c1 = if meter.cycles { pmu::cycles() } else { 0 };
+    let events = match (meter.events, e0) {
+        (Some(e), Some(e0)) => e.read().since(&e0),
+        _ => Counts::default(),
+    };
     Sample {
         ticks: t1.wrapping_sub(t0),
         cycles: c1.wrapping_sub(c0),
+        events,
     }
 }
 
@@ -268,7 +291,13 @@ fn timed(with_cycles: bool, run: impl FnOnce()) -> Sample {
 /// nothing (the same barriers and reads).
 pub fn timer_overhead() -> u64 {
     (0..64)
-        .map(|_| timed(false, || {}).ticks)
+        .map(|_| {
+            let meter = Meter {
+                cycles: false,
+                events: None,
+            };
+            timed(meter, || {}).ticks
+        })
         .min()
         .unwrap_or(0)
 }
