@@ -101,8 +101,8 @@ impl Results {
         {
             for (name, hundredths, places) in pmu {
                 let slot = EVENTS.iter().position(|e| e.name == name);
-                if let (Some(i), 2) = (slot, places) {
-                    counts[i] = u16::try_from(hundredths.saturating_add(1)).unwrap_or(u16::MAX);
+                if let (Some(c), 2) = (slot.and_then(|i| counts.get_mut(i)), places) {
+                    *c = u16::try_from(hundredths.saturating_add(1)).unwrap_or(u16::MAX);
                 }
             }
         }
@@ -124,7 +124,7 @@ impl Sweep for Results {
             .get(granule_index(granule))?
             .get(col)?;
         // A saturated value is not a measurement the verdicts can trust.
-        (v != 0 && v != u32::MAX).then(|| u64::from(v - 1))
+        (v != u32::MAX).then(|| v.checked_sub(1)).flatten().map(u64::from)
     }
 
     fn pmu(&self, kernel: Kernel, memtype: usize, size: u64, event: &str) -> Option<u64> {
@@ -136,7 +136,7 @@ impl Sweep for Results {
             .get(memtype)?
             .get(col)?
             .get(i)?;
-        (v != 0 && v != u16::MAX).then(|| u64::from(v - 1))
+        (v != u16::MAX).then(|| v.checked_sub(1)).flatten().map(u64::from)
     }
 }
 
