@@ -305,22 +305,24 @@ pub const CONFIG: Kind = Kind {
             "",
             "mairbench.device-faults: whether the Device-memory faults are tried.",
         ),
-        Field::always(
+        Field::optional(
             "pmu_events",
             Strs,
             "",
             "The PMU events counted around every timed sample (keys of each result's \"pmu\"), \
              in the priority order of the core's event table (crates/core/src/pmu.rs), at most \
-             PMCR_EL0.N of them; empty when none is counted.",
+             PMCR_EL0.N of them; empty when none is counted. Always written; absent in logs of \
+             older firmware.",
         ),
-        Field::always(
+        Field::optional(
             "pmu_reason",
             Str,
             "",
             "Why no PMU event is counted, so that every result's \"pmu\" is null: \"no PMU \
              (ID_AA64DFR0_EL1.PMUVer)\", \"no event counters (PMCR_EL0.N is 0)\", \"event \
              counters trapped (an access took an exception)\" or \"the PMU implements none of \
-             the memory events (PMCEID0/1_EL0)\" (QEMU); null when events are counted.",
+             the memory events (PMCEID0/1_EL0)\" (QEMU); null when events are counted. Always \
+             written; absent in logs of older firmware.",
         )
         .or_null(),
         Field::optional(
@@ -337,13 +339,14 @@ pub const CONFIG: Kind = Kind {
             "PMCEID1_EL0: the same for events 0x20-0x3F (upper half 0x4020-0x403F); absent \
              without a readable PMU.",
         ),
-        Field::always(
+        Field::optional(
             "cycle_mhz",
             Decimal,
             "MHz",
             "PMCCNTR_EL0 cycles per microsecond, measured over 1 ms of CNTVCT_EL0 (one \
              decimal): the core clock on silicon, 1000.0 under QEMU (virtual nanoseconds); \
-             null without a usable cycle counter or timer frequency.",
+             null without a usable cycle counter or timer frequency. Always written; absent in \
+             logs of older firmware.",
         )
         .or_null(),
     ],
