@@ -80,9 +80,9 @@ fn quick_log_report() {
     assert_eq!(rows.len(), 2 * 8 * 3);
     assert_eq!(
         rows[0],
-        "read-ldp,normal-wb,4K,4096,mbps,6622,6316,4.4,3,true"
+        "read-ldp,normal-wb,4K,4096,mbps,12196,12170,0.2,3,true"
     );
-    assert!(rows.contains(&"read-ldp,normal-wb,4K,4194304,mbps,3999,3878,5.8,3,true".to_owned()));
+    assert!(rows.contains(&"read-ldp,normal-wb,4K,4194304,mbps,6658,6654,3.8,3,true".to_owned()));
     assert!(
         d.stdout.contains("read-ldp (MB/s, best of 3; MB = 10^6 B)"),
         "{}",
@@ -153,14 +153,20 @@ fn kernels_log_report() {
     assert!(
         d.file("results.csv")
             .starts_with("kernel,memtype,granule,size_bytes,"),
-        "a log from before the granule field reads as pages"
+        "the granule column"
     );
     assert!(!d.stderr.contains("granule"), "{}", d.stderr);
     let rows = d.csv_rows("results.csv");
-    assert_eq!(rows.len(), 6 * 8 * 9);
+    // Six kernels on eight types at nine sizes, and latency's normal-wb row on 4 KiB pages.
+    assert_eq!(rows.len(), 6 * 8 * 9 + 9);
     assert!(rows
-        .contains(&"latency,device-gre,4K,1048576,ns_per_load,11.16,11.18,0.2,3,true".to_owned()));
-    assert!(rows.contains(&"maint-civac,normal-wb,4K,4096,ns_per_line,7.5,8,6.4,3,true".to_owned()));
+        .contains(&"latency,device-gre,2M,1048576,ns_per_load,45.2,45.84,1.1,3,true".to_owned()));
+    assert!(
+        rows.contains(&"latency,normal-wb,4K,1048576,ns_per_load,20.2,21.17,2.7,3,true".to_owned())
+    );
+    assert!(
+        rows.contains(&"maint-civac,normal-wb,4K,4096,ns_per_line,43.29,44,9.1,3,true".to_owned())
+    );
     assert!(d.stdout.contains("latency (ns per load, best of 3)"));
     assert!(d.stdout.contains("(lower is better;"));
     for svg in [
@@ -340,7 +346,7 @@ fn compare_golden_logs() {
     );
     assert_eq!(d.code, Some(0), "{}", d.stderr);
     let rows = d.csv_rows("compare.csv");
-    assert_eq!(rows.len(), 432);
+    assert_eq!(rows.len(), 441);
     for row in rows {
         let f: Vec<&str> = row.split(',').collect();
         assert_eq!((f[6], f[7]), ("1", "same"), "{row}");
@@ -406,8 +412,9 @@ fn verdicts_lead_the_report_and_compare_lists_changes() {
     assert_eq!(json["verdicts"][0]["status"], "fail");
     assert_eq!(json["verdicts"][0]["evidence"]["sctlr_c"], 0.0);
 
-    // A log without verdicts: no verdict lines, an empty list in results.json.
-    let d = report(&data("qemu-quick.log"), "verdicts-none");
+    // A log without verdicts (older firmware): no verdict lines, an empty list in
+    // results.json.
+    let d = report(&data("handmade-board.log"), "verdicts-none");
     assert!(!d.stdout.contains("verdicts ("), "{}", d.stdout);
     let json: serde_json::Value = serde_json::from_str(&d.file("results.json")).unwrap();
     assert_eq!(json["verdicts"], serde_json::json!([]));
@@ -459,7 +466,7 @@ fn verdicts_lead_the_report_and_compare_lists_changes() {
     // Against a run without verdicts, every verdict changed from none.
     let d = compare(
         &data("handmade-verdicts-b.log"),
-        &data("qemu-quick.log"),
+        &data("handmade-board.log"),
         "verdicts-vs-none",
     );
     assert!(
@@ -481,11 +488,10 @@ fn smp_log_report_has_scaling() {
     let rows = d.csv_rows("scaling.csv");
     // read-ldp and write-stp, eight types, 1 and 2 cores.
     assert_eq!(rows.len(), 2 * 8 * 2);
-    // A log of firmware before span_ticks and start_skew_ticks: those columns stay empty.
-    assert_eq!(rows[1], "read-ldp,normal-wb,2,14908,7454,13676,,");
+    assert_eq!(rows[1], "read-ldp,normal-wb,2,17551,9107,10324,1867,68");
     let json: serde_json::Value = serde_json::from_str(&d.file("results.json")).unwrap();
     assert_eq!(json["scaling"].as_array().unwrap().len(), 32);
-    assert_eq!(json["scaling"][1]["aggregate_mbps"], 14908);
+    assert_eq!(json["scaling"][1]["aggregate_mbps"], 17551);
     assert!(d.file("scaling-read-ldp-write-stp.svg").contains("<svg"));
     assert!(
         d.stdout
@@ -496,11 +502,11 @@ fn smp_log_report_has_scaling() {
     assert!(
         d.stdout.lines().any(|l| l.split_whitespace().eq([
             "normal-wb",
-            "8221",
-            "14908",
-            "7454",
+            "8287",
+            "17551",
+            "9107",
             "to",
-            "13676"
+            "10324"
         ])),
         "{}",
         d.stdout

@@ -124,7 +124,10 @@ impl Sweep for Results {
             .get(granule_index(granule))?
             .get(col)?;
         // A saturated value is not a measurement the verdicts can trust.
-        (v != u32::MAX).then(|| v.checked_sub(1)).flatten().map(u64::from)
+        (v != u32::MAX)
+            .then(|| v.checked_sub(1))
+            .flatten()
+            .map(u64::from)
     }
 
     fn pmu(&self, kernel: Kernel, memtype: usize, size: u64, event: &str) -> Option<u64> {
@@ -136,7 +139,10 @@ impl Sweep for Results {
             .get(memtype)?
             .get(col)?
             .get(i)?;
-        (v != u16::MAX).then(|| v.checked_sub(1)).flatten().map(u64::from)
+        (v != u16::MAX)
+            .then(|| v.checked_sub(1))
+            .flatten()
+            .map(u64::from)
     }
 }
 
