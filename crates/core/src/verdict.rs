@@ -495,6 +495,8 @@ impl Default for Evidence {
 pub enum Why {
     /// Under emulation, for a verdict that rests on timings or PMU counts.
     Emulated,
+    /// Under emulation, for the clock: the cycle counter counts no cycles.
+    EmulatedClock,
     /// Nothing to judge by; the text says what is missing.
     Missing(&'static str),
     /// SCTLR_EL1.C and/or I clear.
@@ -709,6 +711,9 @@ impl fmt::Display for Why {
         match *self {
             Why::Emulated => f.write_str(
                 "QEMU models no caches, so its timings and PMU counts cannot judge this",
+            ),
+            Why::EmulatedClock => f.write_str(
+                "under QEMU PMCCNTR_EL0 counts virtual nanoseconds, not core cycles",
             ),
             Why::Missing(what) => write!(f, "not measured: {what}"),
             Why::CachesDisabled { c, i } => {
@@ -1565,7 +1570,7 @@ impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
         let name = Name::Clock;
         let mut e = Evidence::new();
         if self.i.emulated {
-            return Verdict::new(name, Status::NotApplicable, e, Why::Emulated);
+            return Verdict::new(name, Status::NotApplicable, e, Why::EmulatedClock);
         }
         let Some(c) = self.i.clock.filter(|c| c.ticks > 0 && c.timer_hz > 0) else {
             return Verdict::new(
