@@ -177,15 +177,15 @@ impl Engine<'_> {
             Bytes(part),
             self.plan.reps
         );
+        if crate::emulated() {
+            say!("  (emulated: QEMU models no caches; these timings do not reflect memory types)");
+        }
         say!(
             "  aggregate: all cores' bytes over the span from the earliest start to the latest \
              end, each core timing itself on CNTVCT; skew: latest start - earliest start"
         );
         if crate::emulated() {
-            say!(
-                "  (emulated: QEMU models no caches; these timings do not reflect memory types; \
-                 with more CPUs than host cores the skew is the host's scheduling)"
-            );
+            say!("  (emulated: with more CPUs than host cores the skew is the host's scheduling)");
         }
         let mut failures = 0;
         for spec in stream_kernels(mask) {
