@@ -33,10 +33,10 @@ fn image_header_and_size() {
     // (registers per CPU, the shared-line test), the span-based scaling and the loaded
     // latency 8.2 KiB more; time-sized samples, the assembly lay and check loops and the
     // named start states about 4 KiB, the verdicts (judging and wording: about 26 KiB) the
-    // rest, to 190,608 bytes. This bound
-    // catches runaway growth.
+    // rest, to 190,608 bytes; PMU counts per result, the results store and the verdicts'
+    // evidence from the run 12.6 KiB more (203,256 bytes). This bound catches runaway growth.
     assert!(
-        image.len() < 200 * 1024,
+        image.len() < 208 * 1024,
         "raw image is {} bytes",
         image.len()
     );
