@@ -253,7 +253,19 @@ pub const START: Kind = Kind {
             "bootargs_from",
             Str,
             "",
-            "Where it came from: \"dtb\" (/chosen/bootargs), \"semihosting\" or \"none\".",
+            "Where it came from: \"dtb\" (/chosen/bootargs), \"uefi\" (the UEFI load options), \"semihosting\" or \"none\".",
+        ),
+        Field::optional(
+            "firmware",
+            Str,
+            "",
+            "\"uefi\" when started as a UEFI application (EDK2, U-Boot's bootefi), else \"none\" (booti, bootm, QEMU -kernel, a loader). Absent in logs of older firmware.",
+        ),
+        Field::optional(
+            "tables",
+            Str,
+            "",
+            "What describes the machine: \"dtb\" (a device tree: x0, QEMU's at the RAM base, or UEFI's EFI_DTB_TABLE), \"acpi\" (the UEFI ACPI 2.0 RSDP alone) or \"none\". Absent in logs of older firmware.",
         ),
     ],
 };
