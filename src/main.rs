@@ -228,7 +228,11 @@ fn describe_uefi(h: &arch::uefi::Handoff) {
         mairbench_core::format::Bytes(map.usable_bytes),
         map.reserved().len(),
         h.exit_tries,
-        if h.watchdog_off { "off" } else { "not disabled (SetWatchdogTimer failed)" }
+        if h.watchdog_off {
+            "off"
+        } else {
+            "not disabled (SetWatchdogTimer failed)"
+        }
     );
     for problem in map.problems.iter() {
         say!("uefi: {problem}");

@@ -173,9 +173,11 @@ pub fn handoff() -> Option<Handoff> {
 /// `host/tests/uefi.rs::uefi_acpi_is_refused_until_acpi_discovery_lands`.
 fn acpi_platform(rsdp: u64) -> Result<(), &'static str> {
     let _ = rsdp;
-    Err("ACPI-only machine: ACPI discovery is not built yet (the firmware offers an ACPI RSDP \
+    Err(
+        "ACPI-only machine: ACPI discovery is not built yet (the firmware offers an ACPI RSDP \
          and no device tree; start QEMU with -machine acpi=off, MAIRBENCH_BOOT=uefi-dt, or a \
-         firmware that installs a device tree)")
+         firmware that installs a device tree)",
+    )
 }
 
 /// ConOut as a `fmt::Write`: UCS-2 in chunks, `\n` as CR LF.
@@ -200,7 +202,11 @@ impl Write for ConOut {
                 buf[n] = u16::from(b'\r');
                 n += 1;
             }
-            buf[n] = if (c as u32) < 0x7f { c as u16 } else { u16::from(b'?') };
+            buf[n] = if (c as u32) < 0x7f {
+                c as u16
+            } else {
+                u16::from(b'?')
+            };
             n += 1;
             if n >= 127 {
                 flush(&mut buf, &mut n);
@@ -243,7 +249,7 @@ unsafe fn fail(st: *const SystemTable, name: &str, detail: &str) -> ! {
         .u64("warnings", 0)
         .str("reason", detail)
         .u64("run_us", 0)
-        .strs("failed_checks", [name].into_iter())
+        .strs("failed_checks", [name])
         .finish();
     let _ = writeln!(
         out,
@@ -251,7 +257,9 @@ unsafe fn fail(st: *const SystemTable, name: &str, detail: &str) -> ! {
     );
     // SAFETY: runtime services are valid while boot services run (and after); ResetSystem
     // does not return.
-    unsafe { ((*(*st).runtime_services).reset_system)(RESET_SHUTDOWN, ABORTED, 0, core::ptr::null()) }
+    unsafe {
+        ((*(*st).runtime_services).reset_system)(RESET_SHUTDOWN, ABORTED, 0, core::ptr::null())
+    }
 }
 
 /// The UEFI application's main function, called by `efi_pe_entry` (boot/entry.S) after
@@ -316,8 +324,7 @@ unsafe extern "C" fn efi_main(image: Handle, st: *const SystemTable) -> Next {
     // option's optional data, U-Boot's bootargs).
     let mut loaded: *mut c_void = core::ptr::null_mut();
     // SAFETY: HandleProtocol with this image's handle and a GUID in our memory.
-    let status =
-        unsafe { (bs.handle_protocol)(image, &efi::LOADED_IMAGE_PROTOCOL, &mut loaded) };
+    let status = unsafe { (bs.handle_protocol)(image, &efi::LOADED_IMAGE_PROTOCOL, &mut loaded) };
     let (mut bootargs_len, mut options_note) = (0, None);
     if status == 0 && !loaded.is_null() {
         // SAFETY: the firmware's EFI_LOADED_IMAGE_PROTOCOL for this image.

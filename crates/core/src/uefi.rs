@@ -139,7 +139,7 @@ impl fmt::Display for OptionsNote {
 /// dropped, as is leading and trailing blank space.
 pub fn load_options(bytes: &[u8], out: &mut [u8]) -> (usize, Option<OptionsNote>) {
     let mut note = None;
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         note = Some(OptionsNote::OddSize);
     }
     let units = bytes
@@ -167,10 +167,7 @@ pub fn load_options(bytes: &[u8], out: &mut [u8]) -> (usize, Option<OptionsNote>
             None => {
                 note = Some(OptionsNote::Truncated);
                 // Cut at the last space, so that no option arrives half.
-                n = out
-                    .iter()
-                    .rposition(|&c| c == b' ')
-                    .unwrap_or(out.len());
+                n = out.iter().rposition(|&c| c == b' ').unwrap_or(out.len());
                 break;
             }
         }
@@ -389,9 +386,7 @@ pub fn descriptors(bytes: &[u8], stride: usize) -> impl Iterator<Item = (Descrip
                     .and_then(|r| r.first_chunk::<8>())
                     .map_or(0, |b| u64::from_le_bytes(*b))
             };
-            let ty = c
-                .first_chunk::<4>()
-                .map_or(0, |b| u32::from_le_bytes(*b));
+            let ty = c.first_chunk::<4>().map_or(0, |b| u32::from_le_bytes(*b));
             let base = u64_at(8);
             let full = u64_at(24)
                 .checked_mul(4096)
@@ -422,7 +417,7 @@ impl MemoryMap {
             m.problems.insert(Problem::BadStride);
             return m;
         }
-        if bytes.len() % stride != 0 {
+        if !bytes.len().is_multiple_of(stride) {
             m.problems.insert(Problem::Partial);
         }
         // Descriptors come in any order: sorted insertion into the fixed arrays.
@@ -510,7 +505,10 @@ impl MemoryMap {
                 return;
             };
             if b.base <= a.base.saturating_add(a.size) {
-                let hi = a.base.saturating_add(a.size).max(b.base.saturating_add(b.size));
+                let hi = a
+                    .base
+                    .saturating_add(a.size)
+                    .max(b.base.saturating_add(b.size));
                 if let Some(slot) = self.ram.get_mut(i.saturating_sub(1)) {
                     slot.size = hi.saturating_sub(a.base);
                 }
@@ -529,10 +527,10 @@ impl MemoryMap {
         let count = self.reserved_count;
         let kept = self.reserved.get_mut(..count).unwrap_or_default();
         // A run of the same type continues.
-        if let Some(prev) = kept.iter_mut().find(|p| {
-            p.ty == r.ty
-                && (p.base.saturating_add(p.size) == r.base || end == p.base)
-        }) {
+        if let Some(prev) = kept
+            .iter_mut()
+            .find(|p| p.ty == r.ty && (p.base.saturating_add(p.size) == r.base || end == p.base))
+        {
             let lo = prev.base.min(r.base);
             let hi = prev.base.saturating_add(prev.size).max(end);
             prev.base = lo;
@@ -543,9 +541,7 @@ impl MemoryMap {
             // Never drop a reservation: widen the one nearest below (or above) over it, so
             // that it is still avoided (more is avoided than needed; that is safe).
             self.problems.insert(Problem::TooManyReserved);
-            let near = kept
-                .iter_mut()
-                .min_by_key(|p| p.base.abs_diff(r.base));
+            let near = kept.iter_mut().min_by_key(|p| p.base.abs_diff(r.base));
             if let Some(p) = near {
                 let lo = p.base.min(r.base);
                 let hi = p.base.saturating_add(p.size).max(end);
@@ -581,6 +577,12 @@ impl MemoryMap {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    reason = "tests"
+)]
 mod tests {
     extern crate std;
     use super::*;
@@ -607,15 +609,22 @@ mod tests {
         assert_eq!(
             DTB_TABLE,
             [
-                0xd5, 0x21, 0xb6, 0xb1, 0x9c, 0xf1, 0xa5, 0x41, 0x83, 0x0b, 0xd9, 0x15, 0x2c,
-                0x69, 0xaa, 0xe0
+                0xd5, 0x21, 0xb6, 0xb1, 0x9c, 0xf1, 0xa5, 0x41, 0x83, 0x0b, 0xd9, 0x15, 0x2c, 0x69,
+                0xaa, 0xe0
             ]
         );
         let t = Tables::find([(ACPI_20_TABLE, 0x1000), (DTB_TABLE, 0x2000)].into_iter());
         assert_eq!(t.dtb, Some(0x2000));
         assert_eq!(t.rsdp, Some(0x1000));
         assert_eq!(t.name(), "dtb");
-        assert_eq!(Tables { dtb: None, rsdp: Some(1) }.name(), "acpi");
+        assert_eq!(
+            Tables {
+                dtb: None,
+                rsdp: Some(1)
+            }
+            .name(),
+            "acpi"
+        );
         assert_eq!(Tables::default().name(), "none");
     }
 
@@ -626,21 +635,34 @@ mod tests {
     fn options(bytes: &[u8], cap: usize) -> (std::string::String, Option<OptionsNote>) {
         let mut out = std::vec![0u8; cap];
         let (n, note) = load_options(bytes, &mut out);
-        (std::string::String::from_utf8(out[..n].to_vec()).unwrap(), note)
+        (
+            std::string::String::from_utf8(out[..n].to_vec()).unwrap(),
+            note,
+        )
     }
 
     #[test]
     fn load_options_become_bootargs() {
-        assert_eq!(options(&ucs2("mairbench.quick\0junk"), 64).0, "mairbench.quick");
+        assert_eq!(
+            options(&ucs2("mairbench.quick\0junk"), 64).0,
+            "mairbench.quick"
+        );
         // The shell's command line starts with the program itself.
         assert_eq!(
-            options(&ucs2("fs0:\\EFI\\BOOT\\BOOTAA64.EFI  mairbench.quick x=1 "), 64).0,
+            options(
+                &ucs2("fs0:\\EFI\\BOOT\\BOOTAA64.EFI  mairbench.quick x=1 "),
+                64
+            )
+            .0,
             "mairbench.quick x=1"
         );
         assert_eq!(options(&ucs2("mairbench.efi"), 64).0, "");
         assert_eq!(options(&ucs2("a\tb\r\n"), 64).0, "a b");
         assert_eq!(options(&[], 64), (std::string::String::new(), None));
-        assert_eq!(options(&ucs2("é"), 64), ("?".into(), Some(OptionsNote::NonAscii)));
+        assert_eq!(
+            options(&ucs2("é"), 64),
+            ("?".into(), Some(OptionsNote::NonAscii))
+        );
         let mut odd = ucs2("ab");
         odd.push(b'c');
         assert_eq!(options(&odd, 64), ("ab".into(), Some(OptionsNote::OddSize)));
@@ -669,7 +691,7 @@ mod tests {
             [
                 MemRegion {
                     base: 0x4000_0000,
-                    size: 0x1120_000
+                    size: 0x0112_0000
                 },
                 MemRegion {
                     base: 0x5000_0000,
@@ -677,7 +699,11 @@ mod tests {
                 }
             ]
         );
-        let r: Vec<_> = mm.reserved().iter().map(|r| (r.name(), r.base, r.size)).collect();
+        let r: Vec<_> = mm
+            .reserved()
+            .iter()
+            .map(|r| (r.name(), r.base, r.size))
+            .collect();
         assert_eq!(
             r,
             [
@@ -707,14 +733,21 @@ mod tests {
     #[test]
     fn no_reservation_is_ever_dropped() {
         let ds: Vec<_> = (0..MAX_MAP_RESERVED as u64 + 5)
-            .flat_map(|i| [desc(6, 0x4000_0000 + i * 0x2000, 1, WB), desc(7, 0x4000_1000 + i * 0x2000, 1, WB)])
+            .flat_map(|i| {
+                [
+                    desc(6, 0x4000_0000 + i * 0x2000, 1, WB),
+                    desc(7, 0x4000_1000 + i * 0x2000, 1, WB),
+                ]
+            })
             .collect();
         let mm = MemoryMap::read(&map(&ds), 48);
         assert!(mm.problems.contains(Problem::TooManyReserved));
         for i in 0..MAX_MAP_RESERVED as u64 + 5 {
             let pa = 0x4000_0000 + i * 0x2000;
             assert!(
-                mm.reserved().iter().any(|r| r.base <= pa && pa < r.base + r.size),
+                mm.reserved()
+                    .iter()
+                    .any(|r| r.base <= pa && pa < r.base + r.size),
                 "{pa:#x} not avoided"
             );
         }
