@@ -441,7 +441,7 @@ pub const RESERVED: Kind = Kind {
             "source",
             Str,
             "",
-            "\"memreserve\" (the memory reservation block) or \"reserved-memory\".",
+            "\"memreserve\" (the memory reservation block), \"reserved-memory\", or \"uefi\" (a range the UEFI memory map keeps after ExitBootServices: runtime services, ACPI, reserved memory; its name is the memory type, \"EfiRuntimeServicesData\").",
         ),
         Field::always(
             "name",
