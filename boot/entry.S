@@ -61,11 +61,29 @@
     isb
 .endm
 
+// The first page has three faces: an arm64 Linux Image header (booti, QEMU -kernel), a DOS
+// stub ("MZ" at 0, the PE header's offset at 0x3c) and a PE32+ header for AArch64 that makes
+// the same file a UEFI application (EDK2, U-Boot's bootefi), as Linux's EFI stub does. Every
+// size and offset of the PE face is an absolute symbol of linker.ld.
+//
+// Relocation: the image is position independent and applies its own R_AARCH64_RELATIVE
+// entries (relocate, below) wherever it runs, from both entries. The PE loader must relocate
+// nothing: the base-relocation directory is present and empty (ImageBase 0, relocations not
+// stripped), so a loader may place the image at any 4 KiB-aligned address and copy it as is.
+.equ PE_MACHINE_ARM64,  0xaa64
+.equ PE_OPT_MAGIC_PE32PLUS, 0x20b
+.equ PE_SUBSYSTEM_EFI_APPLICATION, 10
+// EXECUTABLE_IMAGE | LINE_NUMS_STRIPPED | DEBUG_STRIPPED
+.equ PE_CHARACTERISTICS, 0x0002 | 0x0004 | 0x0200
+// One section holding code and data: CNT_CODE | MEM_EXECUTE | MEM_READ | MEM_WRITE (the
+// relocations and the BSS are written in place, before the firmware maps W^X itself).
+.equ PE_SCN_TEXT,       0x00000020 | 0x20000000 | 0x40000000 | 0x80000000
+
 .section .text.head, "ax"
 .global _head
 _head:
-    b       primary_entry           // code0
-    .long   0                       // code1
+    add     x13, x18, #0x16         // code0: reads "MZ" (0x5a4d); harmless: x13 is scratch
+    b       primary_entry           // code1
     .quad   0                       // text_offset: load at a 2 MiB-aligned base
     .quad   __image_size            // image_size, including BSS and stacks
     .quad   0xa                     // flags: little-endian, 4 KiB pages, anywhere in RAM
@@ -73,17 +91,88 @@ _head:
     .quad   0                       // res3
     .quad   0                       // res4
     .ascii  "ARM\x64"               // magic
-    .long   0                       // res5 (no PE header)
+    .long   pe_header - _head       // res5 / DOS e_lfanew (0x3c): the PE header's offset
+
+pe_header:
+    .ascii  "PE\0\0"
+    .short  PE_MACHINE_ARM64        // Machine
+    .short  1                       // NumberOfSections
+    .long   0                       // TimeDateStamp
+    .long   0                       // PointerToSymbolTable
+    .long   0                       // NumberOfSymbols
+    .short  pe_sections - pe_optional // SizeOfOptionalHeader
+    .short  PE_CHARACTERISTICS
+pe_optional:
+    .short  PE_OPT_MAGIC_PE32PLUS
+    .byte   0, 0                    // linker version
+    .long   __pe_code_size          // SizeOfCode: the file after the header page
+    .long   0                       // SizeOfInitializedData
+    .long   0                       // SizeOfUninitializedData
+    .long   __pe_entry              // AddressOfEntryPoint: efi_pe_entry
+    .long   __pe_headers_size       // BaseOfCode
+    .quad   0                       // ImageBase (nothing depends on it: see above)
+    .long   0x1000                  // SectionAlignment
+    .long   0x1000                  // FileAlignment
+    .short  0, 0                    // OS version
+    .short  0, 0                    // image version
+    .short  0, 0                    // subsystem version
+    .long   0                       // Win32VersionValue
+    .long   __image_size            // SizeOfImage: BSS, stacks and tables included
+    .long   __pe_headers_size       // SizeOfHeaders: this page
+    .long   0                       // CheckSum
+    .short  PE_SUBSYSTEM_EFI_APPLICATION
+    .short  0                       // DllCharacteristics (not NX_COMPAT: one RWX section)
+    .quad   0, 0, 0, 0              // stack and heap reserve/commit
+    .long   0                       // LoaderFlags
+    .long   6                       // NumberOfRvaAndSizes
+    .quad   0                       // export table
+    .quad   0                       // import table
+    .quad   0                       // resource table
+    .quad   0                       // exception table
+    .quad   0                       // certificate table
+    .long   0, 0                    // base-relocation table: empty, nothing to relocate
+pe_sections:
+    .ascii  ".text\0\0\0"
+    .long   __pe_text_vsize         // VirtualSize: to the end of the image
+    .long   __pe_headers_size       // VirtualAddress
+    .long   __pe_code_size          // SizeOfRawData: to the end of the file
+    .long   __pe_headers_size       // PointerToRawData
+    .long   0                       // PointerToRelocations
+    .long   0                       // PointerToLinenumbers
+    .short  0                       // NumberOfRelocations
+    .short  0                       // NumberOfLinenumbers
+    .long   PE_SCN_TEXT
+    .balign 4096                    // the code starts on the next page (SizeOfHeaders)
 
 .section .text.boot, "ax"
 primary_entry:
     msr     daifset, #0xf
     mov     x19, x0
     bl      entry_caches_off
+    bl      relocate
+    adrp    x1, __bss_start
+    add     x1, x1, :lo12:__bss_start
+    adrp    x2, __bss_end
+    add     x2, x2, :lo12:__bss_end
+4:  cmp     x1, x2
+    b.hs    joined
+    stp     xzr, xzr, [x1], #16
+    b       4b
 
-    // Position independence: apply R_AARCH64_RELATIVE entries before any absolute pointer
-    // is used. Both the place (r_offset) and the value (r_addend) are link-time addresses;
-    // each moves by the delta between where the image runs and where it was linked.
+// Both entries meet here: relocated, BSS cleared, caches off at the entry EL.
+joined:
+    cmp     x20, #3
+    b.ne    6f
+    bl      el3_firmware
+6:  adr     x24, at_el1
+    b       drop_to_el1
+
+// Position independence: apply R_AARCH64_RELATIVE entries before any absolute pointer is
+// used. Both the place (r_offset) and the value (r_addend) are link-time addresses; each
+// moves by the delta between where the image runs and where it was linked. Idempotent (the
+// value comes from the addend, never from the place), so running it twice is harmless.
+// Sets x21 (runtime _head), x22 (unsupported entries), x27 (delta); clobbers x1-x5.
+relocate:
     adr     x21, _head
     movz    x27, #:abs_g3:__link_base
     movk    x27, #:abs_g2_nc:__link_base
@@ -106,21 +195,42 @@ primary_entry:
     b       1b
 2:  add     x22, x22, #1
     b       1b
+3:  ret
 
-3:  adrp    x1, __bss_start
+// The UEFI entry (AddressOfEntryPoint): x0 = ImageHandle, x1 = SystemTable, on the
+// firmware's stack with its MMU and caches on. Relocates and clears the BSS in place, then
+// efi_main (src/arch/uefi.rs) talks to the firmware up to ExitBootServices. It returns
+// (x0, x1): x0 = 1 and x1 = the device tree (0: none) to join the normal path at the EL the
+// firmware runs at; x0 = 0 and x1 = an EFI_STATUS to hand back to the firmware (only when
+// not even ResetSystem could be reached).
+    .global efi_pe_entry
+efi_pe_entry:
+    stp     x29, x30, [sp, #-32]!
+    mov     x29, sp
+    stp     x0, x1, [sp, #16]
+    bl      relocate
+    adrp    x1, __bss_start
     add     x1, x1, :lo12:__bss_start
     adrp    x2, __bss_end
     add     x2, x2, :lo12:__bss_end
-4:  cmp     x1, x2
-    b.hs    5f
+1:  cmp     x1, x2
+    b.hs    2f
     stp     xzr, xzr, [x1], #16
-    b       4b
-
-5:  cmp     x20, #3
-    b.ne    6f
-    bl      el3_firmware
-6:  adr     x24, at_el1
-    b       drop_to_el1
+    b       1b
+2:  ldp     x0, x1, [sp, #16]
+    bl      efi_main
+    cbnz    x0, 3f
+    mov     x0, x1
+    ldp     x29, x30, [sp], #32
+    ret
+// After ExitBootServices: the boot path with the DTB in x0, the BSS kept (efi_main's
+// hand-over lives there). The caches are turned off (cleaning the image, BSS included, to
+// the point of coherency first), and relocation runs again for x21/x22/x27.
+3:  msr     daifset, #0xf
+    mov     x19, x1
+    bl      entry_caches_off
+    bl      relocate
+    b       joined
 
 // Reads the entry EL into x20 and turns the caches of that EL off (see caches_off).
 // Clobbers x0-x11 and x25; sets x20, x23 and x26.

@@ -43,6 +43,7 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
         setway_ops,
         cntfrq_programmed,
         start_ticks,
+        uefi,
     } = boot;
     let semihosting = arch::semihosting::available();
     let psci = arch::psci_conduit(platform.psci, entry_el);
@@ -53,6 +54,9 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
     // `-semihosting-config arg=…`, used where no boot loader edits the device tree).
     let mut cmdline_buf = [0u8; 1024];
     let (bootargs, bootargs_from) = match platform.bootargs {
+        _ if uefi.is_some_and(|h| !h.bootargs().is_empty()) => {
+            (uefi.map_or("", |h| h.bootargs()), "uefi")
+        }
         "" => match arch::semihosting::command_line(&mut cmdline_buf) {
             Some(line) if !line.is_empty() => (line, "semihosting"),
             _ => ("", "none"),
@@ -101,8 +105,18 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
         .u64("ram_size", platform.ram.size)
         .str("bootargs", bootargs)
         .str("bootargs_from", bootargs_from)
+        .str("firmware", if uefi.is_some() { "uefi" } else { "none" })
+        .str(
+            "tables",
+            uefi.map_or(if dtb.is_some() { "dtb" } else { "none" }, |h| {
+                h.tables.name()
+            }),
+        )
         .finish();
     describe(&platform, &emulation, &cpu, entry_el, image_base, dtb_arg);
+    if let Some(handoff) = uefi {
+        describe_uefi(&handoff);
+    }
     if let Some(hz) = cntfrq_programmed {
         say!("timer: CNTFRQ_EL0 read 0 at EL3; programmed {hz} Hz from /timer clock-frequency");
     }
@@ -200,6 +214,37 @@ fn main(boot: arch::Boot, dtb: Option<(usize, &'static [u8])>, platform: Platfor
     }
 
     run::end(None)
+}
+
+/// What the UEFI stage found: the tables, the memory map, how ExitBootServices went.
+fn describe_uefi(h: &arch::uefi::Handoff) {
+    let map = h.memory_map();
+    say!(
+        "uefi: started as a UEFI application; tables: {}; memory map: {} descriptors, {} free \
+         after ExitBootServices, {} ranges not free (avoided); ExitBootServices after {} \
+         call(s); watchdog {}",
+        h.tables.name(),
+        map.descriptors,
+        mairbench_core::format::Bytes(map.usable_bytes),
+        map.reserved().len(),
+        h.exit_tries,
+        if h.watchdog_off {
+            "off"
+        } else {
+            "not disabled (SetWatchdogTimer failed)"
+        }
+    );
+    for problem in map.problems.iter() {
+        say!("uefi: {problem}");
+        run::warn("uefi-memory-map");
+    }
+    if let Some(note) = h.options_note {
+        say!("uefi: {note}");
+        run::warn("bootargs");
+    }
+    if !h.watchdog_off {
+        run::warn("uefi-watchdog");
+    }
 }
 
 /// The deliberate failures of `mairbench.selftest=` (bad-attr acts in the memory setup).

@@ -16,6 +16,7 @@ pub mod semihosting;
 pub mod smp;
 pub mod sysreg;
 pub mod timer;
+pub mod uefi;
 
 // Constants the assembly shares with Rust, defined once here.
 global_asm!(
@@ -111,6 +112,8 @@ pub struct Boot {
     pub cntfrq_programmed: Option<u64>,
     /// CNTVCT_EL0 when Rust started.
     pub start_ticks: u64,
+    /// What the UEFI stage left, when the image was started as a UEFI application.
+    pub uefi: Option<uefi::Handoff>,
 }
 
 /// The Rust entry point, called by `boot/entry.S`: finds the device tree, discovers the
@@ -127,7 +130,13 @@ extern "C" fn rust_main(
     let start_ticks = ticks();
     exceptions::set_reporter(crate::report_exception);
     let dtb = find_dtb(dtb_arg);
-    let platform = mairbench_core::platform::discover(dtb.map(|(_, blob)| blob));
+    let mut platform = mairbench_core::platform::discover(dtb.map(|(_, blob)| blob));
+    // Started as a UEFI application: RAM and what in it is not free come from the firmware's
+    // memory map (runtime services, ACPI, reserved memory are never used).
+    let uefi = uefi::handoff();
+    if let Some(handoff) = uefi {
+        handoff.memory_map().apply_to(&mut platform);
+    }
     // QEMU virt's PL011 is written to only where the machine is known to be QEMU: its device
     // tree (also when found at QEMU virt's RAM base), or, without any device tree, a
     // semihosting host answering. Elsewhere (a real board without a device tree, or with an
@@ -157,6 +166,7 @@ extern "C" fn rust_main(
         setway_ops,
         cntfrq_programmed: CNTFRQ_PROGRAMMED.get(),
         start_ticks,
+        uefi,
     };
     crate::main(boot, dtb, platform)
 }

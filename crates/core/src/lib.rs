@@ -38,4 +38,5 @@ pub mod schema;
 pub mod stats;
 pub mod sweep;
 pub mod uart;
+pub mod uefi;
 pub mod verdict;

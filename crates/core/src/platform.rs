@@ -471,6 +471,23 @@ impl Platform<'_> {
             .get(..self.ram_region_count)
             .unwrap_or(&self.ram_regions)
     }
+
+    /// Replaces the RAM regions (a UEFI memory map's, say: `uefi::MemoryMap::apply_to`): the
+    /// first [`MAX_RAM_REGIONS`] of `regions`; `ram` becomes the first. Nothing changes when
+    /// `regions` is empty.
+    pub fn set_ram_regions(&mut self, regions: &[MemRegion]) {
+        let n = regions.len().min(MAX_RAM_REGIONS);
+        let (Some(first), Some(src), Some(dst)) = (
+            regions.first(),
+            regions.get(..n),
+            self.ram_regions.get_mut(..n),
+        ) else {
+            return;
+        };
+        dst.copy_from_slice(src);
+        self.ram = *first;
+        self.ram_region_count = n;
+    }
 }
 
 const QEMU_VIRT_RAM: MemRegion = MemRegion {

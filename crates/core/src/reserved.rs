@@ -58,6 +58,9 @@ pub enum Source {
     MemReserve,
     /// A child of `/reserved-memory`.
     ReservedMemory,
+    /// The UEFI memory map: memory that is not free after ExitBootServices (runtime
+    /// services, ACPI, reserved; `uefi::MemoryMap`).
+    Uefi,
 }
 
 impl Source {
@@ -66,6 +69,7 @@ impl Source {
         match self {
             Source::MemReserve => "memreserve",
             Source::ReservedMemory => "reserved-memory",
+            Source::Uefi => "uefi",
         }
     }
 }
@@ -249,6 +253,12 @@ impl<'a> Reserved<'a> {
                 self.omitted = self.omitted.saturating_add(1);
             }
         }
+    }
+
+    /// Adds a range of the UEFI memory map that is not free (`name`: its memory type,
+    /// `EfiRuntimeServicesData`), `size` bytes at `base`.
+    pub fn add_uefi(&mut self, name: &'a str, base: u64, size: u64, no_map: bool) {
+        self.add(Source::Uefi, name, Some(base), size, no_map);
     }
 
     /// Adds a reservation of `size` bytes (0: nothing) at `base` (`None`: dynamic).

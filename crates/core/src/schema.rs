@@ -253,7 +253,19 @@ pub const START: Kind = Kind {
             "bootargs_from",
             Str,
             "",
-            "Where it came from: \"dtb\" (/chosen/bootargs), \"semihosting\" or \"none\".",
+            "Where it came from: \"dtb\" (/chosen/bootargs), \"uefi\" (the UEFI load options), \"semihosting\" or \"none\".",
+        ),
+        Field::optional(
+            "firmware",
+            Str,
+            "",
+            "\"uefi\" when started as a UEFI application (EDK2, U-Boot's bootefi), else \"none\" (booti, bootm, QEMU -kernel, a loader). Absent in logs of older firmware.",
+        ),
+        Field::optional(
+            "tables",
+            Str,
+            "",
+            "What describes the machine: \"dtb\" (a device tree: x0, QEMU's at the RAM base, or UEFI's EFI_DTB_TABLE), \"acpi\" (the UEFI ACPI 2.0 RSDP alone) or \"none\". Absent in logs of older firmware.",
         ),
     ],
 };
@@ -429,7 +441,7 @@ pub const RESERVED: Kind = Kind {
             "source",
             Str,
             "",
-            "\"memreserve\" (the memory reservation block) or \"reserved-memory\".",
+            "\"memreserve\" (the memory reservation block), \"reserved-memory\", or \"uefi\" (a range the UEFI memory map keeps after ExitBootServices: runtime services, ACPI, reserved memory; its name is the memory type, \"EfiRuntimeServicesData\").",
         ),
         Field::always(
             "name",

@@ -1,0 +1,407 @@
+//! Started as a UEFI application: `efi_pe_entry` (boot/entry.S, the PE face's entry point)
+//! relocates the image and calls [`efi_main`] on the firmware's stack, with its MMU and caches
+//! on. It prints a line through ConOut, finds the device tree or the ACPI RSDP in the
+//! configuration tables, takes the bootargs from the load options, disables the watchdog,
+//! reads the memory map and exits boot services; then the normal boot path goes on at the
+//! EL the firmware ran at, with the device tree in x0 (`rust_main` reads [`handoff`]).
+//!
+//! Only the few tables and functions used are declared, as the UEFI Specification 2.10 lays
+//! them out (`#[repr(C)]`, the AArch64 calling convention is AAPCS64); the logic (GUIDs, load
+//! options, the memory map) is `mairbench_core::uefi`, tested on the host.
+
+use super::Global;
+use core::ffi::c_void;
+use core::fmt::{self, Write};
+use mairbench_core::record::Record;
+use mairbench_core::schema;
+use mairbench_core::uefi::{self as efi, MemoryMap, OptionsNote, Tables};
+
+type Handle = *mut c_void;
+type Status = usize;
+
+const ERROR: Status = 1 << 63;
+const BUFFER_TOO_SMALL: Status = ERROR | 5;
+const INVALID_PARAMETER: Status = ERROR | 2;
+const LOAD_ERROR: Status = ERROR | 1;
+const ABORTED: Status = ERROR | 21;
+/// "IBI SYST": `EFI_SYSTEM_TABLE_SIGNATURE`.
+const SYSTEM_TABLE_SIGNATURE: u64 = 0x5453_5953_2049_4249;
+/// `EfiResetShutdown`.
+const RESET_SHUTDOWN: u32 = 2;
+
+#[repr(C)]
+struct TableHeader {
+    signature: u64,
+    revision: u32,
+    header_size: u32,
+    crc32: u32,
+    reserved: u32,
+}
+
+#[repr(C)]
+struct SystemTable {
+    hdr: TableHeader,
+    firmware_vendor: *const u16,
+    firmware_revision: u32,
+    console_in_handle: Handle,
+    con_in: *mut c_void,
+    console_out_handle: Handle,
+    con_out: *mut TextOutput,
+    standard_error_handle: Handle,
+    std_err: *mut TextOutput,
+    runtime_services: *const RuntimeServices,
+    boot_services: *const BootServices,
+    number_of_table_entries: usize,
+    configuration_table: *const ConfigurationTable,
+}
+
+#[repr(C)]
+struct TextOutput {
+    reset: usize,
+    output_string: unsafe extern "C" fn(*mut TextOutput, *const u16) -> Status,
+}
+
+#[repr(C)]
+struct ConfigurationTable {
+    vendor_guid: efi::Guid,
+    vendor_table: *const c_void,
+}
+
+#[repr(C)]
+struct RuntimeServices {
+    hdr: TableHeader,
+    /// GetTime .. GetNextHighMonotonicCount: not used.
+    unused: [usize; 10],
+    reset_system: unsafe extern "C" fn(u32, Status, usize, *const c_void) -> !,
+}
+
+#[repr(C)]
+struct BootServices {
+    hdr: TableHeader,
+    /// RaiseTPL .. FreePages.
+    unused0: [usize; 4],
+    get_memory_map:
+        unsafe extern "C" fn(*mut usize, *mut u8, *mut usize, *mut usize, *mut u32) -> Status,
+    /// AllocatePool .. UninstallProtocolInterface.
+    unused1: [usize; 11],
+    handle_protocol: unsafe extern "C" fn(Handle, *const efi::Guid, *mut *mut c_void) -> Status,
+    /// Reserved .. UnloadImage.
+    unused2: [usize; 9],
+    exit_boot_services: unsafe extern "C" fn(Handle, usize) -> Status,
+    /// GetNextMonotonicCount, Stall.
+    unused3: [usize; 2],
+    set_watchdog_timer: unsafe extern "C" fn(usize, u64, usize, *const u16) -> Status,
+}
+
+#[repr(C)]
+struct LoadedImage {
+    revision: u32,
+    parent_handle: Handle,
+    system_table: *const SystemTable,
+    device_handle: Handle,
+    file_path: *const c_void,
+    reserved: *const c_void,
+    load_options_size: u32,
+    load_options: *const c_void,
+    image_base: *const c_void,
+    image_size: u64,
+}
+
+/// What the UEFI stage hands to the normal boot path (in the BSS, which the join keeps).
+#[derive(Clone, Copy, Debug)]
+pub struct Handoff {
+    /// What the configuration tables offered.
+    pub tables: Tables,
+    /// Bytes of the memory map in [`MAP`] as the last `GetMemoryMap()` wrote it.
+    map_len: usize,
+    /// Its descriptor size.
+    stride: usize,
+    /// Bytes of bootargs in [`BOOTARGS`].
+    bootargs_len: usize,
+    /// What was odd about the load options.
+    pub options_note: Option<OptionsNote>,
+    /// `ExitBootServices()` calls it took (more than 1: the map key had changed).
+    pub exit_tries: u32,
+    /// `SetWatchdogTimer(0, ...)` succeeded.
+    pub watchdog_off: bool,
+}
+
+impl Handoff {
+    /// The bootargs from the load options.
+    pub fn bootargs(&self) -> &'static str {
+        // SAFETY: BOOTARGS is written only by `efi_main`, before boot services exit, and
+        // read only afterwards on the boot CPU.
+        let all = unsafe { &*core::ptr::addr_of!(BOOTARGS) };
+        let bytes = all.get(..self.bootargs_len).unwrap_or_default();
+        core::str::from_utf8(bytes).unwrap_or("")
+    }
+
+    /// The memory map the firmware left at ExitBootServices.
+    pub fn memory_map(&self) -> MemoryMap {
+        // SAFETY: as in `bootargs`: MAP is final once boot services have exited.
+        let raw = unsafe { &*core::ptr::addr_of!(MAP) };
+        // SAFETY: a `[u64]` array viewed as bytes: same memory, alignment 1.
+        let bytes = unsafe {
+            core::slice::from_raw_parts(raw.as_ptr().cast::<u8>(), core::mem::size_of_val(raw))
+        };
+        MemoryMap::read(bytes.get(..self.map_len).unwrap_or_default(), self.stride)
+    }
+}
+
+/// Set by [`efi_main`] just before it returns to the boot path; `None` when the image was not
+/// started as a UEFI application (the BSS is cleared on every other path).
+static HANDOFF: Global<Option<Handoff>> = Global::new(None);
+
+/// The memory map's buffer: 16 KiB, some 340 descriptors of 48 bytes (EDK2 on QEMU virt
+/// writes about 40). A static, so that reading the map allocates nothing.
+static mut MAP: [u64; 2048] = [0; 2048];
+/// The bootargs, ASCII.
+static mut BOOTARGS: [u8; 1024] = [0; 1024];
+
+/// What the UEFI stage left, when the image was started as a UEFI application.
+pub fn handoff() -> Option<Handoff> {
+    HANDOFF.get()
+}
+
+/// ACPI HOOK — where an ACPI-only machine (an RSDP, no device tree) gets its platform.
+/// ACPI discovery is not built yet, so this refuses, and [`efi_main`] reports the refusal as
+/// a failed `acpi` check and shuts down through ResetSystem before exiting boot services.
+/// Wiring it: implement `mairbench_core::acpi::Phys` for physical memory (UEFI identity-maps
+/// it, and the ACPI tables stay where they are after ExitBootServices), return
+/// `Ok(mairbench_core::acpi::discover(&PHYS, rsdp))` here, keep the platform in a static for
+/// `rust_main` (which then skips the device-tree discovery), and flip the expectation of
+/// `host/tests/uefi.rs::uefi_acpi_is_refused_until_acpi_discovery_lands`.
+fn acpi_platform(rsdp: u64) -> Result<(), &'static str> {
+    let _ = rsdp;
+    Err(
+        "ACPI-only machine: ACPI discovery is not built yet (the firmware offers an ACPI RSDP \
+         and no device tree; start QEMU with -machine acpi=off, MAIRBENCH_BOOT=uefi-dt, or a \
+         firmware that installs a device tree)",
+    )
+}
+
+/// ConOut as a `fmt::Write`: UCS-2 in chunks, `\n` as CR LF.
+struct ConOut(*mut TextOutput);
+
+impl Write for ConOut {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        if self.0.is_null() {
+            return Ok(());
+        }
+        let mut buf = [0u16; 130];
+        let mut n = 0;
+        let flush = |buf: &mut [u16; 130], n: &mut usize| {
+            buf[*n] = 0;
+            // SAFETY: `self.0` is the system table's ConOut, valid until ExitBootServices
+            // (this writer is never used after it); the string is NUL-terminated.
+            unsafe { ((*self.0).output_string)(self.0, buf.as_ptr()) };
+            *n = 0;
+        };
+        for c in s.chars() {
+            if c == '\n' {
+                buf[n] = u16::from(b'\r');
+                n += 1;
+            }
+            buf[n] = if (c as u32) < 0x7f {
+                c as u16
+            } else {
+                u16::from(b'?')
+            };
+            n += 1;
+            if n >= 127 {
+                flush(&mut buf, &mut n);
+            }
+        }
+        if n > 0 {
+            flush(&mut buf, &mut n);
+        }
+        Ok(())
+    }
+}
+
+/// What `efi_pe_entry` does next: join the boot path (`join` = 1, `value` = the device
+/// tree's address or 0) or return `value` (an EFI_STATUS) to the firmware.
+#[repr(C)]
+pub struct Next {
+    join: u64,
+    value: u64,
+}
+
+/// Before ExitBootServices, a failure is reported through ConOut as a failed check named
+/// `name` with an `end` record (the same records as any run's), then the machine is shut
+/// down through ResetSystem.
+///
+/// # Safety
+/// `st` is the valid system table and boot services have not exited.
+unsafe fn fail(st: *const SystemTable, name: &str, detail: &str) -> ! {
+    // SAFETY: the caller's promise.
+    let mut out = ConOut(unsafe { (*st).con_out });
+    let _ = writeln!(out, "FAIL {name}: {detail}");
+    let _ = Record::new(&mut out, &schema::CHECK)
+        .str("name", name)
+        .bool("ok", false)
+        .str("detail", detail)
+        .finish();
+    let _ = Record::new(&mut out, &schema::END)
+        .str("status", "fail")
+        .u64("checks", 1)
+        .u64("failed", 1)
+        .u64("warnings", 0)
+        .str("reason", detail)
+        .u64("run_us", 0)
+        .strs("failed_checks", [name])
+        .finish();
+    let _ = writeln!(
+        out,
+        "mairbench: status fail (1 checks, 1 failed: {name}); shutting down through ResetSystem"
+    );
+    // SAFETY: runtime services are valid while boot services run (and after); ResetSystem
+    // does not return.
+    unsafe {
+        ((*(*st).runtime_services).reset_system)(RESET_SHUTDOWN, ABORTED, 0, core::ptr::null())
+    }
+}
+
+/// The UEFI application's main function, called by `efi_pe_entry` (boot/entry.S) after
+/// relocation, on the firmware's stack with its MMU and caches on.
+///
+/// # Safety
+/// Called once, by the firmware's image loader through `efi_pe_entry`, with its handle and
+/// system table.
+#[no_mangle]
+unsafe extern "C" fn efi_main(image: Handle, st: *const SystemTable) -> Next {
+    // SAFETY: the loader passes its system table; its signature is checked before anything
+    // else in it is used.
+    if st.is_null() || unsafe { (*st).hdr.signature } != SYSTEM_TABLE_SIGNATURE {
+        return Next {
+            join: 0,
+            value: LOAD_ERROR as u64,
+        };
+    }
+    // SAFETY: a valid system table (signature checked); boot services run.
+    let (bs, con_out) = unsafe { (&*(*st).boot_services, (*st).con_out) };
+    let mut out = ConOut(con_out);
+    let _ = writeln!(
+        out,
+        "\nmairbench {}: started as a UEFI application; reading the configuration tables",
+        env!("CARGO_PKG_VERSION")
+    );
+
+    // SAFETY: the system table's array of `number_of_table_entries` entries.
+    let config = unsafe {
+        core::slice::from_raw_parts((*st).configuration_table, (*st).number_of_table_entries)
+    };
+    let tables = Tables::find(
+        config
+            .iter()
+            .map(|t| (t.vendor_guid, t.vendor_table as u64)),
+    );
+    match (tables.dtb, tables.rsdp) {
+        (Some(dtb), _) => {
+            let _ = writeln!(out, "mairbench: device tree at {dtb:#x} (EFI_DTB_TABLE)");
+        }
+        (None, Some(rsdp)) => {
+            let _ = writeln!(out, "mairbench: ACPI RSDP at {rsdp:#x}, no device tree");
+            if let Err(why) = acpi_platform(rsdp) {
+                // SAFETY: boot services run.
+                unsafe { fail(st, "acpi", why) }
+            }
+        }
+        (None, None) => {
+            // SAFETY: boot services run.
+            unsafe {
+                fail(
+                    st,
+                    "uefi-tables",
+                    "the firmware installs neither a device tree (EFI_DTB_TABLE) nor an ACPI \
+                     2.0 RSDP: nothing describes the machine",
+                )
+            }
+        }
+    }
+
+    // The bootargs: the load options of this image (the shell's command line, a boot
+    // option's optional data, U-Boot's bootargs).
+    let mut loaded: *mut c_void = core::ptr::null_mut();
+    // SAFETY: HandleProtocol with this image's handle and a GUID in our memory.
+    let status = unsafe { (bs.handle_protocol)(image, &efi::LOADED_IMAGE_PROTOCOL, &mut loaded) };
+    let (mut bootargs_len, mut options_note) = (0, None);
+    if status == 0 && !loaded.is_null() {
+        // SAFETY: the firmware's EFI_LOADED_IMAGE_PROTOCOL for this image.
+        let li = unsafe { &*loaded.cast::<LoadedImage>() };
+        if !li.load_options.is_null() && li.load_options_size > 0 {
+            // SAFETY: the firmware says `load_options_size` bytes are there.
+            let bytes = unsafe {
+                core::slice::from_raw_parts(
+                    li.load_options.cast::<u8>(),
+                    li.load_options_size as usize,
+                )
+            };
+            // SAFETY: the only reference to BOOTARGS; the boot CPU alone runs.
+            let buf = unsafe { &mut *core::ptr::addr_of_mut!(BOOTARGS) };
+            (bootargs_len, options_note) = efi::load_options(bytes, buf);
+        }
+    }
+
+    // SAFETY: SetWatchdogTimer(0, ...) disables the watchdog (5 minutes in EDK2's boot
+    // manager), which would otherwise reset the machine in the middle of a run.
+    let watchdog_off = unsafe { (bs.set_watchdog_timer)(0, 0, 0, core::ptr::null()) } == 0;
+    let _ = writeln!(out, "mairbench: exiting boot services");
+
+    // The memory map, read again when ExitBootServices says the key is stale (something
+    // allocated in between); nothing may be printed between the two calls.
+    // SAFETY: the only reference to MAP; the boot CPU alone runs.
+    let map = unsafe { &mut *core::ptr::addr_of_mut!(MAP) };
+    let mut tries = 0u32;
+    let (map_len, stride) = loop {
+        let mut size = core::mem::size_of_val(map);
+        let (mut key, mut stride, mut version) = (0usize, 0usize, 0u32);
+        // SAFETY: GetMemoryMap into our static buffer of `size` bytes.
+        let status = unsafe {
+            (bs.get_memory_map)(
+                &mut size,
+                map.as_mut_ptr().cast(),
+                &mut key,
+                &mut stride,
+                &mut version,
+            )
+        };
+        if status != 0 {
+            let why = if status == BUFFER_TOO_SMALL {
+                "GetMemoryMap: the memory map is larger than the firmware's 16 KiB buffer"
+            } else {
+                "GetMemoryMap failed"
+            };
+            // SAFETY: boot services run (ExitBootServices has not succeeded).
+            unsafe { fail(st, "uefi-memory-map", why) }
+        }
+        tries += 1;
+        // SAFETY: ExitBootServices with the key of the map just read.
+        match unsafe { (bs.exit_boot_services)(image, key) } {
+            0 => break (size, stride),
+            INVALID_PARAMETER if tries < 8 => continue,
+            _ => {
+                // After a failed ExitBootServices only GetMemoryMap may be called, not
+                // ConOut: nothing can be said; hand the error back.
+                return Next {
+                    join: 0,
+                    value: ABORTED as u64,
+                };
+            }
+        }
+    };
+
+    HANDOFF.set(Some(Handoff {
+        tables,
+        map_len,
+        stride,
+        bootargs_len,
+        options_note,
+        exit_tries: tries,
+        watchdog_off,
+    }));
+    Next {
+        join: 1,
+        value: tables.dtb.unwrap_or(0),
+    }
+}
