@@ -16,6 +16,7 @@
     )
 )]
 
+pub mod acpi;
 pub mod bootargs;
 pub mod cache;
 pub mod esr;

@@ -250,7 +250,8 @@ impl MemRegion {
     }
 }
 
-/// Something the device tree lacked or got wrong, and what was assumed instead.
+/// Something the device tree or the ACPI tables lacked or got wrong, and what was assumed
+/// instead. The `Acpi*` problems are [`crate::acpi::discover`]'s ([`Problem::acpi`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Problem {
@@ -281,11 +282,55 @@ pub enum Problem {
     ConsoleFirstUart,
     /// No console UART at all in the device tree.
     NoConsole,
+    /// The ACPI RSDP address is 0 or its first 20 bytes cannot be read.
+    AcpiNoRsdp,
+    /// The RSDP is not valid: signature, checksum, or (revision 2 and later) length or
+    /// extended checksum.
+    AcpiRsdp,
+    /// The XSDT is not a valid table; the RSDT is used instead.
+    AcpiXsdt,
+    /// Neither the XSDT nor the RSDT is a valid table: no ACPI table is read.
+    AcpiNoRoot,
+    /// A table's length is below its 36-byte header, above [`crate::acpi::MAX_TABLE_LEN`],
+    /// or runs past readable memory: the table is skipped.
+    AcpiTableLength,
+    /// A table's bytes do not sum to 0: the table is skipped.
+    AcpiTableChecksum,
+    /// The root table lists a table twice, itself or another root table, or a second valid
+    /// FADT, MADT or SPCR: the first is used.
+    AcpiTableRepeated,
+    /// The root table lists more than [`crate::acpi::MAX_TABLES`] tables: the rest are ignored.
+    AcpiTooManyTables,
+    /// No valid SPCR table: no console UART is known.
+    AcpiNoSpcr,
+    /// The SPCR is shorter than the 80 bytes every revision has.
+    AcpiSpcrShort,
+    /// The SPCR's interface type is not one mairbench drives
+    /// ([`crate::acpi::SPCR_UARTS`]), or a 16550 with register widths it cannot drive.
+    AcpiSpcrUnsupported,
+    /// The SPCR's UART is not in system memory (e.g. in I/O port space), is at address 0,
+    /// or is not aligned to its access width.
+    AcpiSpcrAddress,
+    /// No valid MADT: no CPU is listed.
+    AcpiNoMadt,
+    /// A MADT entry is malformed (a length below 2 or past the table's end: the entries from
+    /// there are ignored; a GICC entry shorter than 76 bytes: it is skipped).
+    AcpiMadtEntry,
+    /// A MADT GICC entry's MPIDR has bits outside the affinity fields, or repeats one listed
+    /// before: the entry is skipped.
+    AcpiMadtMpidr,
+    /// No valid FADT: PSCI is unavailable.
+    AcpiNoFadt,
+    /// The FADT predates ACPI 5.1 and has no ARM boot flags, or is too short to hold them:
+    /// PSCI is unavailable.
+    AcpiFadtOld,
+    /// The FADT's ARM boot flags do not say PSCI compliant: PSCI is unavailable.
+    AcpiNoPsci,
 }
 
 impl Problem {
     /// Every problem, in bit order.
-    pub const ALL: [Problem; 13] = [
+    pub const ALL: [Problem; 31] = [
         Problem::NoDtb,
         Problem::DtbHeader,
         Problem::DtbStructure,
@@ -299,7 +344,30 @@ impl Problem {
         Problem::ConsoleFromAlias,
         Problem::ConsoleFirstUart,
         Problem::NoConsole,
+        Problem::AcpiNoRsdp,
+        Problem::AcpiRsdp,
+        Problem::AcpiXsdt,
+        Problem::AcpiNoRoot,
+        Problem::AcpiTableLength,
+        Problem::AcpiTableChecksum,
+        Problem::AcpiTableRepeated,
+        Problem::AcpiTooManyTables,
+        Problem::AcpiNoSpcr,
+        Problem::AcpiSpcrShort,
+        Problem::AcpiSpcrUnsupported,
+        Problem::AcpiSpcrAddress,
+        Problem::AcpiNoMadt,
+        Problem::AcpiMadtEntry,
+        Problem::AcpiMadtMpidr,
+        Problem::AcpiNoFadt,
+        Problem::AcpiFadtOld,
+        Problem::AcpiNoPsci,
     ];
+
+    /// Whether the problem is one of the ACPI tables' (`Acpi*`), not the device tree's.
+    pub const fn acpi(self) -> bool {
+        (self as u8) >= (Problem::AcpiNoRsdp as u8)
+    }
 
     /// A sentence saying what was wrong and what was assumed.
     pub const fn message(self) -> &'static str {
@@ -343,6 +411,69 @@ impl Problem {
                 "no enabled UART mairbench drives in the device tree: using the QEMU virt \
                  PL011 at 0x9000000 (QEMU only; elsewhere the console stays silent)"
             }
+            Problem::AcpiNoRsdp => {
+                "the ACPI RSDP cannot be read (address 0 or not readable): no ACPI table read"
+            }
+            Problem::AcpiRsdp => {
+                "the ACPI RSDP is invalid (signature \"RSD PTR \", checksum of its first 20 \
+                 bytes, or from revision 2 its length or extended checksum): no ACPI table read"
+            }
+            Problem::AcpiXsdt => {
+                "the ACPI XSDT is invalid (address, signature, length or checksum): using the RSDT"
+            }
+            Problem::AcpiNoRoot => {
+                "neither the ACPI XSDT nor the RSDT is a valid table: no ACPI table read"
+            }
+            Problem::AcpiTableLength => {
+                "an ACPI table's length is below its 36-byte header, above 1 MiB, or runs past \
+                 readable memory: the table is skipped"
+            }
+            Problem::AcpiTableChecksum => {
+                "an ACPI table fails its checksum (its bytes do not sum to 0): the table is skipped"
+            }
+            Problem::AcpiTableRepeated => {
+                "the ACPI XSDT/RSDT lists a table twice, itself or another root table, or a \
+                 second FADT, MADT or SPCR: using the first"
+            }
+            Problem::AcpiTooManyTables => {
+                "the ACPI XSDT/RSDT lists more than 256 tables: ignoring the rest"
+            }
+            Problem::AcpiNoSpcr => {
+                "no valid ACPI SPCR table: no console UART known (the QEMU virt PL011 at \
+                 0x9000000 on QEMU only; elsewhere the console stays silent)"
+            }
+            Problem::AcpiSpcrShort => {
+                "the ACPI SPCR is shorter than 80 bytes: no console UART known"
+            }
+            Problem::AcpiSpcrUnsupported => {
+                "the ACPI SPCR's interface type is not a UART mairbench drives (PL011 0x03, SBSA \
+                 generic UART 0x0d or 0x0e, 16550 0x00, 0x01, 0x05 or 0x12), or a 16550 with \
+                 16- or 64-bit registers or accesses wider than its register spacing: no \
+                 console UART known"
+            }
+            Problem::AcpiSpcrAddress => {
+                "the ACPI SPCR's UART is not in system memory (I/O port or another address \
+                 space), is at address 0, or is not aligned to its access width: no console \
+                 UART known"
+            }
+            Problem::AcpiNoMadt => "no valid ACPI MADT: no CPUs listed (only the boot CPU runs)",
+            Problem::AcpiMadtEntry => {
+                "an ACPI MADT entry is malformed (a length below 2 or past the table's end: the \
+                 entries from there are ignored; a GICC entry shorter than 76 bytes: skipped)"
+            }
+            Problem::AcpiMadtMpidr => {
+                "an ACPI MADT GICC entry's MPIDR has bits outside the affinity fields \
+                 (0xff00ffffff) or repeats an earlier entry's: the entry is skipped"
+            }
+            Problem::AcpiNoFadt => "no valid ACPI FADT: PSCI is unavailable",
+            Problem::AcpiFadtOld => {
+                "the ACPI FADT predates ACPI 5.1 and has no ARM boot flags (or is too short for \
+                 them): PSCI is unavailable"
+            }
+            Problem::AcpiNoPsci => {
+                "the ACPI FADT's ARM boot flags do not say PSCI compliant: PSCI is unavailable, \
+                 and no other CPU is started (the parking protocol is not supported)"
+            }
         }
     }
 }
@@ -374,29 +505,39 @@ const MAX_PATH_NODES: usize = 32;
 pub struct Platform<'a> {
     /// The console UART.
     pub console: ConsoleInfo,
-    /// Whether `console` came from the DTB (else it is the QEMU virt PL011).
+    /// Whether `console` came from the tables: the DTB, or the ACPI SPCR (else it is the QEMU
+    /// virt PL011).
     pub console_from_dtb: bool,
     /// PSCI conduit; `None` when unknown.
     pub psci: Option<PsciConduit>,
     /// The first RAM region: the first `reg` entry of the first enabled memory node.
     pub ram: MemRegion,
-    /// Whether `ram` came from the DTB (else it is QEMU virt's 128 MiB at 0x4000_0000).
+    /// Whether `ram` came from the DTB (else it is QEMU virt's 128 MiB at 0x4000_0000, or what
+    /// [`Platform::set_ram_regions`] set).
     pub ram_from_dtb: bool,
     ram_regions: [MemRegion; MAX_RAM_REGIONS],
     ram_region_count: usize,
     /// `/chosen/bootargs`; `""` when absent or not UTF-8.
     pub bootargs: &'a str,
-    /// `/model`, else the first root `compatible` string, else `"unknown"`.
+    /// `/model`, else the first root `compatible` string, else `"unknown"`; from ACPI, the
+    /// root table's OEM ID and OEM table ID ([`crate::acpi::discover`]).
     pub model: &'a str,
     /// Whether the device tree is one QEMU wrote for its `virt` machine ([`qemu_mark`]): that
     /// is also true under KVM, where the CPU and its caches are real; false without a valid
     /// DTB. QEMU's board machines (raspi3b, imx8mp-evk, ...) boot the real board's tree, which
     /// marks nothing: there only the runner's `mairbench.host=` tells ([`Emulation`]).
     pub emulated: bool,
-    /// What in the device tree marks QEMU, in words (`None` when nothing does).
+    /// What in the device tree (or the ACPI tables) marks QEMU, in words (`None` when nothing
+    /// does).
     pub qemu_mark: Option<&'static str>,
     /// Whether a DTB was passed and passed the structure check.
     pub dtb_ok: bool,
+    /// Which tables described the machine: [`Tables::Dtb`] once a DTB passed the structure
+    /// check, [`Tables::Acpi`] once an ACPI root table (XSDT or RSDT) was valid, else
+    /// [`Tables::None`].
+    pub tables: Tables,
+    /// What ACPI discovery read beyond the fields above (all empty from a DTB).
+    pub acpi: crate::acpi::Facts<'a>,
     /// What was missing or odd.
     pub problems: Problems,
     /// `/memreserve/` and `/reserved-memory` ([`reserved::read`]), with their own problems.
@@ -405,6 +546,37 @@ pub struct Platform<'a> {
     cpu_count: usize,
     /// CPUs of `/cpus` beyond the first [`MAX_CPUS`]: counted, not kept.
     pub cpus_beyond_cap: usize,
+}
+
+/// Where the description of the machine came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tables {
+    /// Nothing usable: the defaults ([`QEMU_VIRT`]).
+    None,
+    /// A flattened device tree.
+    Dtb,
+    /// ACPI tables ([`crate::acpi::discover`]).
+    Acpi,
+}
+
+impl Tables {
+    /// As records name it: `none`, `dtb` or `acpi`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Tables::None => "none",
+            Tables::Dtb => "dtb",
+            Tables::Acpi => "acpi",
+        }
+    }
+
+    /// The tables in words, as messages name them: `no tables`, `device tree`, `ACPI tables`.
+    pub const fn words(self) -> &'static str {
+        match self {
+            Tables::None => "no tables",
+            Tables::Dtb => "device tree",
+            Tables::Acpi => "ACPI tables",
+        }
+    }
 }
 
 /// Most CPUs the firmware starts and keeps track of: every per-CPU size of the firmware
@@ -488,6 +660,18 @@ impl Platform<'_> {
         self.ram = *first;
         self.ram_region_count = n;
     }
+
+    /// Appends `cpu` to [`Platform::cpus`], or counts it in [`Platform::cpus_beyond_cap`]
+    /// when [`MAX_CPUS`] are kept already.
+    pub(crate) fn push_cpu(&mut self, cpu: Cpu) {
+        match self.cpus.get_mut(self.cpu_count) {
+            Some(slot) => {
+                *slot = cpu;
+                self.cpu_count = self.cpu_count.saturating_add(1);
+            }
+            None => self.cpus_beyond_cap = self.cpus_beyond_cap.saturating_add(1),
+        }
+    }
 }
 
 const QEMU_VIRT_RAM: MemRegion = MemRegion {
@@ -513,6 +697,8 @@ pub const QEMU_VIRT: Platform<'static> = Platform {
     emulated: false,
     qemu_mark: None,
     dtb_ok: false,
+    tables: Tables::None,
+    acpi: crate::acpi::Facts::NONE,
     problems: Problems::NONE,
     reserved: Reserved::NONE,
     cpus: [NO_CPU; MAX_CPUS],
@@ -558,15 +744,17 @@ pub fn qemu_mark(root: Node<'_>) -> Option<&'static str> {
     .map(|(_, words)| words)
 }
 
-/// Why a run counts as emulated: its runner said so (`mairbench.host=`), its device tree is
-/// QEMU's ([`Platform::qemu_mark`]), or both. Timings of an emulated run do not reflect
-/// memory types.
+/// Why a run counts as emulated: its runner said so (`mairbench.host=`), its device tree or
+/// ACPI tables are QEMU's ([`Platform::qemu_mark`]), or both. Timings of an emulated run do
+/// not reflect memory types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Emulation<'a> {
     /// The emulator the runner named ([`crate::bootargs::host`]), e.g. `qemu-10.0.2`.
     pub host: Option<&'a str>,
-    /// What in the device tree marks QEMU.
+    /// What in the tables marks QEMU.
     pub dtb: Option<&'static str>,
+    /// The tables that were read ([`Platform::tables`]).
+    pub tables: Tables,
 }
 
 impl<'a> Emulation<'a> {
@@ -575,6 +763,7 @@ impl<'a> Emulation<'a> {
         Emulation {
             host,
             dtb: platform.qemu_mark,
+            tables: platform.tables,
         }
     }
 
@@ -583,27 +772,42 @@ impl<'a> Emulation<'a> {
         self.host.is_some() || self.dtb.is_some()
     }
 
-    /// What says so, as the `start` record's `emulated_by` names it: `"bootarg"`, `"dtb"`.
+    /// What says so, as the `start` record's `emulated_by` names it: `"bootarg"`, then `"dtb"`
+    /// (the device tree is QEMU's) or `"acpi"` (the ACPI tables are).
     pub fn by(&self) -> impl Iterator<Item = &'static str> {
-        [self.host.map(|_| "bootarg"), self.dtb.map(|_| "dtb")]
+        let tables = match self.tables {
+            Tables::Acpi => "acpi",
+            Tables::Dtb | Tables::None => "dtb",
+        };
+        [self.host.map(|_| "bootarg"), self.dtb.map(|_| tables)]
             .into_iter()
             .flatten()
+    }
+
+    /// The tables in words, for [`fmt::Display`].
+    fn tables_words(&self) -> &'static str {
+        match self.tables {
+            Tables::Acpi => Tables::Acpi.words(),
+            Tables::Dtb | Tables::None => Tables::Dtb.words(),
+        }
     }
 }
 
 impl core::fmt::Display for Emulation<'_> {
     /// Why, in words, e.g. `mairbench.host=qemu-10.0.2 (the runner); device tree: root
-    /// compatible linux,dummy-virt`; `not emulated` when nothing says so.
+    /// compatible linux,dummy-virt` (`ACPI tables: ...` from ACPI); `not emulated` when nothing
+    /// says so.
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let tables = self.tables_words();
         match (self.host, self.dtb) {
             (Some(host), Some(mark)) => {
-                write!(f, "mairbench.host={host} (the runner); device tree: {mark}")
+                write!(f, "mairbench.host={host} (the runner); {tables}: {mark}")
             }
             (Some(host), None) => write!(
                 f,
-                "mairbench.host={host} (the runner); nothing in the device tree marks QEMU"
+                "mairbench.host={host} (the runner); nothing in the {tables} marks QEMU"
             ),
-            (None, Some(mark)) => write!(f, "device tree: {mark}"),
+            (None, Some(mark)) => write!(f, "{tables}: {mark}"),
             (None, None) => f.write_str("not emulated"),
         }
     }
@@ -660,6 +864,7 @@ pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
         }
     };
     p.dtb_ok = true;
+    p.tables = Tables::Dtb;
     let root = fdt.root();
 
     let compatible = root.property("compatible");
@@ -713,10 +918,6 @@ fn cpus(fdt: Fdt<'_>, p: &mut Platform<'_>) {
         else {
             continue;
         };
-        let Some(slot) = p.cpus.get_mut(p.cpu_count) else {
-            p.cpus_beyond_cap = p.cpus_beyond_cap.saturating_add(1);
-            continue;
-        };
         let enable = match prop_str(node, "enable-method") {
             Some("psci") => Enable::Psci,
             Some("spin-table") => match release_address(node) {
@@ -725,8 +926,7 @@ fn cpus(fdt: Fdt<'_>, p: &mut Platform<'_>) {
             },
             _ => Enable::Other,
         };
-        *slot = Cpu { mpidr, enable };
-        p.cpu_count = p.cpu_count.saturating_add(1);
+        p.push_cpu(Cpu { mpidr, enable });
     }
 }
 

@@ -1,0 +1,667 @@
+//! What the firmware learns from ACPI tables: the description UEFI machines without a device
+//! tree (Arm servers, SystemReady boards, EDK2 on QEMU `virt`) give.
+//!
+//! [`discover`] starts from the RSDP's physical address (the UEFI side finds it in the ACPI
+//! 2.0 configuration table) and reads, through [`Phys`]:
+//! - the RSDP, then the XSDT (the RSDT when there is no XSDT or it is invalid);
+//! - every table the root lists: its 36-byte header, its length (at least 36, at most
+//!   [`MAX_TABLE_LEN`], all readable) and its checksum;
+//! - SPCR: the console UART ([`SPCR_UARTS`]), its Generic Address Structure and baud rate;
+//! - MADT (signature `APIC`): the GICC entries, one per CPU;
+//! - FADT (signature `FACP`): the ARM boot flags, PSCI and its conduit.
+//!
+//! Nothing else (the DSDT's AML, GTDT, IORT, ...) is read. RAM does not come from ACPI: the
+//! UEFI memory map gives it ([`Platform::set_ram_regions`]).
+//!
+//! Every problem is a [`Problem`] in [`Platform::problems`] (the `Acpi*` ones), with a safe
+//! default: [`QEMU_VIRT`]'s values for what was not found. [`discover`] never panics, and its
+//! time is bounded by the tables' size: at most [`MAX_TABLES`] tables of at most
+//! [`MAX_TABLE_LEN`] bytes are read, and every walk moves forward by at least 2 bytes.
+//!
+//! Layouts are those of the ACPI 6.5 specification (sections 5.2.5 RSDP, 5.2.6 header,
+//! 5.2.7/5.2.8 RSDT/XSDT, 5.2.9 FADT, 5.2.12.14 GICC) and Microsoft's SPCR specification,
+//! cross-checked with Linux (`drivers/acpi/spcr.c`, `arch/arm64/kernel/acpi.c` and `smp.c`)
+//! and U-Boot's SPCR writer (`acpi_write_spcr`).
+
+use crate::platform::{
+    ConsoleInfo, ConsoleKind, Cpu, Enable, Platform, Problem, PsciConduit, Tables, QEMU_VIRT,
+};
+
+/// Physical memory the tables live in, as the firmware sees it (identity-mapped: MMU off, or
+/// UEFI's identity map).
+pub trait Phys {
+    /// The `len` bytes at physical address `pa`, or `None` unless all of them are readable. A
+    /// slice of another length is taken as unreadable.
+    fn read(&self, pa: u64, len: usize) -> Option<&[u8]>;
+}
+
+/// Readable memory: `bytes`, at physical address `base`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window<'a> {
+    /// Physical address of `bytes[0]`.
+    pub base: u64,
+    /// The memory.
+    pub bytes: &'a [u8],
+}
+
+impl Phys for Window<'_> {
+    fn read(&self, pa: u64, len: usize) -> Option<&[u8]> {
+        let start = usize::try_from(pa.checked_sub(self.base)?).ok()?;
+        self.bytes.get(start..start.checked_add(len)?)
+    }
+}
+
+/// Several windows: a read is served by the first that holds all of it (a read across two
+/// adjacent windows is not).
+impl<P: Phys> Phys for [P] {
+    fn read(&self, pa: u64, len: usize) -> Option<&[u8]> {
+        self.iter().find_map(|w| w.read(pa, len))
+    }
+}
+
+/// Most tables read from the root table ([`Problem::AcpiTooManyTables`] beyond).
+pub const MAX_TABLES: usize = 256;
+
+/// Longest table read ([`Problem::AcpiTableLength`] beyond): 1 MiB, far above any FADT, MADT
+/// (80 to 84 bytes per CPU) or SPCR.
+pub const MAX_TABLE_LEN: usize = 1 << 20;
+
+/// The SPCR interface types (Microsoft's DBG2 serial port subtypes) mairbench drives, and
+/// the console kind each selects. For a 16550 the kind's `reg_shift` and `io_width` are
+/// those the Generic Address Structure gives ([`discover`]); the row holds the byte-wide
+/// default. As Linux's `spcr.c` maps them, except 0x10 (BCM2835), not driven: which UART it
+/// names is not settled.
+pub const SPCR_UARTS: [(u8, ConsoleKind); 7] = [
+    // Fully 16550-compatible.
+    (0x00, NS16550),
+    // 16550 subset compatible with DBGP revision 1.
+    (0x01, NS16550),
+    (0x03, ConsoleKind::Pl011),
+    // NVIDIA 16550 (Tegra).
+    (0x05, NS16550),
+    // SBSA generic UART, 32-bit accesses only (SBSA 2.x): the driver's accesses are 32-bit.
+    (0x0d, ConsoleKind::SbsaUart),
+    // SBSA generic UART.
+    (0x0e, ConsoleKind::SbsaUart),
+    // 16550-compatible with parameters defined in the Generic Address Structure.
+    (0x12, NS16550),
+];
+
+const NS16550: ConsoleKind = ConsoleKind::Ns16550 {
+    reg_shift: 0,
+    io_width: 1,
+};
+
+/// Which root table listed the tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Root {
+    /// The XSDT (64-bit entries; ACPI 2.0 and later).
+    Xsdt,
+    /// The RSDT (32-bit entries; ACPI 1.0, or no valid XSDT).
+    Rsdt,
+}
+
+impl Root {
+    /// `XSDT` or `RSDT`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Root::Xsdt => "XSDT",
+            Root::Rsdt => "RSDT",
+        }
+    }
+}
+
+/// What ACPI discovery read beyond [`Platform`]'s own fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Facts<'a> {
+    /// The RSDP's revision (0: ACPI 1.0; 2: ACPI 2.0 and later), once it was valid.
+    pub rsdp_revision: Option<u8>,
+    /// The root table whose list was read.
+    pub root: Option<Root>,
+    /// The root table's OEM ID, trimmed (`""` when not printable ASCII).
+    pub oem_id: &'a str,
+    /// The root table's OEM table ID, trimmed (`""` when not printable ASCII).
+    pub oem_table_id: &'a str,
+    /// Valid tables the root lists (each counted once).
+    pub tables: usize,
+    /// The FADT's revision and minor revision (`(6, 3)`: ACPI 6.3).
+    pub fadt_revision: Option<(u8, u8)>,
+    /// The SPCR's baud rate in bit/s: its precise baud rate (revision 4), else its configured
+    /// one; `None` when it says "as the firmware left it" or gives a value it does not define.
+    pub console_baud: Option<u32>,
+    /// GICC entries (one per CPU the MADT describes), whatever their flags.
+    pub gicc_entries: usize,
+    /// GICC entries neither enabled nor online capable: CPUs not usable. Not listed.
+    pub cpus_disabled: usize,
+    /// GICC entries not enabled but online capable (ACPI 6.5): CPUs that can be brought up
+    /// later, not at boot. Not listed.
+    pub cpus_online_capable: usize,
+    /// Enabled GICC entries with a parking protocol mailbox (version and address nonzero).
+    pub cpus_parked: usize,
+}
+
+impl Facts<'_> {
+    /// Nothing read.
+    pub const NONE: Facts<'static> = Facts {
+        rsdp_revision: None,
+        root: None,
+        oem_id: "",
+        oem_table_id: "",
+        tables: 0,
+        fadt_revision: None,
+        console_baud: None,
+        gicc_entries: 0,
+        cpus_disabled: 0,
+        cpus_online_capable: 0,
+        cpus_parked: 0,
+    };
+}
+
+/// Size of every table's header.
+const HEADER: usize = 36;
+
+/// The RSDP's revision 1 part, which its checksum covers.
+const RSDP_V1_LEN: usize = 20;
+/// The RSDP of revision 2 and later, which its extended checksum covers.
+const RSDP_V2_LEN: usize = 36;
+
+/// GICC (MADT entry type 0x0B): the fields read, by offset in the entry.
+const MADT_GICC: u8 = 0x0b;
+/// Offset of the first MADT entry (after the header, the GIC address and flags).
+const MADT_ENTRIES: usize = 44;
+/// The shortest GICC entry read: up to the MPIDR (ACPI 5.1's 76 bytes; 80 from 6.0, 82 from
+/// 6.3); Linux's `ACPI_MADT_GICC_MIN_LENGTH`.
+const GICC_MIN_LEN: usize = 76;
+const GICC_FLAGS: usize = 12;
+const GICC_PARKING_VERSION: usize = 16;
+const GICC_PARKED_ADDRESS: usize = 24;
+const GICC_MPIDR: usize = 68;
+/// GICC flags: Enabled.
+const GICC_ENABLED: u32 = 1 << 0;
+/// GICC flags: Online Capable (ACPI 6.5).
+const GICC_ONLINE_CAPABLE: u32 = 1 << 3;
+/// The MPIDR affinity fields Aff3 and Aff2..Aff0 (Linux's `MPIDR_HWID_BITMASK`).
+const MPIDR_AFFINITY: u64 = 0xff_00ff_ffff;
+
+/// FADT: ARM boot architecture flags (2 bytes) and the minor revision, by offset.
+const FADT_ARM_BOOT_FLAGS: usize = 129;
+const FADT_MINOR_REVISION: usize = 131;
+const FADT_PSCI_COMPLIANT: u16 = 1 << 0;
+const FADT_PSCI_USE_HVC: u16 = 1 << 1;
+
+/// SPCR fields, by offset.
+const SPCR_MIN_LEN: usize = 80;
+const SPCR_INTERFACE_TYPE: usize = 36;
+const SPCR_BASE_ADDRESS: usize = 40;
+const SPCR_BAUD_RATE: usize = 58;
+const SPCR_PRECISE_BAUD_RATE: usize = 80;
+
+/// Generic Address Structure: address space ID of system memory.
+const GAS_SYSTEM_MEMORY: u8 = 0;
+
+/// What marks QEMU's tables: its OEM ID (QEMU's `ACPI_BUILD_APPNAME6`) and the start of its
+/// OEM table ID (`BXPC`, padded, or `BXPC` and the signature in QEMU before 5.1).
+const QEMU_OEM_ID: &[u8; 6] = b"BOCHS ";
+const QEMU_OEM_TABLE_ID: &[u8; 4] = b"BXPC";
+/// [`Platform::qemu_mark`] for QEMU's ACPI tables.
+pub const QEMU_MARK: &str = "OEM ID BOCHS and OEM table ID BXPC";
+
+/// A table whose length and checksum were checked: `bytes` is all of it.
+#[derive(Clone, Copy)]
+struct Table<'a> {
+    pa: u64,
+    bytes: &'a [u8],
+}
+
+impl<'a> Table<'a> {
+    fn signature(&self) -> &'a [u8] {
+        self.bytes.get(..4).unwrap_or_default()
+    }
+
+    fn revision(&self) -> u8 {
+        byte(self.bytes, 8).unwrap_or(0)
+    }
+
+    fn oem_id(&self) -> &'a [u8] {
+        self.bytes.get(10..16).unwrap_or_default()
+    }
+
+    fn oem_table_id(&self) -> &'a [u8] {
+        self.bytes.get(16..24).unwrap_or_default()
+    }
+
+    /// Whether QEMU wrote it.
+    fn qemu(&self) -> bool {
+        self.oem_id() == QEMU_OEM_ID && self.oem_table_id().starts_with(QEMU_OEM_TABLE_ID)
+    }
+}
+
+fn byte(bytes: &[u8], at: usize) -> Option<u8> {
+    bytes.get(at).copied()
+}
+
+fn array<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
+    bytes.get(at..at.checked_add(N)?)?.try_into().ok()
+}
+
+fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {
+    array(bytes, at).map(u16::from_le_bytes)
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    array(bytes, at).map(u32::from_le_bytes)
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
+    array(bytes, at).map(u64::from_le_bytes)
+}
+
+/// Whether `bytes` sum to 0 modulo 256, as every ACPI checksum makes them.
+fn sums_to_zero(bytes: &[u8]) -> bool {
+    bytes.iter().fold(0u8, |sum, &b| sum.wrapping_add(b)) == 0
+}
+
+/// `len` bytes at `pa`, exactly.
+fn read<P: Phys + ?Sized>(mem: &P, pa: u64, len: usize) -> Option<&[u8]> {
+    mem.read(pa, len).filter(|b| b.len() == len)
+}
+
+/// The table at `pa`, its length and checksum checked.
+fn table<P: Phys + ?Sized>(mem: &P, pa: u64) -> Result<Table<'_>, Problem> {
+    let header = read(mem, pa, HEADER).ok_or(Problem::AcpiTableLength)?;
+    let len = u32_at(header, 4)
+        .and_then(|len| usize::try_from(len).ok())
+        .filter(|len| (HEADER..=MAX_TABLE_LEN).contains(len))
+        .ok_or(Problem::AcpiTableLength)?;
+    let bytes = read(mem, pa, len).ok_or(Problem::AcpiTableLength)?;
+    if !sums_to_zero(bytes) {
+        return Err(Problem::AcpiTableChecksum);
+    }
+    Ok(Table { pa, bytes })
+}
+
+/// `bytes` trimmed of spaces and NULs at both ends, when the rest is printable ASCII and
+/// not empty.
+fn printable(bytes: &[u8]) -> Option<&str> {
+    let pad = |b: &u8| *b == b' ' || *b == 0;
+    let start = bytes.iter().position(|b| !pad(b))?;
+    let end = bytes.iter().rposition(|b| !pad(b))?;
+    let trimmed = bytes.get(start..=end)?;
+    if !trimmed.iter().all(|b| (0x20..0x7f).contains(b)) {
+        return None;
+    }
+    core::str::from_utf8(trimmed).ok()
+}
+
+/// The root table, from the RSDP at `rsdp`.
+fn root<'a, P: Phys + ?Sized>(
+    mem: &'a P,
+    rsdp: u64,
+    p: &mut Platform<'a>,
+) -> Option<(Table<'a>, Root)> {
+    let Some(v1) = read(mem, rsdp, RSDP_V1_LEN).filter(|_| rsdp != 0) else {
+        p.problems.insert(Problem::AcpiNoRsdp);
+        return None;
+    };
+    if v1.get(..8) != Some(b"RSD PTR ".as_slice()) || !sums_to_zero(v1) {
+        p.problems.insert(Problem::AcpiRsdp);
+        return None;
+    }
+    let revision = byte(v1, 15).unwrap_or(0);
+    let rsdt = u32_at(v1, 16).map_or(0, u64::from);
+    let mut xsdt = 0;
+    if revision >= 2 {
+        let v2 = read(mem, rsdp, RSDP_V2_LEN).filter(|v2| {
+            u32_at(v2, 20).is_some_and(|len| len >= RSDP_V2_LEN as u32) && sums_to_zero(v2)
+        });
+        let Some(v2) = v2 else {
+            p.problems.insert(Problem::AcpiRsdp);
+            return None;
+        };
+        xsdt = u64_at(v2, 24).unwrap_or(0);
+    }
+    p.acpi.rsdp_revision = Some(revision);
+    let mut root_table = |pa: u64, signature: &[u8]| match table(mem, pa) {
+        Ok(t) if t.signature() == signature => Some(t),
+        Ok(_) => None,
+        Err(why) => {
+            p.problems.insert(why);
+            None
+        }
+    };
+    if xsdt != 0 {
+        if let Some(t) = root_table(xsdt, b"XSDT") {
+            return Some((t, Root::Xsdt));
+        }
+    }
+    if rsdt != 0 {
+        if let Some(t) = root_table(rsdt, b"RSDT") {
+            if xsdt != 0 {
+                p.problems.insert(Problem::AcpiXsdt);
+            }
+            return Some((t, Root::Rsdt));
+        }
+    }
+    p.problems.insert(Problem::AcpiNoRoot);
+    None
+}
+
+/// The tables the root lists: physical addresses, 8 bytes each in the XSDT, 4 in the RSDT (a
+/// partial entry at the end is ignored).
+fn entries<'a>(root: Table<'a>, kind: Root) -> impl Iterator<Item = u64> + 'a {
+    let width = match kind {
+        Root::Xsdt => 8,
+        Root::Rsdt => 4,
+    };
+    root.bytes
+        .get(HEADER..)
+        .unwrap_or_default()
+        .chunks_exact(width)
+        .map(|entry| match entry.try_into() {
+            Ok(wide) => u64::from_le_bytes(wide),
+            Err(_) => u32_at(entry, 0).map_or(0, u64::from),
+        })
+}
+
+/// The platform ACPI describes, from the RSDP at physical address `rsdp`; see the module
+/// documentation. Never panics.
+///
+/// What is set, the rest staying [`QEMU_VIRT`]'s:
+/// - [`Platform::tables`]: [`Tables::Acpi`] once a root table is valid.
+/// - [`Platform::console`]: the SPCR's UART ([`SPCR_UARTS`]), in system memory, not at 0 and
+///   aligned to its access width; [`Platform::console_from_dtb`] says it was found. A 16550's
+///   register spacing (`reg_shift`) comes from the GAS access size (byte 0, word 1, dword 2),
+///   its access width (`io_width`) from the GAS register bit width (8: 1 byte, 32: 4 bytes),
+///   as U-Boot writes them (`reg_shift` into the access size, `reg-io-width` into the bit
+///   width) and Linux reads them (a dword access size is 32-bit accesses 4 bytes apart). When
+///   one is 0 (undefined) it follows the other; an access size above qword is taken as
+///   byte, as Linux does. Without a console ([`Problem::AcpiNoSpcr`] and the other SPCR
+///   problems) the console stays QEMU virt's PL011, which the firmware drives only where the
+///   machine is QEMU's.
+/// - [`Platform::psci`]: the FADT's ARM boot flags, PSCI_COMPLIANT (bit 0) and PSCI_USE_HVC
+///   (bit 1), read from FADT 5.1 on, or from an older FADT whose flags are not 0 (as Linux
+///   does).
+/// - [`Platform::cpus`]: one CPU per enabled MADT GICC entry, in MADT order: its MPIDR,
+///   [`Enable::Psci`] when the FADT says PSCI, else [`Enable::Other`] (the parking protocol
+///   is not supported). Entries neither enabled nor online capable, and online capable ones
+///   not enabled, are counted in [`Facts`], not listed. At most
+///   [`crate::platform::MAX_CPUS`], the rest counted in [`Platform::cpus_beyond_cap`].
+/// - [`Platform::model`]: the root table's OEM ID and OEM table ID as the table holds them
+///   (14 bytes, trimmed at both ends: `BOCHS BXPC` on QEMU), else either alone, else
+///   `"unknown"`.
+/// - [`Platform::emulated`] and [`Platform::qemu_mark`] ([`QEMU_MARK`]): when a table read
+///   (the root or one it lists) has QEMU's OEM ID `BOCHS ` and an OEM table ID starting with
+///   `BXPC`.
+/// - [`Platform::acpi`]: the rest ([`Facts`]).
+/// - Not set: `ram` (the UEFI memory map gives it: [`Platform::set_ram_regions`]),
+///   `bootargs` (the UEFI load options give them), `reserved`, `dtb_ok`.
+///
+/// Of the tables the root lists, each is checked (header, length, checksum) and counted
+/// once; the first valid FADT, MADT and SPCR are used. A table listed twice (by address),
+/// a root table listed ([`Problem::AcpiTableRepeated`]), or a table past the first
+/// [`MAX_TABLES`] ([`Problem::AcpiTooManyTables`]) is not read again.
+pub fn discover<'a, P: Phys + ?Sized>(mem: &'a P, rsdp: u64) -> Platform<'a> {
+    let mut p = QEMU_VIRT;
+    let Some((root, kind)) = root(mem, rsdp, &mut p) else {
+        return p;
+    };
+    p.tables = Tables::Acpi;
+    p.acpi.root = Some(kind);
+    p.acpi.oem_id = printable(root.oem_id()).unwrap_or_default();
+    p.acpi.oem_table_id = printable(root.oem_table_id()).unwrap_or_default();
+    p.model = root
+        .bytes
+        .get(10..24)
+        .and_then(printable)
+        .or_else(|| Some(p.acpi.oem_table_id).filter(|s| !s.is_empty()))
+        .or_else(|| Some(p.acpi.oem_id).filter(|s| !s.is_empty()))
+        .unwrap_or("unknown");
+    let mut qemu = root.qemu();
+
+    let (mut fadt, mut madt, mut spcr) = (None, None, None);
+    let mut seen = [0u64; MAX_TABLES];
+    let mut count = 0usize;
+    for pa in entries(root, kind) {
+        if pa == 0 {
+            // Linux skips null entries too.
+            continue;
+        }
+        let listed = seen.get(..count).unwrap_or_default();
+        if pa == root.pa || listed.contains(&pa) {
+            p.problems.insert(Problem::AcpiTableRepeated);
+            continue;
+        }
+        let Some(slot) = seen.get_mut(count) else {
+            p.problems.insert(Problem::AcpiTooManyTables);
+            break;
+        };
+        *slot = pa;
+        count = count.saturating_add(1);
+        let t = match table(mem, pa) {
+            Ok(t) => t,
+            Err(why) => {
+                p.problems.insert(why);
+                continue;
+            }
+        };
+        p.acpi.tables = p.acpi.tables.saturating_add(1);
+        qemu |= t.qemu();
+        let slot = match t.signature() {
+            b"FACP" => &mut fadt,
+            b"APIC" => &mut madt,
+            b"SPCR" => &mut spcr,
+            b"XSDT" | b"RSDT" => {
+                p.problems.insert(Problem::AcpiTableRepeated);
+                continue;
+            }
+            _ => continue,
+        };
+        if slot.is_some() {
+            p.problems.insert(Problem::AcpiTableRepeated);
+        } else {
+            *slot = Some(t);
+        }
+    }
+    if qemu {
+        p.qemu_mark = Some(QEMU_MARK);
+        p.emulated = true;
+    }
+
+    match fadt {
+        Some(fadt) => p.psci = psci(fadt, &mut p),
+        None => p.problems.insert(Problem::AcpiNoFadt),
+    }
+    match madt {
+        Some(madt) => cpus(madt, &mut p),
+        None => p.problems.insert(Problem::AcpiNoMadt),
+    }
+    match spcr
+        .ok_or(Problem::AcpiNoSpcr)
+        .and_then(|t| console(t, &mut p))
+    {
+        Ok(console) => {
+            p.console = console;
+            p.console_from_dtb = true;
+        }
+        Err(why) => p.problems.insert(why),
+    }
+    p
+}
+
+/// The PSCI conduit the FADT's ARM boot flags give.
+fn psci(fadt: Table<'_>, p: &mut Platform<'_>) -> Option<PsciConduit> {
+    let (Some(flags), Some(minor)) = (
+        u16_at(fadt.bytes, FADT_ARM_BOOT_FLAGS),
+        byte(fadt.bytes, FADT_MINOR_REVISION),
+    ) else {
+        p.problems.insert(Problem::AcpiFadtOld);
+        return None;
+    };
+    let revision = fadt.revision();
+    p.acpi.fadt_revision = Some((revision, minor));
+    // ACPI 5.1 brought the ARM boot flags; Linux takes nonzero flags of an older FADT as 5.1.
+    if (revision, minor) < (5, 1) && flags == 0 {
+        p.problems.insert(Problem::AcpiFadtOld);
+        return None;
+    }
+    if flags & FADT_PSCI_COMPLIANT == 0 {
+        p.problems.insert(Problem::AcpiNoPsci);
+        return None;
+    }
+    Some(if flags & FADT_PSCI_USE_HVC != 0 {
+        PsciConduit::Hvc
+    } else {
+        PsciConduit::Smc
+    })
+}
+
+/// The CPUs of the MADT's GICC entries.
+fn cpus(madt: Table<'_>, p: &mut Platform<'_>) {
+    let enable = if p.psci.is_some() {
+        Enable::Psci
+    } else {
+        Enable::Other
+    };
+    let bytes = madt.bytes;
+    if bytes.len() < MADT_ENTRIES {
+        p.problems.insert(Problem::AcpiMadtEntry);
+        return;
+    }
+    let mut at = MADT_ENTRIES;
+    while at < bytes.len() {
+        let (Some(kind), Some(len)) = (byte(bytes, at), byte(bytes, at.saturating_add(1))) else {
+            p.problems.insert(Problem::AcpiMadtEntry);
+            return;
+        };
+        let end = at.saturating_add(usize::from(len));
+        let Some(entry) = bytes.get(at..end).filter(|_| len >= 2) else {
+            p.problems.insert(Problem::AcpiMadtEntry);
+            return;
+        };
+        at = end;
+        if kind != MADT_GICC {
+            continue;
+        }
+        if entry.len() < GICC_MIN_LEN {
+            p.problems.insert(Problem::AcpiMadtEntry);
+            continue;
+        }
+        gicc(entry, enable, p);
+    }
+}
+
+/// One GICC entry, at least [`GICC_MIN_LEN`] bytes.
+fn gicc(entry: &[u8], enable: Enable, p: &mut Platform<'_>) {
+    p.acpi.gicc_entries = p.acpi.gicc_entries.saturating_add(1);
+    let flags = u32_at(entry, GICC_FLAGS).unwrap_or(0);
+    if flags & GICC_ENABLED == 0 {
+        let counter = if flags & GICC_ONLINE_CAPABLE != 0 {
+            &mut p.acpi.cpus_online_capable
+        } else {
+            &mut p.acpi.cpus_disabled
+        };
+        *counter = counter.saturating_add(1);
+        return;
+    }
+    let Some(mpidr) = u64_at(entry, GICC_MPIDR)
+        .filter(|m| m & !MPIDR_AFFINITY == 0 && !p.cpus().iter().any(|c| c.mpidr == *m))
+    else {
+        p.problems.insert(Problem::AcpiMadtMpidr);
+        return;
+    };
+    let parking = u32_at(entry, GICC_PARKING_VERSION).unwrap_or(0);
+    let parked = u64_at(entry, GICC_PARKED_ADDRESS).unwrap_or(0);
+    if parking != 0 && parked != 0 {
+        p.acpi.cpus_parked = p.acpi.cpus_parked.saturating_add(1);
+    }
+    p.push_cpu(Cpu { mpidr, enable });
+}
+
+/// The console the SPCR describes.
+fn console(spcr: Table<'_>, p: &mut Platform<'_>) -> Result<ConsoleInfo, Problem> {
+    let bytes = spcr.bytes;
+    if bytes.len() < SPCR_MIN_LEN {
+        return Err(Problem::AcpiSpcrShort);
+    }
+    let interface = byte(bytes, SPCR_INTERFACE_TYPE).ok_or(Problem::AcpiSpcrShort)?;
+    let [space, bit_width, _bit_offset, access_size] =
+        array(bytes, SPCR_BASE_ADDRESS).ok_or(Problem::AcpiSpcrShort)?;
+    let base = u64_at(bytes, SPCR_BASE_ADDRESS.saturating_add(4)).ok_or(Problem::AcpiSpcrShort)?;
+    let kind = SPCR_UARTS
+        .iter()
+        .find(|&&(t, _)| t == interface)
+        .map(|&(_, kind)| kind)
+        .ok_or(Problem::AcpiSpcrUnsupported)?;
+    if space != GAS_SYSTEM_MEMORY {
+        return Err(Problem::AcpiSpcrAddress);
+    }
+    let kind = match kind {
+        ConsoleKind::Ns16550 { .. } => {
+            ns16550(bit_width, access_size).ok_or(Problem::AcpiSpcrUnsupported)?
+        }
+        kind => kind,
+    };
+    let align = match kind {
+        ConsoleKind::Ns16550 { io_width, .. } => u64::from(io_width),
+        // The PL011 and SBSA drivers make 32-bit accesses.
+        _ => 4,
+    };
+    if base == 0
+        || !base.is_multiple_of(align.max(1))
+        || base.checked_add(kind.register_span()).is_none()
+    {
+        return Err(Problem::AcpiSpcrAddress);
+    }
+    p.acpi.console_baud = baud(bytes);
+    Ok(ConsoleInfo { kind, base })
+}
+
+/// A 16550's register spacing and access width from the GAS; see [`discover`].
+fn ns16550(bit_width: u8, access_size: u8) -> Option<ConsoleKind> {
+    let from_bits = |bits: u8| match bits {
+        8 => Some(0u8),
+        16 => Some(1),
+        32 => Some(2),
+        _ => None,
+    };
+    let reg_shift = match access_size {
+        1..=3 => access_size.saturating_sub(1),
+        // Undefined: as wide as the registers.
+        0 => from_bits(bit_width).unwrap_or(0),
+        // Qword or no access size ACPI defines: byte, as Linux takes it.
+        _ => 0,
+    };
+    let io_width = match bit_width {
+        8 => 1u8,
+        32 => 4,
+        // Undefined: as Linux, 32-bit accesses when the registers are 4 bytes apart.
+        0 if reg_shift == 2 => 4,
+        0 => 1,
+        // 16- and 64-bit registers are not driven.
+        _ => return None,
+    };
+    // An access wider than the spacing would straddle registers.
+    if 1u32.checked_shl(u32::from(reg_shift)) < Some(u32::from(io_width)) {
+        return None;
+    }
+    Some(ConsoleKind::Ns16550 {
+        reg_shift,
+        io_width,
+    })
+}
+
+/// The SPCR's baud rate; see [`Facts::console_baud`].
+fn baud(spcr: &[u8]) -> Option<u32> {
+    if let Some(precise) = u32_at(spcr, SPCR_PRECISE_BAUD_RATE).filter(|&b| b != 0) {
+        if spcr.len() >= SPCR_PRECISE_BAUD_RATE.saturating_add(4) {
+            return Some(precise);
+        }
+    }
+    match byte(spcr, SPCR_BAUD_RATE)? {
+        3 => Some(9600),
+        4 => Some(19200),
+        6 => Some(57600),
+        7 => Some(115_200),
+        _ => None,
+    }
+}
