@@ -191,7 +191,7 @@ pub const START: Kind = Kind {
             "emulated",
             Bool,
             "",
-            "Whether the machine is an emulator (QEMU): timings then do not reflect memory types. True when the runner said so (mairbench.host=) or the device tree is QEMU's; see emulated_by.",
+            "Whether the machine is an emulator (QEMU): timings then do not reflect memory types. True when the runner said so (mairbench.host=) or the device tree or ACPI tables are QEMU's; see emulated_by.",
         ),
         Field::optional(
             "host",
@@ -203,7 +203,7 @@ pub const START: Kind = Kind {
             "emulated_by",
             Strs,
             "",
-            "What says the run is emulated, present when it is: \"bootarg\" (mairbench.host=), \"dtb\" (the device tree is QEMU's: root compatible linux,dummy-virt, or a qemu,fw-cfg-mmio or qemu,platform node). QEMU's board machines boot the real board's device tree: only the bootarg tells.",
+            "What says the run is emulated, present when it is: \"bootarg\" (mairbench.host=), \"dtb\" (the device tree is QEMU's: root compatible linux,dummy-virt, or a qemu,fw-cfg-mmio or qemu,platform node), \"acpi\" (the ACPI tables are QEMU's: OEM ID BOCHS, OEM table ID BXPC). QEMU's board machines boot the real board's device tree: only the bootarg tells.",
         ),
         Field::always(
             "console",

@@ -182,7 +182,8 @@ fn a_server_with_an_sbsa_uart_high_up_and_80_cpus() {
 #[test]
 fn sixteen_550s_take_their_widths_from_the_generic_address_structure() {
     // Synthetic SPCRs. (bit width, access size) -> (reg_shift, io_width), or unsupported.
-    let cases: [(u8, u8, u8, Option<(u8, u8)>); 14] = [
+    type Widths = Option<(u8, u8)>;
+    let cases: [(u8, u8, u8, Widths); 14] = [
         // A DesignWare APB UART as U-Boot writes it: 32-bit registers 4 bytes apart.
         (0x12, 32, 3, Some((2, 4))),
         (0x00, 32, 3, Some((2, 4))),
