@@ -530,7 +530,12 @@ fn describe(
         p.psci.map_or("none", PsciConduit::name)
     );
     for problem in p.problems.iter() {
-        say!("device tree: {}", problem.message());
+        let source = if problem.acpi() {
+            "acpi"
+        } else {
+            "device tree"
+        };
+        say!("{source}: {}", problem.message());
     }
     if emulation.emulated() {
         say!("emulated machine: QEMU models no caches, so timings do not reflect memory types");

@@ -112,35 +112,32 @@ fn uboot_bootefi() {
     }
 }
 
-/// EDK2 with its ACPI tables and no device tree.
-///
-/// EXPECTATION TO FLIP when ACPI discovery is wired (src/arch/uefi.rs, `acpi_platform`):
-/// today the run must fail cleanly before ExitBootServices (a failed `acpi` check, an `end`
-/// record, ResetSystem) instead of hanging; then it must pass with `"tables": "acpi"`.
+/// EDK2 with its ACPI tables (no device tree): the platform from the RSDP, four CPUs from the
+/// MADT's GICC entries started through PSCI (FADT: HVC), the console from the SPCR.
 #[test]
-fn uefi_acpi_is_refused_until_acpi_discovery_lands() {
-    let run = boot(&[("MAIRBENCH_BOOT", "uefi")], &["mairbench.quick"]);
-    eprintln!("uefi (ACPI) wall time: {:?}", run.wall);
-    assert_eq!(
-        run.status, 1,
-        "a failed run:\n{}\n{}",
-        run.console, run.stderr
+fn edk2_acpi_four_cpus_from_the_madt() {
+    let run = boot(
+        &[("MAIRBENCH_BOOT", "uefi"), ("MAIRBENCH_SMP", "4")],
+        &["mairbench.quick"],
     );
+    eprintln!("uefi (ACPI, 4 CPUs) wall time: {:?}", run.wall);
+    run.assert_pass();
     assert!(run.console.contains("ACPI RSDP at 0x"), "{}", run.console);
-    let check = run.one("check");
-    assert_eq!(check["name"], "acpi");
-    assert_eq!(check["ok"], false);
-    assert!(
-        check["detail"]
-            .as_str()
-            .unwrap()
-            .starts_with("ACPI-only machine: ACPI discovery is not built yet"),
-        "{check}"
-    );
-    let end = run.one("end");
-    assert_eq!(end["status"], "fail");
-    assert_eq!(end["failed_checks"], serde_json::json!(["acpi"]));
-    assert!(run.console.contains("shutting down through ResetSystem"));
+    let start = run.one("start");
+    assert_eq!(start["firmware"], "uefi", "{start}");
+    assert_eq!(start["tables"], "acpi", "{start}");
+    assert_eq!(start["platform"], "BOCHS BXPC", "{start}");
+    assert_eq!(start["psci"], "hvc", "{start}");
+    assert_eq!(start["console"], "pl011", "{start}");
+    assert_eq!(start["emulated"], true, "{start}");
+    assert_eq!(start["bootargs_from"], "uefi", "{start}");
+    assert_eq!(run.of_kind("hello").len(), 4, "{}", run.console);
+    let smp = run
+        .of_kind("verdict")
+        .into_iter()
+        .find(|v| v["name"] == "smp-config")
+        .expect("an smp-config verdict");
+    assert_eq!(smp["status"], "pass", "{smp}");
 }
 
 /// A disk without the image: EDK2's shell cannot run startup.nsh's command and waits; the

@@ -129,11 +129,20 @@ extern "C" fn rust_main(
 ) -> ! {
     let start_ticks = ticks();
     exceptions::set_reporter(crate::report_exception);
-    let dtb = find_dtb(dtb_arg);
-    let mut platform = mairbench_core::platform::discover(dtb.map(|(_, blob)| blob));
+    let uefi = uefi::handoff();
+    // A UEFI application's device tree is the configuration table's (in x0) or none: QEMU
+    // virt's blob at the base of RAM may be stale memory the firmware has reused.
+    let dtb = match uefi {
+        Some(_) => find_dtb_at(dtb_arg),
+        None => find_dtb(dtb_arg),
+    };
+    // A device tree, else (a UEFI application on an ACPI-only machine) the ACPI tables.
+    let mut platform = match (dtb, uefi.and_then(|h| h.tables.rsdp)) {
+        (None, Some(rsdp)) => mairbench_core::acpi::discover(&UefiRam, rsdp),
+        _ => mairbench_core::platform::discover(dtb.map(|(_, blob)| blob)),
+    };
     // Started as a UEFI application: RAM and what in it is not free come from the firmware's
     // memory map (runtime services, ACPI, reserved memory are never used).
-    let uefi = uefi::handoff();
     if let Some(handoff) = uefi {
         handoff.memory_map().apply_to(&mut platform);
     }
@@ -169,6 +178,30 @@ extern "C" fn rust_main(
         uefi,
     };
     crate::main(boot, dtb, platform)
+}
+
+/// Physical memory as the ACPI reader sees it after ExitBootServices: the write-back RAM of
+/// the UEFI memory map (where firmware puts its tables), read with the MMU off.
+struct UefiRam;
+
+impl mairbench_core::acpi::Phys for UefiRam {
+    fn read(&self, pa: u64, len: usize) -> Option<&[u8]> {
+        use aarch64_cpu::registers::{Readable, SCTLR_EL1};
+        let end = pa.checked_add(u64::try_from(len).ok()?)?;
+        let map = uefi::handoff()?.memory_map();
+        let inside = map
+            .ram()
+            .iter()
+            .any(|r| r.base <= pa && r.base.checked_add(r.size).is_some_and(|e| end <= e));
+        if !inside || pa == 0 || SCTLR_EL1.is_set(SCTLR_EL1::M) {
+            return None;
+        }
+        // SAFETY: the MMU is off (checked), so `pa` is physical; `[pa, pa+len)` lies in RAM the
+        // UEFI map lists as write-back memory (no device registers); the ACPI tables in it are
+        // reserved (the map's non-free memory is never used for the buffer, tables or stacks)
+        // and nothing writes them.
+        Some(unsafe { core::slice::from_raw_parts(pa as usize as *const u8, len) })
+    }
 }
 
 /// Where QEMU `virt` puts the device tree when it starts an ELF (x0 = 0): the base of RAM.
@@ -285,19 +318,22 @@ pub fn setway_ops_expected() -> (u64, bool) {
 /// Finds the device tree, with the MMU still off: at the boot loader's `x0`, else at the
 /// start of QEMU virt RAM. A blob is taken only where its header reads as a device tree.
 pub fn find_dtb(x0: usize) -> Option<(usize, &'static [u8])> {
+    find_dtb_at(x0).or_else(|| find_dtb_at(QEMU_VIRT_DTB))
+}
+
+/// The device tree at `addr` only, if one is there (MMU off).
+fn find_dtb_at(addr: usize) -> Option<(usize, &'static [u8])> {
     use aarch64_cpu::registers::{Readable, SCTLR_EL1};
     if SCTLR_EL1.is_set(SCTLR_EL1::M) {
         return None;
     }
-    [x0, QEMU_VIRT_DTB].into_iter().find_map(|addr| {
-        // SAFETY: the MMU is off (checked above), so addresses are physical, and the boot
-        // loader hands over the device tree for reading; nothing in the firmware writes below
-        // its own image (the test buffer is placed away from the blob).
-        let header = unsafe { memory_at(addr, 40)? };
-        let size = mairbench_core::platform::dtb_size(header)?;
-        // SAFETY: as above; the header says the blob is `size` bytes long.
-        Some((addr, unsafe { memory_at(addr, size)? }))
-    })
+    // SAFETY: the MMU is off (checked above), so addresses are physical, and the boot
+    // loader hands over the device tree for reading; nothing in the firmware writes below
+    // its own image (the test buffer is placed away from the blob).
+    let header = unsafe { memory_at(addr, 40)? };
+    let size = mairbench_core::platform::dtb_size(header)?;
+    // SAFETY: as above; the header says the blob is `size` bytes long.
+    Some((addr, unsafe { memory_at(addr, size)? }))
 }
 
 /// Reads `len` bytes of physical memory at `addr` as a byte slice, or `None` if reading its

@@ -163,23 +163,6 @@ pub fn handoff() -> Option<Handoff> {
     HANDOFF.get()
 }
 
-/// ACPI HOOK — where an ACPI-only machine (an RSDP, no device tree) gets its platform.
-/// ACPI discovery is not built yet, so this refuses, and [`efi_main`] reports the refusal as
-/// a failed `acpi` check and shuts down through ResetSystem before exiting boot services.
-/// Wiring it: implement `mairbench_core::acpi::Phys` for physical memory (UEFI identity-maps
-/// it, and the ACPI tables stay where they are after ExitBootServices), return
-/// `Ok(mairbench_core::acpi::discover(&PHYS, rsdp))` here, keep the platform in a static for
-/// `rust_main` (which then skips the device-tree discovery), and flip the expectation of
-/// `host/tests/uefi.rs::uefi_acpi_is_refused_until_acpi_discovery_lands`.
-fn acpi_platform(rsdp: u64) -> Result<(), &'static str> {
-    let _ = rsdp;
-    Err(
-        "ACPI-only machine: ACPI discovery is not built yet (the firmware offers an ACPI RSDP \
-         and no device tree; start QEMU with -machine acpi=off, MAIRBENCH_BOOT=uefi-dt, or a \
-         firmware that installs a device tree)",
-    )
-}
-
 /// ConOut as a `fmt::Write`: UCS-2 in chunks, `\n` as CR LF.
 struct ConOut(*mut TextOutput);
 
@@ -301,11 +284,8 @@ unsafe extern "C" fn efi_main(image: Handle, st: *const SystemTable) -> Next {
             let _ = writeln!(out, "mairbench: device tree at {dtb:#x} (EFI_DTB_TABLE)");
         }
         (None, Some(rsdp)) => {
+            // Read after ExitBootServices (`arch::rust_main`): the tables stay where they are.
             let _ = writeln!(out, "mairbench: ACPI RSDP at {rsdp:#x}, no device tree");
-            if let Err(why) = acpi_platform(rsdp) {
-                // SAFETY: boot services run.
-                unsafe { fail(st, "acpi", why) }
-            }
         }
         (None, None) => {
             // SAFETY: boot services run.
