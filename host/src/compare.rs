@@ -5,8 +5,12 @@
 //! |B/A - 1| > max([`MIN_CHANGE_PCT`] %, cv A + cv B), with cv each point's coefficient of
 //! variation in percent (`cv_pct`; an unknown cv counts as 0). A point within that is "same":
 //! no run is named better there.
+//!
+//! Loaded-latency points (`loaded_latency` records) are compared by their `ratio` (loaded /
+//! idle ns per load): B's ratio over A's, significant by the same rule with both cvs unknown
+//! (the record has none): |B/A - 1| > [`MIN_CHANGE_PCT`] %.
 
-use crate::model::{self, Measurement, Run, Unit};
+use crate::model::{self, LoadedLatency, Measurement, Run, Unit};
 use crate::report::{csv_field, distinct, size_label, value_label};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -271,6 +275,149 @@ pub fn common_kernels<'a>(a: &'a Run, changes: &[Change]) -> Vec<&'a str> {
         .collect()
 }
 
+/// A loaded-latency point both runs measured: same streams' kernel, memory type and core
+/// count.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedChange {
+    /// The streams' kernel.
+    pub kernel: String,
+    /// The streams' memory type.
+    pub memtype: String,
+    /// CPUs running (the chase and `cores - 1` streams).
+    pub cores: u64,
+    /// Run A's point.
+    pub a: LoadedLatency,
+    /// Run B's point.
+    pub b: LoadedLatency,
+}
+
+impl LoadedChange {
+    /// B's slowdown over A's: B's `ratio` / A's `ratio` (NaN when A's is not positive).
+    pub fn change(&self) -> f64 {
+        if self.a.ratio > 0.0 {
+            self.b.ratio / self.a.ratio
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// Whether |change - 1| exceeds [`MIN_CHANGE_PCT`] (the rule of [`Change`] with both cvs
+    /// unknown, as a `loaded_latency` record has none).
+    pub fn significant(&self) -> bool {
+        let c = self.change();
+        c.is_finite() && (c - 1.0).abs() * 100.0 > MIN_CHANGE_PCT
+    }
+
+    /// Which run's chase suffers less from the streams: `"A"`, `"B"` or `"same"` when the
+    /// change is not [significant](LoadedChange::significant) (a lower ratio is better).
+    pub fn better(&self) -> &'static str {
+        if !self.significant() {
+            "same"
+        } else if self.change() < 1.0 {
+            "B"
+        } else {
+            "A"
+        }
+    }
+}
+
+/// The loaded-latency points both runs measured, in the order of A's report table (a
+/// repeated point keeps the last).
+pub fn loaded_changes(a: &Run, b: &Run) -> Vec<LoadedChange> {
+    let in_b = crate::report::loaded_latency_rows(b);
+    crate::report::loaded_latency_rows(a)
+        .into_iter()
+        .filter_map(|pa| {
+            let pb = in_b.iter().find(|p| {
+                (p.kernel.as_str(), p.memtype.as_str(), p.cores)
+                    == (pa.kernel.as_str(), pa.memtype.as_str(), pa.cores)
+            })?;
+            Some(LoadedChange {
+                kernel: pa.kernel.clone(),
+                memtype: pa.memtype.clone(),
+                cores: pa.cores,
+                a: pa.clone(),
+                b: (*pb).clone(),
+            })
+        })
+        .collect()
+}
+
+/// The loaded-latency points of both runs for the terminal: every common point with both
+/// ratios and idle/loaded ns, the change of the ratio and the better run; nothing when
+/// neither run has loaded-latency points, one line when they have none in common.
+pub fn loaded_table(a: &Run, b: &Run) -> String {
+    if a.loaded_latency.is_empty() && b.loaded_latency.is_empty() {
+        return String::new();
+    }
+    let changes = loaded_changes(a, b);
+    if changes.is_empty() {
+        return format!(
+            "loaded latency: no point in common (same streams' kernel, memory type and cores; \
+             {} in A, {} in B)\n",
+            a.loaded_latency.len(),
+            b.loaded_latency.len()
+        );
+    }
+    let mut out = format!(
+        "loaded latency: ratio = loaded / idle ns per load of the boot core's chase; B/A of \
+         the ratios counts when |B/A - 1| > {MIN_CHANGE_PCT:.0} %\n\
+         {:<11}{:<16}{:>6}{:>22}{:>22}{:>9}{:>9}{:>9}  better\n",
+        "streams",
+        "memory type",
+        "cores",
+        "A idle/loaded (ns)",
+        "B idle/loaded (ns)",
+        "A",
+        "B",
+        "B/A"
+    );
+    for c in &changes {
+        let pair = |p: &LoadedLatency| format!("{:.2}/{:.2}", p.idle_ns, p.loaded_ns);
+        let _ = writeln!(
+            out,
+            "{:<11}{:<16}{:>6}{:>22}{:>22}{:>8.3}x{:>8.3}x{:>8.3}x  {} (lower ratio is better)",
+            c.kernel,
+            c.memtype,
+            c.cores,
+            pair(&c.a),
+            pair(&c.b),
+            c.a.ratio,
+            c.b.ratio,
+            c.change(),
+            c.better()
+        );
+    }
+    out
+}
+
+/// `compare-loaded-latency.csv`: one row per loaded-latency point both runs measured, in
+/// [`loaded_changes`]' order (ns per load; the ratios are loaded / idle).
+pub fn loaded_csv(changes: &[LoadedChange]) -> String {
+    let mut out = String::from(
+        "kernel,memtype,cores,a_idle_ns,a_loaded_ns,a_ratio,b_idle_ns,b_loaded_ns,b_ratio,\
+         ratio_b_over_a,better,threshold_pct\n",
+    );
+    for c in changes {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{MIN_CHANGE_PCT}",
+            csv_field(&c.kernel),
+            csv_field(&c.memtype),
+            c.cores,
+            c.a.idle_ns,
+            c.a.loaded_ns,
+            c.a.ratio,
+            c.b.idle_ns,
+            c.b.loaded_ns,
+            c.b.ratio,
+            c.change(),
+            c.better()
+        );
+    }
+    out
+}
+
 /// A verdict whose status differs between the two runs (or that only one run has).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerdictChange {
@@ -361,6 +508,9 @@ mod tests {
                     median: best,
                     cv_pct,
                     reps: 1,
+                    pmu: None,
+                    start: None,
+                    line_state: None,
                 })
                 .collect(),
             ..Run::default()

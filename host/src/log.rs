@@ -3,8 +3,11 @@
 //! What the records mean (kinds, fields, units) comes from core's schema and kernel tables;
 //! a kind or a field they do not know is a warning, not an error.
 
-use crate::model::{self, CacheLevel, Measurement, Run, Scaling, Skipped, Unit, PAGES};
+use crate::model::{
+    self, CacheLevel, LoadedLatency, Measurement, Run, Scaling, Skipped, Unit, PAGES,
+};
 use mairbench_core::kernel;
+use mairbench_core::pmu;
 use mairbench_core::record::{PREFIX, SCHEMA};
 use mairbench_core::schema::{self, Type};
 use serde_json::{Map, Value};
@@ -129,7 +132,8 @@ pub fn record(raw: &[u8]) -> Option<Result<Map<String, Value>, String>> {
 }
 
 /// What of a record the schema does not know: its kind, else each field its kind does not
-/// have; each with a key naming it (kind, field) and a sentence.
+/// have, and each PMU event of a `result`'s `pmu` that core's `pmu::EVENTS` does not name;
+/// each with a key naming it (kind, field) and a sentence.
 fn unknowns(fields: &Map<String, Value>) -> Vec<((String, String), String)> {
     let name = fields
         .get("kind")
@@ -141,7 +145,7 @@ fn unknowns(fields: &Map<String, Value>) -> Vec<((String, String), String)> {
             format!("unknown record kind '{name}' (written by a newer firmware?)"),
         )];
     };
-    fields
+    let mut out: Vec<_> = fields
         .keys()
         .filter(|k| *k != "kind" && kind.field(k).is_none())
         .map(|k| {
@@ -150,7 +154,35 @@ fn unknowns(fields: &Map<String, Value>) -> Vec<((String, String), String)> {
                 format!("unknown field '{k}' in a {name} record (written by a newer firmware?)"),
             )
         })
-        .collect()
+        .collect();
+    if kind.name == schema::RESULT.name {
+        out.extend(unknown_events(fields).map(|e| {
+            (
+                (name.to_owned(), format!("pmu.{e}")),
+                format!(
+                    "unknown PMU event '{e}' in a result record's pmu, kept as written \
+                     (written by a newer firmware?)"
+                ),
+            )
+        }));
+    }
+    out
+}
+
+/// The keys of a `result`'s `pmu` object that core's event table does not name.
+fn unknown_events(fields: &Map<String, Value>) -> impl Iterator<Item = &str> {
+    fields
+        .get("pmu")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|o| o.keys())
+        .map(String::as_str)
+        .filter(|k| event_index(k).is_none())
+}
+
+/// Where core's `pmu::EVENTS` has the event named `name`.
+fn event_index(name: &str) -> Option<usize> {
+    pmu::EVENTS.iter().position(|e| e.name == name)
 }
 
 /// Every way a record departs from the schema (`docs/records.md`), in words; empty when it
@@ -196,6 +228,11 @@ pub fn mismatches(fields: &Map<String, Value>) -> Vec<String> {
 
 fn result_shape(fields: &Map<String, Value>, out: &mut Vec<String>) {
     let has = |k: &str| fields.contains_key(k);
+    for e in unknown_events(fields) {
+        out.push(format!(
+            "result.pmu: unknown event '{e}' (not in pmu::EVENTS)"
+        ));
+    }
     let kernel = fields
         .get("kernel")
         .and_then(Value::as_str)
@@ -319,6 +356,7 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
                     emulated: f.get("emulated").and_then(Value::as_bool).unwrap_or(false),
                     midr: text(f, "midr").unwrap_or_default(),
                     version: text(f, "version").unwrap_or_default(),
+                    timer_hz: f.get("cntfrq_hz").and_then(Value::as_u64),
                     ..Run::default()
                 },
                 problems: std::mem::take(&mut p.problems),
@@ -383,6 +421,21 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
                 "a scaling record without memtype, kernel, cores or a bandwidth",
             )),
         },
+        "loaded_latency" => match loaded_latency(f) {
+            Some(l) => p.run.loaded_latency.push(l),
+            None => p.problems.push(problem(
+                "a loaded_latency record without one of its fields (docs/records.md)",
+            )),
+        },
+        "timer" => {
+            if let Some(hz) = f
+                .get("freq_hz")
+                .and_then(Value::as_u64)
+                .filter(|&hz| hz > 0)
+            {
+                p.run.timer_hz = Some(hz);
+            }
+        }
         _ => {}
     }
 }
@@ -440,7 +493,45 @@ fn result(f: &Map<String, Value>) -> Result<Entry, Unread> {
         median: median_value,
         cv_pct: number(f, "cv_pct").unwrap_or(f64::NAN),
         reps: f.get("reps").and_then(Value::as_u64).unwrap_or(0),
+        pmu: pmu_counts(f),
+        start: text(f, "start"),
+        line_state: text(f, "line_state"),
     }))
+}
+
+/// A `result`'s `pmu` object: (event, count per 64-byte line) in core's `pmu::EVENTS` order,
+/// events it does not know after them in the record's order, values that are not numbers
+/// left out; `None` for `null`, absent or not an object.
+fn pmu_counts(f: &Map<String, Value>) -> Option<Vec<(String, f64)>> {
+    let mut counts: Vec<(String, f64)> = f
+        .get("pmu")?
+        .as_object()?
+        .iter()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_f64()?)))
+        .collect();
+    counts.sort_by_key(|(k, _)| event_index(k).unwrap_or(pmu::EVENTS.len()));
+    Some(counts)
+}
+
+/// A `loaded_latency` record's point; `None` when one of its fields is missing (the
+/// firmware writes them all).
+fn loaded_latency(f: &Map<String, Value>) -> Option<LoadedLatency> {
+    let whole = |key: &str| f.get(key).and_then(Value::as_u64);
+    Some(LoadedLatency {
+        memtype: text(f, "memtype")?,
+        kernel: text(f, "kernel")?,
+        cores: whole("cores")?,
+        bytes_per_core: whole("bytes_per_core")?,
+        chase_memtype: text(f, "chase_memtype")?,
+        chase_granule: text(f, "chase_granule")?,
+        chase_bytes: whole("chase_bytes")?,
+        loads: whole("loads")?,
+        idle_ns: number(f, "idle_ns")?,
+        loaded_ns: number(f, "loaded_ns")?,
+        ratio: number(f, "ratio")?,
+        stream_mbps: whole("stream_mbps")?,
+        reps: whole("reps")?,
+    })
 }
 
 /// A `scaling` record's point; `None` when a field it always has is missing.
