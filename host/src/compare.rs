@@ -488,7 +488,7 @@ pub fn verdict_table(a: &Run, b: &Run) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Measurement;
+    use crate::model::{LoadedLatency, Measurement};
 
     fn run(points: &[(&str, Unit, f64)]) -> Run {
         run_cv(points, 0.0)
@@ -619,6 +619,95 @@ mod tests {
             verdict_table(&a, &a),
             "verdicts: none changed (3 in A, 3 in B)\n"
         );
+    }
+
+    #[test]
+    fn loaded_latency_by_the_ratio() {
+        let point = |memtype: &str, cores: u64, ratio: f64| LoadedLatency {
+            memtype: memtype.into(),
+            kernel: "read-ldp".into(),
+            cores,
+            bytes_per_core: 1 << 20,
+            chase_memtype: "normal-wb".into(),
+            chase_granule: "2M".into(),
+            chase_bytes: 8 << 20,
+            loads: 131072,
+            idle_ns: 100.0,
+            loaded_ns: 100.0 * ratio,
+            ratio,
+            stream_mbps: 3000,
+            reps: 3,
+        };
+        let a = Run {
+            loaded_latency: vec![
+                point("normal-wb", 4, 1.20),
+                point("normal-nc", 4, 1.20),
+                point("device-ngnre", 4, 2.00),
+                point("device-gre", 4, 1.50),
+            ],
+            ..Run::default()
+        };
+        let b = Run {
+            loaded_latency: vec![
+                // 1.22 / 1.20: 1.7 %, within 5 %.
+                point("normal-wb", 4, 1.22),
+                // 1.30 / 1.20: 8.3 % worse.
+                point("normal-nc", 4, 1.30),
+                // 1.50 / 2.00: 25 % better.
+                point("device-ngnre", 4, 1.50),
+                // Another core count: not the same point.
+                point("device-gre", 2, 1.10),
+            ],
+            ..Run::default()
+        };
+        let c = loaded_changes(&a, &b);
+        let seen: Vec<_> = c.iter().map(|c| (c.memtype.as_str(), c.better())).collect();
+        assert_eq!(
+            seen,
+            [
+                ("normal-wb", "same"),
+                ("normal-nc", "A"),
+                ("device-ngnre", "B")
+            ]
+        );
+        assert!((c[2].change() - 0.75).abs() < 1e-12);
+        let t = loaded_table(&a, &b);
+        assert!(t.contains("counts when |B/A - 1| > 5 %"), "{t}");
+        let words: Vec<&str> = t.lines().nth(4).unwrap().split_whitespace().collect();
+        assert_eq!(
+            words,
+            [
+                "read-ldp",
+                "device-ngnre",
+                "4",
+                "100.00/200.00",
+                "100.00/150.00",
+                "2.000x",
+                "1.500x",
+                "0.750x",
+                "B",
+                "(lower",
+                "ratio",
+                "is",
+                "better)"
+            ],
+            "{t}"
+        );
+        let csv = loaded_csv(&c);
+        assert_eq!(
+            csv.lines().nth(3),
+            Some("read-ldp,device-ngnre,4,100,200,2,100,150,1.5,0.75,B,5")
+        );
+        // Nothing in common: one line; neither has points: nothing.
+        let other = Run {
+            loaded_latency: vec![point("device-gre", 2, 1.1)],
+            ..Run::default()
+        };
+        assert_eq!(
+            loaded_table(&a, &other),
+            "loaded latency: no point in common (same streams' kernel, memory type and cores; 4 in A, 1 in B)\n"
+        );
+        assert_eq!(loaded_table(&Run::default(), &Run::default()), "");
     }
 
     #[test]

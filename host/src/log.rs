@@ -782,6 +782,7 @@ mod tests {
             "handmade-board.log",
             "handmade-verdicts-a.log",
             "handmade-verdicts-b.log",
+            "handmade-pmu.log",
             "truncated.log",
         ] {
             let bytes = std::fs::read(dir.join(name)).unwrap();
@@ -888,6 +889,115 @@ mod tests {
         );
         let seen: Vec<_> = p.problems.iter().map(|q| (q.line, q.unknown)).collect();
         assert_eq!(seen, [(3, false)], "{:?}", p.problems);
+    }
+
+    #[test]
+    fn loaded_latency_records_and_the_timer() {
+        let log = br#"@mb {"kind":"start","schema":1,"platform":"p","emulated":false,"cntfrq_hz":24000000}
+@mb {"kind":"timer","freq_hz":54000000,"overhead_ticks":2,"pmu_cycles":true,"sample_bytes":262144,"reps":3}
+@mb {"kind":"loaded_latency","memtype":"device-ngnre","kernel":"read-ldp","cores":4,"bytes_per_core":262144,"chase_memtype":"normal-wb","chase_granule":"2M","chase_bytes":8388608,"loads":131072,"idle_ns":110.50,"loaded_ns":160.25,"ratio":1.450,"stream_mbps":900,"reps":3}
+@mb {"kind":"loaded_latency","memtype":"normal-wb","kernel":"read-ldp","cores":4,"idle_ns":110.50}
+"#;
+        let p = parse(log);
+        // The timer record's frequency wins over the start record's CNTFRQ.
+        assert_eq!(p.run.timer_hz, Some(54_000_000));
+        assert_eq!(
+            p.run.loaded_latency,
+            [LoadedLatency {
+                memtype: "device-ngnre".into(),
+                kernel: "read-ldp".into(),
+                cores: 4,
+                bytes_per_core: 262144,
+                chase_memtype: "normal-wb".into(),
+                chase_granule: "2M".into(),
+                chase_bytes: 8 << 20,
+                loads: 131072,
+                idle_ns: 110.5,
+                loaded_ns: 160.25,
+                ratio: 1.45,
+                stream_mbps: 900,
+                reps: 3,
+            }]
+        );
+        let seen: Vec<_> = p
+            .problems
+            .iter()
+            .map(|q| (q.line, q.what.as_str(), q.unknown))
+            .collect();
+        assert_eq!(
+            seen,
+            [(
+                4,
+                "a loaded_latency record without one of its fields (docs/records.md)",
+                false
+            )]
+        );
+        // Without a timer record, the start record's CNTFRQ.
+        let p = parse(br#"@mb {"kind":"start","schema":1,"cntfrq_hz":24000000}"#);
+        assert_eq!(p.run.timer_hz, Some(24_000_000));
+        assert_eq!(
+            parse(b"@mb {\"kind\":\"start\",\"schema\":1}").run.timer_hz,
+            None
+        );
+    }
+
+    #[test]
+    fn pmu_start_and_line_state_of_results() {
+        let log = br#"@mb {"kind":"start","schema":1,"platform":"p","emulated":false}
+@mb {"kind":"result","memtype":"normal-wb","kernel":"read-ldp","size":4096,"reps":3,"cv_pct":1.0,"best_mbps":100,"median_mbps":90,"pmu":{"l2d_cache":0.50,"bus_access":0.25,"l1d_cache_refill":1.00},"start":"invalidated"}
+@mb {"kind":"result","memtype":"normal-nc","kernel":"maint-civac","size":4096,"reps":3,"cv_pct":1.0,"ns_per_line":7.5,"median_ns_per_line":8.0,"best_mbps":8533,"pmu":null,"start":"invalidated","line_state":"no-line"}
+@mb {"kind":"result","memtype":"normal-wb","kernel":"read-ldp","size":8192,"reps":3,"cv_pct":1.0,"best_mbps":100,"median_mbps":90,"pmu":{"l3d_cache":2.00,"l1d_cache":4.00}}
+@mb {"kind":"result","memtype":"normal-wb","kernel":"read-ldp","size":16384,"reps":3,"cv_pct":1.0,"best_mbps":100,"median_mbps":90,"pmu":{"l3d_cache":3.00}}
+@mb {"kind":"result","memtype":"normal-wb","kernel":"read-ldp","size":32768,"reps":3,"cv_pct":1.0,"best_mbps":100,"median_mbps":90}
+"#;
+        let p = parse(log);
+        let m = &p.run.measurements;
+        let pmu = |i: usize| m[i].pmu.clone();
+        let counts = |c: &[(&str, f64)]| Some(c.iter().map(|&(k, v)| (k.to_owned(), v)).collect());
+        // In core's event order, whatever the record's.
+        assert_eq!(
+            pmu(0),
+            counts(&[
+                ("l1d_cache_refill", 1.0),
+                ("bus_access", 0.25),
+                ("l2d_cache", 0.5)
+            ])
+        );
+        assert_eq!(m[0].start.as_deref(), Some("invalidated"));
+        assert_eq!(m[0].line_state, None);
+        assert_eq!(pmu(1), None, "null: nothing counted");
+        assert_eq!(m[1].line_state.as_deref(), Some("no-line"));
+        // An event core does not name is kept after the known ones, and warned about once.
+        assert_eq!(pmu(2), counts(&[("l1d_cache", 4.0), ("l3d_cache", 2.0)]));
+        assert_eq!((pmu(4), m[4].start.clone()), (None, None), "an older log");
+        let seen: Vec<_> = p
+            .problems
+            .iter()
+            .map(|q| (q.line, q.what.as_str(), q.unknown))
+            .collect();
+        assert_eq!(
+            seen,
+            [(
+                4,
+                "unknown PMU event 'l3d_cache' in a result record's pmu, kept as written \
+                 (written by a newer firmware?)",
+                true
+            )]
+        );
+        // The schema check names it too; known events and null conform.
+        let fields = |raw: &[u8]| record(raw).unwrap().unwrap();
+        let lines: Vec<&[u8]> = log.split(|&b| b == b'\n').collect();
+        let unknown = "result.pmu: unknown event 'l3d_cache' (not in pmu::EVENTS)".to_owned();
+        assert!(mismatches(&fields(lines[3])).contains(&unknown));
+        for known in [lines[1], lines[2]] {
+            assert!(
+                mismatches(&fields(known))
+                    .iter()
+                    .all(|w| !w.contains("pmu")),
+                "{:?}",
+                mismatches(&fields(known))
+            );
+        }
     }
 
     #[test]

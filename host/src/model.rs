@@ -361,10 +361,11 @@ mod tests {
         assert_eq!(row("normal-wb (4K)")[2..], ["4.00", "2.000x"], "{t}");
         let csv = crate::report::csv(&new);
         assert!(csv.starts_with(
-            "kernel,memtype,granule,size_bytes,unit,best,median,cv_pct,reps,emulated\n"
+            "kernel,memtype,granule,size_bytes,unit,best,median,cv_pct,reps,start,line_state,\
+             emulated\n"
         ));
         assert!(
-            csv.contains("\nlatency,normal-wb,4K,4096,ns_per_load,4,4,0,1,false\n"),
+            csv.contains("\nlatency,normal-wb,4K,4096,ns_per_load,4,4,0,1,,,false\n"),
             "{csv}"
         );
         assert_eq!(

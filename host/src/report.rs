@@ -753,7 +753,7 @@ mod tests {
         assert!(t.contains("0.250x"), "{t}");
         assert_eq!(
             csv(&run).lines().nth(1),
-            Some("read-ldp,normal-wb,4K,4096,mbps,100,100,1.5,3,false")
+            Some("read-ldp,normal-wb,4K,4096,mbps,100,100,1.5,3,,,false")
         );
     }
 
@@ -851,6 +851,240 @@ mod tests {
                 {"name": "device-read-cliff", "status": "n/a", "evidence": {}, "why": "not measured"},
             ])
         );
+    }
+
+    fn scaling(memtype: &str, cores: u64, skew: Option<u64>) -> crate::model::Scaling {
+        crate::model::Scaling {
+            memtype: memtype.into(),
+            kernel: "read-ldp".into(),
+            cores,
+            aggregate_mbps: 1000 * cores,
+            per_core_min_mbps: 900,
+            per_core_max_mbps: 1100,
+            span_ticks: skew.map(|s| s + 4000),
+            start_skew_ticks: skew,
+        }
+    }
+
+    /// The words of the table row that starts with `name`.
+    fn row<'a>(t: &'a str, name: &str) -> Vec<&'a str> {
+        t.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no {name} row in {t}"))
+            .split_whitespace()
+            .collect()
+    }
+
+    #[test]
+    fn scaling_table_shows_the_skew_at_the_most_cores() {
+        let mut run = Run {
+            scaling: vec![
+                scaling("normal-wb", 1, Some(0)),
+                scaling("normal-wb", 4, Some(96)),
+                scaling("normal-nc", 4, None),
+            ],
+            timer_hz: Some(24_000_000),
+            ..Run::default()
+        };
+        let t = tables(&run);
+        // 96 ticks of 24 MHz: 4000 ns; a point without skew: blank.
+        assert!(
+            t.contains(
+                "  memory type     1 core  4 cores   skew at 4 (ns)   per core at 4 (MB/s)\n"
+            ),
+            "{t}"
+        );
+        assert_eq!(
+            row(&t, "normal-wb"),
+            ["normal-wb", "1000", "4000", "4000", "900", "to", "1100"]
+        );
+        assert_eq!(
+            row(&t, "normal-nc"),
+            ["normal-nc", "-", "4000", "900", "to", "1100"]
+        );
+        assert!(
+            t.contains("(skew: latest core's start - earliest core's start"),
+            "{t}"
+        );
+        // No counter frequency in the log: ticks, said so.
+        run.timer_hz = None;
+        let t = tables(&run);
+        assert!(t.contains("   skew at 4 (ticks)   "), "{t}");
+        assert_eq!(row(&t, "normal-wb")[3], "96");
+        // An older log (no skew anywhere): no column.
+        for p in &mut run.scaling {
+            (p.span_ticks, p.start_skew_ticks) = (None, None);
+        }
+        let t = tables(&run);
+        assert!(!t.contains("skew"), "{t}");
+        assert_eq!(
+            row(&t, "normal-wb"),
+            ["normal-wb", "1000", "4000", "900", "to", "1100"]
+        );
+    }
+
+    fn loaded(memtype: &str, kernel: &str, loaded_ns: f64) -> LoadedLatency {
+        LoadedLatency {
+            memtype: memtype.into(),
+            kernel: kernel.into(),
+            cores: 4,
+            bytes_per_core: 1 << 20,
+            chase_memtype: "normal-wb".into(),
+            chase_granule: "2M".into(),
+            chase_bytes: 8 << 20,
+            loads: 131072,
+            idle_ns: 100.0,
+            loaded_ns,
+            ratio: loaded_ns / 100.0,
+            stream_mbps: 3000,
+            reps: 3,
+        }
+    }
+
+    #[test]
+    fn loaded_latency_table_csv_and_json() {
+        let run = Run {
+            measurements: vec![m("normal-wb", 4096, 100.0)],
+            scaling: vec![scaling("normal-wb", 4, Some(1))],
+            loaded_latency: vec![
+                loaded("device-ngnre", "read-ldp", 250.0),
+                loaded("normal-wb", "read-ldp", 999.0),
+                loaded("normal-wb", "write-stp", 130.0),
+                // A repeated point: the last counts.
+                loaded("normal-wb", "read-ldp", 120.0),
+            ],
+            ..Run::default()
+        };
+        let t = tables(&run);
+        let at = t.find("\nloaded latency (ns per load, best of 3; stream MB/s: MB = 10^6 B)\n");
+        assert!(at.is_some(), "{t}");
+        assert!(
+            t.find("scaling read-ldp") < at && at < t.find("prediction sheet"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "  the boot core's chase: 131072 dependent loads over 8 MiB of normal-wb (2M)"
+            ),
+            "{t}"
+        );
+        let lines: Vec<&str> = t[at.unwrap()..]
+            .lines()
+            .skip(4)
+            .take(4)
+            .map(str::trim_end)
+            .collect();
+        assert!(
+            lines[0].split_whitespace().eq([
+                "streams",
+                "memory",
+                "type",
+                "cores",
+                "idle",
+                "(ns/load)",
+                "loaded",
+                "(ns/load)",
+                "ratio",
+                "stream",
+                "MB/s"
+            ]),
+            "{t}"
+        );
+        let words = |l: &str| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+        // Kernels in log order, memory types in core's order within each.
+        assert_eq!(
+            words(lines[1]),
+            [
+                "read-ldp",
+                "normal-wb",
+                "4",
+                "100.00",
+                "120.00",
+                "1.200x",
+                "3000"
+            ]
+        );
+        assert_eq!(words(lines[2])[..2], ["read-ldp", "device-ngnre"]);
+        assert_eq!(words(lines[3])[..2], ["write-stp", "normal-wb"]);
+        let csv = loaded_latency_csv(&run);
+        assert_eq!(
+            csv.lines().next(),
+            Some("kernel,memtype,cores,bytes_per_core,chase_memtype,chase_granule,chase_bytes,loads,idle_ns,loaded_ns,ratio,stream_mbps,reps")
+        );
+        assert_eq!(
+            csv.lines().nth(1),
+            Some("read-ldp,device-ngnre,4,1048576,normal-wb,2M,8388608,131072,100,250,2.5,3000,3")
+        );
+        assert_eq!(csv.lines().count(), 5, "every record, in log order");
+        let j = json(&run);
+        assert_eq!(j["loaded_latency"].as_array().map(Vec::len), Some(4));
+        assert_eq!(j["loaded_latency"][0]["memtype"], "device-ngnre");
+        assert_eq!(j["loaded_latency"][0]["ratio"], 2.5);
+        assert_eq!(j["loaded_latency"][0]["chase_granule"], "2M");
+        // None: no table, an empty list.
+        let none = Run::default();
+        assert!(!tables(&none).contains("loaded latency"));
+        assert_eq!(json(&none)["loaded_latency"], json!([]));
+    }
+
+    #[test]
+    fn pmu_start_and_line_state_in_the_files() {
+        let mut counted = m("normal-wb", 4096, 100.0);
+        counted.pmu = Some(vec![
+            ("l1d_cache_refill".into(), 0.02),
+            ("bus_access".into(), 4.0),
+        ]);
+        counted.start = Some("invalidated".into());
+        let mut maint = m("normal-nc", 4096, 7.5);
+        (maint.kernel, maint.unit) = ("maint-civac".into(), Unit::NsPerLine);
+        maint.start = Some("invalidated".into());
+        maint.line_state = Some("no-line".into());
+        let run = Run {
+            measurements: vec![counted, maint, m("normal-wb", 8192, 100.0)],
+            ..Run::default()
+        };
+        let rows: Vec<String> = csv(&run).lines().map(str::to_owned).collect();
+        assert_eq!(
+            rows,
+            [
+                "kernel,memtype,granule,size_bytes,unit,best,median,cv_pct,reps,start,line_state,emulated",
+                "read-ldp,normal-wb,4K,4096,mbps,100,100,1.5,3,invalidated,,false",
+                "maint-civac,normal-nc,4K,4096,ns_per_line,7.5,7.5,1.5,3,invalidated,no-line,false",
+                "read-ldp,normal-wb,4K,8192,mbps,100,100,1.5,3,,,false",
+            ]
+        );
+        assert_eq!(
+            pmu_csv(&run),
+            "kernel,memtype,granule,size_bytes,event,per_line\n\
+             read-ldp,normal-wb,4K,4096,l1d_cache_refill,0.02\n\
+             read-ldp,normal-wb,4K,4096,bus_access,4\n"
+        );
+        let j = json(&run);
+        assert_eq!(
+            j["measurements"][0]["pmu"],
+            json!({"l1d_cache_refill": 0.02, "bus_access": 4.0})
+        );
+        assert_eq!(j["measurements"][0]["start"], "invalidated");
+        assert_eq!(j["measurements"][0]["line_state"], serde_json::Value::Null);
+        assert_eq!(j["measurements"][1]["line_state"], "no-line");
+        assert_eq!(j["measurements"][1]["pmu"], serde_json::Value::Null);
+        // pmu.csv is written only when a point has counts.
+        let dir = std::env::temp_dir().join(format!("mairbench-host-pmu-{}", std::process::id()));
+        let names = |run: &Run| -> Vec<String> {
+            let _ = std::fs::remove_dir_all(&dir);
+            let w = write(run, &dir).unwrap();
+            w.files
+                .iter()
+                .filter_map(|f| f.file_name()?.to_str().map(str::to_owned))
+                .filter(|f| f.ends_with(".csv"))
+                .collect()
+        };
+        assert_eq!(names(&run), ["results.csv", "pmu.csv"]);
+        let mut uncounted = run.clone();
+        uncounted.measurements.iter_mut().for_each(|m| m.pmu = None);
+        uncounted.loaded_latency = vec![loaded("normal-wb", "read-ldp", 120.0)];
+        assert_eq!(names(&uncounted), ["results.csv", "loaded_latency.csv"]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
