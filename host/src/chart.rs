@@ -1075,6 +1075,9 @@ mod tests {
             median: best,
             cv_pct: 1.0,
             reps: 3,
+            pmu: None,
+            start: None,
+            line_state: None,
         }
     }
 

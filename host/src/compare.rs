@@ -5,8 +5,12 @@
 //! |B/A - 1| > max([`MIN_CHANGE_PCT`] %, cv A + cv B), with cv each point's coefficient of
 //! variation in percent (`cv_pct`; an unknown cv counts as 0). A point within that is "same":
 //! no run is named better there.
+//!
+//! Loaded-latency points (`loaded_latency` records) are compared by their `ratio` (loaded /
+//! idle ns per load): B's ratio over A's, significant by the same rule with both cvs unknown
+//! (the record has none): |B/A - 1| > [`MIN_CHANGE_PCT`] %.
 
-use crate::model::{self, Measurement, Run, Unit};
+use crate::model::{self, LoadedLatency, Measurement, Run, Unit};
 use crate::report::{csv_field, distinct, size_label, value_label};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -271,6 +275,149 @@ pub fn common_kernels<'a>(a: &'a Run, changes: &[Change]) -> Vec<&'a str> {
         .collect()
 }
 
+/// A loaded-latency point both runs measured: same streams' kernel, memory type and core
+/// count.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedChange {
+    /// The streams' kernel.
+    pub kernel: String,
+    /// The streams' memory type.
+    pub memtype: String,
+    /// CPUs running (the chase and `cores - 1` streams).
+    pub cores: u64,
+    /// Run A's point.
+    pub a: LoadedLatency,
+    /// Run B's point.
+    pub b: LoadedLatency,
+}
+
+impl LoadedChange {
+    /// B's slowdown over A's: B's `ratio` / A's `ratio` (NaN when A's is not positive).
+    pub fn change(&self) -> f64 {
+        if self.a.ratio > 0.0 {
+            self.b.ratio / self.a.ratio
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// Whether |change - 1| exceeds [`MIN_CHANGE_PCT`] (the rule of [`Change`] with both cvs
+    /// unknown, as a `loaded_latency` record has none).
+    pub fn significant(&self) -> bool {
+        let c = self.change();
+        c.is_finite() && (c - 1.0).abs() * 100.0 > MIN_CHANGE_PCT
+    }
+
+    /// Which run's chase suffers less from the streams: `"A"`, `"B"` or `"same"` when the
+    /// change is not [significant](LoadedChange::significant) (a lower ratio is better).
+    pub fn better(&self) -> &'static str {
+        if !self.significant() {
+            "same"
+        } else if self.change() < 1.0 {
+            "B"
+        } else {
+            "A"
+        }
+    }
+}
+
+/// The loaded-latency points both runs measured, in the order of A's report table (a
+/// repeated point keeps the last).
+pub fn loaded_changes(a: &Run, b: &Run) -> Vec<LoadedChange> {
+    let in_b = crate::report::loaded_latency_rows(b);
+    crate::report::loaded_latency_rows(a)
+        .into_iter()
+        .filter_map(|pa| {
+            let pb = in_b.iter().find(|p| {
+                (p.kernel.as_str(), p.memtype.as_str(), p.cores)
+                    == (pa.kernel.as_str(), pa.memtype.as_str(), pa.cores)
+            })?;
+            Some(LoadedChange {
+                kernel: pa.kernel.clone(),
+                memtype: pa.memtype.clone(),
+                cores: pa.cores,
+                a: pa.clone(),
+                b: (*pb).clone(),
+            })
+        })
+        .collect()
+}
+
+/// The loaded-latency points of both runs for the terminal: every common point with both
+/// ratios and idle/loaded ns, the change of the ratio and the better run; nothing when
+/// neither run has loaded-latency points, one line when they have none in common.
+pub fn loaded_table(a: &Run, b: &Run) -> String {
+    if a.loaded_latency.is_empty() && b.loaded_latency.is_empty() {
+        return String::new();
+    }
+    let changes = loaded_changes(a, b);
+    if changes.is_empty() {
+        return format!(
+            "loaded latency: no point in common (same streams' kernel, memory type and cores; \
+             {} in A, {} in B)\n",
+            a.loaded_latency.len(),
+            b.loaded_latency.len()
+        );
+    }
+    let mut out = format!(
+        "loaded latency: ratio = loaded / idle ns per load of the boot core's chase; B/A of \
+         the ratios counts when |B/A - 1| > {MIN_CHANGE_PCT:.0} %\n\
+         {:<11}{:<16}{:>6}{:>22}{:>22}{:>9}{:>9}{:>9}  better\n",
+        "streams",
+        "memory type",
+        "cores",
+        "A idle/loaded (ns)",
+        "B idle/loaded (ns)",
+        "A",
+        "B",
+        "B/A"
+    );
+    for c in &changes {
+        let pair = |p: &LoadedLatency| format!("{:.2}/{:.2}", p.idle_ns, p.loaded_ns);
+        let _ = writeln!(
+            out,
+            "{:<11}{:<16}{:>6}{:>22}{:>22}{:>8.3}x{:>8.3}x{:>8.3}x  {} (lower ratio is better)",
+            c.kernel,
+            c.memtype,
+            c.cores,
+            pair(&c.a),
+            pair(&c.b),
+            c.a.ratio,
+            c.b.ratio,
+            c.change(),
+            c.better()
+        );
+    }
+    out
+}
+
+/// `compare-loaded-latency.csv`: one row per loaded-latency point both runs measured, in
+/// [`loaded_changes`]' order (ns per load; the ratios are loaded / idle).
+pub fn loaded_csv(changes: &[LoadedChange]) -> String {
+    let mut out = String::from(
+        "kernel,memtype,cores,a_idle_ns,a_loaded_ns,a_ratio,b_idle_ns,b_loaded_ns,b_ratio,\
+         ratio_b_over_a,better,threshold_pct\n",
+    );
+    for c in changes {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{MIN_CHANGE_PCT}",
+            csv_field(&c.kernel),
+            csv_field(&c.memtype),
+            c.cores,
+            c.a.idle_ns,
+            c.a.loaded_ns,
+            c.a.ratio,
+            c.b.idle_ns,
+            c.b.loaded_ns,
+            c.b.ratio,
+            c.change(),
+            c.better()
+        );
+    }
+    out
+}
+
 /// A verdict whose status differs between the two runs (or that only one run has).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerdictChange {
@@ -341,7 +488,7 @@ pub fn verdict_table(a: &Run, b: &Run) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Measurement;
+    use crate::model::{LoadedLatency, Measurement};
 
     fn run(points: &[(&str, Unit, f64)]) -> Run {
         run_cv(points, 0.0)
@@ -361,6 +508,9 @@ mod tests {
                     median: best,
                     cv_pct,
                     reps: 1,
+                    pmu: None,
+                    start: None,
+                    line_state: None,
                 })
                 .collect(),
             ..Run::default()
@@ -469,6 +619,95 @@ mod tests {
             verdict_table(&a, &a),
             "verdicts: none changed (3 in A, 3 in B)\n"
         );
+    }
+
+    #[test]
+    fn loaded_latency_by_the_ratio() {
+        let point = |memtype: &str, cores: u64, ratio: f64| LoadedLatency {
+            memtype: memtype.into(),
+            kernel: "read-ldp".into(),
+            cores,
+            bytes_per_core: 1 << 20,
+            chase_memtype: "normal-wb".into(),
+            chase_granule: "2M".into(),
+            chase_bytes: 8 << 20,
+            loads: 131072,
+            idle_ns: 100.0,
+            loaded_ns: 100.0 * ratio,
+            ratio,
+            stream_mbps: 3000,
+            reps: 3,
+        };
+        let a = Run {
+            loaded_latency: vec![
+                point("normal-wb", 4, 1.20),
+                point("normal-nc", 4, 1.20),
+                point("device-ngnre", 4, 2.00),
+                point("device-gre", 4, 1.50),
+            ],
+            ..Run::default()
+        };
+        let b = Run {
+            loaded_latency: vec![
+                // 1.22 / 1.20: 1.7 %, within 5 %.
+                point("normal-wb", 4, 1.22),
+                // 1.30 / 1.20: 8.3 % worse.
+                point("normal-nc", 4, 1.30),
+                // 1.50 / 2.00: 25 % better.
+                point("device-ngnre", 4, 1.50),
+                // Another core count: not the same point.
+                point("device-gre", 2, 1.10),
+            ],
+            ..Run::default()
+        };
+        let c = loaded_changes(&a, &b);
+        let seen: Vec<_> = c.iter().map(|c| (c.memtype.as_str(), c.better())).collect();
+        assert_eq!(
+            seen,
+            [
+                ("normal-wb", "same"),
+                ("normal-nc", "A"),
+                ("device-ngnre", "B")
+            ]
+        );
+        assert!((c[2].change() - 0.75).abs() < 1e-12);
+        let t = loaded_table(&a, &b);
+        assert!(t.contains("counts when |B/A - 1| > 5 %"), "{t}");
+        let words: Vec<&str> = t.lines().nth(4).unwrap().split_whitespace().collect();
+        assert_eq!(
+            words,
+            [
+                "read-ldp",
+                "device-ngnre",
+                "4",
+                "100.00/200.00",
+                "100.00/150.00",
+                "2.000x",
+                "1.500x",
+                "0.750x",
+                "B",
+                "(lower",
+                "ratio",
+                "is",
+                "better)"
+            ],
+            "{t}"
+        );
+        let csv = loaded_csv(&c);
+        assert_eq!(
+            csv.lines().nth(3),
+            Some("read-ldp,device-ngnre,4,100,200,2,100,150,1.5,0.75,B,5")
+        );
+        // Nothing in common: one line; neither has points: nothing.
+        let other = Run {
+            loaded_latency: vec![point("device-gre", 2, 1.1)],
+            ..Run::default()
+        };
+        assert_eq!(
+            loaded_table(&a, &other),
+            "loaded latency: no point in common (same streams' kernel, memory type and cores; 4 in A, 1 in B)\n"
+        );
+        assert_eq!(loaded_table(&Run::default(), &Run::default()), "");
     }
 
     #[test]

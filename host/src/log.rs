@@ -3,8 +3,11 @@
 //! What the records mean (kinds, fields, units) comes from core's schema and kernel tables;
 //! a kind or a field they do not know is a warning, not an error.
 
-use crate::model::{self, CacheLevel, Measurement, Run, Scaling, Skipped, Unit, PAGES};
+use crate::model::{
+    self, CacheLevel, LoadedLatency, Measurement, Run, Scaling, Skipped, Unit, PAGES,
+};
 use mairbench_core::kernel;
+use mairbench_core::pmu;
 use mairbench_core::record::{PREFIX, SCHEMA};
 use mairbench_core::schema::{self, Type};
 use serde_json::{Map, Value};
@@ -129,7 +132,8 @@ pub fn record(raw: &[u8]) -> Option<Result<Map<String, Value>, String>> {
 }
 
 /// What of a record the schema does not know: its kind, else each field its kind does not
-/// have; each with a key naming it (kind, field) and a sentence.
+/// have, and each PMU event of a `result`'s `pmu` that core's `pmu::EVENTS` does not name;
+/// each with a key naming it (kind, field) and a sentence.
 fn unknowns(fields: &Map<String, Value>) -> Vec<((String, String), String)> {
     let name = fields
         .get("kind")
@@ -141,7 +145,7 @@ fn unknowns(fields: &Map<String, Value>) -> Vec<((String, String), String)> {
             format!("unknown record kind '{name}' (written by a newer firmware?)"),
         )];
     };
-    fields
+    let mut out: Vec<_> = fields
         .keys()
         .filter(|k| *k != "kind" && kind.field(k).is_none())
         .map(|k| {
@@ -150,7 +154,35 @@ fn unknowns(fields: &Map<String, Value>) -> Vec<((String, String), String)> {
                 format!("unknown field '{k}' in a {name} record (written by a newer firmware?)"),
             )
         })
-        .collect()
+        .collect();
+    if kind.name == schema::RESULT.name {
+        out.extend(unknown_events(fields).map(|e| {
+            (
+                (name.to_owned(), format!("pmu.{e}")),
+                format!(
+                    "unknown PMU event '{e}' in a result record's pmu, kept as written \
+                     (written by a newer firmware?)"
+                ),
+            )
+        }));
+    }
+    out
+}
+
+/// The keys of a `result`'s `pmu` object that core's event table does not name.
+fn unknown_events(fields: &Map<String, Value>) -> impl Iterator<Item = &str> {
+    fields
+        .get("pmu")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|o| o.keys())
+        .map(String::as_str)
+        .filter(|k| event_index(k).is_none())
+}
+
+/// Where core's `pmu::EVENTS` has the event named `name`.
+fn event_index(name: &str) -> Option<usize> {
+    pmu::EVENTS.iter().position(|e| e.name == name)
 }
 
 /// Every way a record departs from the schema (`docs/records.md`), in words; empty when it
@@ -196,6 +228,11 @@ pub fn mismatches(fields: &Map<String, Value>) -> Vec<String> {
 
 fn result_shape(fields: &Map<String, Value>, out: &mut Vec<String>) {
     let has = |k: &str| fields.contains_key(k);
+    for e in unknown_events(fields) {
+        out.push(format!(
+            "result.pmu: unknown event '{e}' (not in pmu::EVENTS)"
+        ));
+    }
     let kernel = fields
         .get("kernel")
         .and_then(Value::as_str)
@@ -319,6 +356,7 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
                     emulated: f.get("emulated").and_then(Value::as_bool).unwrap_or(false),
                     midr: text(f, "midr").unwrap_or_default(),
                     version: text(f, "version").unwrap_or_default(),
+                    timer_hz: f.get("cntfrq_hz").and_then(Value::as_u64),
                     ..Run::default()
                 },
                 problems: std::mem::take(&mut p.problems),
@@ -383,6 +421,21 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
                 "a scaling record without memtype, kernel, cores or a bandwidth",
             )),
         },
+        "loaded_latency" => match loaded_latency(f) {
+            Some(l) => p.run.loaded_latency.push(l),
+            None => p.problems.push(problem(
+                "a loaded_latency record without one of its fields (docs/records.md)",
+            )),
+        },
+        "timer" => {
+            if let Some(hz) = f
+                .get("freq_hz")
+                .and_then(Value::as_u64)
+                .filter(|&hz| hz > 0)
+            {
+                p.run.timer_hz = Some(hz);
+            }
+        }
         _ => {}
     }
 }
@@ -440,7 +493,45 @@ fn result(f: &Map<String, Value>) -> Result<Entry, Unread> {
         median: median_value,
         cv_pct: number(f, "cv_pct").unwrap_or(f64::NAN),
         reps: f.get("reps").and_then(Value::as_u64).unwrap_or(0),
+        pmu: pmu_counts(f),
+        start: text(f, "start"),
+        line_state: text(f, "line_state"),
     }))
+}
+
+/// A `result`'s `pmu` object: (event, count per 64-byte line) in core's `pmu::EVENTS` order,
+/// events it does not know after them in the record's order, values that are not numbers
+/// left out; `None` for `null`, absent or not an object.
+fn pmu_counts(f: &Map<String, Value>) -> Option<Vec<(String, f64)>> {
+    let mut counts: Vec<(String, f64)> = f
+        .get("pmu")?
+        .as_object()?
+        .iter()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_f64()?)))
+        .collect();
+    counts.sort_by_key(|(k, _)| event_index(k).unwrap_or(pmu::EVENTS.len()));
+    Some(counts)
+}
+
+/// A `loaded_latency` record's point; `None` when one of its fields is missing (the
+/// firmware writes them all).
+fn loaded_latency(f: &Map<String, Value>) -> Option<LoadedLatency> {
+    let whole = |key: &str| f.get(key).and_then(Value::as_u64);
+    Some(LoadedLatency {
+        memtype: text(f, "memtype")?,
+        kernel: text(f, "kernel")?,
+        cores: whole("cores")?,
+        bytes_per_core: whole("bytes_per_core")?,
+        chase_memtype: text(f, "chase_memtype")?,
+        chase_granule: text(f, "chase_granule")?,
+        chase_bytes: whole("chase_bytes")?,
+        loads: whole("loads")?,
+        idle_ns: number(f, "idle_ns")?,
+        loaded_ns: number(f, "loaded_ns")?,
+        ratio: number(f, "ratio")?,
+        stream_mbps: whole("stream_mbps")?,
+        reps: whole("reps")?,
+    })
 }
 
 /// A `scaling` record's point; `None` when a field it always has is missing.
@@ -691,6 +782,7 @@ mod tests {
             "handmade-board.log",
             "handmade-verdicts-a.log",
             "handmade-verdicts-b.log",
+            "handmade-pmu.log",
             "truncated.log",
         ] {
             let bytes = std::fs::read(dir.join(name)).unwrap();
@@ -797,6 +889,115 @@ mod tests {
         );
         let seen: Vec<_> = p.problems.iter().map(|q| (q.line, q.unknown)).collect();
         assert_eq!(seen, [(3, false)], "{:?}", p.problems);
+    }
+
+    #[test]
+    fn loaded_latency_records_and_the_timer() {
+        let log = br#"@mb {"kind":"start","schema":1,"platform":"p","emulated":false,"cntfrq_hz":24000000}
+@mb {"kind":"timer","freq_hz":54000000,"overhead_ticks":2,"pmu_cycles":true,"sample_bytes":262144,"reps":3}
+@mb {"kind":"loaded_latency","memtype":"device-ngnre","kernel":"read-ldp","cores":4,"bytes_per_core":262144,"chase_memtype":"normal-wb","chase_granule":"2M","chase_bytes":8388608,"loads":131072,"idle_ns":110.50,"loaded_ns":160.25,"ratio":1.450,"stream_mbps":900,"reps":3}
+@mb {"kind":"loaded_latency","memtype":"normal-wb","kernel":"read-ldp","cores":4,"idle_ns":110.50}
+"#;
+        let p = parse(log);
+        // The timer record's frequency wins over the start record's CNTFRQ.
+        assert_eq!(p.run.timer_hz, Some(54_000_000));
+        assert_eq!(
+            p.run.loaded_latency,
+            [LoadedLatency {
+                memtype: "device-ngnre".into(),
+                kernel: "read-ldp".into(),
+                cores: 4,
+                bytes_per_core: 262144,
+                chase_memtype: "normal-wb".into(),
+                chase_granule: "2M".into(),
+                chase_bytes: 8 << 20,
+                loads: 131072,
+                idle_ns: 110.5,
+                loaded_ns: 160.25,
+                ratio: 1.45,
+                stream_mbps: 900,
+                reps: 3,
+            }]
+        );
+        let seen: Vec<_> = p
+            .problems
+            .iter()
+            .map(|q| (q.line, q.what.as_str(), q.unknown))
+            .collect();
+        assert_eq!(
+            seen,
+            [(
+                4,
+                "a loaded_latency record without one of its fields (docs/records.md)",
+                false
+            )]
+        );
+        // Without a timer record, the start record's CNTFRQ.
+        let p = parse(br#"@mb {"kind":"start","schema":1,"cntfrq_hz":24000000}"#);
+        assert_eq!(p.run.timer_hz, Some(24_000_000));
+        assert_eq!(
+            parse(b"@mb {\"kind\":\"start\",\"schema\":1}").run.timer_hz,
+            None
+        );
+    }
+
+    #[test]
+    fn pmu_start_and_line_state_of_results() {
+        let log = br#"@mb {"kind":"start","schema":1,"platform":"p","emulated":false}
+@mb {"kind":"result","memtype":"normal-wb","kernel":"read-ldp","size":4096,"reps":3,"cv_pct":1.0,"best_mbps":100,"median_mbps":90,"pmu":{"l2d_cache":0.50,"bus_access":0.25,"l1d_cache_refill":1.00},"start":"invalidated"}
+@mb {"kind":"result","memtype":"normal-nc","kernel":"maint-civac","size":4096,"reps":3,"cv_pct":1.0,"ns_per_line":7.5,"median_ns_per_line":8.0,"best_mbps":8533,"pmu":null,"start":"invalidated","line_state":"no-line"}
+@mb {"kind":"result","memtype":"normal-wb","kernel":"read-ldp","size":8192,"reps":3,"cv_pct":1.0,"best_mbps":100,"median_mbps":90,"pmu":{"l3d_cache":2.00,"l1d_cache":4.00}}
+@mb {"kind":"result","memtype":"normal-wb","kernel":"read-ldp","size":16384,"reps":3,"cv_pct":1.0,"best_mbps":100,"median_mbps":90,"pmu":{"l3d_cache":3.00}}
+@mb {"kind":"result","memtype":"normal-wb","kernel":"read-ldp","size":32768,"reps":3,"cv_pct":1.0,"best_mbps":100,"median_mbps":90}
+"#;
+        let p = parse(log);
+        let m = &p.run.measurements;
+        let pmu = |i: usize| m[i].pmu.clone();
+        let counts = |c: &[(&str, f64)]| Some(c.iter().map(|&(k, v)| (k.to_owned(), v)).collect());
+        // In core's event order, whatever the record's.
+        assert_eq!(
+            pmu(0),
+            counts(&[
+                ("l1d_cache_refill", 1.0),
+                ("bus_access", 0.25),
+                ("l2d_cache", 0.5)
+            ])
+        );
+        assert_eq!(m[0].start.as_deref(), Some("invalidated"));
+        assert_eq!(m[0].line_state, None);
+        assert_eq!(pmu(1), None, "null: nothing counted");
+        assert_eq!(m[1].line_state.as_deref(), Some("no-line"));
+        // An event core does not name is kept after the known ones, and warned about once.
+        assert_eq!(pmu(2), counts(&[("l1d_cache", 4.0), ("l3d_cache", 2.0)]));
+        assert_eq!((pmu(4), m[4].start.clone()), (None, None), "an older log");
+        let seen: Vec<_> = p
+            .problems
+            .iter()
+            .map(|q| (q.line, q.what.as_str(), q.unknown))
+            .collect();
+        assert_eq!(
+            seen,
+            [(
+                4,
+                "unknown PMU event 'l3d_cache' in a result record's pmu, kept as written \
+                 (written by a newer firmware?)",
+                true
+            )]
+        );
+        // The schema check names it too; known events and null conform.
+        let fields = |raw: &[u8]| record(raw).unwrap().unwrap();
+        let lines: Vec<&[u8]> = log.split(|&b| b == b'\n').collect();
+        let unknown = "result.pmu: unknown event 'l3d_cache' (not in pmu::EVENTS)".to_owned();
+        assert!(mismatches(&fields(lines[3])).contains(&unknown));
+        for known in [lines[1], lines[2]] {
+            assert!(
+                mismatches(&fields(known))
+                    .iter()
+                    .all(|w| !w.contains("pmu")),
+                "{:?}",
+                mismatches(&fields(known))
+            );
+        }
     }
 
     #[test]

@@ -61,8 +61,9 @@ enum Cmd {
         out: PathBuf,
     },
     /// Parse a console log (QEMU or a board's, U-Boot output and serial noise allowed) and
-    /// print the summary tables (with the scaling and the prediction sheet); with --out,
-    /// also write results.csv, results.json, scaling.csv and SVG charts to DIR.
+    /// print the summary tables (with the scaling, the loaded latency and the prediction
+    /// sheet); with --out, also write results.csv, results.json, scaling.csv,
+    /// loaded_latency.csv, pmu.csv (where the PMU counted) and SVG charts to DIR.
     Report {
         /// The console log.
         log: PathBuf,
@@ -70,10 +71,13 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
-    /// Compare two logs: the verdicts whose status changed, then per kernel a summary (geometric mean of B/A, points significantly
-    /// better or worse: |B/A - 1| > max(5 %, cv A + cv B)), then the significant points,
-    /// biggest first; writes DIR/compare.csv (every point) and DIR/compare-<kernel>.svg for
-    /// each kernel both measured.
+    /// Compare two logs: the verdicts whose status changed, then per kernel a summary
+    /// (geometric mean of B/A, points significantly better or worse: |B/A - 1| > max(5 %,
+    /// cv A + cv B)), then the significant points, biggest first, then the loaded-latency
+    /// points both measured (B/A of their loaded/idle ratios, counted beyond 5 %); writes
+    /// DIR/compare.csv (every point), DIR/compare-loaded-latency.csv (when both have
+    /// loaded-latency points in common) and DIR/compare-<kernel>.svg for each kernel both
+    /// measured.
     Compare {
         /// The reference log.
         a: PathBuf,
@@ -248,7 +252,8 @@ fn compare_files(a_path: &Path, b_path: &Path, out: &Path) -> Result<(), Fail> {
     let (a, a_failure) = load(a_path)?;
     let (b, b_failure) = load(b_path)?;
     let changes = compare::changes(&a, &b);
-    if changes.is_empty() && a.verdicts.is_empty() && b.verdicts.is_empty() {
+    let loaded = compare::loaded_changes(&a, &b);
+    if changes.is_empty() && loaded.is_empty() && a.verdicts.is_empty() && b.verdicts.is_empty() {
         return Err(usage(format!(
             "{} and {} have no measured point or verdict in common (same kernel, memory type and size).",
             a_path.display(),
@@ -263,6 +268,11 @@ fn compare_files(a_path: &Path, b_path: &Path, out: &Path) -> Result<(), Fail> {
     say_raw!("{}", compare::summary_table(&compare::summary(&changes)));
     say!("");
     say_raw!("{}", compare::table(&changes));
+    let loaded_table = compare::loaded_table(&a, &b);
+    if !loaded_table.is_empty() {
+        say!("");
+        say_raw!("{loaded_table}");
+    }
     if a.emulated || b.emulated {
         say!("\nnote: {}", report::EMULATED_CAVEAT);
     }
@@ -270,6 +280,10 @@ fn compare_files(a_path: &Path, b_path: &Path, out: &Path) -> Result<(), Fail> {
     let mut written = report::Written::default();
     let file = |w: &mut report::Written, name: &str, s: &str| w.file(out, name, s).map_err(usage);
     file(&mut written, "compare.csv", &compare::csv(&changes))?;
+    if !loaded.is_empty() {
+        let csv = compare::loaded_csv(&loaded);
+        file(&mut written, "compare-loaded-latency.csv", &csv)?;
+    }
     for kernel in compare::common_kernels(&a, &changes) {
         let name = format!("compare-{kernel}.svg");
         let title = format!(

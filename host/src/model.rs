@@ -81,6 +81,16 @@ pub struct Measurement {
     pub cv_pct: f64,
     /// Timed samples.
     pub reps: u64,
+    /// PMU events counted during the fastest sample, per 64-byte line it covered, by event
+    /// name (core's `pmu::EVENTS` order, names it does not know after them); `None` where
+    /// the record's `pmu` is `null` (no event counts, e.g. QEMU) or absent (older logs).
+    pub pmu: Option<Vec<(String, f64)>>,
+    /// The state the point started from (`invalidated`, `written`, ...); `None` in logs of
+    /// older firmware.
+    pub start: Option<String>,
+    /// Maintenance kernels: the lines each timed pass finds (`dirty`, `clean`,
+    /// `not-allocated`, `no-line`); `None` for other kernels and older logs.
+    pub line_state: Option<String>,
 }
 
 /// A cache level the firmware reported (`cache` record).
@@ -133,6 +143,38 @@ pub struct Scaling {
     pub start_skew_ticks: Option<u64>,
 }
 
+/// The boot core's pointer chase with the other cores streaming (`loaded_latency` record):
+/// the chase's time per load idle and loaded, and the streams' bandwidth.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedLatency {
+    /// The streams' memory type.
+    pub memtype: String,
+    /// The streams' kernel (`read-ldp` or `write-stp`).
+    pub kernel: String,
+    /// CPUs running: the boot core (the chase) and `cores - 1` streams.
+    pub cores: u64,
+    /// Each stream's part of the buffer, bytes.
+    pub bytes_per_core: u64,
+    /// The chase's memory type (`normal-wb`).
+    pub chase_memtype: String,
+    /// The chase alias's mapping: `2M` or `4K`.
+    pub chase_granule: String,
+    /// Bytes the chase's random cycle spans.
+    pub chase_bytes: u64,
+    /// Dependent loads per sample.
+    pub loads: u64,
+    /// The chase with the other cores idle, ns per load (best of `reps`).
+    pub idle_ns: f64,
+    /// The chase while the streams run, ns per load (best of `reps`).
+    pub loaded_ns: f64,
+    /// `loaded_ns / idle_ns` as the firmware wrote it (1.000: no slowdown).
+    pub ratio: f64,
+    /// The streams' bytes over their span, MB/s (MB = 10^6 bytes).
+    pub stream_mbps: u64,
+    /// Timed samples, idle and loaded each.
+    pub reps: u64,
+}
+
 /// One bring-up verdict (`verdict` record; core's `verdict` table names them).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
@@ -167,6 +209,11 @@ pub struct Run {
     pub skipped: Vec<Skipped>,
     /// The multi-core points, in log order (none with one core).
     pub scaling: Vec<Scaling>,
+    /// The loaded-latency points, in log order (none with one core or in older logs).
+    pub loaded_latency: Vec<LoadedLatency>,
+    /// Ticks per second of the counter that `Scaling`'s ticks are on (the `timer` record's
+    /// `freq_hz`, else the `start` record's `cntfrq_hz`); `None` when the log names neither.
+    pub timer_hz: Option<u64>,
     /// The bring-up verdicts, in log order (a repeated name keeps the last).
     pub verdicts: Vec<Verdict>,
 }
@@ -242,6 +289,9 @@ mod tests {
             median: 1.0,
             cv_pct: 0.0,
             reps: 1,
+            pmu: None,
+            start: None,
+            line_state: None,
         }
     }
 
@@ -311,10 +361,11 @@ mod tests {
         assert_eq!(row("normal-wb (4K)")[2..], ["4.00", "2.000x"], "{t}");
         let csv = crate::report::csv(&new);
         assert!(csv.starts_with(
-            "kernel,memtype,granule,size_bytes,unit,best,median,cv_pct,reps,emulated\n"
+            "kernel,memtype,granule,size_bytes,unit,best,median,cv_pct,reps,start,line_state,\
+             emulated\n"
         ));
         assert!(
-            csv.contains("\nlatency,normal-wb,4K,4096,ns_per_load,4,4,0,1,false\n"),
+            csv.contains("\nlatency,normal-wb,4K,4096,ns_per_load,4,4,0,1,,,false\n"),
             "{csv}"
         );
         assert_eq!(

@@ -1,11 +1,13 @@
 //! The report of one run: summary tables for the terminal (per kernel, the multi-core
-//! scaling, the prediction sheet), and the files (`results.csv`, `results.json`,
-//! `scaling.csv`, SVG charts) written into an output directory.
+//! scaling, the loaded latency, the prediction sheet), and the files (`results.csv`,
+//! `results.json`, `scaling.csv`, `loaded_latency.csv`, `pmu.csv`, SVG charts) written into
+//! an output directory.
 
 use crate::chart;
-use crate::model::{self, Measurement, Run, Unit};
+use crate::model::{self, LoadedLatency, Measurement, Run, Unit};
 use mairbench_core::format::Bytes;
 use mairbench_core::memtype::{self, MEMTYPES, NORMAL_WB};
+use mairbench_core::sweep::ticks_to_ns;
 use mairbench_core::verdict::STATUSES;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -108,6 +110,7 @@ pub fn tables(run: &Run) -> String {
         let _ = writeln!(out, "skipped: {} on {}{at}: {}", s.kernel, s.memtype, s.why);
     }
     scaling_table(&mut out, run);
+    loaded_latency_table(&mut out, run);
     prediction_sheet(&mut out, run);
     out
 }
@@ -162,8 +165,20 @@ fn in_table_order<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> 
     types
 }
 
+/// A scaling point's start skew as the scaling table prints it: whole ns of the run's
+/// counter (core's `ticks_to_ns`, rounded down, as the firmware's console table), or ticks
+/// when the log names no counter frequency; with the unit's name.
+pub fn skew_label(run: &Run, ticks: u64) -> (String, &'static str) {
+    match run.timer_hz {
+        Some(hz) => (ticks_to_ns(ticks, hz).to_string(), "ns"),
+        None => (ticks.to_string(), "ticks"),
+    }
+}
+
 /// Per scaling kernel: rows = memory types, columns = cores at once, cells = aggregate
-/// MB/s, then the slowest and fastest core at the most cores. Nothing without records.
+/// MB/s, then the start skew at the most cores (ns; only where the log has
+/// `start_skew_ticks`, blank for a point without) and the slowest and fastest core at the
+/// most cores. Nothing without records.
 fn scaling_table(out: &mut String, run: &Run) {
     for kernel in distinct(run.scaling.iter().map(|p| p.kernel.as_str())) {
         let of: Vec<_> = run.scaling.iter().filter(|p| p.kernel == kernel).collect();
@@ -185,6 +200,15 @@ fn scaling_table(out: &mut String, run: &Run) {
                 format!("{n} core{}", if *n == 1 { "" } else { "s" })
             );
         }
+        // Older logs have no skew: no column.
+        let skew_unit = of
+            .iter()
+            .find_map(|p| p.start_skew_ticks)
+            .map(|t| skew_label(run, t).1);
+        let skew_width = skew_unit.map_or(0, |u| format!("   skew at {most} ({u})").len());
+        if let Some(unit) = skew_unit {
+            let _ = write!(out, "   skew at {most} ({unit})");
+        }
         let _ = writeln!(out, "   per core at {most} (MB/s)");
         for t in types {
             let _ = write!(out, "  {t:<name_width$}");
@@ -193,12 +217,96 @@ fn scaling_table(out: &mut String, run: &Run) {
                 let cell = at(*n).map_or("-".into(), |p| p.aggregate_mbps.to_string());
                 let _ = write!(out, "{cell:>9}");
             }
+            if skew_unit.is_some() {
+                let skew = at(most)
+                    .and_then(|p| p.start_skew_ticks)
+                    .map_or(String::new(), |t| skew_label(run, t).0);
+                let _ = write!(out, "{skew:>skew_width$}");
+            }
             let spread = at(most).map_or("-".into(), |p| {
                 format!("{} to {}", p.per_core_min_mbps, p.per_core_max_mbps)
             });
             let _ = writeln!(out, "   {spread}");
         }
+        if skew_unit.is_some() {
+            let _ = writeln!(
+                out,
+                "  (skew: latest core's start - earliest core's start on the shared counter)"
+            );
+        }
     }
+}
+
+/// The loaded-latency points as the table shows them: per (streams' kernel, memory type),
+/// in the log's kernel order and core's memory type order, the last record of each.
+pub fn loaded_latency_rows(run: &Run) -> Vec<&LoadedLatency> {
+    let mut rows = Vec::new();
+    for kernel in distinct(run.loaded_latency.iter().map(|p| p.kernel.as_str())) {
+        let of = run.loaded_latency.iter().filter(|p| p.kernel == kernel);
+        for t in in_table_order(of.clone().map(|p| p.memtype.as_str())) {
+            if let Some(p) = of.clone().rev().find(|p| p.memtype == t) {
+                rows.push(p);
+            }
+        }
+    }
+    rows
+}
+
+/// The loaded latency: the boot core's chase idle and while the other cores stream through
+/// a memory type; rows = (streams' kernel, memory type), columns = cores, idle and loaded
+/// ns per load, their ratio and the streams' MB/s. Nothing without records.
+fn loaded_latency_table(out: &mut String, run: &Run) {
+    let rows = loaded_latency_rows(run);
+    let Some(first) = rows.first() else {
+        return;
+    };
+    let reps = rows.iter().map(|p| p.reps).max().unwrap_or(0);
+    let _ = writeln!(
+        out,
+        "\nloaded latency (ns per load, best of {reps}; stream MB/s: MB = 10^6 B)\n  the boot \
+         core's chase: {} dependent loads over {} of {} ({}); idle: the other cores wait;\n  \
+         loaded: they stream through the memory type named",
+        first.loads,
+        size_label(first.chase_bytes),
+        first.chase_memtype,
+        first.chase_granule
+    );
+    let kernel_width = rows
+        .iter()
+        .map(|p| p.kernel.len())
+        .max()
+        .unwrap_or(0)
+        .max(7)
+        + 2;
+    let name_width = rows
+        .iter()
+        .map(|p| p.memtype.len())
+        .max()
+        .unwrap_or(0)
+        .max(11)
+        + 2;
+    let _ = writeln!(
+        out,
+        "  {:<kernel_width$}{:<name_width$}{:>6}{:>16}{:>18}{:>9}{:>13}",
+        "streams",
+        "memory type",
+        "cores",
+        "idle (ns/load)",
+        "loaded (ns/load)",
+        "ratio",
+        "stream MB/s"
+    );
+    for p in &rows {
+        let _ = writeln!(
+            out,
+            "  {:<kernel_width$}{:<name_width$}{:>6}{:>16.2}{:>18.2}{:>8.3}x{:>13}",
+            p.kernel, p.memtype, p.cores, p.idle_ns, p.loaded_ns, p.ratio, p.stream_mbps
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  (ratio = loaded / idle: 1.000x is no slowdown; cores = the chase and cores - 1 streams)"
+    );
 }
 
 /// The prediction sheet: per kernel (rows) and memory type (columns), the ratio of its best
@@ -336,15 +444,20 @@ pub fn csv_field(s: &str) -> String {
     }
 }
 
-/// `results.csv`: one row per measurement, in log order; `emulated` on every row, so that no
-/// row read alone passes an emulator's timing for a memory type's.
+/// `results.csv`: one row per measurement, in log order; `start` and `line_state` as the
+/// record has them (empty when it has none); `emulated` on every row and last, so that no
+/// row read alone passes an emulator's timing for a memory type's. The PMU counts are in
+/// `pmu.csv` ([`pmu_csv`]).
 pub fn csv(run: &Run) -> String {
-    let mut out =
-        String::from("kernel,memtype,granule,size_bytes,unit,best,median,cv_pct,reps,emulated\n");
+    let mut out = String::from(
+        "kernel,memtype,granule,size_bytes,unit,best,median,cv_pct,reps,start,line_state,\
+         emulated\n",
+    );
+    let text = |s: &Option<String>| s.as_deref().map_or(String::new(), csv_field);
     for m in &run.measurements {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&m.kernel),
             csv_field(&m.memtype),
             csv_field(&m.granule),
@@ -354,7 +467,82 @@ pub fn csv(run: &Run) -> String {
             m.median,
             m.cv_pct,
             m.reps,
+            text(&m.start),
+            text(&m.line_state),
             run.emulated
+        );
+    }
+    out
+}
+
+/// `pmu.csv`: one row per PMU event counted at a measured point (kernel, memory type,
+/// granule, size), in log order and core's `pmu::EVENTS` order within a point; `per_line` is
+/// events per 64-byte line the fastest sample covered. Points whose `pmu` is `null` (no
+/// event counts, e.g. QEMU) or absent have no row.
+pub fn pmu_csv(run: &Run) -> String {
+    let mut out = String::from("kernel,memtype,granule,size_bytes,event,per_line\n");
+    for m in &run.measurements {
+        for (event, per_line) in m.pmu.iter().flatten() {
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{},{per_line}",
+                csv_field(&m.kernel),
+                csv_field(&m.memtype),
+                csv_field(&m.granule),
+                m.size,
+                csv_field(event)
+            );
+        }
+    }
+    out
+}
+
+/// A point's `pmu` as `results.json` holds it: event → count per 64-byte line, or `null`.
+fn pmu_json(m: &Measurement) -> serde_json::Value {
+    m.pmu.as_ref().map_or(serde_json::Value::Null, |counts| {
+        counts
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect::<serde_json::Map<_, _>>()
+            .into()
+    })
+}
+
+/// A loaded-latency point as `results.json` holds it (the record's fields).
+fn loaded_latency_json(p: &LoadedLatency) -> serde_json::Value {
+    json!({
+        "kernel": p.kernel, "memtype": p.memtype, "cores": p.cores,
+        "bytes_per_core": p.bytes_per_core, "chase_memtype": p.chase_memtype,
+        "chase_granule": p.chase_granule, "chase_bytes": p.chase_bytes, "loads": p.loads,
+        "idle_ns": p.idle_ns, "loaded_ns": p.loaded_ns, "ratio": p.ratio,
+        "stream_mbps": p.stream_mbps, "reps": p.reps,
+    })
+}
+
+/// `loaded_latency.csv`: one row per loaded-latency point, in log order (ns per load; MB/s,
+/// MB = 10^6 B; bytes).
+pub fn loaded_latency_csv(run: &Run) -> String {
+    let mut out = String::from(
+        "kernel,memtype,cores,bytes_per_core,chase_memtype,chase_granule,chase_bytes,loads,\
+         idle_ns,loaded_ns,ratio,stream_mbps,reps\n",
+    );
+    for p in &run.loaded_latency {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            csv_field(&p.kernel),
+            csv_field(&p.memtype),
+            p.cores,
+            p.bytes_per_core,
+            csv_field(&p.chase_memtype),
+            csv_field(&p.chase_granule),
+            p.chase_bytes,
+            p.loads,
+            p.idle_ns,
+            p.loaded_ns,
+            p.ratio,
+            p.stream_mbps,
+            p.reps
         );
     }
     out
@@ -376,6 +564,7 @@ pub fn json(run: &Run) -> serde_json::Value {
             "kernel": m.kernel, "memtype": m.memtype, "granule": m.granule, "size_bytes": m.size,
             "unit": m.unit.id(),
             "best": m.best, "median": m.median, "cv_pct": m.cv_pct, "reps": m.reps,
+            "start": m.start, "line_state": m.line_state, "pmu": pmu_json(m),
         })).collect::<Vec<_>>(),
         "skipped": run.skipped.iter().map(|s| json!({
             "kernel": s.kernel, "memtype": s.memtype, "granule": s.granule, "size_bytes": s.size,
@@ -388,6 +577,7 @@ pub fn json(run: &Run) -> serde_json::Value {
             "per_core_max_mbps": p.per_core_max_mbps, "span_ticks": p.span_ticks,
             "start_skew_ticks": p.start_skew_ticks,
         })).collect::<Vec<_>>(),
+        "loaded_latency": run.loaded_latency.iter().map(loaded_latency_json).collect::<Vec<_>>(),
     })
 }
 
@@ -474,8 +664,9 @@ pub const CHARTS: [(&[&str], &str); 7] = [
     ),
 ];
 
-/// Writes `results.csv`, `results.json`, `scaling.csv` (when the run has multi-core points)
-/// and the charts ([`CHARTS`], and `scaling-<kernels>.svg`) into `dir` (created when missing).
+/// Writes `results.csv`, `results.json`, `scaling.csv` (when the run has multi-core points),
+/// `loaded_latency.csv` (when it has loaded-latency points), `pmu.csv` (when a point has PMU
+/// counts) and the charts ([`CHARTS`], and `scaling-<kernels>.svg`) into `dir` (created when missing).
 /// The error is one sentence.
 pub fn write(run: &Run, dir: &Path) -> Result<Written, String> {
     std::fs::create_dir_all(dir)
@@ -486,6 +677,12 @@ pub fn write(run: &Run, dir: &Path) -> Result<Written, String> {
     w.file(dir, "results.json", &(json + "\n"))?;
     if !run.scaling.is_empty() {
         w.file(dir, "scaling.csv", &scaling_csv(run))?;
+    }
+    if !run.loaded_latency.is_empty() {
+        w.file(dir, "loaded_latency.csv", &loaded_latency_csv(run))?;
+    }
+    if run.measurements.iter().any(|m| m.pmu.is_some()) {
+        w.file(dir, "pmu.csv", &pmu_csv(run))?;
     }
     for (group, title) in CHARTS {
         let present: Vec<&str> = group
@@ -529,6 +726,9 @@ mod tests {
             median: best,
             cv_pct: 1.5,
             reps: 3,
+            pmu: None,
+            start: None,
+            line_state: None,
         }
     }
 
@@ -553,7 +753,7 @@ mod tests {
         assert!(t.contains("0.250x"), "{t}");
         assert_eq!(
             csv(&run).lines().nth(1),
-            Some("read-ldp,normal-wb,4K,4096,mbps,100,100,1.5,3,false")
+            Some("read-ldp,normal-wb,4K,4096,mbps,100,100,1.5,3,,,false")
         );
     }
 
@@ -651,6 +851,240 @@ mod tests {
                 {"name": "device-read-cliff", "status": "n/a", "evidence": {}, "why": "not measured"},
             ])
         );
+    }
+
+    fn scaling(memtype: &str, cores: u64, skew: Option<u64>) -> crate::model::Scaling {
+        crate::model::Scaling {
+            memtype: memtype.into(),
+            kernel: "read-ldp".into(),
+            cores,
+            aggregate_mbps: 1000 * cores,
+            per_core_min_mbps: 900,
+            per_core_max_mbps: 1100,
+            span_ticks: skew.map(|s| s + 4000),
+            start_skew_ticks: skew,
+        }
+    }
+
+    /// The words of the table row that starts with `name`.
+    fn row<'a>(t: &'a str, name: &str) -> Vec<&'a str> {
+        t.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no {name} row in {t}"))
+            .split_whitespace()
+            .collect()
+    }
+
+    #[test]
+    fn scaling_table_shows_the_skew_at_the_most_cores() {
+        let mut run = Run {
+            scaling: vec![
+                scaling("normal-wb", 1, Some(0)),
+                scaling("normal-wb", 4, Some(96)),
+                scaling("normal-nc", 4, None),
+            ],
+            timer_hz: Some(24_000_000),
+            ..Run::default()
+        };
+        let t = tables(&run);
+        // 96 ticks of 24 MHz: 4000 ns; a point without skew: blank.
+        assert!(
+            t.contains(
+                "  memory type     1 core  4 cores   skew at 4 (ns)   per core at 4 (MB/s)\n"
+            ),
+            "{t}"
+        );
+        assert_eq!(
+            row(&t, "normal-wb"),
+            ["normal-wb", "1000", "4000", "4000", "900", "to", "1100"]
+        );
+        assert_eq!(
+            row(&t, "normal-nc"),
+            ["normal-nc", "-", "4000", "900", "to", "1100"]
+        );
+        assert!(
+            t.contains("(skew: latest core's start - earliest core's start"),
+            "{t}"
+        );
+        // No counter frequency in the log: ticks, said so.
+        run.timer_hz = None;
+        let t = tables(&run);
+        assert!(t.contains("   skew at 4 (ticks)   "), "{t}");
+        assert_eq!(row(&t, "normal-wb")[3], "96");
+        // An older log (no skew anywhere): no column.
+        for p in &mut run.scaling {
+            (p.span_ticks, p.start_skew_ticks) = (None, None);
+        }
+        let t = tables(&run);
+        assert!(!t.contains("skew"), "{t}");
+        assert_eq!(
+            row(&t, "normal-wb"),
+            ["normal-wb", "1000", "4000", "900", "to", "1100"]
+        );
+    }
+
+    fn loaded(memtype: &str, kernel: &str, loaded_ns: f64) -> LoadedLatency {
+        LoadedLatency {
+            memtype: memtype.into(),
+            kernel: kernel.into(),
+            cores: 4,
+            bytes_per_core: 1 << 20,
+            chase_memtype: "normal-wb".into(),
+            chase_granule: "2M".into(),
+            chase_bytes: 8 << 20,
+            loads: 131072,
+            idle_ns: 100.0,
+            loaded_ns,
+            ratio: loaded_ns / 100.0,
+            stream_mbps: 3000,
+            reps: 3,
+        }
+    }
+
+    #[test]
+    fn loaded_latency_table_csv_and_json() {
+        let run = Run {
+            measurements: vec![m("normal-wb", 4096, 100.0)],
+            scaling: vec![scaling("normal-wb", 4, Some(1))],
+            loaded_latency: vec![
+                loaded("device-ngnre", "read-ldp", 250.0),
+                loaded("normal-wb", "read-ldp", 999.0),
+                loaded("normal-wb", "write-stp", 130.0),
+                // A repeated point: the last counts.
+                loaded("normal-wb", "read-ldp", 120.0),
+            ],
+            ..Run::default()
+        };
+        let t = tables(&run);
+        let at = t.find("\nloaded latency (ns per load, best of 3; stream MB/s: MB = 10^6 B)\n");
+        assert!(at.is_some(), "{t}");
+        assert!(
+            t.find("scaling read-ldp") < at && at < t.find("prediction sheet"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "  the boot core's chase: 131072 dependent loads over 8 MiB of normal-wb (2M)"
+            ),
+            "{t}"
+        );
+        let lines: Vec<&str> = t[at.unwrap()..]
+            .lines()
+            .skip(4)
+            .take(4)
+            .map(str::trim_end)
+            .collect();
+        assert!(
+            lines[0].split_whitespace().eq([
+                "streams",
+                "memory",
+                "type",
+                "cores",
+                "idle",
+                "(ns/load)",
+                "loaded",
+                "(ns/load)",
+                "ratio",
+                "stream",
+                "MB/s"
+            ]),
+            "{t}"
+        );
+        let words = |l: &str| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+        // Kernels in log order, memory types in core's order within each.
+        assert_eq!(
+            words(lines[1]),
+            [
+                "read-ldp",
+                "normal-wb",
+                "4",
+                "100.00",
+                "120.00",
+                "1.200x",
+                "3000"
+            ]
+        );
+        assert_eq!(words(lines[2])[..2], ["read-ldp", "device-ngnre"]);
+        assert_eq!(words(lines[3])[..2], ["write-stp", "normal-wb"]);
+        let csv = loaded_latency_csv(&run);
+        assert_eq!(
+            csv.lines().next(),
+            Some("kernel,memtype,cores,bytes_per_core,chase_memtype,chase_granule,chase_bytes,loads,idle_ns,loaded_ns,ratio,stream_mbps,reps")
+        );
+        assert_eq!(
+            csv.lines().nth(1),
+            Some("read-ldp,device-ngnre,4,1048576,normal-wb,2M,8388608,131072,100,250,2.5,3000,3")
+        );
+        assert_eq!(csv.lines().count(), 5, "every record, in log order");
+        let j = json(&run);
+        assert_eq!(j["loaded_latency"].as_array().map(Vec::len), Some(4));
+        assert_eq!(j["loaded_latency"][0]["memtype"], "device-ngnre");
+        assert_eq!(j["loaded_latency"][0]["ratio"], 2.5);
+        assert_eq!(j["loaded_latency"][0]["chase_granule"], "2M");
+        // None: no table, an empty list.
+        let none = Run::default();
+        assert!(!tables(&none).contains("loaded latency"));
+        assert_eq!(json(&none)["loaded_latency"], json!([]));
+    }
+
+    #[test]
+    fn pmu_start_and_line_state_in_the_files() {
+        let mut counted = m("normal-wb", 4096, 100.0);
+        counted.pmu = Some(vec![
+            ("l1d_cache_refill".into(), 0.02),
+            ("bus_access".into(), 4.0),
+        ]);
+        counted.start = Some("invalidated".into());
+        let mut maint = m("normal-nc", 4096, 7.5);
+        (maint.kernel, maint.unit) = ("maint-civac".into(), Unit::NsPerLine);
+        maint.start = Some("invalidated".into());
+        maint.line_state = Some("no-line".into());
+        let run = Run {
+            measurements: vec![counted, maint, m("normal-wb", 8192, 100.0)],
+            ..Run::default()
+        };
+        let rows: Vec<String> = csv(&run).lines().map(str::to_owned).collect();
+        assert_eq!(
+            rows,
+            [
+                "kernel,memtype,granule,size_bytes,unit,best,median,cv_pct,reps,start,line_state,emulated",
+                "read-ldp,normal-wb,4K,4096,mbps,100,100,1.5,3,invalidated,,false",
+                "maint-civac,normal-nc,4K,4096,ns_per_line,7.5,7.5,1.5,3,invalidated,no-line,false",
+                "read-ldp,normal-wb,4K,8192,mbps,100,100,1.5,3,,,false",
+            ]
+        );
+        assert_eq!(
+            pmu_csv(&run),
+            "kernel,memtype,granule,size_bytes,event,per_line\n\
+             read-ldp,normal-wb,4K,4096,l1d_cache_refill,0.02\n\
+             read-ldp,normal-wb,4K,4096,bus_access,4\n"
+        );
+        let j = json(&run);
+        assert_eq!(
+            j["measurements"][0]["pmu"],
+            json!({"l1d_cache_refill": 0.02, "bus_access": 4.0})
+        );
+        assert_eq!(j["measurements"][0]["start"], "invalidated");
+        assert_eq!(j["measurements"][0]["line_state"], serde_json::Value::Null);
+        assert_eq!(j["measurements"][1]["line_state"], "no-line");
+        assert_eq!(j["measurements"][1]["pmu"], serde_json::Value::Null);
+        // pmu.csv is written only when a point has counts.
+        let dir = std::env::temp_dir().join(format!("mairbench-host-pmu-{}", std::process::id()));
+        let names = |run: &Run| -> Vec<String> {
+            let _ = std::fs::remove_dir_all(&dir);
+            let w = write(run, &dir).unwrap();
+            w.files
+                .iter()
+                .filter_map(|f| f.file_name()?.to_str().map(str::to_owned))
+                .filter(|f| f.ends_with(".csv"))
+                .collect()
+        };
+        assert_eq!(names(&run), ["results.csv", "pmu.csv"]);
+        let mut uncounted = run.clone();
+        uncounted.measurements.iter_mut().for_each(|m| m.pmu = None);
+        uncounted.loaded_latency = vec![loaded("normal-wb", "read-ldp", 120.0)];
+        assert_eq!(names(&uncounted), ["results.csv", "loaded_latency.csv"]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

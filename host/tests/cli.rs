@@ -80,9 +80,11 @@ fn quick_log_report() {
     assert_eq!(rows.len(), 2 * 8 * 3);
     assert_eq!(
         rows[0],
-        "read-ldp,normal-wb,4K,4096,mbps,12196,12170,0.2,3,true"
+        "read-ldp,normal-wb,4K,4096,mbps,12196,12170,0.2,3,invalidated,,true"
     );
-    assert!(rows.contains(&"read-ldp,normal-wb,4K,4194304,mbps,6658,6654,3.8,3,true".to_owned()));
+    assert!(rows.contains(
+        &"read-ldp,normal-wb,4K,4194304,mbps,6658,6654,3.8,3,invalidated,,true".to_owned()
+    ));
     assert!(
         d.stdout.contains("read-ldp (MB/s, best of 3; MB = 10^6 B)"),
         "{}",
@@ -159,14 +161,15 @@ fn kernels_log_report() {
     let rows = d.csv_rows("results.csv");
     // Six kernels on eight types at nine sizes, and latency's normal-wb row on 4 KiB pages.
     assert_eq!(rows.len(), 6 * 8 * 9 + 9);
-    assert!(rows
-        .contains(&"latency,device-gre,2M,1048576,ns_per_load,45.2,45.84,1.1,3,true".to_owned()));
-    assert!(
-        rows.contains(&"latency,normal-wb,4K,1048576,ns_per_load,20.2,21.17,2.7,3,true".to_owned())
-    );
-    assert!(
-        rows.contains(&"maint-civac,normal-wb,4K,4096,ns_per_line,43.29,44,9.1,3,true".to_owned())
-    );
+    assert!(rows.contains(
+        &"latency,device-gre,2M,1048576,ns_per_load,45.2,45.84,1.1,3,invalidated,,true".to_owned()
+    ));
+    assert!(rows.contains(
+        &"latency,normal-wb,4K,1048576,ns_per_load,20.2,21.17,2.7,3,invalidated,,true".to_owned()
+    ));
+    assert!(rows.contains(
+        &"maint-civac,normal-wb,4K,4096,ns_per_line,43.29,44,9.1,3,written,dirty,true".to_owned()
+    ));
     assert!(d.stdout.contains("latency (ns per load, best of 3)"));
     assert!(d.stdout.contains("(lower is better;"));
     for svg in [
@@ -201,6 +204,59 @@ fn board_log_with_uboot_crlf_escapes_and_noise() {
     let json: serde_json::Value = serde_json::from_str(&d.file("results.json")).unwrap();
     assert_eq!(json["caveat"], serde_json::Value::Null);
     assert!(d.stderr.is_empty(), "{}", d.stderr);
+    // A log of older firmware: no start, line_state or pmu, no loaded latency, no skew.
+    let point = &json["measurements"][0];
+    for key in ["start", "line_state", "pmu"] {
+        assert_eq!(point[key], serde_json::Value::Null, "{key}");
+    }
+    assert_eq!(json["loaded_latency"], serde_json::json!([]));
+    assert!(d
+        .csv_rows("results.csv")
+        .iter()
+        .all(|row| row.ends_with(",,,false")));
+    for absent in ["pmu.csv", "loaded_latency.csv"] {
+        assert!(!d.out.join(absent).exists(), "{absent}");
+    }
+    assert!(!d.stdout.contains("loaded latency") && !d.stdout.contains("skew"));
+}
+
+/// The hand-made log with PMU counts (host/tests/data/README.md): `pmu` objects reach
+/// results.json and pmu.csv, one row per event counted, in core's event order.
+#[test]
+fn pmu_counts_reach_results_json_and_pmu_csv() {
+    let d = report(&data("handmade-pmu.log"), "pmu");
+    assert_eq!(d.code, Some(0), "{}", d.stderr);
+    assert!(d.stderr.is_empty(), "{}", d.stderr);
+    let rows = d.csv_rows("pmu.csv");
+    assert!(d
+        .file("pmu.csv")
+        .starts_with("kernel,memtype,granule,size_bytes,event,per_line\n"));
+    // Four points, six events each (the first six of core's table: six counters).
+    assert_eq!(rows.len(), 4 * 6);
+    let events: Vec<&str> = rows[..6]
+        .iter()
+        .map(|r| r.split(',').nth(4).unwrap())
+        .collect();
+    let table: Vec<&str> = mairbench_core::pmu::EVENTS[..6]
+        .iter()
+        .map(|e| e.name)
+        .collect();
+    assert_eq!(events, table);
+    assert!(rows.contains(&"read-ldp,normal-nc,4K,16384,bus_access,4".to_owned()));
+    assert!(rows.contains(&"maint-civac,normal-wb,4K,16384,l1d_cache_wb,1".to_owned()));
+    assert!(rows.contains(&"latency,normal-wb,2M,8388608,l2d_cache_refill,0.88".to_owned()));
+    let json: serde_json::Value = serde_json::from_str(&d.file("results.json")).unwrap();
+    let m = &json["measurements"];
+    assert_eq!(m[0]["pmu"]["l1d_cache_refill"], 0.02);
+    assert_eq!(m[0]["pmu"].as_object().unwrap().len(), 6);
+    assert_eq!(m[1]["pmu"]["bus_access"], 4.0);
+    assert_eq!(m[2]["start"], "written");
+    assert_eq!(m[2]["line_state"], "dirty");
+    assert_eq!(
+        d.csv_rows("results.csv")[2],
+        "maint-civac,normal-wb,4K,16384,ns_per_line,8.59,8.73,1.1,3,written,dirty,false"
+    );
+    assert!(d.stdout.contains("pmu.csv"), "{}", d.stdout);
 }
 
 #[test]
@@ -269,7 +325,7 @@ fn one_sentence_errors() {
     );
     assert_eq!(
         d.csv_rows("results.csv"),
-        ["read-ldp,normal-wb,4K,4096,mbps,100,90,1,3,false"]
+        ["read-ldp,normal-wb,4K,4096,mbps,100,90,1,3,,,false"]
     );
 
     let d = report(&scratch("a-directory"), "directory");
@@ -499,11 +555,20 @@ fn smp_log_report_has_scaling() {
         "{}",
         d.stdout
     );
+    // The skew at 2 cores: 68 ticks of 62.5 MHz, 1088 ns (the console's table says the same).
+    assert!(
+        d.stdout.contains(
+            "  memory type           1 core  2 cores   skew at 2 (ns)   per core at 2 (MB/s)\n"
+        ),
+        "{}",
+        d.stdout
+    );
     assert!(
         d.stdout.lines().any(|l| l.split_whitespace().eq([
             "normal-wb",
             "8287",
             "17551",
+            "1088",
             "9107",
             "to",
             "10324"
@@ -511,6 +576,117 @@ fn smp_log_report_has_scaling() {
         "{}",
         d.stdout
     );
+    // QEMU's results: start named, nothing counted.
+    assert_eq!(json["measurements"][0]["pmu"], serde_json::Value::Null);
+    assert_eq!(json["measurements"][0]["start"], "invalidated");
+    assert!(!d.out.join("pmu.csv").exists(), "QEMU counts no event");
+    assert!(d.stderr.is_empty(), "{}", d.stderr);
+
+    // The loaded latency, after the scaling tables: streams' kernel x memory type.
+    let table: Vec<&str> = d
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("loaded latency ("))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(
+        table[0], "loaded latency (ns per load, best of 3; stream MB/s: MB = 10^6 B)",
+        "{}",
+        d.stdout
+    );
+    assert!(
+        d.stdout.find("scaling write-stp") < d.stdout.find("loaded latency ("),
+        "{}",
+        d.stdout
+    );
+    assert!(table[1].contains("8192 dependent loads over 2 MiB of normal-wb (2M)"));
+    assert!(table[3].split_whitespace().eq([
+        "streams",
+        "memory",
+        "type",
+        "cores",
+        "idle",
+        "(ns/load)",
+        "loaded",
+        "(ns/load)",
+        "ratio",
+        "stream",
+        "MB/s"
+    ]));
+    let rows: Vec<Vec<&str>> = table[4..10]
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        rows[0],
+        [
+            "read-ldp",
+            "normal-wb",
+            "2",
+            "186.34",
+            "229.58",
+            "1.232x",
+            "12608"
+        ]
+    );
+    let names: Vec<(&str, &str)> = rows.iter().map(|r| (r[0], r[1])).collect();
+    assert_eq!(
+        names,
+        [
+            ("read-ldp", "normal-wb"),
+            ("read-ldp", "normal-nc"),
+            ("read-ldp", "device-ngnre"),
+            ("write-stp", "normal-wb"),
+            ("write-stp", "normal-nc"),
+            ("write-stp", "device-ngnre"),
+        ]
+    );
+    let rows = d.csv_rows("loaded_latency.csv");
+    assert_eq!(rows.len(), 6);
+    assert_eq!(
+        rows[2],
+        "read-ldp,device-ngnre,2,262144,normal-wb,2M,2097152,8192,186.34,229.13,1.23,1098,3"
+    );
+    let loaded = json["loaded_latency"].as_array().unwrap();
+    assert_eq!(loaded.len(), 6);
+    assert_eq!(loaded[5]["kernel"], "write-stp");
+    assert_eq!(loaded[5]["memtype"], "device-ngnre");
+    assert_eq!(loaded[5]["loaded_ns"], 225.82);
+    assert_eq!(loaded[5]["stream_mbps"], 1016);
+
+    // Compared with itself: every loaded-latency point listed, none changed.
+    let c = compare(&data("qemu-smp.log"), &data("qemu-smp.log"), "smp-compare");
+    assert_eq!(c.code, Some(0), "{}", c.stderr);
+    let listed: Vec<&str> = c
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("loaded latency: ratio = loaded / idle"))
+        .skip(2)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(listed.len(), 6, "{}", c.stdout);
+    assert!(
+        listed.iter().all(|l| l.contains(" 1.000x  same ")),
+        "{}",
+        c.stdout
+    );
+    let rows = c.csv_rows("compare-loaded-latency.csv");
+    assert_eq!(rows.len(), 6);
+    assert!(rows[0]
+        .starts_with("read-ldp,normal-wb,2,186.34,229.58,1.232,186.34,229.58,1.232,1,same,5"));
+    // Against a one-core run: no loaded-latency point in common, said in one line.
+    let c = compare(
+        &data("qemu-smp.log"),
+        &data("qemu-quick.log"),
+        "smp-vs-quick",
+    );
+    assert_eq!(c.code, Some(0), "{}", c.stderr);
+    assert!(
+        c.stdout.contains("loaded latency: no point in common (same streams' kernel, memory type and cores; 6 in A, 0 in B)"),
+        "{}",
+        c.stdout
+    );
+    assert!(!c.out.join("compare-loaded-latency.csv").exists());
 }
 
 #[test]
