@@ -14,9 +14,17 @@ fn golden(name: &str) -> Vec<u8> {
     .unwrap()
 }
 
-/// A real log with a few byte-level edits: overwrite, delete or insert a byte, or cut.
+/// A real log with a few byte-level edits: overwrite, delete or insert a byte, or cut. The
+/// kernels log (results of six kernels) or the two-CPU log (scaling, loaded latency, hello
+/// registers, verdicts).
 fn mutated() -> impl Strategy<Value = Vec<u8>> {
-    let log = golden("qemu-kernels.log");
+    prop_oneof![
+        damaged(golden("qemu-kernels.log")),
+        damaged(golden("qemu-smp.log"))
+    ]
+}
+
+fn damaged(log: Vec<u8>) -> impl Strategy<Value = Vec<u8>> {
     let len = log.len();
     prop::collection::vec((0..len, 0u8..4, any::<u8>()), 1..24).prop_map(move |edits| {
         let mut bytes = log.clone();
@@ -60,9 +68,15 @@ fn exercise(bytes: &[u8]) {
     let _ = report::tables(run);
     let _ = report::csv(run);
     let _ = report::json(run);
+    let _ = report::loaded_latency_csv(run);
+    let _ = report::pmu_csv(run);
     let changes = compare::changes(run, &log::parse(&golden("qemu-quick.log")).run);
     let _ = compare::table(&changes);
     let _ = compare::csv(&changes);
+    let smp = log::parse(&golden("qemu-smp.log")).run;
+    let loaded = compare::loaded_changes(run, &smp);
+    let _ = compare::loaded_csv(&loaded);
+    let _ = compare::loaded_table(run, &smp);
 }
 
 proptest! {
