@@ -9,4 +9,13 @@ qemu/toolchain
 qemu/deps uboot uefi
 qemu/dtbs >/dev/null
 cargo build --release
+# mairbench-linux, which host/tests/twin.rs runs under user-mode QEMU (Debian's qemu-user).
+cargo build --release -p mairbench-linux
+if ! command -v qemu-aarch64 >/dev/null; then
+    echo "mairbench: installing qemu-user (qemu-aarch64, for host/tests/twin.rs)" >&2
+    sudo=()
+    [[ $(id -u) -eq 0 ]] || sudo=(sudo -n)
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y qemu-user >/dev/null ||
+        { "${sudo[@]}" apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y qemu-user >/dev/null; }
+fi
 cargo host-test "$@"

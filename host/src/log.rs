@@ -454,9 +454,12 @@ enum Unread {
 }
 
 fn result(f: &Map<String, Value>) -> Result<Entry, Unread> {
-    let (Some(memtype), Some(kernel)) = (text(f, "memtype"), text(f, "kernel")) else {
+    // mairbench-linux's records name their source where the firmware's name a memory type;
+    // the source takes the memory type's place in the model.
+    let memtype = text(f, "memtype").or_else(|| text(f, "source"));
+    let (Some(memtype), Some(kernel)) = (memtype, text(f, "kernel")) else {
         return Err(Unread::Bad(
-            "a result record without memtype or kernel".into(),
+            "a result record without memtype (or source) or kernel".into(),
         ));
     };
     let size = f.get("size").and_then(Value::as_u64);

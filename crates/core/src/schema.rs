@@ -158,9 +158,14 @@ pub const START: Kind = Kind {
             "entry_el",
             U64,
             "",
-            "Exception level the firmware was entered at (1, 2 or 3).",
+            "Exception level the firmware was entered at (1, 2 or 3); 0 for mairbench-linux (a Linux process).",
         ),
-        Field::always("el", U64, "", "Exception level it runs at (1)."),
+        Field::always(
+            "el",
+            U64,
+            "",
+            "Exception level it runs at (1; 0 for mairbench-linux).",
+        ),
         Field::always(
             "entry_mmu",
             Bool,
@@ -253,7 +258,7 @@ pub const START: Kind = Kind {
             "bootargs_from",
             Str,
             "",
-            "Where it came from: \"dtb\" (/chosen/bootargs), \"uefi\" (the UEFI load options), \"semihosting\" or \"none\".",
+            "Where it came from: \"dtb\" (/chosen/bootargs), \"uefi\" (the UEFI load options), \"semihosting\", \"argv\" (mairbench-linux: its arguments joined by spaces) or \"none\".",
         ),
         Field::optional(
             "firmware",
@@ -266,6 +271,18 @@ pub const START: Kind = Kind {
             Str,
             "",
             "What describes the machine: \"dtb\" (a device tree: x0, QEMU's at the RAM base, or UEFI's EFI_DTB_TABLE), \"acpi\" (the UEFI ACPI 2.0 RSDP alone) or \"none\". Absent in logs of older firmware.",
+        ),
+        Field::optional(
+            "kernel",
+            Str,
+            "",
+            "mairbench-linux only: the Linux kernel it runs on, uname's sysname and release (e.g. \"Linux 6.12.38+deb12-arm64\"). Its start record has every field above too, with a process's values: entry_el and el 0, entry_mmu and entry_dcache true, midr from sysfs (0x0 where unreadable), mpidr, console_base, dtb, ram_base and ram_size 0, console \"stdout\", psci \"none\", platform from /proc/device-tree.",
+        ),
+        Field::optional(
+            "machine",
+            Str,
+            "",
+            "mairbench-linux only: uname's machine (\"aarch64\").",
         ),
     ],
 };
@@ -713,7 +730,8 @@ pub const RESULT: Kind = Kind {
           median_ns_per_load; ns-per-line kernels lines, bytes, ns_per_line, \
           median_ns_per_line and best_mbps. Then integrity or integrity_fail_offset.",
     fields: &[
-        Field::always("memtype", Str, "", "Memory type name."),
+        Field::optional("memtype", Str, "", "Memory type name. In every record of the firmware; mairbench-linux's records carry source instead."),
+        Field::optional("source", Str, "", "mairbench-linux only, where the firmware has memtype: the Linux mapping measured, e.g. \"anon\" (a private anonymous mmap: on arm64 Normal write-back memory, the heap's type)."),
         Field::always("kernel", Str, "", "Kernel name (the kernel table)."),
         Field::optional("granule", Str, "", "The alias's mapping: \"4K\" (4 KiB pages) or \"2M\" (2 MiB blocks); the kernel table says which (the latency chase on blocks, plus normal-wb on pages; the other kernels on pages). In every record (skipped ones too); absent only in logs from before the field, which ran every kernel on pages (read as \"4K\")."),
         Field::optional("size", U64, BYTES, "Working-set size; absent when the kernel is skipped on the type at every size."),

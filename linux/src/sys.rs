@@ -1,0 +1,300 @@
+//! Everything that touches the machine or the kernel: the process entry, raw Linux system
+//! calls (`svc #0`), the generic timer as EL0 reads it, and the firmware's measured loops
+//! (the same assembly files, included, not copied).
+//!
+//! Every function here is safe to call: each checks or owns what its `unsafe` block relies
+//! on.
+
+use core::arch::{asm, global_asm};
+use core::sync::atomic::{AtomicU64, Ordering};
+
+// The firmware's streaming and latency kernels, the very same files.
+global_asm!(include_str!("../../src/arch/kernels/stream.S"));
+global_asm!(include_str!("../../src/arch/kernels/latency.S"));
+
+// The process entry. Linux starts it with sp at argc, then argv[0..argc], NULL, envp...
+// (16-byte aligned); no frame to return to.
+global_asm!(
+    ".section .text._start, \"ax\"",
+    ".global _start",
+    "_start:",
+    "    mov x29, #0",
+    "    mov x30, #0",
+    "    mov x0, sp",
+    "    bl mb_linux_entry",
+    "    brk #0",
+);
+
+extern "C" {
+    fn mb_k_read_ldp(p: u64, len: u64);
+    fn mb_k_write_stp(p: u64, len: u64);
+}
+
+const SYS_OPENAT: u64 = 56;
+const SYS_CLOSE: u64 = 57;
+const SYS_READ: u64 = 63;
+const SYS_WRITE: u64 = 64;
+const SYS_EXIT_GROUP: u64 = 94;
+const SYS_UNAME: u64 = 160;
+const SYS_MUNMAP: u64 = 215;
+const SYS_MMAP: u64 = 222;
+
+const AT_FDCWD: i64 = -100;
+const PROT_READ: u64 = 1;
+const PROT_WRITE: u64 = 2;
+const MAP_PRIVATE: u64 = 0x02;
+const MAP_ANONYMOUS: u64 = 0x20;
+
+/// argc and argv as the kernel laid them out (set once by the entry).
+static ARGC: AtomicU64 = AtomicU64::new(0);
+static ARGV: AtomicU64 = AtomicU64::new(0);
+
+#[no_mangle]
+extern "C" fn mb_linux_entry(sp: *const u64) -> ! {
+    // SAFETY: `_start` passes the initial stack pointer, where Linux put argc followed by
+    // argc pointers (argv) to NUL-terminated strings that live as long as the process.
+    let argc = unsafe { *sp };
+    ARGC.store(argc, Ordering::Relaxed);
+    ARGV.store(sp.wrapping_add(1) as u64, Ordering::Relaxed);
+    crate::main()
+}
+
+/// The arguments after the program name, those that are UTF-8 (others are left out).
+pub fn args() -> impl Iterator<Item = &'static str> {
+    let (argc, argv) = (ARGC.load(Ordering::Relaxed), ARGV.load(Ordering::Relaxed));
+    (1..argc).filter_map(move |i| {
+        // SAFETY: i < argc, so argv[i] is one of the kernel's argument pointers: a
+        // NUL-terminated string that lives as long as the process and is never written.
+        let bytes = unsafe {
+            let p = *(argv as *const *const u8).add(i as usize);
+            let mut n = 0usize;
+            while *p.add(n) != 0 {
+                n += 1;
+            }
+            core::slice::from_raw_parts(p, n)
+        };
+        core::str::from_utf8(bytes).ok()
+    })
+}
+
+/// A system call with up to six arguments; the kernel's return value (negative errno on
+/// failure).
+///
+/// # Safety
+/// The arguments must be valid for the call `nr` (pointers to memory the call may read or
+/// write as it documents).
+unsafe fn syscall(nr: u64, a: [u64; 6]) -> i64 {
+    let ret: i64;
+    // SAFETY: the caller guarantees the arguments; `svc #0` clobbers only x0 (the result).
+    unsafe {
+        asm!("svc #0",
+            in("x8") nr,
+            inlateout("x0") a[0] => ret,
+            in("x1") a[1], in("x2") a[2], in("x3") a[3], in("x4") a[4], in("x5") a[5],
+            options(nostack));
+    }
+    ret
+}
+
+/// Writes all of `bytes` to file descriptor `fd`; the errno of a failed write.
+pub fn write_all(fd: u64, mut bytes: &[u8]) -> Result<(), i64> {
+    while !bytes.is_empty() {
+        // SAFETY: write(2) only reads `bytes.len()` bytes at `bytes`.
+        let n = unsafe {
+            syscall(
+                SYS_WRITE,
+                [fd, bytes.as_ptr() as u64, bytes.len() as u64, 0, 0, 0],
+            )
+        };
+        match usize::try_from(n) {
+            Ok(0) | Err(_) if n != -4 => return Err(-n),
+            Ok(k) => bytes = bytes.get(k..).unwrap_or_default(),
+            Err(_) => {} // EINTR: again
+        }
+    }
+    Ok(())
+}
+
+/// Ends the process with `status`.
+pub fn exit(status: u8) -> ! {
+    // SAFETY: exit_group(2) takes a plain integer and does not return.
+    unsafe {
+        syscall(SYS_EXIT_GROUP, [u64::from(status), 0, 0, 0, 0, 0]);
+    }
+    loop {
+        core::hint::spin_loop();
+    }
+}
+
+/// Reads the start of the file at `path` (a path without NUL) into `buf`: the bytes read, or
+/// the errno.
+pub fn read_file<'b>(path: &str, buf: &'b mut [u8]) -> Result<&'b [u8], i64> {
+    let mut z = [0u8; 256];
+    let p = path.as_bytes();
+    if p.len() >= z.len() || p.contains(&0) {
+        return Err(36); // ENAMETOOLONG
+    }
+    z[..p.len()].copy_from_slice(p);
+    const O_RDONLY_CLOEXEC: u64 = 0o2000000;
+    // SAFETY: openat(2) reads the NUL-terminated path in `z`.
+    let fd = unsafe {
+        syscall(
+            SYS_OPENAT,
+            [
+                AT_FDCWD as u64,
+                z.as_ptr() as u64,
+                O_RDONLY_CLOEXEC,
+                0,
+                0,
+                0,
+            ],
+        )
+    };
+    let fd = u64::try_from(fd).map_err(|_| -fd)?;
+    // SAFETY: read(2) writes at most `buf.len()` bytes into `buf`.
+    let n = unsafe {
+        syscall(
+            SYS_READ,
+            [fd, buf.as_mut_ptr() as u64, buf.len() as u64, 0, 0, 0],
+        )
+    };
+    // SAFETY: close(2) of the descriptor opened above, used nowhere else.
+    unsafe { syscall(SYS_CLOSE, [fd, 0, 0, 0, 0, 0]) };
+    let n = usize::try_from(n).map_err(|_| -n)?;
+    buf.get(..n).ok_or(5) // EIO
+}
+
+/// uname(2): sysname, release, machine (empty strings when it fails).
+pub struct Uname {
+    raw: [u8; 6 * 65],
+}
+
+impl Uname {
+    /// Asks the kernel.
+    pub fn get() -> Uname {
+        let mut raw = [0u8; 6 * 65];
+        // SAFETY: uname(2) fills a struct utsname: six 65-byte fields, the size of `raw`.
+        unsafe { syscall(SYS_UNAME, [raw.as_mut_ptr() as u64, 0, 0, 0, 0, 0]) };
+        Uname { raw }
+    }
+
+    fn field(&self, i: usize) -> &str {
+        let f = self.raw.get(i * 65..(i + 1) * 65).unwrap_or_default();
+        let end = f.iter().position(|&b| b == 0).unwrap_or(f.len());
+        core::str::from_utf8(f.get(..end).unwrap_or_default()).unwrap_or("?")
+    }
+
+    /// The kernel's name ("Linux").
+    pub fn sysname(&self) -> &str {
+        self.field(0)
+    }
+
+    /// The kernel's release ("6.12.38+deb12-arm64").
+    pub fn release(&self) -> &str {
+        self.field(2)
+    }
+
+    /// The machine ("aarch64").
+    pub fn machine(&self) -> &str {
+        self.field(4)
+    }
+}
+
+/// A private anonymous mapping, read-write, unmapped when dropped: the `anon` source.
+pub struct Mapping {
+    va: u64,
+    len: u64,
+}
+
+impl Mapping {
+    /// Maps `len` bytes (rounded up to pages by the kernel); the errno when refused.
+    pub fn anon(len: u64) -> Result<Mapping, i64> {
+        if len == 0 {
+            return Err(22); // EINVAL
+        }
+        let flags = MAP_PRIVATE | MAP_ANONYMOUS;
+        // SAFETY: a new anonymous mapping at an address the kernel chooses touches no
+        // existing memory.
+        let va = unsafe {
+            syscall(
+                SYS_MMAP,
+                [0, len, PROT_READ | PROT_WRITE, flags, u64::MAX, 0],
+            )
+        };
+        if (-4095..0).contains(&va) {
+            return Err(-va);
+        }
+        Ok(Mapping { va: va as u64, len })
+    }
+
+    /// The mapping as 64-bit words.
+    pub fn words(&mut self) -> &mut [u64] {
+        // SAFETY: the mapping is `len` bytes of page-aligned read-write memory owned by this
+        // value alone (it holds no Rust object); the borrow keeps it mapped.
+        unsafe { core::slice::from_raw_parts_mut(self.va as *mut u64, (self.len / 8) as usize) }
+    }
+
+    /// `ldp x` reads over the first `len` bytes, `passes` times: `None` unless `len` is a
+    /// non-zero multiple of 256 inside the mapping.
+    pub fn read_ldp(&mut self, len: u64, passes: u64) -> Option<()> {
+        self.fits(len)?;
+        for _ in 0..passes {
+            // SAFETY: [va, va + len) lies in this read-write mapping, len is a non-zero
+            // multiple of the kernel's 256 bytes and va is page-aligned; the kernel uses
+            // caller-saved registers only (AAPCS64).
+            unsafe { mb_k_read_ldp(self.va, len) };
+        }
+        Some(())
+    }
+
+    /// `stp x` writes over the first `len` bytes (the pattern [`WRITE_STP_WORDS`]),
+    /// `passes` times: `None` unless `len` is a non-zero multiple of 256 inside the mapping.
+    pub fn write_stp(&mut self, len: u64, passes: u64) -> Option<()> {
+        self.fits(len)?;
+        for _ in 0..passes {
+            // SAFETY: as in `read_ldp`; the written range holds test data only.
+            unsafe { mb_k_write_stp(self.va, len) };
+        }
+        Some(())
+    }
+
+    fn fits(&self, len: u64) -> Option<()> {
+        (len != 0 && len <= self.len && len.is_multiple_of(256)).then_some(())
+    }
+}
+
+/// The two words write-stp stores, alternating from the start of its range.
+pub const WRITE_STP_WORDS: [u64; 2] = [0xdead_beef, 0xcafe_babe];
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping this value owns; no borrow of it outlives self.
+        unsafe { syscall(SYS_MUNMAP, [self.va, self.len, 0, 0, 0, 0]) };
+    }
+}
+
+/// CNTVCT_EL0 (Linux lets EL0 read it: CNTKCTL_EL1.EL0VCTEN), after a DSB SY and an ISB so
+/// that the loads and stores before it have completed.
+#[inline(always)]
+pub fn ticks() -> u64 {
+    let t: u64;
+    // SAFETY: barriers and a read of a counter register, no memory access.
+    unsafe { asm!("dsb sy", "isb", "mrs {}, cntvct_el0", out(reg) t, options(nostack)) };
+    t
+}
+
+/// CNTFRQ_EL0: the counter's frequency in Hz.
+pub fn freq_hz() -> u64 {
+    let f: u64;
+    // SAFETY: a read of a register EL0 may read, no memory access.
+    unsafe { asm!("mrs {}, cntfrq_el0", out(reg) f, options(nomem, nostack)) };
+    f
+}
+
+/// Where the program's entry lies (the image's load address, for the start record).
+pub fn image_base() -> u64 {
+    let a: u64;
+    // SAFETY: takes an address, no memory access.
+    unsafe { asm!("adrp {}, __ehdr_start", out(reg) a, options(nomem, nostack)) };
+    a
+}
