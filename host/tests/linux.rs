@@ -1,0 +1,161 @@
+//! The Linux boot (MAIRBENCH_BOOT=linux): Debian's arm64 kernel from bookworm-backports with
+//! the initramfs qemu/run builds. One boot runs /init's smoke check (no twin) and checks what
+//! the Linux twin relies on: /init is reached, `/dev/udmabuf` exists (CONFIG_UDMABUF=y), and
+//! the ivshmem-plain device is enabled with sysfs `resource2` and `resource2_wc` of the BAR's
+//! size. A second boot runs a shell script in the twin's place: its arguments arrive one by
+//! one with `mairbench.host=` last, its output reaches stdout, and the runner's status follows
+//! its `end` record, not its exit code. Two settings the runner refuses need no boot.
+
+mod common;
+use common::{boot, qemu_host, root};
+use std::process::{Command, Stdio};
+
+/// Fetches the kernel and busybox (qemu/deps linux) unless cached; false, with a clear
+/// message, when they cannot be fetched (no apt-get, no mirror).
+fn linux_fetched() -> bool {
+    let out = Command::new(root().join("qemu/deps"))
+        .arg("linux")
+        .stdin(Stdio::null())
+        .output()
+        .expect("qemu/deps runs");
+    if !out.status.success() {
+        eprintln!(
+            "SKIPPED: qemu/deps linux could not fetch Debian's arm64 kernel and busybox-static:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    out.status.success()
+}
+
+#[test]
+fn smoke_check_finds_udmabuf_and_the_ivshmem_bars() {
+    if !linux_fetched() {
+        return;
+    }
+    let run = boot(
+        &[("MAIRBENCH_BOOT", "linux"), ("MAIRBENCH_TWIN", "none")],
+        &[],
+    );
+    let c = &run.console;
+    assert_eq!(run.status, 0, "runner status; stderr:\n{}\n{c}", run.stderr);
+    let reached = c
+        .lines()
+        .find_map(|l| l.strip_prefix("mairbench: /init: reached at "))
+        .unwrap_or_else(|| panic!("/init never ran:\n{c}"));
+    let uptime: f64 = reached
+        .split(' ')
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no uptime in {reached:?}"));
+    let release = reached
+        .rsplit("Linux ")
+        .next()
+        .unwrap_or_else(|| panic!("no kernel release in {reached:?}"));
+    assert!(
+        release.starts_with("6.12."),
+        "the bookworm-backports kernel is 6.12, not {release}"
+    );
+    eprintln!(
+        "Linux {release} reached /init at {uptime} s of uptime; the whole run took {:.1} s",
+        run.wall.as_secs_f64()
+    );
+    // About 2.5 s here under TCG; the bound catches a boot that waits for something.
+    assert!(uptime < 30.0, "/init only at {uptime} s of uptime");
+    let udmabuf = c
+        .lines()
+        .find(|l| l.ends_with(" /dev/udmabuf"))
+        .unwrap_or_else(|| panic!("no /dev/udmabuf:\n{c}"));
+    assert!(
+        udmabuf.starts_with('c'),
+        "/dev/udmabuf is a character device: {udmabuf}"
+    );
+    assert!(
+        c.contains("mairbench: /init: pci 0000:00:01.0 0x1af4:0x1110 enable=1"),
+        "the ivshmem-plain device is enabled:\n{c}"
+    );
+    for file in ["resource2", "resource2_wc"] {
+        let line = format!("mairbench: /init: /sys/bus/pci/devices/0000:00:01.0/{file} 16777216 B");
+        assert!(c.contains(&line), "{line:?} missing:\n{c}");
+    }
+    assert!(c.contains("mairbench: /init: smoke check done"), "{c}");
+}
+
+#[test]
+fn twin_gets_its_arguments_and_the_end_record_decides() {
+    if !linux_fetched() {
+        return;
+    }
+    let twin = common::dtb::tmp("linux-twin.sh");
+    std::fs::write(
+        &twin,
+        "#!/bin/sh\nfor a; do echo \"arg [$a]\"; done\n\
+         echo \"@mb {\\\"kind\\\":\\\"end\\\",\\\"status\\\":\\\"$1\\\"}\"\nexit 3\n",
+    )
+    .unwrap();
+    let mut perm = std::fs::metadata(&twin).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    std::fs::set_permissions(&twin, perm).unwrap();
+    let run = boot(
+        &[
+            ("MAIRBENCH_BOOT", "linux"),
+            ("MAIRBENCH_TWIN", twin.to_str().unwrap()),
+        ],
+        &["pass", "two words"],
+    );
+    let c = &run.console;
+    let args: Vec<&str> = c
+        .lines()
+        .filter_map(|l| l.strip_prefix("arg "))
+        .map(|l| l.trim_end_matches('\r'))
+        .collect();
+    let host = format!("[mairbench.host={}]", qemu_host());
+    assert_eq!(args, ["[pass]", "[two words]", host.as_str()], "{c}");
+    assert!(
+        c.contains("mairbench: /init: /mairbench-linux exited with status 3"),
+        "{c}"
+    );
+    // The end record says pass: the twin's exit status 3 does not make the run fail.
+    assert_eq!(run.one("end")["status"], "pass", "{c}");
+    assert_eq!(run.status, 0, "runner status; stderr:\n{}\n{c}", run.stderr);
+}
+
+/// Refused before any tool runs: nothing is fetched (the cache named is not there) or booted.
+#[test]
+fn refused_settings_boot_nothing() {
+    for (env, said) in [
+        (
+            ("MAIRBENCH_TWIN", "/nonexistent/mairbench-linux"),
+            "no Linux twin at /nonexistent/mairbench-linux",
+        ),
+        (
+            ("MAIRBENCH_IVSHMEM", "12M"),
+            "MAIRBENCH_IVSHMEM must be a power of two in MiB",
+        ),
+        (("MAIRBENCH_EL", "3"), "MAIRBENCH_EL=3 does not apply"),
+        (
+            ("MAIRBENCH_MACHINE", "raspi4b"),
+            "boots with MAIRBENCH_BOOT=kernel only",
+        ),
+    ] {
+        let run = boot(
+            &[
+                ("MAIRBENCH_BOOT", "linux"),
+                ("MAIRBENCH_TWIN", "none"),
+                ("MAIRBENCH_LINUX_DIR", "/nonexistent/linux"),
+                env,
+            ],
+            &[],
+        );
+        assert_eq!(run.status, 2, "{env:?}: stderr:\n{}", run.stderr);
+        assert!(
+            run.stderr.contains(said),
+            "{env:?}: stderr:\n{}",
+            run.stderr
+        );
+        assert!(
+            !run.console.contains("/init"),
+            "{env:?} booted:\n{}",
+            run.console
+        );
+    }
+}
