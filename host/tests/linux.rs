@@ -4,7 +4,8 @@
 //! the ivshmem-plain device is enabled with sysfs `resource2` and `resource2_wc` of the BAR's
 //! size. A second boot runs a shell script in the twin's place: its arguments arrive one by
 //! one with `mairbench.host=` last, its output reaches stdout, and the runner's status follows
-//! its `end` record, not its exit code. Two settings the runner refuses need no boot.
+//! its `end` record, not its exit code. A third runs the real twin. Settings the runner
+//! refuses need no boot.
 
 mod common;
 use common::{boot, qemu_host, root};
@@ -158,4 +159,33 @@ fn refused_settings_boot_nothing() {
             run.console
         );
     }
+}
+
+/// The real twin (test.sh builds it next to the firmware) under Linux: framed records that the
+/// host reads without problems, the kernel named in its start record, every `anon` result's
+/// data intact, status pass.
+#[test]
+fn the_twin_runs_under_linux() {
+    if !linux_fetched() {
+        return;
+    }
+    let run = boot(
+        &[("MAIRBENCH_BOOT", "linux")],
+        &["mairbench.sizes=4K-64K", "mairbench.reps=3"],
+    );
+    eprintln!("Linux boot with the twin: {:?} wall", run.wall);
+    run.assert_pass();
+    let start = run.one("start");
+    assert!(
+        start["kernel"].as_str().is_some_and(|k| k.contains("6.12")),
+        "{start}"
+    );
+    let results = run.of_kind("result");
+    assert!(!results.is_empty(), "{}", run.console);
+    for r in results {
+        assert_eq!(r["source"], "anon", "{r}");
+        assert_eq!(r["integrity"], "ok", "{r}");
+    }
+    let parsed = mairbench_host::log::parse(run.console.as_bytes());
+    assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
 }
