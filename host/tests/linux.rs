@@ -162,8 +162,11 @@ fn refused_settings_boot_nothing() {
 }
 
 /// The real twin (test.sh builds it next to the firmware) under Linux: framed records that the
-/// host reads without problems, the kernel named in its start record, every `anon` result's
-/// data intact, status pass.
+/// host reads without problems, the kernel named in its start record, status pass. Sources:
+/// `all` finds anon, udmabuf and both sysfs mappings of the ivshmem BAR (each with a `source`
+/// record and results whose data is intact); `/dev/mem` on RAM (STRICT_DEVMEM), a PCI device
+/// that does not exist and an unknown source name each get an error record, and the run
+/// goes on.
 #[test]
 fn the_twin_runs_under_linux() {
     if !linux_fetched() {
@@ -171,7 +174,11 @@ fn the_twin_runs_under_linux() {
     }
     let run = boot(
         &[("MAIRBENCH_BOOT", "linux")],
-        &["mairbench.sizes=4K-64K", "mairbench.reps=3"],
+        &[
+            "mairbench.sizes=4K-64K",
+            "mairbench.reps=3",
+            "mairbench.sources=all,devmem:0x40000000+64K,pci:0000:00:1f.0:res2,dma-heap:none",
+        ],
     );
     eprintln!("Linux boot with the twin: {:?} wall", run.wall);
     run.assert_pass();
@@ -181,10 +188,53 @@ fn the_twin_runs_under_linux() {
         "{start}"
     );
     let results = run.of_kind("result");
-    assert!(!results.is_empty(), "{}", run.console);
-    for r in results {
-        assert_eq!(r["source"], "anon", "{r}");
+    for r in &results {
         assert_eq!(r["integrity"], "ok", "{r}");
+    }
+    let sources = run.of_kind("source");
+    let ivshmem = "pci:0000:00:01.0";
+    for name in [
+        "anon".to_string(),
+        "udmabuf".to_string(),
+        format!("{ivshmem}:res2"),
+        format!("{ivshmem}:res2_wc"),
+    ] {
+        let s = sources
+            .iter()
+            .find(|s| s["source"] == name.as_str())
+            .unwrap_or_else(|| panic!("no source record for {name}:\n{}", run.console));
+        assert_eq!(s["size"], 65536, "{s}");
+        assert!(s.get("error").is_none(), "{s}");
+        for kernel in ["read-ldp", "write-stp"] {
+            let n = results
+                .iter()
+                .filter(|r| r["source"] == name.as_str() && r["kernel"] == kernel)
+                .count();
+            assert_eq!(
+                n, 5,
+                "{name} {kernel}: one result per size 4K-64K:\n{}",
+                run.console
+            );
+        }
+    }
+    for (name, error, step) in [
+        ("devmem:0x40000000+64K", "EPERM", "mmap"),
+        ("pci:0000:00:1f.0:res2", "ENOENT", "open"),
+        ("dma-heap:none", "EINVAL", "not a source name"),
+    ] {
+        let s = sources
+            .iter()
+            .find(|s| s["source"] == name)
+            .unwrap_or_else(|| panic!("no source record for {name}:\n{}", run.console));
+        assert_eq!(s["error"], error, "{s}");
+        assert!(
+            s["detail"].as_str().is_some_and(|d| d.starts_with(step)),
+            "{s}"
+        );
+        assert!(
+            !results.iter().any(|r| r["source"] == name),
+            "{name} has results"
+        );
     }
     let parsed = mairbench_host::log::parse(run.console.as_bytes());
     assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);

@@ -3,7 +3,10 @@
 //! the firmware's, memory type by memory type.
 //!
 //! Usage: `mairbench-linux [mairbench.sizes=4K-1M] [mairbench.reps=N] [mairbench.quick]
-//! [mairbench.buffer=SIZE] [mairbench.host=NAME]`: the firmware's option names. Output: human
+//! [mairbench.buffer=SIZE] [mairbench.host=NAME] [mairbench.sources=LIST]`: the firmware's
+//! option names, plus the twin's own `mairbench.sources=`, a comma-separated list of
+//! `anon`, `udmabuf`, `pci:<BDF>:resN`, `pci:<BDF>:resN_wc`, `devmem:<pa>+<size>` and `all`
+//! (anon, udmabuf and both mappings of every prefetchable PCI memory BAR; the default). Output: human
 //! lines and `@mb` records on stdout, from `start` to `end`; exit status 0 exactly when the
 //! run passed.
 #![no_std]
@@ -22,7 +25,7 @@ use mairbench_core::bootargs::{self, Note};
 use mairbench_core::format::Bytes;
 use mairbench_core::record::{self, Record};
 use mairbench_core::stats::{self, MAX_REPS};
-use mairbench_core::{schema, sweep};
+use mairbench_core::{placement, schema, sweep};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The sweep without `mairbench.sizes=`: 4 KiB to 4 MiB.
@@ -31,6 +34,37 @@ const DEFAULT_SIZES: (u64, u64) = (4 << 10, 4 << 20);
 const DEFAULT_BUFFER: u64 = 64 << 20;
 const DEFAULT_REPS: u32 = 7;
 const QUICK_REPS: u32 = 3;
+/// The twin's own option: which sources run, a comma-separated list (default `all`).
+const SOURCES_KEY: &str = "mairbench.sources=";
+
+/// Errno names for the error records (asm-generic numbers, as on arm64).
+const ERRNO_NAMES: &[(i64, &str)] = &[
+    (1, "EPERM"),
+    (2, "ENOENT"),
+    (5, "EIO"),
+    (6, "ENXIO"),
+    (9, "EBADF"),
+    (12, "ENOMEM"),
+    (13, "EACCES"),
+    (14, "EFAULT"),
+    (16, "EBUSY"),
+    (19, "ENODEV"),
+    (20, "ENOTDIR"),
+    (22, "EINVAL"),
+    (25, "ENOTTY"),
+    (30, "EROFS"),
+    (36, "ENAMETOOLONG"),
+    (38, "ENOSYS"),
+    (95, "EOPNOTSUPP"),
+];
+
+/// The name of errno `e` ("EPERM"), or "E?" for one outside the table.
+fn errno_name(e: i64) -> &'static str {
+    ERRNO_NAMES
+        .iter()
+        .find(|&&(n, _)| n == e)
+        .map_or("E?", |&(_, name)| name)
+}
 
 /// Standard output, line-buffered; a failed write is kept and later output dropped.
 struct Out {
@@ -103,12 +137,17 @@ struct Cmdline {
 }
 
 impl Cmdline {
-    fn from_args() -> Cmdline {
+    /// All the arguments, or (`skip_sources`) all but `mairbench.sources=` ones, which the
+    /// twin parses itself.
+    fn from_args(skip_sources: bool) -> Cmdline {
         let mut c = Cmdline {
             buf: [0; 2048],
             n: 0,
         };
         for a in sys::args() {
+            if skip_sources && a.starts_with(SOURCES_KEY) {
+                continue;
+            }
             let sep = usize::from(c.n != 0);
             let end = c.n + sep + a.len();
             if end > c.buf.len() {
@@ -146,9 +185,10 @@ pub fn main() -> ! {
         failed: false,
     };
     let mut tally = Tally::default();
-    let cmdline = Cmdline::from_args();
-    let cmdline = cmdline.as_str();
-    let options = bootargs::parse(cmdline, |note| {
+    let full = Cmdline::from_args(false);
+    let cmdline = full.as_str();
+    let for_core = Cmdline::from_args(true);
+    let options = bootargs::parse(for_core.as_str(), |note| {
         if note.is_warning() {
             tally.warnings += 1;
         }
@@ -274,7 +314,23 @@ pub fn main() -> ! {
     };
     if counting {
         if let Some(largest) = sizes.largest() {
-            anon(&mut out, &mut tally, sizes.as_slice(), largest, reps, freq);
+            let list = sys::args()
+                .filter_map(|a| a.strip_prefix(SOURCES_KEY))
+                .last()
+                .unwrap_or("all");
+            let ctx = Ctx {
+                sizes: sizes.as_slice(),
+                largest,
+                reps,
+                freq,
+            };
+            for spec in list.split(',').filter(|s| !s.is_empty()) {
+                if spec == "all" {
+                    every_source_found(&mut out, &mut tally, &ctx);
+                } else {
+                    source(&mut out, &mut tally, &ctx, spec);
+                }
+            }
         }
     }
 
@@ -328,21 +384,199 @@ fn laid(i: usize) -> u64 {
     (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5a5a
 }
 
-/// The `anon` source: a private anonymous mapping (on arm64, Normal write-back memory, the
-/// heap's type), swept with read-ldp and write-stp.
-fn anon(out: &mut Out, tally: &mut Tally, sizes: &[u64], largest: u64, reps: u32, freq: u64) {
-    let mut m = match sys::Mapping::anon(largest) {
-        Ok(m) => m,
-        Err(errno) => {
-            tally.check(
+/// What every source's sweep shares.
+struct Ctx<'s> {
+    sizes: &'s [u64],
+    largest: u64,
+    reps: u32,
+    freq: u64,
+}
+
+/// `all`: `anon`, `udmabuf`, then `pci:<BDF>:resN` and `pci:<BDF>:resN_wc` for every
+/// prefetchable memory BAR of every PCI device (a prefetchable BAR is memory without read
+/// side effects; other BARs may be registers, so they run only when named).
+fn every_source_found(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>) {
+    source(out, tally, ctx, "anon");
+    source(out, tally, ctx, "udmabuf");
+    let mut bdfs = [[0u8; 16]; 32];
+    let mut n = 0;
+    let _ = sys::list_dir("/sys/bus/pci/devices", |name| {
+        if let (Some(slot), true) = (bdfs.get_mut(n), name.len() <= 16) {
+            slot[..name.len()].copy_from_slice(name.as_bytes());
+            n += 1;
+        }
+    });
+    for raw in bdfs.iter().take(n) {
+        let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
+        let Ok(bdf) = core::str::from_utf8(&raw[..end]) else {
+            continue;
+        };
+        let mut path = Name::new();
+        let _ = write!(path, "/sys/bus/pci/devices/{bdf}/resource");
+        let mut table = [0u8; 1024];
+        let Ok(table) = sys::read_file(path.as_str(), &mut table) else {
+            continue;
+        };
+        // One line per resource: "0xSTART 0xEND 0xFLAGS"; lines 0..6 are the BARs.
+        let lines = core::str::from_utf8(table).unwrap_or("").lines().take(6);
+        for (bar, line) in lines.enumerate() {
+            let flags = line
+                .split(' ')
+                .nth(2)
+                .and_then(|f| u64::from_str_radix(f.trim_start_matches("0x"), 16).ok())
+                .unwrap_or(0);
+            const IORESOURCE_MEM: u64 = 0x200;
+            const IORESOURCE_PREFETCH: u64 = 0x2000;
+            if flags & (IORESOURCE_MEM | IORESOURCE_PREFETCH)
+                != IORESOURCE_MEM | IORESOURCE_PREFETCH
+            {
+                continue;
+            }
+            for wc in ["", "_wc"] {
+                let mut name = Name::new();
+                let _ = write!(name, "pci:{bdf}:res{bar}{wc}");
+                source(out, tally, ctx, name.as_str());
+            }
+        }
+    }
+}
+
+/// A short string built with `write!` (a source name or a path; longer text is cut).
+struct Name {
+    buf: [u8; 128],
+    n: usize,
+}
+
+impl Name {
+    fn new() -> Name {
+        Name {
+            buf: [0; 128],
+            n: 0,
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        core::str::from_utf8(self.buf.get(..self.n).unwrap_or_default()).unwrap_or("")
+    }
+}
+
+impl Write for Name {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.n + s.len();
+        let slot = self.buf.get_mut(self.n..end).ok_or(fmt::Error)?;
+        slot.copy_from_slice(s.as_bytes());
+        self.n = end;
+        Ok(())
+    }
+}
+
+/// Maps the source `spec` names: the mapping and how it was made, or the errno and the step
+/// that failed.
+fn open_source(
+    spec: &str,
+    largest: u64,
+) -> Result<(sys::Mapping, &'static str), (i64, &'static str)> {
+    if spec == "anon" {
+        return sys::Mapping::anon(largest)
+            .map(|m| (m, "mmap MAP_PRIVATE|MAP_ANONYMOUS"))
+            .map_err(|e| (e, "mmap"));
+    }
+    if spec == "udmabuf" {
+        return sys::Mapping::udmabuf(largest).map(|m| {
+            (
+                m,
+                "memfd_create, F_SEAL_SHRINK, UDMABUF_CREATE, mmap of the dma-buf",
+            )
+        });
+    }
+    if let Some(rest) = spec.strip_prefix("pci:") {
+        let Some((bdf, res)) = rest.rsplit_once(':') else {
+            return Err((22, "pci:<BDF>:resN[_wc] expected"));
+        };
+        let (bar, wc) = match res.strip_prefix("res") {
+            Some(b) => match b.strip_suffix("_wc") {
+                Some(b) => (b, true),
+                None => (b, false),
+            },
+            None => return Err((22, "pci:<BDF>:resN[_wc] expected")),
+        };
+        if bar.len() != 1 || !bar.as_bytes()[0].is_ascii_digit() || bdf.contains('/') {
+            return Err((22, "pci:<BDF>:resN[_wc] expected"));
+        }
+        let mut path = Name::new();
+        let _ = write!(
+            path,
+            "/sys/bus/pci/devices/{bdf}/resource{bar}{}",
+            if wc { "_wc" } else { "" }
+        );
+        let how = if wc {
+            "mmap of sysfs resourceN_wc (write-combining)"
+        } else {
+            "mmap of sysfs resourceN"
+        };
+        return sys::Mapping::file(path.as_str(), false, largest, 0, true).map(|m| (m, how));
+    }
+    if let Some(rest) = spec.strip_prefix("devmem:") {
+        let parsed = rest.split_once('+').and_then(|(pa, size)| {
+            let pa = if pa == "0" {
+                Some(0)
+            } else {
+                placement::parse_size(pa)
+            };
+            Some((pa?, placement::parse_size(size)?))
+        });
+        let Some((pa, size)) = parsed.filter(|&(pa, _)| pa % 4096 == 0) else {
+            return Err((22, "devmem:<page-aligned pa>+<size> expected"));
+        };
+        return sys::Mapping::file("/dev/mem", true, size.min(largest), pa, false)
+            .map(|m| (m, "mmap of /dev/mem, O_SYNC"));
+    }
+    Err((
+        22,
+        "not a source name (anon, udmabuf, pci:<BDF>:resN[_wc], devmem:<pa>+<size>, all)",
+    ))
+}
+
+/// One source: its `source` record (the mapping, or the error that refused it), then the
+/// sweep over the sizes that fit in it. A refused source does not fail the run.
+fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
+    let (mut m, how) = match open_source(spec, ctx.largest) {
+        Ok(ok) => ok,
+        Err((errno, step)) => {
+            let name = errno_name(errno);
+            say!(
                 out,
-                "source",
-                false,
-                format_args!("anon: mmap of {} refused, errno {errno}", Bytes(largest)),
+                "source {spec}: {step}: {name} (errno {errno}); skipped"
             );
+            let _ = Record::new(out, &schema::SOURCE)
+                .str("source", spec)
+                .str("error", name)
+                .u64("errno", errno.unsigned_abs())
+                .str("detail", step)
+                .finish();
             return;
         }
     };
+    let fit = ctx.sizes.iter().filter(|&&s| s <= m.size()).count();
+    say!(
+        out,
+        "source {spec}: {} mapped ({how}); {fit} of {} sizes fit",
+        Bytes(m.size()),
+        ctx.sizes.len()
+    );
+    let _ = Record::new(out, &schema::SOURCE)
+        .str("source", spec)
+        .u64("size", m.size())
+        .str("detail", how)
+        .finish();
+    sweep_source(out, tally, ctx, spec, &mut m);
+}
+
+/// The read-ldp and write-stp sweep on one mapping, sizes up to the mapping's size.
+fn sweep_source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, name: &str, m: &mut sys::Mapping) {
+    let Ctx { reps, freq, .. } = *ctx;
+    let cap = m.size();
+    let sizes = ctx.sizes.iter().copied().filter(move |&s| s <= cap);
     let min_ticks = sweep::min_sample_ticks(freq);
     let overhead = (0..16)
         .map(|_| {
@@ -351,7 +585,7 @@ fn anon(out: &mut Out, tally: &mut Tally, sizes: &[u64], largest: u64, reps: u32
         })
         .min()
         .unwrap_or(0);
-    for &size in sizes {
+    for size in sizes {
         for kernel in [Kernel::ReadLdp, Kernel::WriteStp] {
             let words = (size / 8) as usize;
             if let Some(w) = m.words().get_mut(..words) {
@@ -365,7 +599,7 @@ fn anon(out: &mut Out, tally: &mut Tally, sizes: &[u64], largest: u64, reps: u32
             }
             let mut timed = |passes: u64| {
                 let t0 = sys::ticks();
-                kernel.run(&mut m, size, passes);
+                kernel.run(m, size, passes);
                 sys::ticks().wrapping_sub(t0).saturating_sub(overhead)
             };
             let max = sweep::max_passes(size);
@@ -407,15 +641,15 @@ fn anon(out: &mut Out, tally: &mut Tally, sizes: &[u64], largest: u64, reps: u32
             match best {
                 Some(b) => say!(
                     out,
-                    "anon {} {}: {b} MB/s best, {} MB/s median (MB = 10^6 B, bytes read or written once)",
+                    "{name} {} {}: {b} MB/s best, {} MB/s median (MB = 10^6 B, bytes read or written once)",
                     kernel.name(),
                     Bytes(size),
                     median.unwrap_or(0)
                 ),
-                None => say!(out, "anon {} {}: too fast to time", kernel.name(), Bytes(size)),
+                None => say!(out, "{name} {} {}: too fast to time", kernel.name(), Bytes(size)),
             }
             let r = Record::new(out, &schema::RESULT)
-                .str("source", "anon")
+                .str("source", name)
                 .str("kernel", kernel.name())
                 .u64("size", size)
                 .u64("passes", passes)

@@ -30,7 +30,13 @@ extern "C" {
     fn mb_k_write_stp(p: u64, len: u64);
 }
 
+const SYS_FCNTL: u64 = 25;
+const SYS_IOCTL: u64 = 29;
+const SYS_FTRUNCATE: u64 = 46;
 const SYS_OPENAT: u64 = 56;
+const SYS_GETDENTS64: u64 = 61;
+const SYS_FSTAT: u64 = 80;
+const SYS_MEMFD_CREATE: u64 = 279;
 const SYS_CLOSE: u64 = 57;
 const SYS_READ: u64 = 63;
 const SYS_WRITE: u64 = 64;
@@ -42,7 +48,23 @@ const SYS_MMAP: u64 = 222;
 const AT_FDCWD: i64 = -100;
 const PROT_READ: u64 = 1;
 const PROT_WRITE: u64 = 2;
+const MAP_SHARED: u64 = 0x01;
 const MAP_PRIVATE: u64 = 0x02;
+const O_RDONLY: u64 = 0;
+const O_RDWR: u64 = 2;
+/// arm64 has the Arm values: O_DIRECTORY is 0o40000 (not x86's 0o200000).
+const O_DIRECTORY: u64 = 0o40000;
+const O_CLOEXEC: u64 = 0o2000000;
+const O_SYNC: u64 = 0o4010000;
+/// fcntl(2) F_ADD_SEALS (F_LINUX_SPECIFIC_BASE + 9) and F_SEAL_SHRINK.
+const F_ADD_SEALS: u64 = 1033;
+const F_SEAL_SHRINK: u64 = 0x0002;
+/// memfd_create(2) flags: MFD_CLOEXEC | MFD_ALLOW_SEALING.
+const MFD_CLOEXEC_SEALING: u64 = 0x0001 | 0x0002;
+/// include/uapi/linux/udmabuf.h: `_IOW('u', 0x42, struct udmabuf_create)`, the struct being
+/// `{ __u32 memfd; __u32 flags; __u64 offset; __u64 size; }` (24 bytes).
+const UDMABUF_CREATE: u64 = (1 << 30) | (24 << 16) | ((b'u' as u64) << 8) | 0x42;
+const UDMABUF_FLAGS_CLOEXEC: u32 = 0x01;
 const MAP_ANONYMOUS: u64 = 0x20;
 
 /// argc and argv as the kernel laid them out (set once by the entry).
@@ -164,6 +186,100 @@ pub fn read_file<'b>(path: &str, buf: &'b mut [u8]) -> Result<&'b [u8], i64> {
     buf.get(..n).ok_or(5) // EIO
 }
 
+/// A NUL-terminated copy of `path`, or ENAMETOOLONG.
+fn c_path(path: &str) -> Result<[u8; 256], i64> {
+    let mut z = [0u8; 256];
+    let p = path.as_bytes();
+    if p.len() >= z.len() || p.contains(&0) {
+        return Err(36); // ENAMETOOLONG
+    }
+    z[..p.len()].copy_from_slice(p);
+    Ok(z)
+}
+
+/// A file descriptor this process owns, closed when dropped.
+pub struct Fd(u64);
+
+impl Fd {
+    fn open(path: &str, flags: u64) -> Result<Fd, i64> {
+        let z = c_path(path)?;
+        // SAFETY: openat(2) reads the NUL-terminated path in `z`.
+        let fd = unsafe {
+            syscall(
+                SYS_OPENAT,
+                [
+                    AT_FDCWD as u64,
+                    z.as_ptr() as u64,
+                    flags | O_CLOEXEC,
+                    0,
+                    0,
+                    0,
+                ],
+            )
+        };
+        u64::try_from(fd).map(Fd).map_err(|_| -fd)
+    }
+
+    /// The file's size (fstat(2) st_size).
+    fn size(&self) -> Result<u64, i64> {
+        // struct stat on arm64 (asm-generic): 128 bytes, st_size at byte 48.
+        let mut st = [0u64; 16];
+        // SAFETY: fstat(2) writes one 128-byte struct stat into `st`.
+        let r = unsafe { syscall(SYS_FSTAT, [self.0, st.as_mut_ptr() as u64, 0, 0, 0, 0]) };
+        if r < 0 {
+            return Err(-r);
+        }
+        Ok(st[6])
+    }
+}
+
+impl Drop for Fd {
+    fn drop(&mut self) {
+        // SAFETY: close(2) of a descriptor this value alone owns.
+        unsafe { syscall(SYS_CLOSE, [self.0, 0, 0, 0, 0, 0]) };
+    }
+}
+
+/// Calls `f` with the name of every entry of the directory `path` but `.` and `..`
+/// (getdents64(2)); the errno when it cannot be listed.
+pub fn list_dir(path: &str, mut f: impl FnMut(&str)) -> Result<(), i64> {
+    let dir = Fd::open(path, O_RDONLY | O_DIRECTORY)?;
+    let mut buf = [0u64; 512];
+    loop {
+        // SAFETY: getdents64(2) writes at most the 4096 bytes of `buf`.
+        let n = unsafe {
+            syscall(
+                SYS_GETDENTS64,
+                [dir.0, buf.as_mut_ptr() as u64, 4096, 0, 0, 0],
+            )
+        };
+        let n = usize::try_from(n).map_err(|_| -n)?;
+        if n == 0 {
+            return Ok(());
+        }
+        // SAFETY: views the u64 buffer as its bytes (same memory, alignment 1).
+        let bytes = unsafe { core::slice::from_raw_parts(buf.as_ptr() as *const u8, 4096) };
+        let mut at = 0;
+        // struct linux_dirent64: d_ino u64, d_off i64, d_reclen u16, d_type u8, d_name[].
+        while at + 19 < n {
+            let reclen = usize::from(u16::from_le_bytes([bytes[at + 16], bytes[at + 17]]));
+            let Some(rec) = bytes.get(at + 19..(at + reclen).min(n)) else {
+                return Err(5); // EIO
+            };
+            if reclen == 0 {
+                return Err(5);
+            }
+            let end = rec.iter().position(|&b| b == 0).unwrap_or(rec.len());
+            if let Ok(name) = core::str::from_utf8(&rec[..end]) {
+                if name != "." && name != ".." {
+                    f(name);
+                }
+            }
+            at += reclen;
+        }
+    }
+}
+
 /// uname(2): sysname, release, machine (empty strings when it fails).
 pub struct Uname {
     raw: [u8; 6 * 65],
@@ -225,6 +341,110 @@ impl Mapping {
             return Err(-va);
         }
         Ok(Mapping { va: va as u64, len })
+    }
+
+    /// A shared mapping of the first `len` bytes of `fd` from `offset`, read-write.
+    fn shared(fd: &Fd, len: u64, offset: u64) -> Result<Mapping, i64> {
+        if len == 0 {
+            return Err(22); // EINVAL
+        }
+        // SAFETY: a new mapping at an address the kernel chooses touches no existing memory;
+        // what it maps is the file's (test data only: this program owns what it writes).
+        let va = unsafe {
+            syscall(
+                SYS_MMAP,
+                [0, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd.0, offset],
+            )
+        };
+        if (-4095..0).contains(&va) {
+            return Err(-va);
+        }
+        Ok(Mapping { va: va as u64, len })
+    }
+
+    /// The `udmabuf` source: a sealed memfd of `len` bytes (rounded up to 4 KiB) turned into
+    /// a dma-buf by `/dev/udmabuf` (UDMABUF_CREATE), and the dma-buf mapped. On failure the
+    /// errno and the step that failed.
+    pub fn udmabuf(len: u64) -> Result<Mapping, (i64, &'static str)> {
+        let len = len.div_ceil(4096).saturating_mul(4096);
+        let dev = Fd::open("/dev/udmabuf", O_RDWR).map_err(|e| (e, "open /dev/udmabuf"))?;
+        let name = b"mairbench\0";
+        // SAFETY: memfd_create(2) reads the NUL-terminated name.
+        let memfd = unsafe {
+            syscall(
+                SYS_MEMFD_CREATE,
+                [name.as_ptr() as u64, MFD_CLOEXEC_SEALING, 0, 0, 0, 0],
+            )
+        };
+        let memfd = u64::try_from(memfd)
+            .map(Fd)
+            .map_err(|_| (-memfd, "memfd_create"))?;
+        // SAFETY: ftruncate(2) and fcntl(2) take plain integers.
+        let r = unsafe { syscall(SYS_FTRUNCATE, [memfd.0, len, 0, 0, 0, 0]) };
+        if r < 0 {
+            return Err((-r, "ftruncate"));
+        }
+        // SAFETY: as above.
+        let r = unsafe { syscall(SYS_FCNTL, [memfd.0, F_ADD_SEALS, F_SEAL_SHRINK, 0, 0, 0]) };
+        if r < 0 {
+            return Err((-r, "F_ADD_SEALS F_SEAL_SHRINK"));
+        }
+        #[repr(C)]
+        struct UdmabufCreate {
+            memfd: u32,
+            flags: u32,
+            offset: u64,
+            size: u64,
+        }
+        let create = UdmabufCreate {
+            memfd: memfd.0 as u32,
+            flags: UDMABUF_FLAGS_CLOEXEC,
+            offset: 0,
+            size: len,
+        };
+        // SAFETY: UDMABUF_CREATE reads one struct udmabuf_create (the layout above).
+        let buf = unsafe {
+            syscall(
+                SYS_IOCTL,
+                [
+                    dev.0,
+                    UDMABUF_CREATE,
+                    &create as *const UdmabufCreate as u64,
+                    0,
+                    0,
+                    0,
+                ],
+            )
+        };
+        let buf = u64::try_from(buf)
+            .map(Fd)
+            .map_err(|_| (-buf, "UDMABUF_CREATE"))?;
+        Mapping::shared(&buf, len, 0).map_err(|e| (e, "mmap of the dma-buf"))
+    }
+
+    /// A file mapped shared from `offset`: `len` bytes, at most the file's size when
+    /// `bounded` (sysfs BAR files have the BAR's size; `/dev/mem` has none). On failure the
+    /// errno and the step that failed.
+    pub fn file(
+        path: &str,
+        sync: bool,
+        len: u64,
+        offset: u64,
+        bounded: bool,
+    ) -> Result<Mapping, (i64, &'static str)> {
+        let flags = O_RDWR | if sync { O_SYNC } else { 0 };
+        let fd = Fd::open(path, flags).map_err(|e| (e, "open"))?;
+        let len = if bounded {
+            len.min(fd.size().map_err(|e| (e, "fstat"))?)
+        } else {
+            len
+        };
+        Mapping::shared(&fd, len, offset).map_err(|e| (e, "mmap"))
+    }
+
+    /// The mapping's length in bytes.
+    pub fn size(&self) -> u64 {
+        self.len
     }
 
     /// The mapping as 64-bit words.

@@ -719,6 +719,51 @@ pub const TIMER: Kind = Kind {
     ],
 };
 
+/// One source of mairbench-linux.
+pub const SOURCE: Kind = Kind {
+    name: "source",
+    doc: "mairbench-linux only: one source (a Linux mapping) it tried, before that source's \
+          results. Mapped: source, size, detail. Missing or refused (no such device, a \
+          kernel that says no): source, error, errno, detail; the run goes on, with no \
+          results for it, and the run's status does not change.",
+    fields: &[
+        Field::always(
+            "source",
+            Str,
+            "",
+            "The source's name as its results carry it: \"anon\", \"udmabuf\", \
+             \"pci:<BDF>:resN\", \"pci:<BDF>:resN_wc\" or \"devmem:<pa>+<size>\".",
+        ),
+        Field::optional(
+            "size",
+            U64,
+            BYTES,
+            "Bytes mapped (the largest sweep size, or less when the BAR or the devmem range \
+             is smaller; the sweep runs the sizes that fit); mapped only.",
+        ),
+        Field::optional(
+            "error",
+            Str,
+            "",
+            "The errno's name (\"ENOENT\", \"EPERM\", \"EACCES\"...; \"E?\" outside the \
+             twin's table); refused only.",
+        ),
+        Field::optional(
+            "errno",
+            U64,
+            "",
+            "The errno's number (arm64); refused only.",
+        ),
+        Field::always(
+            "detail",
+            Str,
+            "",
+            "Mapped: how (\"mmap of sysfs resourceN_wc (write-combining)\"). Refused: the \
+             step that failed (\"open\", \"UDMABUF_CREATE\", \"mmap\"...).",
+        ),
+    ],
+};
+
 /// One benchmark point.
 pub const RESULT: Kind = Kind {
     name: "result",
@@ -1072,6 +1117,7 @@ pub const KINDS: &[&Kind] = &[
     &CPU,
     &CACHE,
     &TIMER,
+    &SOURCE,
     &RESULT,
     &SCALING,
     &LOADED_LATENCY,
