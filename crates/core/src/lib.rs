@@ -36,6 +36,7 @@ pub mod record;
 pub mod reserved;
 pub mod results;
 pub mod schema;
+pub mod source;
 pub mod stats;
 pub mod sweep;
 pub mod uart;

@@ -1,0 +1,144 @@
+//! The Linux twin's sources: the one table ([`SOURCES`]) of the mappings Linux hands out that
+//! `mairbench-linux` measures, from which its `mairbench.sources=` names, the host's
+//! expected memory type per source and the README's table derive.
+//!
+//! Each row says which `pgprot_*` the arm64 kernel applies to that mapping, and so which
+//! firmware memory type ([`crate::memtype::MEMTYPES`]) it should behave like. The
+//! comparison (`cargo host compare FIRMWARE_LOG LINUX_LOG`) measures what it behaves like
+//! and says whether the two agree.
+
+/// One kind of source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SourceSpec {
+    /// The name, or for a parameterised source its form: `anon`, `pci:<BDF>:resN_wc`.
+    pub form: &'static str,
+    /// What the name starts with (`pci:` for both BAR forms; see [`SourceSpec::suffix`]).
+    pub prefix: &'static str,
+    /// What the name ends with (`_wc` for the write-combining BAR form, else empty).
+    pub suffix: &'static str,
+    /// How the twin makes the mapping.
+    pub how: &'static str,
+    /// The page protection arm64 Linux gives it, as the kernel source names it.
+    pub pgprot: &'static str,
+    /// The firmware memory type that protection is on arm64, when one follows from the
+    /// source alone (a DRM dumb buffer is the driver's choice).
+    pub expected: Option<&'static str>,
+    /// Whether `all` includes it: every source that is plain memory; BARs only when
+    /// prefetchable (others may be registers with read side effects), `/dev/mem` never.
+    pub in_all: bool,
+}
+
+/// Every source kind. The BAR forms come `_wc` first, so that [`by_name`] finds the longer
+/// suffix first.
+pub const SOURCES: [SourceSpec; 7] = [
+    SourceSpec {
+        form: "anon",
+        prefix: "anon",
+        suffix: "",
+        how: "mmap MAP_PRIVATE|MAP_ANONYMOUS: the heap's memory",
+        pgprot: "PAGE_SHARED (MT_NORMAL)",
+        expected: Some("normal-wb"),
+        in_all: true,
+    },
+    SourceSpec {
+        form: "udmabuf",
+        prefix: "udmabuf",
+        suffix: "",
+        how: "memfd_create, F_SEAL_SHRINK, UDMABUF_CREATE on /dev/udmabuf, mmap of the dma-buf",
+        pgprot: "vm_page_prot unchanged (MT_NORMAL): the memfd's pages, cached",
+        expected: Some("normal-wb"),
+        in_all: true,
+    },
+    SourceSpec {
+        form: "dma-heap:<name>",
+        prefix: "dma-heap:",
+        suffix: "",
+        how: "DMA_HEAP_IOCTL_ALLOC on /dev/dma_heap/<name>, mmap of the dma-buf",
+        pgprot: "vm_page_prot unchanged (MT_NORMAL) for the system and CMA heaps",
+        expected: Some("normal-wb"),
+        in_all: true,
+    },
+    SourceSpec {
+        form: "pci:<BDF>:resN_wc",
+        prefix: "pci:",
+        suffix: "_wc",
+        how: "mmap of /sys/bus/pci/devices/<BDF>/resourceN_wc",
+        pgprot: "pgprot_writecombine (MT_NORMAL_NC)",
+        expected: Some("normal-nc"),
+        in_all: true,
+    },
+    SourceSpec {
+        form: "pci:<BDF>:resN",
+        prefix: "pci:",
+        suffix: "",
+        how: "mmap of /sys/bus/pci/devices/<BDF>/resourceN",
+        pgprot: "pgprot_device (MT_DEVICE_nGnRE)",
+        expected: Some("device-ngnre"),
+        in_all: true,
+    },
+    SourceSpec {
+        form: "devmem:<pa>+<size>",
+        prefix: "devmem:",
+        suffix: "",
+        how: "mmap of /dev/mem opened O_SYNC",
+        pgprot: "pgprot_noncached (MT_DEVICE_nGnRnE) outside RAM; pgprot_writecombine \
+                 (MT_NORMAL_NC) for RAM, which STRICT_DEVMEM refuses",
+        expected: Some("device-ngnrne"),
+        in_all: false,
+    },
+    SourceSpec {
+        form: "drm-dumb:<card>",
+        prefix: "drm-dumb:",
+        suffix: "",
+        how: "DRM_IOCTL_MODE_CREATE_DUMB and MAP_DUMB on /dev/dri/<card>, mmap at the offset",
+        pgprot: "the driver's: pgprot_writecombine (MT_NORMAL_NC) with the GEM DMA helpers, \
+                 cached with GEM shmem unless map_wc",
+        expected: None,
+        in_all: true,
+    },
+];
+
+/// The kind of the source called `name` (`pci:0000:00:02.0:res2_wc`), if it is one: its
+/// prefix matches, and so does its suffix, or the name is exactly a parameterless form.
+pub fn by_name(name: &str) -> Option<&'static SourceSpec> {
+    SOURCES.iter().find(|s| {
+        let param = s.form.contains('<');
+        name.strip_prefix(s.prefix).is_some_and(|rest| {
+            if param {
+                !rest.is_empty() && rest.ends_with(s.suffix)
+            } else {
+                rest.is_empty()
+            }
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memtype;
+
+    #[test]
+    fn every_expected_type_is_a_firmware_memory_type() {
+        for s in &SOURCES {
+            if let Some(t) = s.expected {
+                assert!(memtype::by_name(t).is_some(), "{}: {t}", s.form);
+            }
+        }
+    }
+
+    #[test]
+    fn names_find_their_kind() {
+        let form = |n: &str| by_name(n).map(|s| s.form);
+        assert_eq!(form("anon"), Some("anon"));
+        assert_eq!(form("udmabuf"), Some("udmabuf"));
+        assert_eq!(form("dma-heap:system"), Some("dma-heap:<name>"));
+        assert_eq!(form("pci:0000:00:02.0:res2"), Some("pci:<BDF>:resN"));
+        assert_eq!(form("pci:0000:00:02.0:res2_wc"), Some("pci:<BDF>:resN_wc"));
+        assert_eq!(form("devmem:0x40000000+64K"), Some("devmem:<pa>+<size>"));
+        assert_eq!(form("drm-dumb:card0"), Some("drm-dumb:<card>"));
+        for bad in ["", "anonx", "dma-heap:", "pci:", "heap", "all"] {
+            assert_eq!(form(bad), None, "{bad}");
+        }
+    }
+}
