@@ -7,6 +7,8 @@
 //! comparison (`cargo host compare FIRMWARE_LOG LINUX_LOG`) measures what it behaves like
 //! and says whether the two agree.
 
+use core::fmt;
+
 /// One kind of source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SourceSpec {
@@ -36,7 +38,7 @@ pub const SOURCES: [SourceSpec; 7] = [
         prefix: "anon",
         suffix: "",
         how: "mmap MAP_PRIVATE|MAP_ANONYMOUS: the heap's memory",
-        pgprot: "PAGE_SHARED (MT_NORMAL)",
+        pgprot: "protection_map, by vm_get_page_prot (MT_NORMAL)",
         expected: Some("normal-wb"),
         in_all: true,
     },
@@ -111,6 +113,41 @@ pub fn by_name(name: &str) -> Option<&'static SourceSpec> {
             }
         })
     })
+}
+
+/// Writes the table as Markdown (the README's sources table, between its generated markers):
+/// per source its form, how the twin maps it, the arm64 protection, the firmware memory type
+/// expected, and whether `all` includes it.
+pub fn write_markdown<W: fmt::Write + ?Sized>(w: &mut W) -> fmt::Result {
+    w.write_str(
+        "| source | how the twin maps it | arm64 protection | expected memory type | in `all` |\n\
+         |---|---|---|---|---|\n",
+    )?;
+    for s in &SOURCES {
+        write!(w, "| `{}` | {} | {} | ", s.form, Cell(s.how), Cell(s.pgprot))?;
+        match s.expected {
+            Some(t) => write!(w, "`{t}`")?,
+            None => w.write_str("the driver's choice")?,
+        }
+        let all = if s.in_all { "yes" } else { "no: only when named" };
+        writeln!(w, " | {all} |")?;
+    }
+    Ok(())
+}
+
+/// Table-cell text: `|` escaped.
+struct Cell(&'static str);
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, part) in self.0.split('|').enumerate() {
+            if i != 0 {
+                f.write_str("\\|")?;
+            }
+            f.write_str(part)?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
