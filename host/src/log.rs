@@ -356,6 +356,9 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
                     emulated: f.get("emulated").and_then(Value::as_bool).unwrap_or(false),
                     midr: text(f, "midr").unwrap_or_default(),
                     version: text(f, "version").unwrap_or_default(),
+                    twin: f.contains_key("kernel"),
+                    kernel: text(f, "kernel").unwrap_or_default(),
+                    machine: text(f, "machine").unwrap_or_default(),
                     timer_hz: f.get("cntfrq_hz").and_then(Value::as_u64),
                     ..Run::default()
                 },
@@ -401,8 +404,15 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
                 .push(problem("a cache record without level or size")),
         },
         "result" => match result(f) {
-            Ok(Entry::Measured(m)) => p.run.measurements.push(m),
-            Ok(Entry::Skipped(s)) => p.run.skipped.push(s),
+            Ok(entry) => {
+                if !f.contains_key("memtype") {
+                    p.run.twin = true;
+                }
+                match entry {
+                    Entry::Measured(m) => p.run.measurements.push(m),
+                    Entry::Skipped(s) => p.run.skipped.push(s),
+                }
+            }
             Err(Unread::Bad(what)) => p.problems.push(Problem::new(line, what)),
             Err(Unread::Unknown(what)) => p.problems.push(Problem::unknown(line, what)),
         },
@@ -426,6 +436,19 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
             None => p.problems.push(problem(
                 "a loaded_latency record without one of its fields (docs/records.md)",
             )),
+        },
+        "source" => match text(f, "source") {
+            Some(name) => {
+                p.run.twin = true;
+                p.run.sources.push(model::Source {
+                    name,
+                    size: f.get("size").and_then(Value::as_u64),
+                    error: text(f, "error"),
+                    errno: f.get("errno").and_then(Value::as_u64),
+                    detail: text(f, "detail").unwrap_or_default(),
+                });
+            }
+            None => p.problems.push(problem("a source record without source")),
         },
         "timer" => {
             if let Some(hz) = f
