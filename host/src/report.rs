@@ -123,8 +123,12 @@ fn twin_header(out: &mut String, run: &Run) {
     if run.sources.is_empty() {
         return;
     }
-    let _ = writeln!(out, "
-sources ({}):", run.sources.len());
+    let _ = writeln!(
+        out,
+        "
+sources ({}):",
+        run.sources.len()
+    );
     let width = run.sources.iter().map(|s| s.name.len()).max().unwrap_or(0);
     for s in &run.sources {
         let what = match (&s.error, s.size) {
@@ -478,7 +482,11 @@ fn table(out: &mut String, run: &Run, kernel: &str) {
     let _ = writeln!(
         out,
         "  ({} is better; {vs} = this {} / {} at the largest size both were measured at)",
-        if unit.higher_is_better() { "higher" } else { "lower" },
+        if unit.higher_is_better() {
+            "higher"
+        } else {
+            "lower"
+        },
         if run.twin { "source" } else { "type" },
         run.baseline()
     );
