@@ -206,11 +206,11 @@ pub fn groups(types: &Features) -> Vec<Vec<String>> {
         }
     }
     let mut out: Vec<(usize, Vec<String>)> = Vec::new();
-    for i in 0..n {
+    for (i, (name, _)) in types.iter().enumerate() {
         let r = find(&mut root, i);
         match out.iter_mut().find(|(g, _)| *g == r) {
-            Some((_, g)) => g.push(types[i].0.clone()),
-            None => out.push((r, vec![types[i].0.clone()])),
+            Some((_, g)) => g.push(name.clone()),
+            None => out.push((r, vec![name.clone()])),
         }
     }
     out.into_iter().map(|(_, g)| g).collect()
@@ -624,8 +624,9 @@ pub fn table(c: &Comparison) -> String {
     out.push_str(&columns(&rows));
     let _ = writeln!(
         out,
-        "  (RMS: of ln ratios over the points, to the nearest type, named when it is not the \
-         label; confidence = 1 - RMS to nearest / RMS to the nearest type outside its group)"
+        "  (RMS: of the ln-ratio differences over the points, to the nearest type, named when \
+         it is not the label;\n   confidence = 1 - RMS to nearest / RMS to the nearest type \
+         outside its group; group: as numbered above)"
     );
     let with_pgprot: Vec<&Label> = c
         .classification
