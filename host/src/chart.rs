@@ -251,6 +251,7 @@ pub fn compare(a: &Run, b: &Run, kernel: &str, title: &str) -> Result<String, St
         title: title.to_string(),
         lines,
         footer: Vec::new(),
+        legend: a.row_label(),
     };
     // Cache markers of both runs; one that only one run reported is prefixed "A " or "B ".
     let (ma, mb) = (cache_marks(&a.caches, ""), cache_marks(&b.caches, ""));
@@ -454,6 +455,8 @@ struct Header {
     lines: Vec<(String, RGBColor)>,
     /// Small print under the legend.
     footer: Vec<String>,
+    /// The legend's heading: what a series is (`memory type`, or `source` for the twin).
+    legend: &'static str,
 }
 
 /// A vertical marker: (log2 of the size, label).
@@ -567,6 +570,7 @@ fn run_header(run: &Run, title: &str) -> Header {
             Vec::new()
         },
         footer,
+        legend: run.row_label(),
     }
 }
 
@@ -756,7 +760,15 @@ fn render(head: &Header, panels: &[Panel], marks: &[Mark], panel_w: u32) -> Resu
     }
     let x_range = (xmin - 0.4, xmax + 0.4);
     let n = panels.len() as u32;
-    let width = panel_w * n + LEGEND_W;
+    // Wide enough for the longest name (a twin's `pci:0000:00:01.0:res2_wc`), 8 px a letter.
+    let longest = panels
+        .iter()
+        .flat_map(|p| p.series.iter())
+        .map(|s| s.memtype.chars().count() as u32)
+        .max()
+        .unwrap_or(0);
+    let legend_w = LEGEND_W.max(44 + 8 * longest);
+    let width = panel_w * n + legend_w;
     let title_h = 44 + 22 * head.lines.len() as u32;
     let height = HEIGHT + 22 * head.lines.len().saturating_sub(1) as u32;
 
@@ -791,24 +803,20 @@ fn render(head: &Header, panels: &[Panel], marks: &[Mark], panel_w: u32) -> Resu
             }
         }
         legend_types.sort_by_key(|m| order(m));
-        draw_legend(&root, &legend, &legend_types, &head.footer)?;
+        draw_legend(&root, &legend, head, &legend_types)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
 }
 
-fn draw_legend(
-    root: &Area,
-    legend: &Area,
-    types: &[&str],
-    footer: &[String],
-) -> Result<(), String> {
+fn draw_legend(root: &Area, legend: &Area, head: &Header, types: &[&str]) -> Result<(), String> {
+    let footer = &head.footer;
     let (xs, ys) = legend.get_pixel_range();
     let x = xs.start + 8;
     let mut y = ys.start + 44;
     let heading = TextStyle::from((FONT, 17, FontStyle::Bold).into_font())
         .pos(Pos::new(HPos::Left, VPos::Center));
-    root.draw(&Text::new("memory type", (x, y), heading))
+    root.draw(&Text::new(head.legend, (x, y), heading))
         .map_err(err)?;
     for memtype in types {
         y += 24;

@@ -3,6 +3,7 @@
 
 pub mod capture;
 pub mod chart;
+pub mod classify;
 pub mod compare;
 pub mod log;
 pub mod model;

@@ -356,6 +356,9 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
                     emulated: f.get("emulated").and_then(Value::as_bool).unwrap_or(false),
                     midr: text(f, "midr").unwrap_or_default(),
                     version: text(f, "version").unwrap_or_default(),
+                    twin: f.contains_key("kernel"),
+                    kernel: text(f, "kernel").unwrap_or_default(),
+                    machine: text(f, "machine").unwrap_or_default(),
                     timer_hz: f.get("cntfrq_hz").and_then(Value::as_u64),
                     ..Run::default()
                 },
@@ -401,8 +404,15 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
                 .push(problem("a cache record without level or size")),
         },
         "result" => match result(f) {
-            Ok(Entry::Measured(m)) => p.run.measurements.push(m),
-            Ok(Entry::Skipped(s)) => p.run.skipped.push(s),
+            Ok(entry) => {
+                if !f.contains_key("memtype") {
+                    p.run.twin = true;
+                }
+                match entry {
+                    Entry::Measured(m) => p.run.measurements.push(m),
+                    Entry::Skipped(s) => p.run.skipped.push(s),
+                }
+            }
             Err(Unread::Bad(what)) => p.problems.push(Problem::new(line, what)),
             Err(Unread::Unknown(what)) => p.problems.push(Problem::unknown(line, what)),
         },
@@ -426,6 +436,19 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
             None => p.problems.push(problem(
                 "a loaded_latency record without one of its fields (docs/records.md)",
             )),
+        },
+        "source" => match text(f, "source") {
+            Some(name) => {
+                p.run.twin = true;
+                p.run.sources.push(model::Source {
+                    name,
+                    size: f.get("size").and_then(Value::as_u64),
+                    error: text(f, "error"),
+                    errno: f.get("errno").and_then(Value::as_u64),
+                    detail: text(f, "detail").unwrap_or_default(),
+                });
+            }
+            None => p.problems.push(problem("a source record without source")),
         },
         "timer" => {
             if let Some(hz) = f
@@ -787,6 +810,8 @@ mod tests {
             "handmade-verdicts-b.log",
             "handmade-pmu.log",
             "truncated.log",
+            "qemu10-firmware-4k-64k.log",
+            "qemu10-linux-4k-64k.log",
         ] {
             let bytes = std::fs::read(dir.join(name)).unwrap();
             for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
@@ -802,6 +827,64 @@ mod tests {
                 p.problems
             );
         }
+    }
+
+    #[test]
+    fn twin_start_and_source_records() {
+        let log = br#"@mb {"kind":"start","schema":1,"platform":"linux,dummy-virt","emulated":true,"midr":"0x410fd083","kernel":"Linux 6.12.95+deb12-arm64","machine":"aarch64"}
+@mb {"kind":"source","source":"anon","size":65536,"detail":"mmap MAP_PRIVATE|MAP_ANONYMOUS"}
+@mb {"kind":"result","source":"anon","kernel":"read-ldp","size":4096,"reps":3,"cv_pct":0.3,"best_mbps":12878,"median_mbps":12829}
+@mb {"kind":"source","source":"dma-heap:*","error":"ENOENT","errno":2,"detail":"open"}
+@mb {"kind":"source","size":1}
+"#;
+        let p = parse(log);
+        let r = &p.run;
+        assert!(r.twin);
+        assert_eq!(
+            (r.kernel.as_str(), r.machine.as_str(), r.baseline()),
+            ("Linux 6.12.95+deb12-arm64", "aarch64", "anon")
+        );
+        assert_eq!(r.row_label(), "source");
+        assert_eq!(r.measurements[0].memtype, "anon");
+        assert_eq!(
+            r.sources,
+            [
+                model::Source {
+                    name: "anon".into(),
+                    size: Some(65536),
+                    error: None,
+                    errno: None,
+                    detail: "mmap MAP_PRIVATE|MAP_ANONYMOUS".into(),
+                },
+                model::Source {
+                    name: "dma-heap:*".into(),
+                    size: None,
+                    error: Some("ENOENT".into()),
+                    errno: Some(2),
+                    detail: "open".into(),
+                }
+            ]
+        );
+        let seen: Vec<_> = p
+            .problems
+            .iter()
+            .map(|q| (q.line, q.what.as_str()))
+            .collect();
+        assert_eq!(seen, [(5, "a source record without source")]);
+        // A start record without kernel, results with memtype: the firmware's.
+        let fw = parse(br#"@mb {"kind":"start","schema":1}
+@mb {"kind":"result","memtype":"normal-wb","kernel":"read-ldp","size":4096,"reps":3,"cv_pct":0.3,"best_mbps":1,"median_mbps":1}
+"#);
+        assert!(!fw.run.twin);
+        assert_eq!(
+            (fw.run.baseline(), fw.run.row_label()),
+            ("normal-wb", "memory type")
+        );
+        // Results naming a source make a twin log even without a start record's kernel.
+        let twin = parse(br#"@mb {"kind":"start","schema":1}
+@mb {"kind":"result","source":"anon","kernel":"read-ldp","size":4096,"reps":3,"cv_pct":0.3,"best_mbps":1,"median_mbps":1}
+"#);
+        assert!(twin.run.twin);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use clap::{Parser, Subcommand};
 use mairbench_host::model::Run;
-use mairbench_host::{capture, chart, compare, log, report};
+use mairbench_host::{capture, chart, classify, compare, log, report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -77,9 +77,13 @@ enum Cmd {
     /// points both measured (B/A of their loaded/idle ratios, counted beyond 5 %); writes
     /// DIR/compare.csv (every point), DIR/compare-loaded-latency.csv (when both have
     /// loaded-latency points in common) and DIR/compare-<kernel>.svg for each kernel both
-    /// measured.
+    /// measured. A firmware log and a mairbench-linux log of one board (either order)
+    /// instead label each Linux source with the firmware memory type it behaves like (ln
+    /// of best MB/s over normal-wb's / anon's, RMS distance, types within ln(1.35) grouped;
+    /// host/src/classify.rs), with a confidence; writes DIR/classify.csv and
+    /// DIR/classify.json.
     Compare {
-        /// The reference log.
+        /// The reference log (or either of a firmware log and a twin log).
         a: PathBuf,
         /// The log compared with it.
         b: PathBuf,
@@ -251,6 +255,18 @@ fn print_written(written: &report::Written) {
 fn compare_files(a_path: &Path, b_path: &Path, out: &Path) -> Result<(), Fail> {
     let (a, a_failure) = load(a_path)?;
     let (b, b_failure) = load(b_path)?;
+    if a.twin != b.twin {
+        let ((fw, fw_path), (lx, lx_path)) = if b.twin {
+            ((&a, a_path), (&b, b_path))
+        } else {
+            ((&b, b_path), (&a, a_path))
+        };
+        classify_files(fw, fw_path, lx, lx_path, out)?;
+        return match a_failure.or(b_failure) {
+            Some(f) => Err(f),
+            None => Ok(()),
+        };
+    }
     let changes = compare::changes(&a, &b);
     let loaded = compare::loaded_changes(&a, &b);
     if changes.is_empty() && loaded.is_empty() && a.verdicts.is_empty() && b.verdicts.is_empty() {
@@ -300,4 +316,40 @@ fn compare_files(a_path: &Path, b_path: &Path, out: &Path) -> Result<(), Fail> {
         Some(f) => Err(f),
         None => Ok(()),
     }
+}
+
+/// The classification of a twin log's sources against a firmware log of the same board.
+fn classify_files(
+    fw: &Run,
+    fw_path: &Path,
+    lx: &Run,
+    lx_path: &Path,
+    out: &Path,
+) -> Result<(), Fail> {
+    let mut c = classify::compare(fw, lx);
+    c.firmware_log = fw_path.display().to_string();
+    c.linux_log = lx_path.display().to_string();
+    if c.points.is_empty() {
+        return Err(usage(format!(
+            "{} and {} have no bandwidth kernel and size in common (firmware on 4K pages, \
+             divided by normal-wb; twin divided by anon): nothing to classify.",
+            fw_path.display(),
+            lx_path.display()
+        )));
+    }
+    if let Some(w) = &c.warning {
+        esay!("warning: {w}");
+    }
+    say_raw!("{}", classify::table(&c));
+    create_out(out)?;
+    let mut written = report::Written::default();
+    written
+        .file(out, "classify.csv", &classify::csv(&c))
+        .map_err(usage)?;
+    let json = serde_json::to_string_pretty(&classify::json(&c)).unwrap_or_default();
+    written
+        .file(out, "classify.json", &(json + "\n"))
+        .map_err(usage)?;
+    print_written(&written);
+    Ok(())
 }

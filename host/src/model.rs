@@ -2,6 +2,11 @@
 //! needed to read them (caches, platform), taken from the `@mb` records of a log.
 
 use mairbench_core::kernel;
+use mairbench_core::memtype::{MEMTYPES, NORMAL_WB};
+
+/// The row every other one is compared with in a firmware log: core's `normal-wb`, the type
+/// the firmware itself runs in.
+pub const FIRMWARE_BASELINE: &str = MEMTYPES[NORMAL_WB].name;
 
 /// The unit of a measurement's value: core's [`kernel::Unit`] (the kernel table decides it),
 /// with the ordering and hashing the host's tables need.
@@ -188,6 +193,25 @@ pub struct Verdict {
     pub why: String,
 }
 
+/// One source the Linux twin tried (`source` record): mapped (`size`) or refused (`error`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Source {
+    /// The source's name as its results carry it, e.g. `pci:0000:00:01.0:res2_wc`.
+    pub name: String,
+    /// Bytes mapped; `None` when refused.
+    pub size: Option<u64>,
+    /// The errno's name (`ENOENT`, `EPERM`...) when refused.
+    pub error: Option<String>,
+    /// The errno's number when refused and the record gives it.
+    pub errno: Option<u64>,
+    /// Mapped: how; refused: the step that failed.
+    pub detail: String,
+}
+
+/// The row every other one is compared with in a twin log: `anon`, the heap's memory (core's
+/// source table expects it to be `normal-wb`).
+pub const TWIN_BASELINE: &str = "anon";
+
 /// Everything the tool reads from one log.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Run {
@@ -199,6 +223,16 @@ pub struct Run {
     pub midr: String,
     /// Firmware version from the `start` record.
     pub version: String,
+    /// Whether the log is the Linux twin's (`mairbench-linux`): its start record names a
+    /// `kernel`, or its results a `source`. Its rows are then sources, not memory types.
+    pub twin: bool,
+    /// The twin's Linux kernel (`kernel` of the start record, e.g. `Linux 6.12.95+deb12-arm64`);
+    /// empty for the firmware.
+    pub kernel: String,
+    /// The twin's machine (`machine` of the start record, `aarch64`); empty for the firmware.
+    pub machine: String,
+    /// The twin's sources (`source` records), in log order; empty for the firmware.
+    pub sources: Vec<Source>,
     /// `pass` or `fail` from the `end` record; `None` when the log has no end record.
     pub status: Option<String>,
     /// The measurements, in log order.
@@ -257,6 +291,25 @@ pub fn series_memtype(name: &str) -> &str {
 }
 
 impl Run {
+    /// The row every other one is divided by in tables and charts: `normal-wb` for the
+    /// firmware, [`TWIN_BASELINE`] (`anon`) for the twin.
+    pub fn baseline(&self) -> &'static str {
+        if self.twin {
+            TWIN_BASELINE
+        } else {
+            FIRMWARE_BASELINE
+        }
+    }
+
+    /// What a row is: `memory type` (firmware) or `source` (twin).
+    pub fn row_label(&self) -> &'static str {
+        if self.twin {
+            "source"
+        } else {
+            "memory type"
+        }
+    }
+
     /// The row name of `m` among this run's points ([`series`]).
     pub fn series(&self, m: &Measurement) -> String {
         series(m, mixed_granules(&self.measurements, &m.kernel))

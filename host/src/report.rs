@@ -6,7 +6,7 @@
 use crate::chart;
 use crate::model::{self, LoadedLatency, Measurement, Run, Unit};
 use mairbench_core::format::Bytes;
-use mairbench_core::memtype::{self, MEMTYPES, NORMAL_WB};
+use mairbench_core::memtype::{self, MEMTYPES};
 use mairbench_core::sweep::ticks_to_ns;
 use mairbench_core::verdict::STATUSES;
 use serde_json::json;
@@ -14,9 +14,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The memory type every other one is compared with (core's `normal-wb`, the type the
-/// firmware itself runs in).
-pub const BASELINE: &str = MEMTYPES[NORMAL_WB].name;
+/// The memory type every other one is compared with in a firmware log (core's `normal-wb`,
+/// the type the firmware itself runs in); a twin log's is `anon` ([`Run::baseline`]).
+pub const BASELINE: &str = model::FIRMWARE_BASELINE;
 
 /// What to say about timings taken in an emulator.
 pub const EMULATED_CAVEAT: &str =
@@ -63,23 +63,30 @@ fn series_of<'a>(run: &Run, of: impl IntoIterator<Item = &'a Measurement>) -> Ve
     of.into_iter().map(|m| run.series(m)).collect()
 }
 
-/// `memtype`'s best value over `normal-wb`'s at the largest size both were measured at
-/// (`memtype` a row name, e.g. `normal-wb (4K)`, see [`model::series`]).
+/// `memtype`'s best value over the baseline's ([`Run::baseline`]: `normal-wb`, or `anon` in a
+/// twin log) at the largest size both were measured at (`memtype` a row name, e.g.
+/// `normal-wb (4K)`, see [`model::series`]).
 pub fn ratio_to_baseline(run: &Run, kernel: &str, memtype: &str) -> Option<(f64, u64)> {
     let p = points(run, kernel);
     p.iter()
         .rev()
         .filter(|((t, _), _)| t == memtype)
         .find_map(|((_, size), m)| {
-            let base = p.get(&(BASELINE.to_owned(), *size))?;
+            let base = p.get(&(run.baseline().to_owned(), *size))?;
             (base.best != 0.0).then(|| (m.best / base.best, *size))
         })
 }
 
 /// The summary: a header about the run, then per kernel a table of best values (rows =
-/// memory types, columns = sizes) with the ratio to `normal-wb`.
+/// memory types, columns = sizes) with the ratio to `normal-wb`. A twin log's header names
+/// its Linux kernel and machine, then its sources (mapped, or the error that refused them);
+/// its rows are sources, compared with `anon`.
 pub fn tables(run: &Run) -> String {
     let mut out = String::new();
+    if run.twin {
+        twin_header(&mut out, run);
+        return body(out, run);
+    }
     let _ = writeln!(
         out,
         "mairbench {} on {} (MIDR {}){}; status {}",
@@ -97,6 +104,48 @@ pub fn tables(run: &Run) -> String {
             .collect();
         let _ = writeln!(out, "caches: {}", caches.join(", "));
     }
+    body(out, run)
+}
+
+/// The twin's header: what ran where, then one line per source.
+fn twin_header(out: &mut String, run: &Run) {
+    let _ = writeln!(
+        out,
+        "mairbench-linux {} on {} {} ({}, MIDR {}){}; status {}",
+        or_dash(&run.version),
+        or_dash(&run.kernel),
+        or_dash(&run.machine),
+        or_dash(&run.platform),
+        or_dash(&run.midr),
+        if run.emulated { ", emulated" } else { "" },
+        run.status.as_deref().unwrap_or("none (no end record)")
+    );
+    if run.sources.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "
+sources ({}):",
+        run.sources.len()
+    );
+    let width = run.sources.iter().map(|s| s.name.len()).max().unwrap_or(0);
+    for s in &run.sources {
+        let what = match (&s.error, s.size) {
+            (Some(e), _) => {
+                let errno = s.errno.map(|n| format!(" (errno {n})")).unwrap_or_default();
+                format!("refused: {e}{errno} at {}", or_dash(&s.detail))
+            }
+            (None, Some(size)) => format!("{} mapped ({})", size_label(size), s.detail),
+            (None, None) => format!("mapped, size unknown ({})", s.detail),
+        };
+        let _ = writeln!(out, "  {:<width$}  {what}", s.name);
+    }
+}
+
+/// Everything after the header: verdicts, the per-kernel tables, skips, scaling, loaded
+/// latency and the prediction sheet.
+fn body(mut out: String, run: &Run) -> String {
     verdict_table(&mut out, run);
     for kernel in distinct(run.measurements.iter().map(|m| m.kernel.as_str())) {
         out.push('\n');
@@ -315,7 +364,7 @@ fn loaded_latency_table(out: &mut String, run: &Run) {
 pub fn prediction_sheet(out: &mut String, run: &Run) {
     let kernels: Vec<&str> = distinct(run.measurements.iter().map(|m| m.kernel.as_str()))
         .into_iter()
-        .filter(|k| ratio_to_baseline(run, k, BASELINE).is_some())
+        .filter(|k| ratio_to_baseline(run, k, run.baseline()).is_some())
         .collect();
     if kernels.is_empty() {
         return;
@@ -324,7 +373,8 @@ pub fn prediction_sheet(out: &mut String, run: &Run) {
     let types = in_table_order(names.iter().map(String::as_str));
     let _ = writeln!(
         out,
-        "\nprediction sheet: best value / {BASELINE}'s at the largest size both were measured at"
+        "\nprediction sheet: best value / {}'s at the largest size both were measured at",
+        run.baseline()
     );
     let kernel_width = kernels.iter().map(|k| k.len()).max().unwrap_or(0).max(6) + 2;
     let widths: Vec<usize> = types.iter().map(|t| t.len().max(6) + 2).collect();
@@ -414,11 +464,12 @@ fn table(out: &mut String, run: &Run, kernel: &str) {
             widest.max(size_label(*s).len()) + 2
         })
         .collect();
-    let _ = write!(out, "  {:<name_width$}", "memory type");
+    let _ = write!(out, "  {:<name_width$}", run.row_label());
     for (s, w) in sizes.iter().zip(&widths) {
         let _ = write!(out, "{:>w$}", size_label(*s));
     }
-    let _ = writeln!(out, "{:>10}", "vs wb");
+    let vs = if run.twin { "vs anon" } else { "vs wb" };
+    let _ = writeln!(out, "{vs:>10}");
     for (t, row) in types.iter().zip(&cells) {
         let _ = write!(out, "  {t:<name_width$}");
         for (cell, w) in row.iter().zip(&widths) {
@@ -430,8 +481,14 @@ fn table(out: &mut String, run: &Run, kernel: &str) {
     }
     let _ = writeln!(
         out,
-        "  ({} is better; vs wb = this type / {BASELINE} at the largest size both were measured at)",
-        if unit.higher_is_better() { "higher" } else { "lower" }
+        "  ({} is better; {vs} = this {} / {} at the largest size both were measured at)",
+        if unit.higher_is_better() {
+            "higher"
+        } else {
+            "lower"
+        },
+        if run.twin { "source" } else { "type" },
+        run.baseline()
     );
 }
 
@@ -447,11 +504,12 @@ pub fn csv_field(s: &str) -> String {
 /// `results.csv`: one row per measurement, in log order; `start` and `line_state` as the
 /// record has them (empty when it has none); `emulated` on every row and last, so that no
 /// row read alone passes an emulator's timing for a memory type's. The PMU counts are in
-/// `pmu.csv` ([`pmu_csv`]).
+/// `pmu.csv` ([`pmu_csv`]). A twin log's second column is `source` ([`row_key`]).
 pub fn csv(run: &Run) -> String {
-    let mut out = String::from(
-        "kernel,memtype,granule,size_bytes,unit,best,median,cv_pct,reps,start,line_state,\
+    let mut out = format!(
+        "kernel,{},granule,size_bytes,unit,best,median,cv_pct,reps,start,line_state,\
          emulated\n",
+        row_key(run)
     );
     let text = |s: &Option<String>| s.as_deref().map_or(String::new(), csv_field);
     for m in &run.measurements {
@@ -480,7 +538,10 @@ pub fn csv(run: &Run) -> String {
 /// events per 64-byte line the fastest sample covered. Points whose `pmu` is `null` (no
 /// event counts, e.g. QEMU) or absent have no row.
 pub fn pmu_csv(run: &Run) -> String {
-    let mut out = String::from("kernel,memtype,granule,size_bytes,event,per_line\n");
+    let mut out = format!(
+        "kernel,{},granule,size_bytes,event,per_line\n",
+        row_key(run)
+    );
     for m in &run.measurements {
         for (event, per_line) in m.pmu.iter().flatten() {
             let _ = writeln!(
@@ -548,8 +609,51 @@ pub fn loaded_latency_csv(run: &Run) -> String {
     out
 }
 
-/// `results.json`: the run as one JSON document (non-finite numbers become `null`).
+/// The name of the row column in CSV and JSON files: `memtype`, or `source` in a twin log
+/// (the record field the rows come from).
+pub fn row_key(run: &Run) -> &'static str {
+    if run.twin {
+        "source"
+    } else {
+        "memtype"
+    }
+}
+
+/// `results.json`: the run as one JSON document (non-finite numbers become `null`). A twin
+/// log's measurements and skips name their `source` in place of `memtype`, and the document
+/// has the twin's `kernel`, `machine` and `sources` (name, size_bytes or error, errno,
+/// detail).
 pub fn json(run: &Run) -> serde_json::Value {
+    let mut doc = firmware_json(run);
+    if run.twin {
+        for list in ["measurements", "skipped"] {
+            for item in doc[list].as_array_mut().into_iter().flatten() {
+                if let Some(o) = item.as_object_mut() {
+                    if let Some(v) = o.remove("memtype") {
+                        o.insert("source".into(), v);
+                    }
+                }
+            }
+        }
+        doc["twin"] = json!(true);
+        doc["kernel"] = json!(run.kernel);
+        doc["machine"] = json!(run.machine);
+        doc["baseline"] = json!(run.baseline());
+        doc["sources"] = run
+            .sources
+            .iter()
+            .map(|s| {
+                json!({
+                    "source": s.name, "size_bytes": s.size, "error": s.error,
+                    "errno": s.errno, "detail": s.detail,
+                })
+            })
+            .collect();
+    }
+    doc
+}
+
+fn firmware_json(run: &Run) -> serde_json::Value {
     json!({
         "platform": run.platform,
         "emulated": run.emulated,
@@ -699,8 +803,8 @@ pub fn write(run: &Run, dir: &Path) -> Result<Written, String> {
             &format!("{stem}.svg"),
             chart::panels_of(run, &present, title),
         )?;
-        let ratio_title = format!("{title}, ratio to {BASELINE}");
-        let svg = chart::ratio(run, &present, BASELINE, &ratio_title);
+        let ratio_title = format!("{title}, ratio to {}", run.baseline());
+        let svg = chart::ratio(run, &present, run.baseline(), &ratio_title);
         w.chart(dir, &format!("ratio-{stem}.svg"), svg)?;
     }
     let scaled = distinct(run.scaling.iter().map(|p| p.kernel.as_str()));
