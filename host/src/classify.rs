@@ -18,8 +18,9 @@
 //!   is the source's expected type (core's `source::by_name(..).expected`) when that type is
 //!   in the nearest group, else the nearest type; the output lists the group's other
 //!   members ("tied with").
-//! - **Confidence** = 1 − d_nearest / d_nearest_outside_group, clamped to 0..1; 1.0 when
-//!   there is only one group (or no type outside the group has enough common points);
+//! - **Confidence** = 1 − d_nearest / d_nearest_outside_group, clamped to 0..1; 0 when
+//!   there is only one group (or no type outside the group has enough common points): the
+//!   board times every memory type alike, so the label is only what Linux documents;
 //!   shown as a percentage with a word: ≥ 60 % high, ≥ 30 % medium, else low.
 //! - **Emulated.** When either log's start record says `emulated: true` (or the platform is
 //!   QEMU's `linux,dummy-virt`), every row's confidence reads "emulated (97 %)", and a line
@@ -216,11 +217,12 @@ pub fn groups(types: &Features) -> Vec<Vec<String>> {
     out.into_iter().map(|(_, g)| g).collect()
 }
 
-/// 1 − `nearest` / `outside`, clamped to 0..1; 1.0 when there is nothing outside the group
-/// (`None`); 0.0 when the ratio cannot be taken (NaN, a zero or negative `outside`).
+/// 1 − `nearest` / `outside`, clamped to 0..1; 0.0 when there is nothing outside the group
+/// (`None`: the measurement tells no group from another) or the ratio cannot be taken (NaN,
+/// a zero or negative `outside`).
 pub fn confidence(nearest: f64, outside: Option<f64>) -> f64 {
     let Some(outside) = outside else {
-        return 1.0;
+        return 0.0;
     };
     let c = 1.0 - nearest / outside;
     if outside > 0.0 && c.is_finite() {
@@ -1047,7 +1049,7 @@ mod tests {
     }
 
     #[test]
-    fn one_group_gives_full_confidence() {
+    fn one_group_gives_no_confidence() {
         let types = feats(
             &board(
                 &[("normal-wb", 1.0, 1.0), ("normal-nc", 1.02, 0.99)],
@@ -1063,7 +1065,7 @@ mod tests {
         let c = classify(&types, &twin);
         assert_eq!(c.groups.len(), 1);
         let u = by(&c, "udmabuf");
-        assert_eq!((u.confidence, u.outside), (Some(1.0), None));
+        assert_eq!((u.confidence, u.outside), (Some(0.0), None));
         assert_eq!(u.tied_with, names(&["normal-nc"]));
     }
 
@@ -1157,7 +1159,7 @@ mod tests {
         assert_eq!(confidence(f64::NAN, Some(1.0)), 0.0);
         assert_eq!(confidence(2.0, Some(1.0)), 0.0);
         assert_eq!(confidence(0.0, Some(1.0)), 1.0);
-        assert_eq!(confidence(0.5, None), 1.0);
+        assert_eq!(confidence(0.5, None), 0.0);
         assert_eq!(
             [0.6, 0.59, 0.3, 0.29].map(confidence_word),
             ["high", "medium", "medium", "low"]
