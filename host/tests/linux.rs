@@ -259,3 +259,70 @@ fn the_twin_runs_under_linux() {
     let parsed = mairbench_host::log::parse(run.console.as_bytes());
     assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
 }
+
+/// The comparison the twin exists for, live: the firmware on the same QEMU machine (the
+/// twin's bandwidth kernels and sizes), then `classify::compare` of the two logs. QEMU models
+/// no caches, so this checks what the classifier makes of the one difference QEMU 9 and
+/// later show (TCG's slow path for Device pages): the BAR mapped with `pgprot_device` lands
+/// in the Device group, `resN_wc` and the RAM sources in the Normal group, each labelled as
+/// Linux documents, every row emulated. QEMU before 9 times Device like Normal: there every
+/// source gets confidence 0.
+#[test]
+fn the_twin_sources_classify_against_the_firmware() {
+    let Some(twin) = twin_boot() else { return };
+    let firmware = boot(
+        &[],
+        &[
+            "mairbench.sizes=4K-64K",
+            "mairbench.reps=3",
+            "mairbench.kernels=read-ldp,write-stp,read-ldp-q,write-stp-q,read-ldnp,write-stnp,\
+             copy-to,copy-from",
+        ],
+    );
+    firmware.assert_pass();
+    let parse = |text: &str| mairbench_host::log::parse(text.as_bytes()).run;
+    let c = mairbench_host::classify::compare(&parse(&firmware.console), &parse(&twin.console));
+    let table = mairbench_host::classify::table(&c);
+    eprintln!("{table}");
+    assert!(c.emulated, "{table}");
+    assert!(c.warning.is_none(), "one machine: {table}");
+    assert!(c.points.len() >= 10, "{table}");
+    let qemu_major: u32 = qemu_host()
+        .trim_start_matches("qemu-")
+        .split('.')
+        .next()
+        .and_then(|m| m.parse().ok())
+        .unwrap();
+    let ivshmem = "pci:0000:00:01.0";
+    let device = ["device-ngnrne", "device-ngnre", "device-ngre", "device-gre"];
+    for (source, label, in_device) in [
+        ("anon".to_string(), "normal-wb", false),
+        ("udmabuf".to_string(), "normal-wb", false),
+        (format!("{ivshmem}:res2"), "device-ngnre", true),
+        (format!("{ivshmem}:res2_wc"), "normal-nc", false),
+    ] {
+        let l = c
+            .classification
+            .labels
+            .iter()
+            .find(|l| l.source == source)
+            .unwrap_or_else(|| panic!("{source} not classified:\n{table}"));
+        assert_eq!(l.label.as_deref(), Some(label), "{source}:\n{table}");
+        let confidence = l.confidence.unwrap();
+        if qemu_major >= 9 {
+            assert_eq!(
+                l.group.iter().any(|t| device.contains(&t.as_str())),
+                in_device,
+                "{source}'s group {:?}:\n{table}",
+                l.group
+            );
+            assert!(confidence >= 0.3, "{source}: {confidence}\n{table}");
+        } else {
+            assert_eq!(confidence, 0.0, "{source}:\n{table}");
+        }
+    }
+    assert!(
+        c.refused.iter().any(|s| s.name == "devmem:0x40000000+64K"),
+        "refused sources are listed, not classified:\n{table}"
+    );
+}

@@ -124,12 +124,22 @@ pub fn write_markdown<W: fmt::Write + ?Sized>(w: &mut W) -> fmt::Result {
          |---|---|---|---|---|\n",
     )?;
     for s in &SOURCES {
-        write!(w, "| `{}` | {} | {} | ", s.form, Cell(s.how), Cell(s.pgprot))?;
+        write!(
+            w,
+            "| `{}` | {} | {} | ",
+            s.form,
+            Cell(s.how),
+            Cell(s.pgprot)
+        )?;
         match s.expected {
             Some(t) => write!(w, "`{t}`")?,
             None => w.write_str("the driver's choice")?,
         }
-        let all = if s.in_all { "yes" } else { "no: only when named" };
+        let all = if s.in_all {
+            "yes"
+        } else {
+            "no: only when named"
+        };
         writeln!(w, " | {all} |")?;
     }
     Ok(())
