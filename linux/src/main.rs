@@ -22,10 +22,13 @@ mod sys;
 
 use core::fmt::{self, Write};
 use mairbench_core::bootargs::{self, Note};
-use mairbench_core::format::Bytes;
+use mairbench_core::format::{Bytes, Decimal};
+use mairbench_core::kernel::{self, Kernel, KernelSpec, Unit, ALL_KERNELS, KERNELS};
+use mairbench_core::pattern::Pattern;
 use mairbench_core::record::{self, Record};
+use mairbench_core::source::{self, Form, SourceSpec, SOURCES};
 use mairbench_core::stats::{self, MAX_REPS};
-use mairbench_core::{placement, schema, sweep};
+use mairbench_core::{placement, random, schema, sweep};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The sweep without `mairbench.sizes=`: 4 KiB to 4 MiB.
@@ -312,6 +315,18 @@ pub fn main() -> ! {
         Some((lo, hi)) => sweep::plan(lo, hi, buffer),
         None => sweep::plan(DEFAULT_SIZES.0, DEFAULT_SIZES.1, buffer),
     };
+    // core's mask (`mairbench.kernels=`, or the quick ones), less what EL0 cannot run.
+    let kernels = options.kernels & TWIN_KERNELS;
+    say!(out, "kernels: {}", KernelNames(kernels));
+    let left_out = options.kernels & !TWIN_KERNELS;
+    if left_out != 0 && options.kernels != ALL_KERNELS {
+        say!(
+            out,
+            "kernels: {} not run by mairbench-linux (DC ZVA and cache maintenance by VA: EL0 \
+             may not issue them everywhere)",
+            KernelNames(left_out)
+        );
+    }
     if counting {
         if let Some(largest) = sizes.largest() {
             let list = sys::args()
@@ -323,6 +338,7 @@ pub fn main() -> ! {
                 largest,
                 reps,
                 freq,
+                kernels,
             };
             for spec in list.split(',').filter(|s| !s.is_empty()) {
                 if spec == "all" {
@@ -356,32 +372,55 @@ pub fn main() -> ! {
     sys::exit(if pass { 0 } else { 1 })
 }
 
-/// A kernel the twin runs.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kernel {
-    ReadLdp,
-    WriteStp,
+/// Whether the twin runs `kernel`. DC ZVA and cache maintenance by VA are left out: EL0 may
+/// issue DC ZVA and DC CIVAC/CVAC only where the kernel lets it (SCTLR_EL1.DZE, .UCI), never
+/// DC IVAC, and DC ZVA faults on Device memory.
+const fn twin_runs(kernel: Kernel) -> bool {
+    !matches!(
+        kernel,
+        Kernel::FillZva | Kernel::MaintCivac | Kernel::MaintCvac | Kernel::MaintIvac
+    )
 }
 
-impl Kernel {
-    fn name(self) -> &'static str {
-        match self {
-            Kernel::ReadLdp => "read-ldp",
-            Kernel::WriteStp => "write-stp",
+/// The kernels of the table ([`KERNELS`]) the twin runs, as a `mairbench.kernels=` mask.
+const TWIN_KERNELS: u16 = {
+    let mut mask = 0;
+    let mut i = 0;
+    while i < KERNELS.len() {
+        if twin_runs(KERNELS[i].kernel) {
+            mask |= KERNELS[i].kernel.bit();
         }
+        i += 1;
     }
+    mask
+};
 
-    fn run(self, m: &mut sys::Mapping, len: u64, passes: u64) {
-        let _ = match self {
-            Kernel::ReadLdp => m.read_ldp(len, passes),
-            Kernel::WriteStp => m.write_stp(len, passes),
-        };
+/// The firmware's seed (src/bench/point.rs `SEED`): the key of the pattern read kernels
+/// must leave and, xor the size, the seed of the chase's order, so both lay what the
+/// firmware lays.
+const SEED: u64 = 0x6d61_6972_6265_6e63;
+/// What a point lays before a kernel that reads (and expects after it).
+const PATTERN: Pattern = Pattern::Xor(SEED);
+/// What the write kernels leave: 0xdeadbeef and 0xcafebabe, alternating.
+const WRITTEN: Pattern = Pattern::Pair(sys::WRITE_STP_WORDS[0], sys::WRITE_STP_WORDS[1]);
+/// Bytes per line of the pointer chase (one pointer per line), as in the firmware.
+const CHASE_LINE: u64 = 64;
+/// Why a point was not measured, in the firmware's words.
+const ODD_SIZE: &str = "the size does not suit the kernel's loop";
+
+/// The names of the kernels of `mask`, comma-separated.
+struct KernelNames(u16);
+
+impl fmt::Display for KernelNames {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, k) in kernel::selected(self.0).enumerate() {
+            if i != 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(k.name)?;
+        }
+        Ok(())
     }
-}
-
-/// What read-ldp's range holds: a value of its word index that no kernel writes.
-fn laid(i: usize) -> u64 {
-    (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5a5a
 }
 
 /// What every source's sweep shares.
@@ -390,14 +429,110 @@ struct Ctx<'s> {
     largest: u64,
     reps: u32,
     freq: u64,
+    /// The kernels to run (a mask of the table's, those the twin runs).
+    kernels: u16,
 }
 
-/// `all`: `anon`, `udmabuf`, then `pci:<BDF>:resN` and `pci:<BDF>:resN_wc` for every
-/// prefetchable memory BAR of every PCI device (a prefetchable BAR is memory without read
-/// side effects; other BARs may be registers, so they run only when named).
+/// Why a source was not mapped (the detail of its error record).
+#[derive(Clone, Copy)]
+enum Why {
+    /// The step that failed ("UDMABUF_CREATE", "mmap"...).
+    Step(&'static str),
+    /// The step that failed, on the source's file ("open", then its path).
+    StepOnFile(&'static str),
+    /// The name has a known prefix, but not the form's parameter.
+    Expected(&'static str),
+    /// No source is called that.
+    NotAName,
+}
+
+impl fmt::Display for Why {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Why::Step(step) => f.write_str(step),
+            Why::StepOnFile(step) => f.write_str(step),
+            Why::Expected(form) => write!(f, "{form} expected"),
+            Why::NotAName => {
+                f.write_str("not a source name (")?;
+                for s in &SOURCES {
+                    write!(f, "{}, ", s.form)?;
+                }
+                f.write_str("all)")
+            }
+        }
+    }
+}
+
+/// `all`: the table's sources that are plain memory ([`SOURCES`] with `in_all`), in its
+/// order: `anon`, `udmabuf`, every `/dev/dma_heap/*`, both mappings of every prefetchable
+/// PCI memory BAR (a prefetchable BAR is memory without read side effects; other BARs may be
+/// registers, so they run only when named), every `/dev/dri/card*`.
 fn every_source_found(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>) {
-    source(out, tally, ctx, "anon");
-    source(out, tally, ctx, "udmabuf");
+    for kind in SOURCES.iter().filter(|s| s.in_all) {
+        match kind.kind {
+            Form::Anon | Form::Udmabuf => source(out, tally, ctx, kind.form),
+            Form::DmaHeap => each_entry(out, tally, ctx, kind, "/dev/dma_heap", "", "heap"),
+            Form::DrmDumb => each_entry(out, tally, ctx, kind, "/dev/dri", "card", "card*"),
+            // Both mappings of a BAR, one after the other, from the plain form's row.
+            Form::PciBarWc => {}
+            Form::PciBar => every_bar(out, tally, ctx),
+            Form::DevMem => {}
+        }
+    }
+}
+
+/// Runs the source `<kind.prefix><entry>` for every entry of `dir` whose name starts with
+/// `starts`, in name order. When `dir` cannot be listed, or holds none, one error record
+/// for `<prefix>*` says so (`what` names what was looked for) and the run goes on.
+fn each_entry(
+    out: &mut Out,
+    tally: &mut Tally,
+    ctx: &Ctx<'_>,
+    kind: &SourceSpec,
+    dir: &str,
+    starts: &str,
+    what: &str,
+) {
+    let mut names = [[0u8; 64]; 16];
+    let mut n = 0;
+    let listed = sys::list_dir(dir, |name| {
+        if let (Some(slot), true) = (
+            names.get_mut(n),
+            name.len() < 64 && name.starts_with(starts),
+        ) {
+            slot[..name.len()].copy_from_slice(name.as_bytes());
+            n += 1;
+        }
+    });
+    let mut wild = Name::new();
+    let _ = write!(wild, "{}*", kind.prefix);
+    match listed {
+        Err(errno) => {
+            refused(out, wild.as_str(), errno, format_args!("list {dir}"));
+            return;
+        }
+        Ok(()) if n == 0 => {
+            refused(out, wild.as_str(), 2, format_args!("list {dir}: no {what}"));
+            return;
+        }
+        Ok(()) => {}
+    }
+    let names = names.get_mut(..n).unwrap_or_default();
+    names.sort_unstable();
+    for raw in names.iter() {
+        let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
+        let Ok(entry) = core::str::from_utf8(raw.get(..end).unwrap_or_default()) else {
+            continue;
+        };
+        let mut name = Name::new();
+        let _ = write!(name, "{}{entry}{}", kind.prefix, kind.suffix);
+        source(out, tally, ctx, name.as_str());
+    }
+}
+
+/// Both mappings (`pci:<BDF>:resN`, then `pci:<BDF>:resN_wc`) of every prefetchable memory
+/// BAR of every PCI device.
+fn every_bar(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>) {
     let mut bdfs = [[0u8; 16]; 32];
     let mut n = 0;
     let _ = sys::list_dir("/sys/bus/pci/devices", |name| {
@@ -406,6 +541,10 @@ fn every_source_found(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>) {
             n += 1;
         }
     });
+    let forms = [
+        SOURCES[Form::PciBar as usize],
+        SOURCES[Form::PciBarWc as usize],
+    ];
     for raw in bdfs.iter().take(n) {
         let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
         let Ok(bdf) = core::str::from_utf8(&raw[..end]) else {
@@ -432,9 +571,9 @@ fn every_source_found(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>) {
             {
                 continue;
             }
-            for wc in ["", "_wc"] {
+            for form in &forms {
                 let mut name = Name::new();
-                let _ = write!(name, "pci:{bdf}:res{bar}{wc}");
+                let _ = write!(name, "{}{bdf}:res{bar}{}", form.prefix, form.suffix);
                 source(out, tally, ctx, name.as_str());
             }
         }
@@ -470,114 +609,240 @@ impl Write for Name {
     }
 }
 
-/// Maps the source `spec` names: the mapping and how it was made, or the errno and the step
-/// that failed.
+/// Whether `s` names one entry of a directory: not empty, no `/`, not `.` or `..`.
+fn entry_name(s: &str) -> bool {
+    !s.is_empty() && !s.contains('/') && s != "." && s != ".."
+}
+
+/// Maps the source `spec` names (at most `largest` bytes): the mapping and its kind, or the
+/// errno and why it was not mapped. `path` gets the file it opens, if any.
 fn open_source(
     spec: &str,
     largest: u64,
-) -> Result<(sys::Mapping, &'static str), (i64, &'static str)> {
-    if spec == "anon" {
-        return sys::Mapping::anon(largest)
-            .map(|m| (m, "mmap MAP_PRIVATE|MAP_ANONYMOUS"))
-            .map_err(|e| (e, "mmap"));
-    }
-    if spec == "udmabuf" {
-        return sys::Mapping::udmabuf(largest).map(|m| {
-            (
-                m,
-                "memfd_create, F_SEAL_SHRINK, UDMABUF_CREATE, mmap of the dma-buf",
-            )
-        });
-    }
-    if let Some(rest) = spec.strip_prefix("pci:") {
-        let Some((bdf, res)) = rest.rsplit_once(':') else {
-            return Err((22, "pci:<BDF>:resN[_wc] expected"));
-        };
-        let (bar, wc) = match res.strip_prefix("res") {
-            Some(b) => match b.strip_suffix("_wc") {
-                Some(b) => (b, true),
-                None => (b, false),
-            },
-            None => return Err((22, "pci:<BDF>:resN[_wc] expected")),
-        };
-        if bar.len() != 1 || !bar.as_bytes()[0].is_ascii_digit() || bdf.contains('/') {
-            return Err((22, "pci:<BDF>:resN[_wc] expected"));
-        }
-        let mut path = Name::new();
-        let _ = write!(
-            path,
-            "/sys/bus/pci/devices/{bdf}/resource{bar}{}",
-            if wc { "_wc" } else { "" }
-        );
-        let how = if wc {
-            "mmap of sysfs resourceN_wc (write-combining)"
-        } else {
-            "mmap of sysfs resourceN"
-        };
-        return sys::Mapping::file(path.as_str(), false, largest, 0, true).map(|m| (m, how));
-    }
-    if let Some(rest) = spec.strip_prefix("devmem:") {
-        let parsed = rest.split_once('+').and_then(|(pa, size)| {
-            let pa = if pa == "0" {
-                Some(0)
+    path: &mut Name,
+) -> Result<(sys::Mapping, &'static SourceSpec), (i64, Why)> {
+    let kind = source::by_name(spec).ok_or((22, Why::NotAName))?;
+    let param = source::param(kind, spec);
+    let expected = (22, Why::Expected(kind.form));
+    // The failed step; an open is said with the path (left in `path`).
+    let failed = |(errno, step): (i64, &'static str)| match step {
+        "open" => (errno, Why::StepOnFile(step)),
+        _ => (errno, Why::Step(step)),
+    };
+    let m = match kind.kind {
+        Form::Anon => sys::Mapping::anon(largest).map_err(|e| (e, Why::Step("mmap")))?,
+        Form::Udmabuf => sys::Mapping::udmabuf(largest).map_err(failed)?,
+        Form::DmaHeap | Form::DrmDumb => {
+            if !entry_name(param) {
+                return Err(expected);
+            }
+            if kind.kind == Form::DmaHeap {
+                let _ = write!(path, "/dev/dma_heap/{param}");
+                sys::Mapping::dma_heap(path.as_str(), largest).map_err(failed)?
             } else {
-                placement::parse_size(pa)
+                let _ = write!(path, "/dev/dri/{param}");
+                sys::Mapping::drm_dumb(path.as_str(), largest).map_err(failed)?
+            }
+        }
+        Form::PciBar | Form::PciBarWc => {
+            // `<BDF>:resN`, N one digit (BARs 0 to 5).
+            let (bdf, bar) = param
+                .rsplit_once(':')
+                .and_then(|(bdf, res)| Some((bdf, res.strip_prefix("res")?)))
+                .ok_or(expected)?;
+            if bar.len() != 1 || !bar.as_bytes()[0].is_ascii_digit() || !entry_name(bdf) {
+                return Err(expected);
+            }
+            let _ = write!(
+                path,
+                "/sys/bus/pci/devices/{bdf}/resource{bar}{}",
+                kind.suffix
+            );
+            sys::Mapping::file(path.as_str(), false, largest, 0, true).map_err(failed)?
+        }
+        Form::DevMem => {
+            let parsed = param.split_once('+').and_then(|(pa, size)| {
+                let pa = if pa == "0" {
+                    Some(0)
+                } else {
+                    placement::parse_size(pa)
+                };
+                Some((pa?, placement::parse_size(size)?))
+            });
+            let Some((pa, size)) = parsed.filter(|&(pa, _)| pa % 4096 == 0) else {
+                return Err((22, Why::Expected("devmem:<page-aligned pa>+<size>")));
             };
-            Some((pa?, placement::parse_size(size)?))
-        });
-        let Some((pa, size)) = parsed.filter(|&(pa, _)| pa % 4096 == 0) else {
-            return Err((22, "devmem:<page-aligned pa>+<size> expected"));
-        };
-        return sys::Mapping::file("/dev/mem", true, size.min(largest), pa, false)
-            .map(|m| (m, "mmap of /dev/mem, O_SYNC"));
-    }
-    Err((
-        22,
-        "not a source name (anon, udmabuf, pci:<BDF>:resN[_wc], devmem:<pa>+<size>, all)",
-    ))
+            let _ = write!(path, "/dev/mem");
+            sys::Mapping::file(path.as_str(), true, size.min(largest), pa, false).map_err(failed)?
+        }
+    };
+    Ok((m, kind))
+}
+
+/// The error record of a source that is missing or refused (the run goes on; its status
+/// does not change).
+fn refused(out: &mut Out, name: &str, errno: i64, detail: fmt::Arguments<'_>) {
+    let error = errno_name(errno);
+    say!(
+        out,
+        "source {name}: {detail}: {error} (errno {errno}); skipped"
+    );
+    let _ = Record::new(out, &schema::SOURCE)
+        .str("source", name)
+        .str("error", error)
+        .u64("errno", errno.unsigned_abs())
+        .fmt("detail", detail)
+        .finish();
 }
 
 /// One source: its `source` record (the mapping, or the error that refused it), then the
 /// sweep over the sizes that fit in it. A refused source does not fail the run.
 fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
-    let (mut m, how) = match open_source(spec, ctx.largest) {
+    let mut path = Name::new();
+    let (mut m, kind) = match open_source(spec, ctx.largest, &mut path) {
         Ok(ok) => ok,
-        Err((errno, step)) => {
-            let name = errno_name(errno);
-            say!(
-                out,
-                "source {spec}: {step}: {name} (errno {errno}); skipped"
-            );
-            let _ = Record::new(out, &schema::SOURCE)
-                .str("source", spec)
-                .str("error", name)
-                .u64("errno", errno.unsigned_abs())
-                .str("detail", step)
-                .finish();
-            return;
+        Err((errno, Why::StepOnFile(step))) => {
+            return refused(out, spec, errno, format_args!("{step} {}", path.as_str()))
         }
+        Err((errno, why)) => return refused(out, spec, errno, format_args!("{why}")),
     };
     let fit = ctx.sizes.iter().filter(|&&s| s <= m.size()).count();
     say!(
         out,
-        "source {spec}: {} mapped ({how}); {fit} of {} sizes fit",
+        "source {spec}: {} mapped ({}); arm64: {}; {fit} of {} sizes fit",
         Bytes(m.size()),
+        kind.how,
+        kind.pgprot,
         ctx.sizes.len()
     );
     let _ = Record::new(out, &schema::SOURCE)
         .str("source", spec)
         .u64("size", m.size())
-        .str("detail", how)
+        .str("detail", kind.how)
         .finish();
     sweep_source(out, tally, ctx, spec, &mut m);
 }
 
-/// The read-ldp and write-stp sweep on one mapping, sizes up to the mapping's size.
+/// Lays `p` over the first `size` bytes of `m`.
+fn lay(m: &mut sys::Mapping, size: u64, p: Pattern) {
+    let words = (size / 8) as usize;
+    if let Some(w) = m.words().get_mut(..words) {
+        for (off, x) in (0..).step_by(8).zip(w.iter_mut()) {
+            *x = p.at(off);
+        }
+    }
+}
+
+/// The byte offset of the first of the first `size` bytes of `m` that does not hold `p`.
+fn mismatch(m: &mut sys::Mapping, size: u64, p: Pattern) -> Option<u64> {
+    let words = (size / 8) as usize;
+    let w = m.words().get(..words)?;
+    (0..)
+        .step_by(8)
+        .zip(w.iter())
+        .find(|&(off, &x)| x != p.at(off))
+        .map(|(off, _)| off)
+}
+
+/// Lays the chase over the first `size` bytes of `m` as the firmware does (its
+/// `Chain::lay`, with core's generator and Sattolo swaps): the first word of line `i` holds
+/// the address of the line after `i` in one random cycle (seed [`SEED`] xor the size).
+/// The lines, or `None` when there is no whole line.
+fn lay_chain(m: &mut sys::Mapping, size: u64) -> Option<u64> {
+    let lines = size / CHASE_LINE;
+    let stride = (CHASE_LINE / 8) as usize;
+    let va = m.va();
+    let w = m.words().get_mut(..(size / 8) as usize)?;
+    if lines == 0 {
+        return None;
+    }
+    for (i, x) in (0..).zip(w.iter_mut().step_by(stride)) {
+        *x = i;
+    }
+    let mut rng = random::XorShift64::new(SEED ^ size);
+    random::sattolo_swaps(lines, &mut rng, |i, j| {
+        w.swap(i as usize * stride, j as usize * stride);
+    });
+    for x in w.iter_mut().step_by(stride) {
+        *x = va + *x * CHASE_LINE;
+    }
+    Some(lines)
+}
+
+/// Whether the chase over the first `size` bytes of `m` is still one whole cycle: from line
+/// 0, every pointer is a line of the range, and line 0 comes back after exactly every line.
+fn chain_intact(m: &mut sys::Mapping, size: u64) -> bool {
+    let lines = size / CHASE_LINE;
+    let va = m.va();
+    let w = m.words();
+    let mut at = 0u64;
+    for step in 1..=lines {
+        let Some(&p) = w.get((at * CHASE_LINE / 8) as usize) else {
+            return false;
+        };
+        let rel = p.wrapping_sub(va);
+        if !rel.is_multiple_of(CHASE_LINE) || rel >= size {
+            return false;
+        }
+        at = rel / CHASE_LINE;
+        if at == 0 {
+            return step == lines;
+        }
+    }
+    false
+}
+
+/// A `result` record for a point not measured (at one size, or with `size` `None` at every
+/// size), and its line.
+fn skipped(
+    out: &mut Out,
+    name: &str,
+    spec: &KernelSpec,
+    size: Option<u64>,
+    why: fmt::Arguments<'_>,
+) {
+    say!(out, "{name} {}: skipped: {why}", spec.name);
+    let r = Record::new(out, &schema::RESULT)
+        .str("source", name)
+        .str("kernel", spec.name);
+    let r = match size {
+        Some(s) => r.u64("size", s),
+        None => r,
+    };
+    let _ = r.fmt("skipped", why).finish();
+}
+
+/// What one pass of a point runs.
+enum Body {
+    /// A streaming kernel over the source.
+    Stream(Kernel),
+    /// The copy from the anonymous partner into the source.
+    CopyTo,
+    /// The copy from the source into the anonymous partner.
+    CopyFrom,
+    /// The chase, from the address it stopped at, `loads` loads a pass.
+    Chase { at: u64, loads: u64 },
+}
+
+/// The selected kernels on one mapping, sizes up to the mapping's size (size by size, each
+/// kernel in table order). The copies go to and from a private anonymous mapping of the
+/// same size (the heap's memory, where the firmware copies with `normal-wb`).
 fn sweep_source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, name: &str, m: &mut sys::Mapping) {
-    let Ctx { reps, freq, .. } = *ctx;
     let cap = m.size();
-    let sizes = ctx.sizes.iter().copied().filter(move |&s| s <= cap);
-    let min_ticks = sweep::min_sample_ticks(freq);
+    let copies = Kernel::CopyTo.bit() | Kernel::CopyFrom.bit();
+    let mut partner = None;
+    if ctx.kernels & copies != 0 {
+        match sys::Mapping::anon(cap) {
+            Ok(p) => partner = Some(p),
+            Err(e) => {
+                for spec in kernel::selected(ctx.kernels & copies) {
+                    let why =
+                        format_args!("no anonymous mapping to copy with: mmap: {}", errno_name(e));
+                    skipped(out, name, spec, None, why);
+                }
+            }
+        }
+    }
     let overhead = (0..16)
         .map(|_| {
             let t0 = sys::ticks();
@@ -585,89 +850,241 @@ fn sweep_source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, name: &str, m: 
         })
         .min()
         .unwrap_or(0);
-    for size in sizes {
-        for kernel in [Kernel::ReadLdp, Kernel::WriteStp] {
-            let words = (size / 8) as usize;
-            if let Some(w) = m.words().get_mut(..words) {
-                for (i, x) in w.iter_mut().enumerate() {
-                    *x = if kernel == Kernel::ReadLdp {
-                        laid(i)
-                    } else {
-                        0
-                    };
-                }
-            }
-            let mut timed = |passes: u64| {
-                let t0 = sys::ticks();
-                kernel.run(m, size, passes);
-                sys::ticks().wrapping_sub(t0).saturating_sub(overhead)
-            };
-            let max = sweep::max_passes(size);
-            let mut passes = sweep::calibrate(min_ticks, max, &mut timed).passes;
-            let mut samples = [0u64; MAX_REPS];
-            let n = reps as usize;
-            let mut i = 0;
-            while i < n {
-                let t = timed(passes);
-                match sweep::too_short(passes, t, min_ticks, max) {
-                    Some(more) => {
-                        passes = more;
-                        i = 0;
-                    }
-                    None => {
-                        samples[i] = t;
-                        i += 1;
-                    }
-                }
-            }
-            let bad = m.words().get(..words).and_then(|w| {
-                w.iter().enumerate().position(|(i, &x)| {
-                    x != match kernel {
-                        Kernel::ReadLdp => laid(i),
-                        Kernel::WriteStp => sys::WRITE_STP_WORDS[i % 2],
-                    }
-                })
-            });
-            let Some(s) = stats::summarize(&mut samples[..n]) else {
+    for size in ctx.sizes.iter().copied().filter(|&s| s <= cap) {
+        for spec in kernel::selected(ctx.kernels) {
+            let copy = spec.kernel.bit() & copies != 0;
+            if copy && partner.is_none() {
                 continue;
-            };
-            let bytes = size.saturating_mul(passes);
-            let best = stats::mbps(bytes, s.best, freq);
-            let median = stats::mbps(bytes, s.median, freq);
-            tally.checks += 1;
-            if bad.is_some() {
-                tally.failed += 1;
             }
-            match best {
-                Some(b) => say!(
-                    out,
-                    "{name} {} {}: {b} MB/s best, {} MB/s median (MB = 10^6 B, bytes read or written once)",
-                    kernel.name(),
-                    Bytes(size),
-                    median.unwrap_or(0)
-                ),
-                None => say!(out, "{name} {} {}: too fast to time", kernel.name(), Bytes(size)),
-            }
-            let r = Record::new(out, &schema::RESULT)
-                .str("source", name)
-                .str("kernel", kernel.name())
-                .u64("size", size)
-                .u64("passes", passes)
-                .u64("reps", u64::from(s.n))
-                .u64("best_ticks", s.best)
-                .u64("median_ticks", s.median)
-                .u64("freq_hz", freq)
-                .decimal("cv_pct", u64::from(s.cv_permille), 1)
-                .u64("bytes", bytes)
-                .opt_u64("best_mbps", best)
-                .opt_u64("median_mbps", median);
-            let r = match bad {
-                None => r.str("integrity", "ok"),
-                Some(w) => r.hex("integrity_fail_offset", (w as u64) * 8),
-            };
-            let _ = r.finish();
+            point(
+                out,
+                tally,
+                ctx,
+                name,
+                spec,
+                m,
+                partner.as_mut(),
+                size,
+                overhead,
+            );
         }
     }
+}
+
+/// Lays the data `spec` needs, times it (the firmware's calibration and samples: core's
+/// sweep), checks the data and writes the `result` record.
+#[allow(clippy::too_many_arguments)]
+fn point(
+    out: &mut Out,
+    tally: &mut Tally,
+    ctx: &Ctx<'_>,
+    name: &str,
+    spec: &KernelSpec,
+    m: &mut sys::Mapping,
+    mut partner: Option<&mut sys::Mapping>,
+    size: u64,
+    overhead: u64,
+) {
+    let Ctx { reps, freq, .. } = *ctx;
+    let k = spec.kernel;
+    // Every window a kernel writes is first laid with what it does not leave, so the check
+    // afterwards fails if the kernel did not run.
+    let (mut body, units, pass_bytes) = match k {
+        Kernel::ReadLdp | Kernel::ReadLdpQ | Kernel::ReadLdnp => {
+            lay(m, size, PATTERN);
+            (Body::Stream(k), size, size)
+        }
+        Kernel::WriteStp | Kernel::WriteStpQ | Kernel::WriteStnp => {
+            lay(m, size, PATTERN);
+            (Body::Stream(k), size, size)
+        }
+        Kernel::CopyTo | Kernel::CopyFrom => {
+            let Some(p) = partner.as_deref_mut() else {
+                return;
+            };
+            let (src, dst, body) = if k == Kernel::CopyTo {
+                (p, m as &mut sys::Mapping, Body::CopyTo)
+            } else {
+                (m as &mut sys::Mapping, p, Body::CopyFrom)
+            };
+            lay(src, size, PATTERN);
+            lay(dst, size, WRITTEN);
+            (body, size, size)
+        }
+        Kernel::Latency => {
+            let Some(lines) = lay_chain(m, size) else {
+                return skipped(out, name, spec, Some(size), format_args!("{ODD_SIZE}"));
+            };
+            let loads = sweep::chase_pass(lines);
+            (Body::Chase { at: m.va(), loads }, loads, loads * CHASE_LINE)
+        }
+        _ => return,
+    };
+    // Runs `passes` passes: false when the loop refuses the size.
+    let mut run = |body: &mut Body, passes: u64| -> bool {
+        match body {
+            Body::Stream(k) => m.stream(*k, size, passes).is_some(),
+            Body::CopyTo => partner
+                .as_deref()
+                .and_then(|p| sys::Mapping::copy(m, p, size, passes))
+                .is_some(),
+            Body::CopyFrom => partner
+                .as_deref_mut()
+                .and_then(|p| sys::Mapping::copy(p, m, size, passes))
+                .is_some(),
+            Body::Chase { at, loads } => {
+                for _ in 0..passes {
+                    match m.chase(*at, *loads) {
+                        Some(next) => *at = next,
+                        None => return false,
+                    }
+                }
+                true
+            }
+        }
+    };
+    if !run(&mut body, 0) {
+        return skipped(out, name, spec, Some(size), format_args!("{ODD_SIZE}"));
+    }
+    // The chase's untimed warm-up lap (the cache size unknown here: one whole lap).
+    if let Body::Chase { at, .. } = body {
+        let lines = size / CHASE_LINE;
+        let mut warm = Body::Chase {
+            at,
+            loads: sweep::chase_warm_up(lines, CHASE_LINE, None),
+        };
+        run(&mut warm, 1);
+        if let (Body::Chase { at, .. }, Body::Chase { at: from, .. }) = (&mut body, warm) {
+            *at = from;
+        }
+    }
+    let mut timed = |passes: u64| {
+        let t0 = sys::ticks();
+        run(&mut body, passes);
+        sys::ticks().wrapping_sub(t0).saturating_sub(overhead)
+    };
+    let min_ticks = sweep::min_sample_ticks(freq);
+    let max = sweep::max_passes(pass_bytes);
+    let mut passes = sweep::calibrate(min_ticks, max, &mut timed).passes;
+    let mut samples = [0u64; MAX_REPS];
+    let n = reps as usize;
+    let mut i = 0;
+    while i < n {
+        let t = timed(passes);
+        match sweep::too_short(passes, t, min_ticks, max) {
+            Some(more) => {
+                passes = more;
+                i = 0;
+            }
+            None => {
+                samples[i] = t.max(1);
+                i += 1;
+            }
+        }
+    }
+    let bad = match k {
+        Kernel::ReadLdp | Kernel::ReadLdpQ | Kernel::ReadLdnp => mismatch(m, size, PATTERN),
+        Kernel::WriteStp | Kernel::WriteStpQ | Kernel::WriteStnp => mismatch(m, size, WRITTEN),
+        Kernel::CopyTo => mismatch(m, size, PATTERN),
+        Kernel::CopyFrom => partner.and_then(|p| mismatch(p, size, PATTERN)),
+        _ => (!chain_intact(m, size)).then_some(0),
+    };
+    let Some(s) = stats::summarize(&mut samples[..n]) else {
+        return;
+    };
+    tally.checks += 1;
+    if let Some(off) = bad {
+        tally.failed += 1;
+        say!(
+            out,
+            "FAIL integrity: {} on {name} at {}: data wrong at offset {off:#x}{}",
+            spec.name,
+            Bytes(size),
+            if k == Kernel::CopyFrom {
+                " of the anonymous copy"
+            } else {
+                ""
+            }
+        );
+    }
+    // The unit's own fields (core's kernel table), as the firmware's report writes them.
+    let unit = spec.unit;
+    let total = units.saturating_mul(passes);
+    let bandwidth = unit == Unit::Bandwidth;
+    let (best, median) = if bandwidth {
+        (
+            stats::mbps(total, s.best, freq),
+            stats::mbps(total, s.median, freq),
+        )
+    } else {
+        (
+            stats::per_unit_centi_ns(s.best, total, freq),
+            stats::per_unit_centi_ns(s.median, total, freq),
+        )
+    };
+    match (bandwidth, best) {
+        (true, Some(b)) => say!(
+            out,
+            "{name} {} {}: {b} MB/s best, {} MB/s median (MB = 10^6 B, {})",
+            spec.name,
+            Bytes(size),
+            median.unwrap_or(0),
+            if matches!(k, Kernel::CopyTo | Kernel::CopyFrom) {
+                "bytes copied counted once"
+            } else {
+                "bytes read or written once"
+            }
+        ),
+        (true, None) => say!(
+            out,
+            "{name} {} {}: too fast to time",
+            spec.name,
+            Bytes(size)
+        ),
+        (false, _) => say!(
+            out,
+            "{name} {} {}: {} ns/load best, {} ns/load median (one dependent load per \
+             {CHASE_LINE}-byte line, {total} loads a sample)",
+            spec.name,
+            Bytes(size),
+            Decimal {
+                scaled: best.unwrap_or(0),
+                places: 2
+            },
+            Decimal {
+                scaled: median.unwrap_or(0),
+                places: 2
+            },
+        ),
+    }
+    let r = Record::new(out, &schema::RESULT)
+        .str("source", name)
+        .str("kernel", spec.name)
+        .u64("size", size)
+        .u64("passes", passes)
+        .u64("reps", u64::from(s.n))
+        .u64("best_ticks", s.best)
+        .u64("median_ticks", s.median)
+        .u64("freq_hz", freq)
+        .decimal("cv_pct", u64::from(s.cv_permille), 1)
+        .u64(unit.count_field(), total);
+    // The twin runs no ns-per-line kernel: a time is the latency chase's, per load.
+    let r = if bandwidth {
+        r.opt_u64(unit.best_field(), best)
+            .opt_u64(unit.median_field(), median)
+    } else {
+        r.decimal(unit.best_field(), best.unwrap_or(0), 2).decimal(
+            unit.median_field(),
+            median.unwrap_or(0),
+            2,
+        )
+    };
+    let r = r.str("start", "warm");
+    let r = match bad {
+        None => r.str("integrity", "ok"),
+        Some(off) => r.hex("integrity_fail_offset", off),
+    };
+    let _ = r.finish();
 }
 
 /// What to do when the twin itself goes wrong: say so and exit 1 (no unwinding).

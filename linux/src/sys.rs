@@ -7,6 +7,7 @@
 
 use core::arch::{asm, global_asm};
 use core::sync::atomic::{AtomicU64, Ordering};
+use mairbench_core::kernel::Kernel;
 
 // The firmware's streaming and latency kernels, the very same files.
 global_asm!(include_str!("../../src/arch/kernels/stream.S"));
@@ -28,6 +29,12 @@ global_asm!(
 extern "C" {
     fn mb_k_read_ldp(p: u64, len: u64);
     fn mb_k_write_stp(p: u64, len: u64);
+    fn mb_k_read_ldp_q(p: u64, len: u64);
+    fn mb_k_write_stp_q(p: u64, len: u64);
+    fn mb_k_read_ldnp(p: u64, len: u64);
+    fn mb_k_write_stnp(p: u64, len: u64);
+    fn mb_k_copy(dst: u64, src: u64, len: u64);
+    fn mb_k_chase(start: u64, loads: u64) -> u64;
 }
 
 const SYS_FCNTL: u64 = 25;
@@ -65,6 +72,68 @@ const MFD_CLOEXEC_SEALING: u64 = 0x0001 | 0x0002;
 /// `{ __u32 memfd; __u32 flags; __u64 offset; __u64 size; }` (24 bytes).
 const UDMABUF_CREATE: u64 = (1 << 30) | (24 << 16) | ((b'u' as u64) << 8) | 0x42;
 const UDMABUF_FLAGS_CLOEXEC: u32 = 0x01;
+/// include/uapi/linux/dma-heap.h: `_IOWR('H', 0x0, struct dma_heap_allocation_data)`, the
+/// struct being `{ __u64 len; __u32 fd; __u32 fd_flags; __u64 heap_flags; }` (24 bytes);
+/// _IOWR is direction 3 (read and write) in bits 30-31 (asm-generic ioctl.h, as on arm64).
+const DMA_HEAP_IOCTL_ALLOC: u64 = (3 << 30) | (24 << 16) | ((b'H' as u64) << 8);
+/// include/uapi/drm/drm.h: `DRM_IOWR(0xB2, struct drm_mode_create_dumb)`, `DRM_IOWR` being
+/// `_IOWR('d', nr, type)`; the struct (drm_mode.h) is 32 bytes ([`DrmModeCreateDumb`]).
+const DRM_IOCTL_MODE_CREATE_DUMB: u64 = (3 << 30) | (32 << 16) | ((b'd' as u64) << 8) | 0xb2;
+/// include/uapi/drm/drm.h: `DRM_IOWR(0xB3, struct drm_mode_map_dumb)` (16 bytes,
+/// [`DrmModeMapDumb`]).
+const DRM_IOCTL_MODE_MAP_DUMB: u64 = (3 << 30) | (16 << 16) | ((b'd' as u64) << 8) | 0xb3;
+// The numbers as the C headers' macros give them.
+const _: () = assert!(DMA_HEAP_IOCTL_ALLOC == 0xc018_4800);
+const _: () = assert!(DRM_IOCTL_MODE_CREATE_DUMB == 0xc020_64b2);
+const _: () = assert!(DRM_IOCTL_MODE_MAP_DUMB == 0xc010_64b3);
+
+/// `struct dma_heap_allocation_data` (include/uapi/linux/dma-heap.h).
+#[repr(C)]
+struct DmaHeapAllocationData {
+    len: u64,
+    fd: u32,
+    fd_flags: u32,
+    heap_flags: u64,
+}
+
+/// `struct drm_mode_create_dumb` (include/uapi/drm/drm_mode.h): the caller fills height,
+/// width, bpp and flags (0); the kernel fills handle, pitch and size.
+#[repr(C)]
+struct DrmModeCreateDumb {
+    height: u32,
+    width: u32,
+    bpp: u32,
+    flags: u32,
+    handle: u32,
+    pitch: u32,
+    size: u64,
+}
+
+/// `struct drm_mode_map_dumb` (include/uapi/drm/drm_mode.h): the kernel fills offset, the
+/// fake offset to mmap the card at.
+#[repr(C)]
+struct DrmModeMapDumb {
+    handle: u32,
+    pad: u32,
+    offset: u64,
+}
+
+// The layouts the ioctl numbers encode (the size field) and the kernel reads.
+const _: () = assert!(core::mem::size_of::<DmaHeapAllocationData>() == 24);
+const _: () = assert!(core::mem::offset_of!(DmaHeapAllocationData, fd) == 8);
+const _: () = assert!(core::mem::offset_of!(DmaHeapAllocationData, heap_flags) == 16);
+const _: () = assert!(core::mem::size_of::<DrmModeCreateDumb>() == 32);
+const _: () = assert!(core::mem::offset_of!(DrmModeCreateDumb, handle) == 16);
+const _: () = assert!(core::mem::offset_of!(DrmModeCreateDumb, size) == 24);
+const _: () = assert!(core::mem::size_of::<DrmModeMapDumb>() == 16);
+const _: () = assert!(core::mem::offset_of!(DrmModeMapDumb, offset) == 8);
+
+/// Width of the DRM dumb buffer in pixels, at [`DRM_DUMB_BPP`]: one 4 KiB row.
+const DRM_DUMB_WIDTH: u32 = 1024;
+/// Bits per pixel of the dumb buffer.
+const DRM_DUMB_BPP: u32 = 32;
+/// Bytes of one row of the dumb buffer (the pitch it asks for).
+const DRM_DUMB_ROW: u64 = DRM_DUMB_WIDTH as u64 * DRM_DUMB_BPP as u64 / 8;
 const MAP_ANONYMOUS: u64 = 0x20;
 
 /// argc and argv as the kernel laid them out (set once by the entry).
@@ -116,6 +185,17 @@ unsafe fn syscall(nr: u64, a: [u64; 6]) -> i64 {
             options(nostack));
     }
     ret
+}
+
+/// ioctl(2) `req` on `fd` with a pointer to `arg`: the kernel's non-negative return value, or
+/// the errno.
+///
+/// # Safety
+/// `T` must be the very struct (layout and size) that `req` reads and writes.
+unsafe fn ioctl<T>(fd: &Fd, req: u64, arg: &mut T) -> Result<u64, i64> {
+    // SAFETY: the caller guarantees that `req` reads and writes one `T`, which `arg` is.
+    let r = unsafe { syscall(SYS_IOCTL, [fd.0, req, arg as *mut T as u64, 0, 0, 0]) };
+    u64::try_from(r).map_err(|_| -r)
 }
 
 /// Writes all of `bytes` to file descriptor `fd`; the errno of a failed write.
@@ -316,7 +396,8 @@ impl Uname {
     }
 }
 
-/// A private anonymous mapping, read-write, unmapped when dropped: the `anon` source.
+/// A read-write mapping this process owns (anonymous, or of a file, a dma-buf, a device),
+/// unmapped when dropped.
 pub struct Mapping {
     va: u64,
     len: u64,
@@ -442,9 +523,69 @@ impl Mapping {
         Mapping::shared(&fd, len, offset).map_err(|e| (e, "mmap"))
     }
 
+    /// The `dma-heap:<name>` source: `len` bytes (rounded up to 4 KiB) allocated from the
+    /// heap at `path` (`/dev/dma_heap/<name>`) with DMA_HEAP_IOCTL_ALLOC, and the dma-buf it
+    /// returns mapped. On failure the errno and the step that failed.
+    pub fn dma_heap(path: &str, len: u64) -> Result<Mapping, (i64, &'static str)> {
+        let len = len.div_ceil(4096).saturating_mul(4096);
+        let heap = Fd::open(path, O_RDONLY).map_err(|e| (e, "open"))?;
+        let mut alloc = DmaHeapAllocationData {
+            len,
+            fd: 0,
+            fd_flags: (O_RDWR | O_CLOEXEC) as u32,
+            heap_flags: 0,
+        };
+        // SAFETY: DMA_HEAP_IOCTL_ALLOC reads and writes one struct dma_heap_allocation_data,
+        // whose layout `DmaHeapAllocationData` is (checked above).
+        unsafe { ioctl(&heap, DMA_HEAP_IOCTL_ALLOC, &mut alloc) }
+            .map_err(|e| (e, "DMA_HEAP_IOCTL_ALLOC"))?;
+        let buf = Fd(u64::from(alloc.fd));
+        Mapping::shared(&buf, len, 0).map_err(|e| (e, "mmap of the dma-buf"))
+    }
+
+    /// The `drm-dumb:<card>` source: a dumb buffer of at least `len` bytes on the DRM card
+    /// at `path` (`/dev/dri/<card>`): 1024 pixels of 32 bits a row (4 KiB), as many rows as
+    /// `len` needs, made by DRM_IOCTL_MODE_CREATE_DUMB, its fake offset got with
+    /// DRM_IOCTL_MODE_MAP_DUMB, and the card mapped there. On failure the errno and the step
+    /// that failed.
+    pub fn drm_dumb(path: &str, len: u64) -> Result<Mapping, (i64, &'static str)> {
+        let rows = u32::try_from(len.div_ceil(DRM_DUMB_ROW).max(1)).map_err(|_| (22, "size"))?;
+        let card = Fd::open(path, O_RDWR).map_err(|e| (e, "open"))?;
+        let mut create = DrmModeCreateDumb {
+            height: rows,
+            width: DRM_DUMB_WIDTH,
+            bpp: DRM_DUMB_BPP,
+            flags: 0,
+            handle: 0,
+            pitch: 0,
+            size: 0,
+        };
+        // SAFETY: DRM_IOCTL_MODE_CREATE_DUMB reads and writes one struct
+        // drm_mode_create_dumb, whose layout `DrmModeCreateDumb` is (checked above).
+        unsafe { ioctl(&card, DRM_IOCTL_MODE_CREATE_DUMB, &mut create) }
+            .map_err(|e| (e, "DRM_IOCTL_MODE_CREATE_DUMB"))?;
+        let mut map = DrmModeMapDumb {
+            handle: create.handle,
+            pad: 0,
+            offset: 0,
+        };
+        // SAFETY: DRM_IOCTL_MODE_MAP_DUMB reads and writes one struct drm_mode_map_dumb,
+        // whose layout `DrmModeMapDumb` is (checked above).
+        unsafe { ioctl(&card, DRM_IOCTL_MODE_MAP_DUMB, &mut map) }
+            .map_err(|e| (e, "DRM_IOCTL_MODE_MAP_DUMB"))?;
+        let len = (u64::from(rows) * DRM_DUMB_ROW).min(create.size);
+        // The mapping keeps the buffer; closing the card afterwards frees the handle only.
+        Mapping::shared(&card, len, map.offset).map_err(|e| (e, "mmap"))
+    }
+
     /// The mapping's length in bytes.
     pub fn size(&self) -> u64 {
         self.len
+    }
+
+    /// The mapping's first address (where its pointer chase points).
+    pub fn va(&self) -> u64 {
+        self.va
     }
 
     /// The mapping as 64-bit words.
@@ -454,32 +595,63 @@ impl Mapping {
         unsafe { core::slice::from_raw_parts_mut(self.va as *mut u64, (self.len / 8) as usize) }
     }
 
-    /// `ldp x` reads over the first `len` bytes, `passes` times: `None` unless `len` is a
-    /// non-zero multiple of 256 inside the mapping.
-    pub fn read_ldp(&mut self, len: u64, passes: u64) -> Option<()> {
-        self.fits(len)?;
+    /// The streaming kernel `kernel` (read-ldp, write-stp, their q and non-temporal forms)
+    /// over the first `len` bytes, `passes` times: `None` for another kernel, or unless `len`
+    /// is a non-zero multiple of the loop's step (256 bytes, 512 for the q forms) inside the
+    /// mapping. The writes store [`WRITE_STP_WORDS`] alternating.
+    pub fn stream(&mut self, kernel: Kernel, len: u64, passes: u64) -> Option<()> {
+        let (f, step): (unsafe extern "C" fn(u64, u64), u64) = match kernel {
+            Kernel::ReadLdp => (mb_k_read_ldp, 256),
+            Kernel::WriteStp => (mb_k_write_stp, 256),
+            Kernel::ReadLdpQ => (mb_k_read_ldp_q, 512),
+            Kernel::WriteStpQ => (mb_k_write_stp_q, 512),
+            Kernel::ReadLdnp => (mb_k_read_ldnp, 256),
+            Kernel::WriteStnp => (mb_k_write_stnp, 256),
+            _ => return None,
+        };
+        self.fits(len, step)?;
         for _ in 0..passes {
-            // SAFETY: [va, va + len) lies in this read-write mapping, len is a non-zero
-            // multiple of the kernel's 256 bytes and va is page-aligned; the kernel uses
-            // caller-saved registers only (AAPCS64).
-            unsafe { mb_k_read_ldp(self.va, len) };
+            // SAFETY: [va, va + len) lies in this read-write mapping, which this value alone
+            // owns (test data only); len is a non-zero multiple of the loop's step and va is
+            // page-aligned; the kernels use caller-saved registers only (AAPCS64).
+            unsafe { f(self.va, len) };
         }
         Some(())
     }
 
-    /// `stp x` writes over the first `len` bytes (the pattern [`WRITE_STP_WORDS`]),
-    /// `passes` times: `None` unless `len` is a non-zero multiple of 256 inside the mapping.
-    pub fn write_stp(&mut self, len: u64, passes: u64) -> Option<()> {
-        self.fits(len)?;
+    /// The ldp/stp copy (mb_k_copy) of the first `len` bytes of `src` over the first `len`
+    /// bytes of `dst`, `passes` times: `None` unless `len` is a non-zero multiple of 128
+    /// inside both.
+    pub fn copy(dst: &mut Mapping, src: &Mapping, len: u64, passes: u64) -> Option<()> {
+        dst.fits(len, 128)?;
+        src.fits(len, 128)?;
         for _ in 0..passes {
-            // SAFETY: as in `read_ldp`; the written range holds test data only.
-            unsafe { mb_k_write_stp(self.va, len) };
+            // SAFETY: both ranges lie in their read-write mappings (distinct: `dst` is borrowed
+            // mutably), len is a non-zero multiple of the loop's 128 bytes, both starts are
+            // page-aligned; the kernel uses caller-saved registers only.
+            unsafe { mb_k_copy(dst.va, src.va, len) };
         }
         Some(())
     }
 
-    fn fits(&self, len: u64) -> Option<()> {
-        (len != 0 && len <= self.len && len.is_multiple_of(256)).then_some(())
+    /// The pointer chase (mb_k_chase): `loads` dependent loads from the word at `at`, which
+    /// must lie in the mapping, 8-aligned, and `loads` a non-zero multiple of 8; the last
+    /// pointer loaded (where the next chase continues), `None` when the arguments do not fit.
+    /// Every word loaded is read as the next address: the caller lays a cycle of pointers
+    /// into the mapping first. (Should one be changed meanwhile, the loads go where it
+    /// points: loads only; outside any mapping that ends the process with SIGSEGV.)
+    pub fn chase(&mut self, at: u64, loads: u64) -> Option<u64> {
+        let inside = at >= self.va && at < self.va + self.len && at.is_multiple_of(8);
+        (inside && loads != 0 && loads.is_multiple_of(8)).then(|| {
+            // SAFETY: the first load is of a word inside this mapping, owned by this value
+            // (borrowed mutably: no Rust reference reads or writes it meanwhile); the kernel
+            // only loads, never stores, and uses caller-saved registers only.
+            unsafe { mb_k_chase(at, loads) }
+        })
+    }
+
+    fn fits(&self, len: u64, step: u64) -> Option<()> {
+        (len != 0 && len <= self.len && len.is_multiple_of(step)).then_some(())
     }
 }
 

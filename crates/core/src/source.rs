@@ -9,9 +9,30 @@
 
 use core::fmt;
 
+/// Which kind of mapping a source is (the twin dispatches on it, never on the name's text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `anon`.
+    Anon,
+    /// `udmabuf`.
+    Udmabuf,
+    /// `dma-heap:<name>`.
+    DmaHeap,
+    /// `pci:<BDF>:resN_wc`.
+    PciBarWc,
+    /// `pci:<BDF>:resN`.
+    PciBar,
+    /// `devmem:<pa>+<size>`.
+    DevMem,
+    /// `drm-dumb:<card>`.
+    DrmDumb,
+}
+
 /// One kind of source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SourceSpec {
+    /// Which kind (the row's position names the same one: `SOURCES[i].kind as usize == i`).
+    pub kind: Form,
     /// The name, or for a parameterised source its form: `anon`, `pci:<BDF>:resN_wc`.
     pub form: &'static str,
     /// What the name starts with (`pci:` for both BAR forms; see [`SourceSpec::suffix`]).
@@ -34,6 +55,7 @@ pub struct SourceSpec {
 /// suffix first.
 pub const SOURCES: [SourceSpec; 7] = [
     SourceSpec {
+        kind: Form::Anon,
         form: "anon",
         prefix: "anon",
         suffix: "",
@@ -43,6 +65,7 @@ pub const SOURCES: [SourceSpec; 7] = [
         in_all: true,
     },
     SourceSpec {
+        kind: Form::Udmabuf,
         form: "udmabuf",
         prefix: "udmabuf",
         suffix: "",
@@ -52,6 +75,7 @@ pub const SOURCES: [SourceSpec; 7] = [
         in_all: true,
     },
     SourceSpec {
+        kind: Form::DmaHeap,
         form: "dma-heap:<name>",
         prefix: "dma-heap:",
         suffix: "",
@@ -61,6 +85,7 @@ pub const SOURCES: [SourceSpec; 7] = [
         in_all: true,
     },
     SourceSpec {
+        kind: Form::PciBarWc,
         form: "pci:<BDF>:resN_wc",
         prefix: "pci:",
         suffix: "_wc",
@@ -70,6 +95,7 @@ pub const SOURCES: [SourceSpec; 7] = [
         in_all: true,
     },
     SourceSpec {
+        kind: Form::PciBar,
         form: "pci:<BDF>:resN",
         prefix: "pci:",
         suffix: "",
@@ -79,6 +105,7 @@ pub const SOURCES: [SourceSpec; 7] = [
         in_all: true,
     },
     SourceSpec {
+        kind: Form::DevMem,
         form: "devmem:<pa>+<size>",
         prefix: "devmem:",
         suffix: "",
@@ -89,6 +116,7 @@ pub const SOURCES: [SourceSpec; 7] = [
         in_all: false,
     },
     SourceSpec {
+        kind: Form::DrmDumb,
         form: "drm-dumb:<card>",
         prefix: "drm-dumb:",
         suffix: "",
@@ -99,6 +127,25 @@ pub const SOURCES: [SourceSpec; 7] = [
         in_all: true,
     },
 ];
+
+// Position == kind, checked at compile time (a slip is a build error).
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const _: () = {
+    let mut i = 0;
+    while i < SOURCES.len() {
+        assert!(SOURCES[i].kind as usize == i);
+        i += 1;
+    }
+};
+
+/// The parameter of `name` for its kind `spec`: what lies between the prefix and the suffix
+/// (`system` of `dma-heap:system`, `0000:00:02.0:res2` of `pci:0000:00:02.0:res2_wc`); empty
+/// for a parameterless form.
+pub fn param<'n>(spec: &SourceSpec, name: &'n str) -> &'n str {
+    name.strip_prefix(spec.prefix)
+        .and_then(|rest| rest.strip_suffix(spec.suffix))
+        .unwrap_or("")
+}
 
 /// The kind of the source called `name` (`pci:0000:00:02.0:res2_wc`), if it is one: its
 /// prefix matches, and so does its suffix, or the name is exactly a parameterless form.
@@ -187,5 +234,16 @@ mod tests {
         for bad in ["", "anonx", "dma-heap:", "pci:", "heap", "all"] {
             assert_eq!(form(bad), None, "{bad}");
         }
+        for (i, s) in SOURCES.iter().enumerate() {
+            assert_eq!(s.kind as usize, i, "{}", s.form);
+        }
+        fn p(n: &str) -> Option<&str> {
+            by_name(n).map(|s| param(s, n))
+        }
+        assert_eq!(p("anon"), Some(""));
+        assert_eq!(p("dma-heap:system"), Some("system"));
+        assert_eq!(p("pci:0000:00:02.0:res2"), Some("0000:00:02.0:res2"));
+        assert_eq!(p("pci:0000:00:02.0:res2_wc"), Some("0000:00:02.0:res2"));
+        assert_eq!(p("drm-dumb:card0"), Some("card0"));
     }
 }
