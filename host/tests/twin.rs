@@ -2,9 +2,15 @@
 //! qemu-user; ./test.sh installs it and builds the twin): no kernel boot, the twin's own
 //! system calls served by QEMU's Linux emulation. Its records must parse with the host's
 //! reader and conform to the schema, and the run must be framed and pass.
+//!
+//! Under qemu-user `/dev` and `/sys` are the host's, so these runs name their sources
+//! (never `all`, which would reach the host's devices and PCI BARs); the names that must be
+//! missing are ones no host has. `all` is tested in the Linux boot (host/tests/linux.rs).
 
 mod common;
 
+use mairbench_core::kernel::{Unit, KERNELS};
+use mairbench_core::source::SOURCES;
 use mairbench_host::{log, records};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -32,33 +38,52 @@ fn run(args: &[&str]) -> (i32, String) {
     (out.status.code().unwrap_or(-1), stdout)
 }
 
-fn of_kind<'r>(records: &'r [Value], kind: &str) -> Vec<&'r Value> {
-    records.iter().filter(|r| r["kind"] == kind).collect()
-}
-
-#[test]
-fn anon_sweep_is_framed_conforms_and_passes() {
-    let (status, stdout) = run(&[
-        "mairbench.sizes=4K-64K",
-        "mairbench.reps=3",
-        "mairbench.host=qemu-user",
-    ]);
-    let records = records(&stdout).expect("every record line is JSON");
+/// The records of a run, each checked against the schema, and the log read without problems.
+fn conforming(stdout: &str) -> Vec<Value> {
+    let records = records(stdout).expect("every record line is JSON");
     for (i, r) in records.iter().enumerate() {
         let wrong = log::mismatches(r.as_object().unwrap());
         assert!(wrong.is_empty(), "record {i}: {wrong:?} in\n{r}");
     }
     let parsed = log::parse(stdout.as_bytes());
     assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
+    records
+}
 
+fn of_kind<'r>(records: &'r [Value], kind: &str) -> Vec<&'r Value> {
+    records.iter().filter(|r| r["kind"] == kind).collect()
+}
+
+/// The kernels the twin runs: core's table but DC ZVA and cache maintenance (EL0 may not
+/// issue them).
+fn twin_kernels() -> Vec<&'static str> {
+    KERNELS
+        .iter()
+        .map(|k| k.name)
+        .filter(|n| *n != "fill-zva" && !n.starts_with("maint-"))
+        .collect()
+}
+
+fn assert_passed(status: i32, records: &[Value], stdout: &str) {
+    let end = records.last().unwrap();
+    assert_eq!(end["kind"], "end", "{stdout}");
+    assert_eq!(end["status"], "pass", "{stdout}");
+    assert_eq!(end["failed"], 0, "{stdout}");
+    assert_eq!(status, 0, "{stdout}");
+}
+
+#[test]
+fn anon_sweep_runs_every_kernel_framed_conforming_and_intact() {
+    let (status, stdout) = run(&[
+        "mairbench.sizes=4K-64K",
+        "mairbench.reps=3",
+        "mairbench.host=qemu-user",
+        "mairbench.sources=anon",
+    ]);
+    let records = conforming(&stdout);
     assert_eq!(
         records.first().map(|r| &r["kind"]),
         Some(&"start".into()),
-        "{stdout}"
-    );
-    assert_eq!(
-        records.last().map(|r| &r["kind"]),
-        Some(&"end".into()),
         "{stdout}"
     );
     let start = records.first().unwrap();
@@ -71,36 +96,139 @@ fn anon_sweep_is_framed_conforms_and_passes() {
     assert_eq!(start["emulated"], true);
     assert_eq!(start["host"], "qemu-user");
     assert!(start["cntfrq_hz"].as_u64().unwrap() > 0);
+    let sources = of_kind(&records, "source");
+    assert_eq!(sources.len(), 1, "{stdout}");
+    assert_eq!(sources[0]["source"], "anon");
+    assert_eq!(sources[0]["size"], 65536);
 
+    let kernels = twin_kernels();
+    assert_eq!(kernels.len(), 9, "{kernels:?}");
     let results = of_kind(&records, "result");
-    // 4K, 8K, 16K, 32K, 64K, each with read-ldp and write-stp.
-    assert_eq!(results.len(), 10, "{stdout}");
+    // 4K, 8K, 16K, 32K, 64K, each with every kernel the twin runs, once.
+    assert_eq!(results.len(), 5 * kernels.len(), "{stdout}");
     let mut seen = Vec::new();
     for r in &results {
         assert_eq!(r["source"], "anon", "{r}");
         assert!(r.get("memtype").is_none(), "{r}");
+        assert!(r.get("granule").is_none(), "{r}");
+        assert_eq!(r["start"], "warm", "{r}");
         assert_eq!(r["integrity"], "ok", "{r}");
         assert_eq!(r["reps"], 3, "{r}");
         assert!(r["best_ticks"].as_u64().unwrap() <= r["median_ticks"].as_u64().unwrap());
         let size = r["size"].as_u64().unwrap();
         let passes = r["passes"].as_u64().unwrap();
-        assert_eq!(r["bytes"].as_u64().unwrap(), size * passes, "{r}");
-        assert!(r["best_mbps"].as_u64().unwrap() > 0, "{r}");
-        seen.push((r["kernel"].as_str().unwrap().to_owned(), size));
+        assert!(passes >= 1, "{r}");
+        let name = r["kernel"].as_str().unwrap();
+        let spec = mairbench_core::kernel::by_name(name).unwrap();
+        // The unit's fields and only those (core's kernel table says which).
+        match spec.unit {
+            Unit::Bandwidth => {
+                // A copy counts the bytes copied once, like a read or a write.
+                assert_eq!(r["bytes"].as_u64().unwrap(), size * passes, "{r}");
+                assert!(r["best_mbps"].as_u64().unwrap() > 0, "{r}");
+                assert!(r["median_mbps"].as_u64().unwrap() > 0, "{r}");
+                assert!(r.get("loads").is_none() && r.get("ns_per_load").is_none());
+            }
+            Unit::NsPerLoad => {
+                // One lap of the chase a pass (a line per load), at most 1024 loads.
+                let lap = (size / 64).min(1024);
+                assert_eq!(r["loads"].as_u64().unwrap(), lap * passes, "{r}");
+                let best = r["ns_per_load"].as_f64().unwrap();
+                let median = r["median_ns_per_load"].as_f64().unwrap();
+                assert!(best > 0.0 && best <= median, "{r}");
+                assert!(r.get("bytes").is_none() && r.get("best_mbps").is_none());
+            }
+            Unit::NsPerLine => panic!("the twin ran a maintenance kernel: {r}"),
+        }
+        seen.push((name.to_owned(), size));
     }
     for size in [4096u64, 8192, 16384, 32768, 65536] {
-        for k in ["read-ldp", "write-stp"] {
-            assert!(
-                seen.contains(&(k.to_owned(), size)),
-                "{k} at {size}: {seen:?}"
-            );
+        for k in &kernels {
+            let n = seen.iter().filter(|s| **s == (k.to_string(), size)).count();
+            assert_eq!(n, 1, "{k} at {size}: {seen:?}");
         }
     }
+    assert!(stdout.contains("bytes copied counted once"), "{stdout}");
+    assert!(stdout.contains("ns/load best"), "{stdout}");
     let end = records.last().unwrap();
-    assert_eq!(end["status"], "pass", "{stdout}");
-    assert_eq!(end["failed"], 0);
     assert_eq!(end["warnings"], 0);
-    assert_eq!(status, 0, "{stdout}");
+    assert_eq!(end["checks"], 1 + results.len() as u64, "{end}");
+    assert_passed(status, &records, &stdout);
+}
+
+#[test]
+fn kernels_option_limits_the_kernels() {
+    let (status, stdout) = run(&[
+        "mairbench.sizes=4K-16K",
+        "mairbench.sources=anon",
+        "mairbench.kernels=read-ldp",
+    ]);
+    let records = conforming(&stdout);
+    let results = of_kind(&records, "result");
+    assert_eq!(results.len(), 3, "{stdout}");
+    assert!(results.iter().all(|r| r["kernel"] == "read-ldp"), "{stdout}");
+    assert_passed(status, &records, &stdout);
+
+    // A kernel the twin does not run is said to be left out; the others still run.
+    let (status, stdout) = run(&[
+        "mairbench.sizes=4K",
+        "mairbench.sources=anon",
+        "mairbench.kernels=latency,maint-civac,copy-from",
+    ]);
+    let records = conforming(&stdout);
+    let kernels: Vec<_> = of_kind(&records, "result")
+        .iter()
+        .map(|r| r["kernel"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(kernels, ["copy-from", "latency"], "{stdout}");
+    assert!(
+        stdout.contains("kernels: maint-civac not run by mairbench-linux"),
+        "{stdout}"
+    );
+    assert_passed(status, &records, &stdout);
+}
+
+#[test]
+fn missing_and_malformed_sources_get_error_records_and_the_run_goes_on() {
+    let (status, stdout) = run(&[
+        "mairbench.sizes=4K",
+        "mairbench.kernels=read-ldp",
+        "mairbench.sources=dma-heap:nope,drm-dumb:card9,bogus,pci:nobar,dma-heap:..,anon",
+    ]);
+    let records = conforming(&stdout);
+    let sources = of_kind(&records, "source");
+    let by = |name: &str| {
+        *sources
+            .iter()
+            .find(|s| s["source"] == name)
+            .unwrap_or_else(|| panic!("no source record for {name}:\n{stdout}"))
+    };
+    for (name, error, errno, detail) in [
+        ("dma-heap:nope", "ENOENT", 2, "open /dev/dma_heap/nope"),
+        ("drm-dumb:card9", "ENOENT", 2, "open /dev/dri/card9"),
+        ("pci:nobar", "EINVAL", 22, "pci:<BDF>:resN expected"),
+        ("dma-heap:..", "EINVAL", 22, "dma-heap:<name> expected"),
+    ] {
+        let s = by(name);
+        assert_eq!(s["error"], error, "{s}");
+        assert_eq!(s["errno"], errno, "{s}");
+        assert_eq!(s["detail"], detail, "{s}");
+        assert!(s.get("size").is_none(), "{s}");
+    }
+    // An unknown name: EINVAL, and the detail lists every form of core's source table.
+    let bogus = by("bogus");
+    assert_eq!(bogus["error"], "EINVAL", "{bogus}");
+    let detail = bogus["detail"].as_str().unwrap();
+    assert!(detail.starts_with("not a source name ("), "{detail}");
+    for form in SOURCES.iter().map(|s| s.form).chain(["all"]) {
+        assert!(detail.contains(form), "{form} not in {detail}");
+    }
+    // The run went on: anon after them was measured, and the refusals failed nothing.
+    assert_eq!(by("anon")["size"], 4096);
+    let results = of_kind(&records, "result");
+    assert_eq!(results.len(), 1, "{stdout}");
+    assert_eq!(results[0]["source"], "anon");
+    assert_passed(status, &records, &stdout);
 }
 
 #[test]
@@ -109,12 +237,9 @@ fn bad_options_warn_and_keep_defaults() {
         "mairbench.quick",
         "mairbench.reps=lots",
         "mairbench.nonsense",
+        "mairbench.sources=anon",
     ]);
-    let records = records(&stdout).expect("every record line is JSON");
-    for r in &records {
-        let wrong = log::mismatches(r.as_object().unwrap());
-        assert!(wrong.is_empty(), "{wrong:?} in\n{r}");
-    }
+    let records = conforming(&stdout);
     assert!(
         stdout.contains("bootargs: option 'mairbench.reps': 'lots'"),
         "{stdout}"
@@ -123,13 +248,15 @@ fn bad_options_warn_and_keep_defaults() {
         stdout.contains("unknown option 'mairbench.nonsense'"),
         "{stdout}"
     );
-    // The quick sweep (4K, 256K, 4M), two kernels, the quick reps (3).
+    // The quick sweep (4K, 256K, 4M), the quick kernels (read-ldp, write-stp), the quick
+    // reps (3).
     let results = of_kind(&records, "result");
     assert_eq!(results.len(), 6, "{stdout}");
     assert!(results.iter().all(|r| r["reps"] == 3));
+    assert!(results
+        .iter()
+        .all(|r| r["kernel"] == "read-ldp" || r["kernel"] == "write-stp"));
     let end = records.last().unwrap();
-    assert_eq!(end["kind"], "end");
     assert_eq!(end["warnings"], 2, "{stdout}");
-    assert_eq!(end["status"], "pass");
-    assert_eq!(status, 0);
+    assert_passed(status, &records, &stdout);
 }

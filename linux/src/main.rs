@@ -3,12 +3,27 @@
 //! the firmware's, memory type by memory type.
 //!
 //! Usage: `mairbench-linux [mairbench.sizes=4K-1M] [mairbench.reps=N] [mairbench.quick]
-//! [mairbench.buffer=SIZE] [mairbench.host=NAME] [mairbench.sources=LIST]`: the firmware's
-//! option names, plus the twin's own `mairbench.sources=`, a comma-separated list of
-//! `anon`, `udmabuf`, `pci:<BDF>:resN`, `pci:<BDF>:resN_wc`, `devmem:<pa>+<size>` and `all`
-//! (anon, udmabuf and both mappings of every prefetchable PCI memory BAR; the default). Output: human
-//! lines and `@mb` records on stdout, from `start` to `end`; exit status 0 exactly when the
-//! run passed.
+//! [mairbench.kernels=LIST] [mairbench.buffer=SIZE] [mairbench.host=NAME]
+//! [mairbench.sources=LIST]`: the firmware's option names, plus the twin's own
+//! `mairbench.sources=`, a comma-separated list of the forms of core's source table
+//! (`mairbench_core::source::SOURCES`: `anon`, `udmabuf`, `dma-heap:<name>`,
+//! `pci:<BDF>:resN`, `pci:<BDF>:resN_wc`, `devmem:<pa>+<size>`, `drm-dumb:<card>`) and `all`
+//! (the default: anon, udmabuf, every `/dev/dma_heap/*`, both mappings of every prefetchable
+//! PCI memory BAR, every `/dev/dri/card*`). A source that is missing or refused gets an
+//! error record (errno name and the failing step) and the run goes on.
+//!
+//! Kernels come from core's kernel table with its `mairbench.kernels=` mask (default all,
+//! `mairbench.quick` the quick ones): read-ldp, write-stp, read-ldp-q, write-stp-q,
+//! read-ldnp, write-stnp, copy-to and copy-from (against a private anonymous mapping of the
+//! source's size, where the firmware copies with `normal-wb`; bytes copied counted once),
+//! latency (the firmware's chase: one pointer per 64-byte line in one random cycle). Not
+//! run: `fill-zva` and the `maint-*` kernels, which EL0 cannot always issue (DC ZVA and
+//! DC CIVAC/CVAC only where the kernel sets SCTLR_EL1.DZE and .UCI, DC IVAC never; DC ZVA
+//! faults on Device memory). A process cannot clean caches before a point as the firmware
+//! does, so each starts warm (`start: "warm"`).
+//!
+//! Output: human lines and `@mb` records on stdout, from `start` to `end`; exit status 0
+//! exactly when the run passed.
 #![no_std]
 #![no_main]
 #![deny(clippy::undocumented_unsafe_blocks)]

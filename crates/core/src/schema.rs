@@ -731,8 +731,11 @@ pub const SOURCE: Kind = Kind {
             "source",
             Str,
             "",
-            "The source's name as its results carry it: \"anon\", \"udmabuf\", \
-             \"pci:<BDF>:resN\", \"pci:<BDF>:resN_wc\" or \"devmem:<pa>+<size>\".",
+            "The source's name as its results carry it, of a form of core's source table \
+             (mairbench_core::source::SOURCES): \"anon\", \"udmabuf\", \
+             \"dma-heap:<name>\", \"pci:<BDF>:resN\", \"pci:<BDF>:resN_wc\", \
+             \"devmem:<pa>+<size>\" or \"drm-dumb:<card>\"; \"dma-heap:*\" or \
+             \"drm-dumb:*\" when `all` found none to run (refused only).",
         ),
         Field::optional(
             "size",
@@ -758,8 +761,10 @@ pub const SOURCE: Kind = Kind {
             "detail",
             Str,
             "",
-            "Mapped: how (\"mmap of sysfs resourceN_wc (write-combining)\"). Refused: the \
-             step that failed (\"open\", \"UDMABUF_CREATE\", \"mmap\"...).",
+            "Mapped: how, the source table's text (\"mmap of \
+             /sys/bus/pci/devices/<BDF>/resourceN_wc\"). Refused: the step that failed \
+             (\"open /dev/udmabuf\", \"DMA_HEAP_IOCTL_ALLOC\", \"mmap\", \"list \
+             /dev/dri\"...), or for a name that is none, the valid forms.",
         ),
     ],
 };
@@ -778,7 +783,7 @@ pub const RESULT: Kind = Kind {
         Field::optional("memtype", Str, "", "Memory type name. In every record of the firmware; mairbench-linux's records carry source instead."),
         Field::optional("source", Str, "", "mairbench-linux only, where the firmware has memtype: the Linux mapping measured, e.g. \"anon\" (a private anonymous mmap: on arm64 Normal write-back memory, the heap's type)."),
         Field::always("kernel", Str, "", "Kernel name (the kernel table)."),
-        Field::optional("granule", Str, "", "The alias's mapping: \"4K\" (4 KiB pages) or \"2M\" (2 MiB blocks); the kernel table says which (the latency chase on blocks, plus normal-wb on pages; the other kernels on pages). In every record (skipped ones too); absent only in logs from before the field, which ran every kernel on pages (read as \"4K\")."),
+        Field::optional("granule", Str, "", "The alias's mapping: \"4K\" (4 KiB pages) or \"2M\" (2 MiB blocks); the kernel table says which (the latency chase on blocks, plus normal-wb on pages; the other kernels on pages). In every record (skipped ones too); absent only in logs from before the field, which ran every kernel on pages (read as \"4K\"), and in mairbench-linux's records (Linux chooses the pages of its mappings)."),
         Field::optional("size", U64, BYTES, "Working-set size; absent when the kernel is skipped on the type at every size."),
         Field::optional("skipped", Str, "", "Why the point was not measured; only in a skipped record."),
         Field::optional("passes", U64, "", "Times the kernel covers the working set per sample; measured only."),
@@ -798,7 +803,7 @@ pub const RESULT: Kind = Kind {
         Field::optional(Unit::NsPerLine.best_field(), Decimal, "ns", "Best time per line, two decimals (ns-per-line kernels)."),
         Field::optional(Unit::NsPerLine.median_field(), Decimal, "ns", "Median time per line, two decimals (ns-per-line kernels)."),
         Field::optional("pmu", Numbers, "events per 64-byte line", "Measured only: the PMU events counted during the point's fastest sample (the one best_ticks comes from), per 64-byte line it covered (bytes moved / 64; a line per dependent load for latency; the lines maintained), two decimals, keyed by the event's lower-case Arm name (mairbench_core::pmu::EVENTS, e.g. l1d_cache_refill, bus_access); null where no event counts (the config record's pmu_reason says why; QEMU counts none of them). Absent in logs of older firmware.").or_null(),
-        Field::optional("start", Str, "", "The state the point started from; measured only (absent in logs of older firmware). \"invalidated\": everything the point touches was cleaned and invalidated to the point of coherency through normal-wb right before the warm-up, so no line of it was in a cache; \"warm\": no maintenance before the warm-up (no kernel today); maintenance kernels, after the same clean and invalidate: \"written\": before every timed pass the range was written through the alias, untimed (maint-civac, maint-cvac; rows whose line_state is no-line start invalidated instead, the written values laid through normal-wb: no write could leave a line, so every pass finds none); \"rewritten\": written, cleaned with DC CVAC and written again with the same values, so that the lines are dirty where the type allocates yet memory holds them and the invalidate loses nothing (maint-ivac). line_state says what that leaves."),
+        Field::optional("start", Str, "", "The state the point started from; measured only (absent in logs of older firmware). \"invalidated\": everything the point touches was cleaned and invalidated to the point of coherency through normal-wb right before the warm-up, so no line of it was in a cache; \"warm\": no maintenance before the warm-up (mairbench-linux's points: a process does not maintain the caches, so each starts from what laying its data left); maintenance kernels, after the same clean and invalidate: \"written\": before every timed pass the range was written through the alias, untimed (maint-civac, maint-cvac; rows whose line_state is no-line start invalidated instead, the written values laid through normal-wb: no write could leave a line, so every pass finds none); \"rewritten\": written, cleaned with DC CVAC and written again with the same values, so that the lines are dirty where the type allocates yet memory holds them and the invalidate loses nothing (maint-ivac). line_state says what that leaves."),
         Field::optional("line_state", Str, "", "Maintenance kernels: the lines each timed pass finds, what those writes leave in the data cache, by the alias's MAIR attribute: \"dirty\" (write-back, write-allocate), \"clean\" (write-through: memory already holds the data), \"not-allocated\" (no write-allocate: a line is present only where the core ignores the hint), \"no-line\" (Non-cacheable and Device: no line is ever present, so the maintenance takes its no-line path)."),
         Field::optional("integrity", Str, "", "\"ok\": the data was verified intact after the point; measured only."),
         Field::optional("integrity_fail_offset", Hex, "", "Buffer offset where the data was wrong; instead of integrity."),
