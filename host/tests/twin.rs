@@ -166,7 +166,10 @@ fn kernels_option_limits_the_kernels() {
     let records = conforming(&stdout);
     let results = of_kind(&records, "result");
     assert_eq!(results.len(), 3, "{stdout}");
-    assert!(results.iter().all(|r| r["kernel"] == "read-ldp"), "{stdout}");
+    assert!(
+        results.iter().all(|r| r["kernel"] == "read-ldp"),
+        "{stdout}"
+    );
     assert_passed(status, &records, &stdout);
 
     // A kernel the twin does not run is said to be left out; the others still run.

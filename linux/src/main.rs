@@ -905,11 +905,13 @@ fn point(
     // Every window a kernel writes is first laid with what it does not leave, so the check
     // afterwards fails if the kernel did not run.
     let (mut body, units, pass_bytes) = match k {
-        Kernel::ReadLdp | Kernel::ReadLdpQ | Kernel::ReadLdnp => {
-            lay(m, size, PATTERN);
-            (Body::Stream(k), size, size)
-        }
-        Kernel::WriteStp | Kernel::WriteStpQ | Kernel::WriteStnp => {
+        // Reads must leave the pattern; writes replace it with what they store.
+        Kernel::ReadLdp
+        | Kernel::ReadLdpQ
+        | Kernel::ReadLdnp
+        | Kernel::WriteStp
+        | Kernel::WriteStpQ
+        | Kernel::WriteStnp => {
             lay(m, size, PATTERN);
             (Body::Stream(k), size, size)
         }
@@ -947,30 +949,23 @@ fn point(
                 .as_deref_mut()
                 .and_then(|p| sys::Mapping::copy(p, m, size, passes))
                 .is_some(),
-            Body::Chase { at, loads } => {
-                for _ in 0..passes {
-                    match m.chase(*at, *loads) {
-                        Some(next) => *at = next,
-                        None => return false,
-                    }
-                }
-                true
-            }
+            Body::Chase { at, loads } => m
+                .chase(*at, *loads, passes)
+                .map(|next| *at = next)
+                .is_some(),
         }
     };
     if !run(&mut body, 0) {
         return skipped(out, name, spec, Some(size), format_args!("{ODD_SIZE}"));
     }
-    // The chase's untimed warm-up lap (the cache size unknown here: one whole lap).
-    if let Body::Chase { at, .. } = body {
-        let lines = size / CHASE_LINE;
-        let mut warm = Body::Chase {
-            at,
-            loads: sweep::chase_warm_up(lines, CHASE_LINE, None),
-        };
+    // The chase's untimed warm-up lap (the cache size unknown here: one whole lap), after
+    // which the samples continue along the cycle.
+    if let Body::Chase { at, loads } = body {
+        let lap = sweep::chase_warm_up(size / CHASE_LINE, CHASE_LINE, None);
+        let mut warm = Body::Chase { at, loads: lap };
         run(&mut warm, 1);
-        if let (Body::Chase { at, .. }, Body::Chase { at: from, .. }) = (&mut body, warm) {
-            *at = from;
+        if let Body::Chase { at, .. } = warm {
+            body = Body::Chase { at, loads };
         }
     }
     let mut timed = |passes: u64| {

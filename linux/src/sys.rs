@@ -634,20 +634,27 @@ impl Mapping {
         Some(())
     }
 
-    /// The pointer chase (mb_k_chase): `loads` dependent loads from the word at `at`, which
-    /// must lie in the mapping, 8-aligned, and `loads` a non-zero multiple of 8; the last
-    /// pointer loaded (where the next chase continues), `None` when the arguments do not fit.
-    /// Every word loaded is read as the next address: the caller lays a cycle of pointers
-    /// into the mapping first. (Should one be changed meanwhile, the loads go where it
-    /// points: loads only; outside any mapping that ends the process with SIGSEGV.)
-    pub fn chase(&mut self, at: u64, loads: u64) -> Option<u64> {
+    /// The pointer chase (mb_k_chase): `passes` runs of `loads` dependent loads, the first
+    /// from the word at `at`, each continuing where the last stopped; `at` must lie in the
+    /// mapping, 8-aligned, and `loads` be a non-zero multiple of 8. The last pointer loaded
+    /// (where a next chase continues; `at` itself after 0 passes), `None` when the
+    /// arguments do not fit. Every word loaded is read as the next address: the caller lays
+    /// a cycle of pointers into the mapping first. (Should one be changed meanwhile, the
+    /// loads go where it points: loads only; outside any mapping that ends the process with
+    /// SIGSEGV.)
+    pub fn chase(&mut self, at: u64, loads: u64, passes: u64) -> Option<u64> {
         let inside = at >= self.va && at < self.va + self.len && at.is_multiple_of(8);
-        (inside && loads != 0 && loads.is_multiple_of(8)).then(|| {
+        if !inside || loads == 0 || !loads.is_multiple_of(8) {
+            return None;
+        }
+        let mut at = at;
+        for _ in 0..passes {
             // SAFETY: the first load is of a word inside this mapping, owned by this value
             // (borrowed mutably: no Rust reference reads or writes it meanwhile); the kernel
             // only loads, never stores, and uses caller-saved registers only.
-            unsafe { mb_k_chase(at, loads) }
-        })
+            at = unsafe { mb_k_chase(at, loads) };
+        }
+        Some(at)
     }
 
     fn fits(&self, len: u64, step: u64) -> Option<()> {
