@@ -117,7 +117,20 @@ fn refused_settings_boot_nothing() {
 const TWIN_ARGS: &[&str] = &[
     "mairbench.sizes=4K-64K",
     "mairbench.reps=3",
-    "mairbench.sources=all,devmem:0x40000000+64K,pci:0000:00:1f.0:res2,dma-heap:none",
+    "mairbench.sources=all,devmem:0x40000000+64K,pci:0000:00:1f.0:res2,dma-heap:none,heap",
+];
+
+/// The kernels the twin runs (all but DC ZVA and the maintenance kernels).
+const TWIN_KERNELS: [&str; 9] = [
+    "read-ldp",
+    "write-stp",
+    "read-ldp-q",
+    "write-stp-q",
+    "read-ldnp",
+    "write-stnp",
+    "copy-to",
+    "copy-from",
+    "latency",
 ];
 
 /// The one boot with the real twin, shared by the tests that read it; `None` (the tests say
@@ -189,9 +202,10 @@ fn linux_reaches_init_with_udmabuf_and_the_ivshmem_bars() {
 /// The real twin (test.sh builds it next to the firmware) under Linux: framed records that the
 /// host reads without problems, the kernel named in its start record, status pass. Sources:
 /// `all` finds anon, udmabuf and both sysfs mappings of the ivshmem BAR (each with a `source`
-/// record and results whose data is intact); `/dev/mem` on RAM (STRICT_DEVMEM), a PCI device
-/// that does not exist and an unknown source name each get an error record, and the run
-/// goes on.
+/// record and every kernel's results with intact data) and writes one error record each for
+/// the missing `/dev/dma_heap` and `/dev/dri`; `/dev/mem` on RAM (STRICT_DEVMEM), a PCI device
+/// and a heap that do not exist and an unknown source name each get an error record, and
+/// the run goes on.
 #[test]
 fn the_twin_runs_under_linux() {
     let Some(run) = twin_boot() else { return };
@@ -225,7 +239,7 @@ fn the_twin_runs_under_linux() {
             .unwrap_or_else(|| panic!("no source record for {name}:\n{}", run.console));
         assert_eq!(s["size"], 65536, "{s}");
         assert!(s.get("error").is_none(), "{s}");
-        for kernel in ["read-ldp", "write-stp"] {
+        for kernel in TWIN_KERNELS {
             let n = results
                 .iter()
                 .filter(|r| r["source"] == name.as_str() && r["kernel"] == kernel)
@@ -240,7 +254,10 @@ fn the_twin_runs_under_linux() {
     for (name, error, step) in [
         ("devmem:0x40000000+64K", "EPERM", "mmap"),
         ("pci:0000:00:1f.0:res2", "ENOENT", "open"),
-        ("dma-heap:none", "EINVAL", "not a source name"),
+        ("dma-heap:none", "ENOENT", "open /dev/dma_heap/none"),
+        ("dma-heap:*", "ENOENT", "list /dev/dma_heap"),
+        ("drm-dumb:*", "ENOENT", "list /dev/dri"),
+        ("heap", "EINVAL", "not a source name"),
     ] {
         let s = sources
             .iter()
