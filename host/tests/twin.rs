@@ -111,7 +111,7 @@ fn anon_sweep_runs_every_kernel_framed_conforming_and_intact() {
         assert_eq!(r["source"], "anon", "{r}");
         assert!(r.get("memtype").is_none(), "{r}");
         assert!(r.get("granule").is_none(), "{r}");
-        assert_eq!(r["start"], "warm", "{r}");
+        assert_eq!(r["start"], "invalidated", "{r}");
         assert_eq!(r["integrity"], "ok", "{r}");
         assert_eq!(r["reps"], 3, "{r}");
         assert!(r["best_ticks"].as_u64().unwrap() <= r["median_ticks"].as_u64().unwrap());

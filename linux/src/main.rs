@@ -19,8 +19,9 @@
 //! latency (the firmware's chase: one pointer per 64-byte line in one random cycle). Not
 //! run: `fill-zva` and the `maint-*` kernels, which EL0 cannot always issue (DC ZVA and
 //! DC CIVAC/CVAC only where the kernel sets SCTLR_EL1.DZE and .UCI, DC IVAC never; DC ZVA
-//! faults on Device memory). A process cannot clean caches before a point as the firmware
-//! does, so each starts warm (`start: "warm"`).
+//! faults on Device memory). Like the firmware's, every point starts `invalidated`: what it
+//! touches is cleaned and invalidated (DC CIVAC, which Linux lets EL0 issue) right before
+//! its warm-up, here through the source's own mapping.
 //!
 //! Output: human lines and `@mb` records on stdout, from `start` to `end`; exit status 0
 //! exactly when the run passed.
@@ -937,6 +938,17 @@ fn point(
         }
         _ => return,
     };
+    // The firmware's `invalidated` start: no line of what the point touches in a cache
+    // (the laying above went through the caches), right before the warm-up.
+    let done = m.clean_invalidate(size).is_some()
+        && partner
+            .as_deref_mut()
+            .is_none_or(|p| p.clean_invalidate(size).is_some());
+    let start = if done {
+        sweep::Start::Invalidated
+    } else {
+        sweep::Start::Warm
+    };
     // Runs `passes` passes: false when the loop refuses the size.
     let mut run = |body: &mut Body, passes: u64| -> bool {
         match body {
@@ -1089,7 +1101,7 @@ fn point(
             2,
         )
     };
-    let r = r.str("start", "warm");
+    let r = r.str("start", start.name());
     let r = match bad {
         None => r.str("integrity", "ok"),
         Some(off) => r.hex("integrity_fail_offset", off),

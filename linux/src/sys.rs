@@ -12,6 +12,7 @@ use mairbench_core::kernel::Kernel;
 // The firmware's streaming and latency kernels, the very same files.
 global_asm!(include_str!("../../src/arch/kernels/stream.S"));
 global_asm!(include_str!("../../src/arch/kernels/latency.S"));
+global_asm!(include_str!("../../src/arch/kernels/maint.S"));
 
 // The process entry. Linux starts it with sp at argc, then argv[0..argc], NULL, envp...
 // (16-byte aligned); no frame to return to.
@@ -35,6 +36,7 @@ extern "C" {
     fn mb_k_write_stnp(p: u64, len: u64);
     fn mb_k_copy(dst: u64, src: u64, len: u64);
     fn mb_k_chase(start: u64, loads: u64) -> u64;
+    fn mb_k_civac(p: u64, len: u64, line: u64);
 }
 
 const SYS_FCNTL: u64 = 25;
@@ -619,6 +621,21 @@ impl Mapping {
         Some(())
     }
 
+    /// Cleans and invalidates the first `len` bytes to the point of coherency (DC CIVAC by
+    /// line through this mapping, then DSB SY), so that no line of them is in a data cache:
+    /// the firmware's `invalidated` start. Linux lets EL0 issue it (SCTLR_EL1.UCI, set by
+    /// the kernel on every arm64 CPU; emulated where an erratum needs it). `None` unless
+    /// `len` is a non-zero multiple of the line inside the mapping.
+    pub fn clean_invalidate(&mut self, len: u64) -> Option<()> {
+        let line = dcache_line();
+        self.fits(len, line)?;
+        // SAFETY: [va, va + len) lies in this mapping, len is a non-zero multiple of the
+        // smallest data cache line and va is page-aligned; DC CIVAC writes dirty lines back
+        // before dropping them, so no data changes; caller-saved registers only.
+        unsafe { mb_k_civac(self.va, len, line) };
+        Some(())
+    }
+
     /// The ldp/stp copy (mb_k_copy) of the first `len` bytes of `src` over the first `len`
     /// bytes of `dst`, `passes` times: `None` unless `len` is a non-zero multiple of 128
     /// inside both.
@@ -680,6 +697,15 @@ pub fn ticks() -> u64 {
     // SAFETY: barriers and a read of a counter register, no memory access.
     unsafe { asm!("dsb sy", "isb", "mrs {}, cntvct_el0", out(reg) t, options(nostack)) };
     t
+}
+
+/// The smallest data cache line in bytes: 4 << CTR_EL0.DminLine (EL0 may read CTR_EL0 on
+/// Linux: SCTLR_EL1.UCT, or the kernel emulates the read).
+pub fn dcache_line() -> u64 {
+    let ctr: u64;
+    // SAFETY: a read of a register EL0 may read, no memory access.
+    unsafe { asm!("mrs {}, ctr_el0", out(reg) ctr, options(nomem, nostack)) };
+    4 << ((ctr >> 16) & 0xf)
 }
 
 /// CNTFRQ_EL0: the counter's frequency in Hz.
