@@ -44,6 +44,7 @@ use mairbench_core::pattern::Pattern;
 use mairbench_core::record::{self, Record};
 use mairbench_core::source::{self, Form, SourceSpec, SOURCES};
 use mairbench_core::stats::{self, MAX_REPS};
+use mairbench_core::sweep::{CHASE_LINE, SEED};
 use mairbench_core::{placement, random, schema, sweep};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -411,16 +412,10 @@ const TWIN_KERNELS: u16 = {
     mask
 };
 
-/// The firmware's seed (src/bench/point.rs `SEED`): the key of the pattern read kernels
-/// must leave and, xor the size, the seed of the chase's order, so both lay what the
-/// firmware lays.
-const SEED: u64 = 0x6d61_6972_6265_6e63;
 /// What a point lays before a kernel that reads (and expects after it).
 const PATTERN: Pattern = Pattern::Xor(SEED);
 /// What the write kernels leave: 0xdeadbeef and 0xcafebabe, alternating.
 const WRITTEN: Pattern = Pattern::Pair(sys::WRITE_STP_WORDS[0], sys::WRITE_STP_WORDS[1]);
-/// Bytes per line of the pointer chase (one pointer per line), as in the firmware.
-const CHASE_LINE: u64 = 64;
 /// Why a point was not measured, in the firmware's words.
 const ODD_SIZE: &str = "the size does not suit the kernel's loop";
 

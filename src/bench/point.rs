@@ -16,9 +16,7 @@ use mairbench_core::pmu::Counts;
 use mairbench_core::stats::{self, Summary, MAX_REPS};
 use mairbench_core::sweep::{self, Calibration, Lines, Start};
 
-/// Lines of the pointer chase (the latency kernel), in bytes.
-const CHASE_LINE: u64 = 64;
-const SEED: u64 = 0x6d61_6972_6265_6e63;
+use mairbench_core::sweep::{CHASE_LINE, SEED};
 
 /// The position-dependent pattern laid before a point and expected after read kernels.
 pub(super) const PATTERN: Pattern = Pattern::Xor(SEED);

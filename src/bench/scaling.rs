@@ -26,7 +26,7 @@ use mairbench_core::platform::MAX_CPUS;
 use mairbench_core::record::Record;
 use mairbench_core::schema;
 use mairbench_core::stats::{self, MAX_REPS};
-use mairbench_core::sweep;
+use mairbench_core::sweep::{self, CHASE_LINE};
 
 /// Bytes each core reads or writes (beyond the caches of most cores); a quick run uses a
 /// sixteenth.
@@ -129,8 +129,6 @@ fn stream_kernels(mask: u16) -> impl Iterator<Item = &'static KernelSpec> + Clon
 
 /// The streams' memory types of the loaded latency (those of them selected).
 const LOADED_TYPES: [&str; 3] = ["normal-wb", "normal-nc", "device-ngnre"];
-/// Lines of the chase, bytes.
-const CHASE_LINE: u64 = 64;
 /// The most the chase spans (beyond the last-level cache of most cores); a quick run: a
 /// quarter.
 const CHASE_BYTES: u64 = 8 << 20;

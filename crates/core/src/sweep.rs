@@ -324,6 +324,15 @@ pub fn warm_up_tail(size: u64, llc_bytes: Option<u64>) -> Option<u64> {
     (size >= llc.checked_mul(4)?).then_some(tail)
 }
 
+/// Bytes per line of the pointer chase (the latency kernel): one pointer per 64-byte line,
+/// the smallest line of the cores this runs on, so that every load is a line of its own.
+pub const CHASE_LINE: u64 = 64;
+
+/// The seed of a point's data: the key of the pattern read kernels must leave and, xor the
+/// size, the seed of the chase's order. The firmware and the Linux twin both lay with it, so
+/// they lay the same data.
+pub const SEED: u64 = 0x6d61_6972_6265_6e63;
+
 /// Loads in one pass of the pointer chase over `lines` lines: one lap, at most
 /// [`CHASE_PASS_LOADS`], a multiple of 8 (the chase's step), at least 8.
 pub fn chase_pass(lines: u64) -> u64 {
