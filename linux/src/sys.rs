@@ -9,10 +9,8 @@ use core::arch::{asm, global_asm};
 use core::sync::atomic::{AtomicU64, Ordering};
 use mairbench_core::kernel::Kernel;
 
-// The firmware's streaming and latency kernels, the very same files.
-global_asm!(include_str!("../../src/arch/kernels/stream.S"));
-global_asm!(include_str!("../../src/arch/kernels/latency.S"));
-global_asm!(include_str!("../../src/arch/kernels/maint.S"));
+// The firmware's measured loops and their symbols, the very same file.
+include!("../../src/arch/kernels/loops.rs");
 
 // The process entry. Linux starts it with sp at argc, then argv[0..argc], NULL, envp...
 // (16-byte aligned); no frame to return to.
@@ -26,18 +24,6 @@ global_asm!(
     "    bl mb_linux_entry",
     "    brk #0",
 );
-
-extern "C" {
-    fn mb_k_read_ldp(p: u64, len: u64);
-    fn mb_k_write_stp(p: u64, len: u64);
-    fn mb_k_read_ldp_q(p: u64, len: u64);
-    fn mb_k_write_stp_q(p: u64, len: u64);
-    fn mb_k_read_ldnp(p: u64, len: u64);
-    fn mb_k_write_stnp(p: u64, len: u64);
-    fn mb_k_copy(dst: u64, src: u64, len: u64);
-    fn mb_k_chase(start: u64, loads: u64) -> u64;
-    fn mb_k_civac(p: u64, len: u64, line: u64);
-}
 
 const SYS_FCNTL: u64 = 25;
 const SYS_IOCTL: u64 = 29;

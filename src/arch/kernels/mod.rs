@@ -9,28 +9,9 @@ use super::buffer::{Chain, Window};
 use super::pmu::{self, Events};
 use super::{mmu, ticks};
 use aarch64_cpu::asm::barrier::{dsb, SY};
-use core::arch::global_asm;
 use mairbench_core::pmu::Counts;
 
-global_asm!(include_str!("stream.S"));
-global_asm!(include_str!("latency.S"));
-global_asm!(include_str!("zva.S"));
-global_asm!(include_str!("maint.S"));
-
-extern "C" {
-    fn mb_k_read_ldp(p: u64, len: u64);
-    fn mb_k_write_stp(p: u64, len: u64);
-    fn mb_k_read_ldp_q(p: u64, len: u64);
-    fn mb_k_write_stp_q(p: u64, len: u64);
-    fn mb_k_read_ldnp(p: u64, len: u64);
-    fn mb_k_write_stnp(p: u64, len: u64);
-    fn mb_k_copy(dst: u64, src: u64, len: u64);
-    fn mb_k_chase(start: u64, loads: u64) -> u64;
-    fn mb_k_zva(p: u64, len: u64, block: u64);
-    fn mb_k_civac(p: u64, len: u64, line: u64);
-    fn mb_k_cvac(p: u64, len: u64, line: u64);
-    fn mb_k_ivac(p: u64, len: u64, line: u64);
-}
+include!("loops.rs");
 
 /// One call of a measured loop, over windows of the test buffer. Made only by the
 /// constructors below, which check what the assembly relies on (non-zero lengths that are
