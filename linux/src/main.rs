@@ -722,14 +722,14 @@ fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
         out,
         "source {spec}: {} mapped ({}); arm64: {}; {fit} of {} sizes fit",
         Bytes(m.size()),
-        kind.how,
+        source::how(kind, spec),
         kind.pgprot,
         ctx.sizes.len()
     );
     let _ = Record::new(out, &schema::SOURCE)
         .str("source", spec)
         .u64("size", m.size())
-        .str("detail", kind.how)
+        .fmt("detail", format_args!("{}", source::how(kind, spec)))
         .finish();
     sweep_source(out, tally, ctx, spec, &mut m);
 }

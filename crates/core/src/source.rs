@@ -147,6 +147,56 @@ pub fn param<'n>(spec: &SourceSpec, name: &'n str) -> &'n str {
         .unwrap_or("")
 }
 
+/// `spec.how` for the source called `name`, its placeholders filled in: "mmap of
+/// /sys/bus/pci/devices/0000:00:02.0/resource2_wc" for `pci:0000:00:02.0:res2_wc`
+/// (`<BDF>`, the N of `resourceN`, `<name>` and `<card>` from the name's parameter).
+pub fn how<'n>(spec: &'static SourceSpec, name: &'n str) -> How<'n> {
+    How { spec, name }
+}
+
+/// What [`how`] returns: displays the filled-in text.
+pub struct How<'n> {
+    spec: &'static SourceSpec,
+    name: &'n str,
+}
+
+impl fmt::Display for How<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let param = param(self.spec, self.name);
+        // A BAR's parameter is `<BDF>:resN`.
+        let (bdf, bar) = param
+            .rsplit_once(':')
+            .and_then(|(bdf, res)| Some((bdf, res.strip_prefix("res")?)))
+            .unwrap_or((param, ""));
+        let mut rest = self.spec.how;
+        while let Some(at) = rest.find(['<', 'N']) {
+            let (before, from) = rest.split_at(at);
+            f.write_str(before)?;
+            let fill = [
+                ("<BDF>", bdf),
+                ("N", bar),
+                ("<name>", param),
+                ("<card>", param),
+            ]
+            .into_iter()
+            .find(|(token, _)| {
+                from.starts_with(token) && (*token != "N" || before.ends_with("resource"))
+            });
+            match fill {
+                Some((token, value)) => {
+                    f.write_str(value)?;
+                    rest = from.get(token.len()..).unwrap_or("");
+                }
+                None => {
+                    f.write_str(from.get(..1).unwrap_or(""))?;
+                    rest = from.get(1..).unwrap_or("");
+                }
+            }
+        }
+        f.write_str(rest)
+    }
+}
+
 /// The kind of the source called `name` (`pci:0000:00:02.0:res2_wc`), if it is one: its
 /// prefix matches, and so does its suffix, or the name is exactly a parameterless form.
 pub fn by_name(name: &str) -> Option<&'static SourceSpec> {
@@ -219,6 +269,25 @@ mod tests {
                 assert!(memtype::by_name(t).is_some(), "{}: {t}", s.form);
             }
         }
+    }
+
+    #[test]
+    fn how_fills_in_the_name() {
+        extern crate std;
+        use std::string::ToString;
+        let how = |n: &str| how(by_name(n).unwrap(), n).to_string();
+        assert_eq!(
+            how("pci:0000:00:02.0:res2_wc"),
+            "mmap of /sys/bus/pci/devices/0000:00:02.0/resource2_wc"
+        );
+        assert_eq!(
+            how("pci:0000:00:02.0:res4"),
+            "mmap of /sys/bus/pci/devices/0000:00:02.0/resource4"
+        );
+        assert!(how("dma-heap:system").contains("/dev/dma_heap/system,"));
+        assert!(how("drm-dumb:card1").contains("/dev/dri/card1,"));
+        assert_eq!(how("anon"), SOURCES[0].how);
+        assert_eq!(how("devmem:0x1000+4K"), "mmap of /dev/mem opened O_SYNC");
     }
 
     #[test]
