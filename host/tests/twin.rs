@@ -263,3 +263,31 @@ fn bad_options_warn_and_keep_defaults() {
     assert_eq!(end["warnings"], 2, "{stdout}");
     assert_passed(status, &records, &stdout);
 }
+
+/// A fault in the twin (here `mairbench.selftest=fault`, a load from address 16; on a board, a
+/// BAR that answers with a bus error) is caught on the signal's own stack: the signal, the
+/// address and what the twin was doing are said, and the run ends with a failed `signal`
+/// check and an `end` record, exit status 1, not a silent death.
+#[test]
+fn a_fatal_signal_is_reported_and_ends_the_run() {
+    let (status, stdout) = run(&["mairbench.selftest=fault", "mairbench.sources=anon"]);
+    let records = conforming(&stdout);
+    assert!(
+        stdout.contains(
+            "fatal: SIGSEGV (an access the mapping does not allow) at 0x10 while \
+             mairbench.selftest=fault\n"
+        ),
+        "{stdout}"
+    );
+    let check = of_kind(&records, "check")
+        .into_iter()
+        .find(|c| c["name"] == "signal")
+        .unwrap_or_else(|| panic!("no signal check:\n{stdout}"));
+    assert_eq!(check["ok"], false, "{check}");
+    let end = records.last().unwrap();
+    assert_eq!(end["kind"], "end", "{stdout}");
+    assert_eq!(end["status"], "fail", "{stdout}");
+    assert_eq!(end["reason"], "SIGSEGV", "{stdout}");
+    assert_eq!(status, 1, "{stdout}");
+    assert!(of_kind(&records, "result").is_empty(), "{stdout}");
+}

@@ -38,7 +38,7 @@
 mod sys;
 
 use core::fmt::{self, Write};
-use mairbench_core::bootargs::{self, Note};
+use mairbench_core::bootargs::{self, Note, Selftest};
 use mairbench_core::format::{Bytes, Decimal};
 use mairbench_core::kernel::{self, Kernel, KernelSpec, Unit, ALL_KERNELS, KERNELS};
 use mairbench_core::pattern::Pattern;
@@ -199,7 +199,13 @@ fn dt_string<'b>(path: &str, buf: &'b mut [u8]) -> Option<&'b str> {
 
 /// The main program, called by the process entry.
 pub fn main() -> ! {
-    let t_start = sys::ticks();
+    let signals = sys::on_fatal_signals();
+    let t_start = {
+        let _doing = sys::doing(
+            "reading CNTVCT_EL0, the clock (Linux lets EL0 read it unless the kernel traps it)",
+        );
+        sys::ticks()
+    };
     let mut out = Out {
         buf: [0; 1024],
         n: 0,
@@ -326,6 +332,32 @@ pub fn main() -> ! {
         counting,
         format_args!("CNTVCT_EL0 readable at EL0 and counting, CNTFRQ_EL0 {freq} Hz"),
     );
+    if let Err(e) = signals {
+        tally.warnings += 1;
+        say!(
+            out,
+            "warning: SIGBUS, SIGSEGV and SIGILL cannot be caught ({}): a mapping that faults \
+             ends the run without an end record",
+            errno_name(e)
+        );
+    }
+    match options.selftest {
+        Some(Selftest::Fault) => {
+            say!(out, "selftest: a load from address 16, on purpose");
+            out.flush();
+            let _doing = sys::doing("mairbench.selftest=fault");
+            sys::fault_on_purpose()
+        }
+        Some(other) => {
+            tally.warnings += 1;
+            say!(
+                out,
+                "bootargs: mairbench.selftest={} is the firmware's; the twin has only 'fault'",
+                other.name()
+            );
+        }
+        None => {}
+    }
 
     let buffer = options.buffer.unwrap_or(DEFAULT_BUFFER);
     let sizes = match options.sizes {
@@ -709,6 +741,9 @@ fn refused(out: &mut Out, name: &str, errno: i64, detail: fmt::Arguments<'_>) {
 /// One source: its `source` record (the mapping, or the error that refused it), then the
 /// sweep over the sizes that fit in it. A refused source does not fail the run.
 fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
+    let mut what = Name::new();
+    let _ = write!(what, "mapping {spec}");
+    let _doing = sys::doing(what.as_str());
     let mut path = Name::new();
     let (mut m, kind) = match open_source(spec, ctx.largest, &mut path) {
         Ok(ok) => ok,
@@ -867,6 +902,9 @@ fn sweep_source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, name: &str, m: 
             if copy && partner.is_none() {
                 continue;
             }
+            let mut what = Name::new();
+            let _ = write!(what, "measuring {name} {} at {}", spec.name, Bytes(size));
+            let _doing = sys::doing(what.as_str());
             point(
                 out,
                 tally,
@@ -1102,6 +1140,42 @@ fn point(
         Some(off) => r.hex("integrity_fail_offset", off),
     };
     let _ = r.finish();
+}
+
+/// A fatal signal (a mapping that faults, an instruction EL0 may not run): say what and where,
+/// fail the run with an `end` record, exit 1. Called on the signal's own stack.
+pub fn fatal(f: sys::Fatal<'_>) -> ! {
+    let mut out = Out {
+        buf: [0; 1024],
+        n: 0,
+        failed: false,
+    };
+    say!(
+        out,
+        "fatal: {} ({}) at {:#x} while {}",
+        f.signal,
+        f.meaning,
+        f.addr,
+        f.doing
+    );
+    let _ = Record::new(&mut out, &schema::CHECK)
+        .str("name", "signal")
+        .bool("ok", false)
+        .fmt(
+            "detail",
+            format_args!("{} at {:#x} while {}", f.signal, f.addr, f.doing),
+        )
+        .finish();
+    let _ = Record::new(&mut out, &schema::END)
+        .str("status", "fail")
+        .u64("checks", 1)
+        .u64("failed", 1)
+        .u64("warnings", 0)
+        .str("reason", f.signal)
+        .u64("run_us", 0)
+        .finish();
+    out.flush();
+    sys::exit(1)
 }
 
 /// What to do when the twin itself goes wrong: say so and exit 1 (no unwinding).

@@ -39,6 +39,8 @@ const SYS_EXIT_GROUP: u64 = 94;
 const SYS_UNAME: u64 = 160;
 const SYS_MUNMAP: u64 = 215;
 const SYS_MMAP: u64 = 222;
+const SYS_SIGALTSTACK: u64 = 132;
+const SYS_RT_SIGACTION: u64 = 134;
 
 const AT_FDCWD: i64 = -100;
 const PROT_READ: u64 = 1;
@@ -203,6 +205,137 @@ pub fn write_all(fd: u64, mut bytes: &[u8]) -> Result<(), i64> {
         }
     }
     Ok(())
+}
+
+/// What the process is doing now, for a fatal signal's report: a string borrowed by the
+/// [`Doing`] that set it (address and length; length 0: nothing said).
+static DOING_PTR: AtomicU64 = AtomicU64::new(0);
+static DOING_LEN: AtomicU64 = AtomicU64::new(0);
+
+/// While alive, [`doing`]'s string is what a fatal signal's report says the process was
+/// doing; dropped, the previous one is back.
+pub struct Doing<'a> {
+    previous: (u64, u64),
+    _what: core::marker::PhantomData<&'a str>,
+}
+
+/// Says what the process is doing (e.g. "measuring pci:0000:00:01.0:res2 read-ldp at
+/// 4 KiB") until the returned guard is dropped.
+pub fn doing(what: &str) -> Doing<'_> {
+    let previous = (
+        DOING_PTR.swap(what.as_ptr() as u64, Ordering::Relaxed),
+        DOING_LEN.swap(what.len() as u64, Ordering::Relaxed),
+    );
+    Doing {
+        previous,
+        _what: core::marker::PhantomData,
+    }
+}
+
+impl Drop for Doing<'_> {
+    fn drop(&mut self) {
+        DOING_PTR.store(self.previous.0, Ordering::Relaxed);
+        DOING_LEN.store(self.previous.1, Ordering::Relaxed);
+    }
+}
+
+/// A fatal signal: which, the faulting address (si_addr) and what the process was doing.
+pub struct Fatal<'a> {
+    /// "SIGSEGV", "SIGBUS" or "SIGILL".
+    pub signal: &'static str,
+    /// What it means, in a few words.
+    pub meaning: &'static str,
+    /// The faulting address (the instruction's for SIGILL).
+    pub addr: u64,
+    /// What [`doing`] last said ("starting" before anything).
+    pub doing: &'a str,
+}
+
+/// The signals a bad mapping or instruction raises, with what each means.
+const FATAL_SIGNALS: [(u64, &str, &str); 3] = [
+    (4, "SIGILL", "an instruction EL0 may not execute"),
+    (
+        7,
+        "SIGBUS",
+        "a bus error: the access reached no memory or device that answered",
+    ),
+    (11, "SIGSEGV", "an access the mapping does not allow"),
+];
+
+/// Sends SIGILL, SIGBUS and SIGSEGV to `crate::fatal` on a stack of their own, so that a
+/// mapping that faults, or a clock EL0 may not read, ends the run with a report instead of
+/// killing it silently. The errno when the kernel refuses.
+pub fn on_fatal_signals() -> Result<(), i64> {
+    const STACK: u64 = 64 << 10;
+    let stack = Mapping::anon(STACK)?;
+    // stack_t: ss_sp, ss_flags (int, padded), ss_size.
+    let ss: [u64; 3] = [stack.va, 0, STACK];
+    // SAFETY: sigaltstack(2) reads one stack_t; the stack it names is a mapping that is
+    // never unmapped (forgotten below) and holds no Rust object.
+    let r = unsafe { syscall(SYS_SIGALTSTACK, [ss.as_ptr() as u64, 0, 0, 0, 0, 0]) };
+    if r < 0 {
+        return Err(-r);
+    }
+    core::mem::forget(stack);
+    const SA_SIGINFO: u64 = 0x4;
+    const SA_ONSTACK: u64 = 0x0800_0000;
+    for (sig, _, _) in FATAL_SIGNALS {
+        // struct sigaction (asm-generic, arm64 has SA_RESTORER): handler, flags, restorer
+        // (none: the handler never returns), mask (64 bits: none blocked).
+        let handler = on_signal as *const () as u64;
+        let act: [u64; 4] = [handler, SA_SIGINFO | SA_ONSTACK, 0, 0];
+        // SAFETY: rt_sigaction(2) reads one struct sigaction of the layout above; the
+        // handler is an `extern "C"` function of the SA_SIGINFO signature.
+        let r = unsafe { syscall(SYS_RT_SIGACTION, [sig, act.as_ptr() as u64, 0, 8, 0, 0]) };
+        if r < 0 {
+            return Err(-r);
+        }
+    }
+    Ok(())
+}
+
+/// The SA_SIGINFO handler: reports through `crate::fatal`, which ends the process.
+extern "C" fn on_signal(sig: i32, info: *const u64, _context: *const u8) {
+    let (name, meaning) = FATAL_SIGNALS
+        .iter()
+        .find(|&&(n, _, _)| n == sig as u64)
+        .map_or(("signal", ""), |&(_, name, meaning)| (name, meaning));
+    // SAFETY: the kernel passes a siginfo_t, whose si_addr (for these signals) is its third
+    // 64-bit word (si_signo, si_errno, si_code and padding come first).
+    let addr = unsafe { *info.add(2) };
+    let (ptr, len) = (
+        DOING_PTR.load(Ordering::Relaxed),
+        DOING_LEN.load(Ordering::Relaxed),
+    );
+    let doing = if len == 0 {
+        "starting"
+    } else {
+        // SAFETY: ptr and len are those of a string a live `Doing` guard borrows (its drop
+        // restores the previous one), so it is valid while the signal interrupts its owner.
+        let bytes = unsafe { core::slice::from_raw_parts(ptr as *const u8, len as usize) };
+        core::str::from_utf8(bytes).unwrap_or("?")
+    };
+    crate::fatal(Fatal {
+        signal: name,
+        meaning,
+        addr,
+        doing,
+    })
+}
+
+/// `mairbench.selftest=fault`: a load from an address no process maps (16), to show that a
+/// fault is reported, not silent.
+pub fn fault_on_purpose() -> ! {
+    // SAFETY: the load faults (page zero is never mapped); the SIGSEGV handler ends the
+    // process, so nothing after it runs and no Rust value is read.
+    unsafe {
+        asm!(
+            "mov x9, #16",
+            "ldr x9, [x9]",
+            "udf #0",
+            options(noreturn, nostack)
+        )
+    }
 }
 
 /// Ends the process with `status`.

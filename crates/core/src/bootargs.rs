@@ -33,6 +33,27 @@ pub enum Selftest {
     CachesOff,
 }
 
+/// Every [`Selftest`] by its `mairbench.selftest=` name.
+pub const SELFTESTS: [(&str, Selftest); 7] = [
+    ("fault", Selftest::Fault),
+    ("panic", Selftest::Panic),
+    ("hang", Selftest::Hang),
+    ("stack-overflow", Selftest::StackOverflow),
+    ("missing-cpu", Selftest::MissingCpu),
+    ("bad-attr", Selftest::BadAttr),
+    ("caches-off", Selftest::CachesOff),
+];
+
+impl Selftest {
+    /// Its `mairbench.selftest=` name.
+    pub fn name(self) -> &'static str {
+        SELFTESTS
+            .iter()
+            .find(|&&(_, t)| t == self)
+            .map_or("?", |&(n, _)| n)
+    }
+}
+
 /// Options of one run, as set by the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -299,14 +320,10 @@ pub fn parse<'a>(cmdline: &'a str, mut note: impl FnMut(Note<'a>)) -> Options {
                 None => bad("nothing, 1/0, on/off, yes/no or true/false"),
             },
             "selftest" => match value {
-                Some("fault") => options.selftest = Some(Selftest::Fault),
-                Some("panic") => options.selftest = Some(Selftest::Panic),
-                Some("hang") => options.selftest = Some(Selftest::Hang),
-                Some("bad-attr") => options.selftest = Some(Selftest::BadAttr),
-                Some("stack-overflow") => options.selftest = Some(Selftest::StackOverflow),
-                Some("missing-cpu") => options.selftest = Some(Selftest::MissingCpu),
-                Some("caches-off") => options.selftest = Some(Selftest::CachesOff),
                 Some("none") => options.selftest = None,
+                Some(v) if SELFTESTS.iter().any(|&(n, _)| n == v) => {
+                    options.selftest = SELFTESTS.iter().find(|&&(n, _)| n == v).map(|&(_, t)| t)
+                }
                 _ => bad(
                     "fault, panic, hang, stack-overflow, missing-cpu, bad-attr, caches-off or none",
                 ),
