@@ -6,78 +6,34 @@
 //! one and the RAM sources in the Normal group, each labelled with what Linux documents,
 //! and every row says "emulated".
 
-use serde_json::Value;
+mod common;
+
+use common::tool::{self, data, Done};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const FIRMWARE: &str = "qemu10-firmware-4k-64k.log";
 const LINUX: &str = "qemu10-linux-4k-64k.log";
 const NORMAL: [&str; 4] = ["normal-wb", "normal-wb-noalloc", "normal-wt", "normal-nc"];
 const DEVICE: [&str; 4] = ["device-ngnrne", "device-ngnre", "device-ngre", "device-gre"];
 
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
-
-/// A fresh, empty directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "mairbench-host-classify-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    tool::scratch("classify", name)
 }
 
-struct Done {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    out: PathBuf,
-}
-
-impl Done {
-    fn file(&self, name: &str) -> String {
-        std::fs::read_to_string(self.out.join(name)).unwrap_or_else(|e| {
-            panic!(
-                "{name}: {e}\nstdout:\n{}\nstderr:\n{}",
-                self.stdout, self.stderr
-            )
-        })
-    }
-
-    fn json(&self, name: &str) -> Value {
-        serde_json::from_str(&self.file(name)).unwrap()
-    }
-
-    /// The words of the table row of `source` (the line starting with it).
-    fn row(&self, source: &str) -> Vec<&str> {
-        self.stdout
-            .lines()
-            .find(|l| l.trim_start().starts_with(&format!("{source} ")))
-            .unwrap_or_else(|| panic!("no row for {source}:\n{}", self.stdout))
-            .split_whitespace()
-            .collect()
-    }
+/// The words of the table row of `source` (the line starting with it).
+fn row<'d>(d: &'d Done, source: &str) -> Vec<&'d str> {
+    d.stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{source} ")))
+        .unwrap_or_else(|| panic!("no row for {source}:\n{}", d.stdout))
+        .split_whitespace()
+        .collect()
 }
 
 fn host(args: &[&Path], test: &str) -> Done {
-    let out = scratch(test);
-    let o = Command::new(env!("CARGO_BIN_EXE_mairbench-host"))
-        .args(args)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .expect("the host tool starts");
-    let done = Done {
-        code: o.status.code(),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-        out,
-    };
+    let args: Vec<&OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let done = tool::run("classify", &args, test);
     assert!(!done.stderr.contains("panicked"), "{}", done.stderr);
     done
 }
@@ -139,7 +95,7 @@ fn assert_qemu_classification(d: &Done) {
     }
     // The terminal table says the same, every confidence "emulated (NN %)".
     for (source, label, group) in seen {
-        let row = d.row(source);
+        let row = row(d, source);
         assert_eq!(row[1..3], [label, &group.to_string()], "{row:?}");
         let at = row.iter().position(|w| *w == "emulated").unwrap();
         assert!(
@@ -250,7 +206,7 @@ fn report_of_a_twin_log_is_keyed_by_source() {
          0x410fd083), emulated; status pass"
     );
     assert_eq!(
-        d.row("pci:0000:00:01.0:res2_wc")[1..],
+        row(&d, "pci:0000:00:01.0:res2_wc")[1..],
         [
             "64",
             "KiB",
@@ -318,7 +274,7 @@ fn truncated_twin_log_is_a_clear_error() {
     // And compared: the classification is still printed, and the status says truncated.
     let c = compare(&data(FIRMWARE), &path, "truncated-compare");
     assert_eq!(c.code, Some(1), "{}\n{}", c.stdout, c.stderr);
-    assert_eq!(c.row("pci:0000:00:01.0:res2")[1], "device-ngnre");
+    assert_eq!(row(&c, "pci:0000:00:01.0:res2")[1], "device-ngnre");
     assert!(c.stderr.contains("truncated"), "{}", c.stderr);
 }
 

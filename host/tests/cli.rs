@@ -7,19 +7,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
+use common::tool::{self, data, Done};
 
-/// A fresh, empty directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("mairbench-host-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    tool::scratch("cli", name)
 }
 
 fn host(args: &[&std::ffi::OsStr]) -> Output {
@@ -29,42 +20,8 @@ fn host(args: &[&std::ffi::OsStr]) -> Output {
         .expect("the host tool starts")
 }
 
-struct Done {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    out: PathBuf,
-}
-
-impl Done {
-    fn file(&self, name: &str) -> String {
-        std::fs::read_to_string(self.out.join(name)).unwrap_or_else(|e| {
-            panic!(
-                "{name}: {e}\nstdout:\n{}\nstderr:\n{}",
-                self.stdout, self.stderr
-            )
-        })
-    }
-
-    fn csv_rows(&self, name: &str) -> Vec<String> {
-        self.file(name).lines().skip(1).map(str::to_owned).collect()
-    }
-}
-
 fn report(log: &Path, test: &str) -> Done {
-    let out = scratch(test);
-    let o = host(&[
-        "report".as_ref(),
-        log.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-    ]);
-    Done {
-        code: o.status.code(),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-        out,
-    }
+    tool::run("cli", &["report".as_ref(), log.as_os_str()], test)
 }
 
 /// The one sentence on stderr (notes about skipped lines come before it).
@@ -341,20 +298,11 @@ fn one_sentence_errors() {
 }
 
 fn compare(a: &Path, b: &Path, test: &str) -> Done {
-    let out = scratch(test);
-    let o = host(&[
-        "compare".as_ref(),
-        a.as_os_str(),
-        b.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-    ]);
-    Done {
-        code: o.status.code(),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-        out,
-    }
+    tool::run(
+        "cli",
+        &["compare".as_ref(), a.as_os_str(), b.as_os_str()],
+        test,
+    )
 }
 
 #[test]

@@ -11,7 +11,7 @@
 //! Settings the runner refuses need no boot.
 
 mod common;
-use common::{boot, qemu_host, root, with_host, Run};
+use common::{boot, qemu_host, root, twin_kernels, with_host, Run};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
@@ -120,19 +120,6 @@ const TWIN_ARGS: &[&str] = &[
     "mairbench.sources=all,devmem:0x40000000+64K,pci:0000:00:1f.0:res2,dma-heap:none,heap",
 ];
 
-/// The kernels the twin runs (all but DC ZVA and the maintenance kernels).
-const TWIN_KERNELS: [&str; 9] = [
-    "read-ldp",
-    "write-stp",
-    "read-ldp-q",
-    "write-stp-q",
-    "read-ldnp",
-    "write-stnp",
-    "copy-to",
-    "copy-from",
-    "latency",
-];
-
 /// The one boot with the real twin, shared by the tests that read it; `None` (the tests say
 /// SKIPPED) when the kernel could not be fetched.
 fn twin_boot() -> Option<&'static Run> {
@@ -239,7 +226,7 @@ fn the_twin_runs_under_linux() {
             .unwrap_or_else(|| panic!("no source record for {name}:\n{}", run.console));
         assert_eq!(s["size"], 65536, "{s}");
         assert!(s.get("error").is_none(), "{s}");
-        for kernel in TWIN_KERNELS {
+        for kernel in twin_kernels() {
             let n = results
                 .iter()
                 .filter(|r| r["source"] == name.as_str() && r["kernel"] == kernel)

@@ -9,7 +9,8 @@
 
 mod common;
 
-use mairbench_core::kernel::{Unit, KERNELS};
+use common::twin_kernels;
+use mairbench_core::kernel::Unit;
 use mairbench_core::source::SOURCES;
 use mairbench_host::{log, records};
 use serde_json::Value;
@@ -52,16 +53,6 @@ fn conforming(stdout: &str) -> Vec<Value> {
 
 fn of_kind<'r>(records: &'r [Value], kind: &str) -> Vec<&'r Value> {
     records.iter().filter(|r| r["kind"] == kind).collect()
-}
-
-/// The kernels the twin runs: core's table but DC ZVA and cache maintenance (EL0 may not
-/// issue them).
-fn twin_kernels() -> Vec<&'static str> {
-    KERNELS
-        .iter()
-        .map(|k| k.name)
-        .filter(|n| *n != "fill-zva" && !n.starts_with("maint-"))
-        .collect()
 }
 
 fn assert_passed(status: i32, records: &[Value], stdout: &str) {

@@ -1166,16 +1166,7 @@ pub fn fatal(f: sys::Fatal<'_>) -> ! {
             format_args!("{} at {:#x} while {}", f.signal, f.addr, f.doing),
         )
         .finish();
-    let _ = Record::new(&mut out, &schema::END)
-        .str("status", "fail")
-        .u64("checks", 1)
-        .u64("failed", 1)
-        .u64("warnings", 0)
-        .str("reason", f.signal)
-        .u64("run_us", 0)
-        .finish();
-    out.flush();
-    sys::exit(1)
+    fail_end(&mut out, 1, f.signal)
 }
 
 /// What to do when the twin itself goes wrong: say so and exit 1 (no unwinding).
@@ -1187,12 +1178,17 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
         failed: false,
     };
     say!(out, "panic: {}", info.message());
-    let _ = Record::new(&mut out, &schema::END)
+    fail_end(&mut out, 0, "panic")
+}
+
+/// The `end` record of a run cut short (`checks` made, one failed: `reason`), then exit 1.
+fn fail_end(out: &mut Out, checks: u64, reason: &str) -> ! {
+    let _ = Record::new(out, &schema::END)
         .str("status", "fail")
-        .u64("checks", 0)
+        .u64("checks", checks)
         .u64("failed", 1)
         .u64("warnings", 0)
-        .str("reason", "panic")
+        .str("reason", reason)
         .u64("run_us", 0)
         .finish();
     out.flush();

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod dtb;
+pub mod tool;
 
 use serde_json::Value;
 use std::io::Read;
@@ -26,6 +27,15 @@ pub fn firmware() -> PathBuf {
         elf.display()
     );
     elf
+}
+
+/// The kernels the Linux twin runs: core's table but DC ZVA and the timed cache maintenance.
+pub fn twin_kernels() -> Vec<&'static str> {
+    mairbench_core::kernel::KERNELS
+        .iter()
+        .map(|k| k.name)
+        .filter(|n| *n != "fill-zva" && !n.starts_with("maint-"))
+        .collect()
 }
 
 /// What one QEMU run produced.
