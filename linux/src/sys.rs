@@ -6,7 +6,7 @@
 //! on.
 
 use core::arch::{asm, global_asm};
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use mairbench_core::kernel::Kernel;
 
 // The firmware's measured loops and their symbols, the very same file.
@@ -207,35 +207,51 @@ pub fn write_all(fd: u64, mut bytes: &[u8]) -> Result<(), i64> {
     Ok(())
 }
 
-/// What the process is doing now, for a fatal signal's report: a string borrowed by the
-/// [`Doing`] that set it (address and length; length 0: nothing said).
-static DOING_PTR: AtomicU64 = AtomicU64::new(0);
-static DOING_LEN: AtomicU64 = AtomicU64::new(0);
+/// What the process is doing now, for a fatal signal's report: a copy of [`doing`]'s text
+/// (cut to 128 bytes), so that the handler reads only memory of its own.
+static DOING: [AtomicU8; DOING_MAX] = [const { AtomicU8::new(0) }; DOING_MAX];
+static DOING_LEN: AtomicUsize = AtomicUsize::new(0);
+const DOING_MAX: usize = 128;
 
-/// While alive, [`doing`]'s string is what a fatal signal's report says the process was
-/// doing; dropped, the previous one is back.
-pub struct Doing<'a> {
-    previous: (u64, u64),
-    _what: core::marker::PhantomData<&'a str>,
+/// While alive, [`doing`]'s text is what a fatal signal's report says the process was
+/// doing; dropped, the previous text is back.
+pub struct Doing {
+    previous: [u8; DOING_MAX],
+    previous_len: usize,
 }
 
 /// Says what the process is doing (e.g. "measuring pci:0000:00:01.0:res2 read-ldp at
 /// 4 KiB") until the returned guard is dropped.
-pub fn doing(what: &str) -> Doing<'_> {
-    let previous = (
-        DOING_PTR.swap(what.as_ptr() as u64, Ordering::Relaxed),
-        DOING_LEN.swap(what.len() as u64, Ordering::Relaxed),
-    );
+pub fn doing(what: &str) -> Doing {
+    let (previous, previous_len) = doing_now();
+    set_doing(what.as_bytes());
     Doing {
         previous,
-        _what: core::marker::PhantomData,
+        previous_len,
     }
 }
 
-impl Drop for Doing<'_> {
+fn set_doing(text: &[u8]) {
+    let n = text.len().min(DOING_MAX);
+    DOING_LEN.store(0, Ordering::Relaxed);
+    for (slot, &b) in DOING.iter().zip(&text[..n]) {
+        slot.store(b, Ordering::Relaxed);
+    }
+    DOING_LEN.store(n, Ordering::Relaxed);
+}
+
+/// The text [`doing`] last set, and its length.
+fn doing_now() -> ([u8; DOING_MAX], usize) {
+    let mut text = [0u8; DOING_MAX];
+    for (b, slot) in text.iter_mut().zip(&DOING) {
+        *b = slot.load(Ordering::Relaxed);
+    }
+    (text, DOING_LEN.load(Ordering::Relaxed).min(DOING_MAX))
+}
+
+impl Drop for Doing {
     fn drop(&mut self) {
-        DOING_PTR.store(self.previous.0, Ordering::Relaxed);
-        DOING_LEN.store(self.previous.1, Ordering::Relaxed);
+        set_doing(&self.previous[..self.previous_len]);
     }
 }
 
@@ -303,18 +319,14 @@ extern "C" fn on_signal(sig: i32, info: *const u64, _context: *const u8) {
     // SAFETY: the kernel passes a siginfo_t, whose si_addr (for these signals) is its third
     // 64-bit word (si_signo, si_errno, si_code and padding come first).
     let addr = unsafe { *info.add(2) };
-    let (ptr, len) = (
-        DOING_PTR.load(Ordering::Relaxed),
-        DOING_LEN.load(Ordering::Relaxed),
-    );
-    let doing = if len == 0 {
-        "starting"
-    } else {
-        // SAFETY: ptr and len are those of a string a live `Doing` guard borrows (its drop
-        // restores the previous one), so it is valid while the signal interrupts its owner.
-        let bytes = unsafe { core::slice::from_raw_parts(ptr as *const u8, len as usize) };
-        core::str::from_utf8(bytes).unwrap_or("?")
+    let (text, len) = doing_now();
+    let text = &text[..len];
+    // A cut may end inside a character: what is valid before it.
+    let valid = match core::str::from_utf8(text) {
+        Ok(t) => t,
+        Err(e) => core::str::from_utf8(&text[..e.valid_up_to()]).unwrap_or(""),
     };
+    let doing = if valid.is_empty() { "starting" } else { valid };
     crate::fatal(Fatal {
         signal: name,
         meaning,
@@ -719,7 +731,7 @@ impl Mapping {
     /// The streaming kernel `kernel` (read-ldp, write-stp, their q and non-temporal forms)
     /// over the first `len` bytes, `passes` times: `None` for another kernel, or unless `len`
     /// is a non-zero multiple of the loop's step (256 bytes, 512 for the q forms) inside the
-    /// mapping. The writes store [`WRITE_STP_WORDS`] alternating.
+    /// mapping. The writes store core's `pattern::WRITTEN`.
     pub fn stream(&mut self, kernel: Kernel, len: u64, passes: u64) -> Option<()> {
         let (f, step): (unsafe extern "C" fn(u64, u64), u64) = match kernel {
             Kernel::ReadLdp => (mb_k_read_ldp, 256),
@@ -797,9 +809,6 @@ impl Mapping {
         (len != 0 && len <= self.len && len.is_multiple_of(step)).then_some(())
     }
 }
-
-/// The two words write-stp stores, alternating from the start of its range.
-pub const WRITE_STP_WORDS: [u64; 2] = [0xdead_beef, 0xcafe_babe];
 
 impl Drop for Mapping {
     fn drop(&mut self) {

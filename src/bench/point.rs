@@ -11,18 +11,16 @@ use crate::memory::Alias;
 use crate::say;
 use mairbench_core::format::Bytes;
 use mairbench_core::kernel::{Kernel, KernelSpec};
-use mairbench_core::pattern::Pattern;
+use mairbench_core::pattern::{self, Pattern};
 use mairbench_core::pmu::Counts;
 use mairbench_core::stats::{self, Summary, MAX_REPS};
-use mairbench_core::sweep::{self, Calibration, Lines, Start};
-
-use mairbench_core::sweep::{CHASE_LINE, SEED};
+use mairbench_core::sweep::{self, Calibration, Lines, Start, CHASE_LINE, SEED};
 
 /// The position-dependent pattern laid before a point and expected after read kernels.
-pub(super) const PATTERN: Pattern = Pattern::Xor(SEED);
+pub(super) const PATTERN: Pattern = pattern::LAID;
 
 /// What the write kernels leave: 0xdeadbeef and 0xcafebabe, alternating.
-pub(super) const WRITTEN: Pattern = Pattern::Pair(0xdead_beef, 0xcafe_babe);
+pub(super) const WRITTEN: Pattern = pattern::WRITTEN;
 
 /// What `DC ZVA` leaves.
 const ZERO: Pattern = Pattern::Pair(0, 0);

@@ -44,6 +44,10 @@ pub const SELFTESTS: [(&str, Selftest); 7] = [
     ("caches-off", Selftest::CachesOff),
 ];
 
+/// What `mairbench.selftest=` takes, for the message about a bad value.
+const SELFTEST_NAMES: &str =
+    "fault, panic, hang, stack-overflow, missing-cpu, bad-attr, caches-off or none";
+
 impl Selftest {
     /// Its `mairbench.selftest=` name.
     pub fn name(self) -> &'static str {
@@ -321,12 +325,10 @@ pub fn parse<'a>(cmdline: &'a str, mut note: impl FnMut(Note<'a>)) -> Options {
             },
             "selftest" => match value {
                 Some("none") => options.selftest = None,
-                Some(v) if SELFTESTS.iter().any(|&(n, _)| n == v) => {
-                    options.selftest = SELFTESTS.iter().find(|&&(n, _)| n == v).map(|&(_, t)| t)
-                }
-                _ => bad(
-                    "fault, panic, hang, stack-overflow, missing-cpu, bad-attr, caches-off or none",
-                ),
+                _ => match SELFTESTS.iter().find(|&&(n, _)| Some(n) == value) {
+                    Some(&(_, t)) => options.selftest = Some(t),
+                    None => bad(SELFTEST_NAMES),
+                },
             },
             "buffer" => match value.and_then(placement::parse_size) {
                 Some(size) => options.buffer = Some(size),
@@ -394,6 +396,14 @@ pub fn parse<'a>(cmdline: &'a str, mut note: impl FnMut(Note<'a>)) -> Options {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_bad_selftest_message_names_every_selftest() {
+        for (name, t) in SELFTESTS {
+            assert!(SELFTEST_NAMES.contains(name), "{name}");
+            assert_eq!(t.name(), name);
+        }
+    }
     extern crate std;
     use super::*;
     use std::vec::Vec;

@@ -131,6 +131,12 @@ pub struct KernelSpec {
     /// chase over MiBs on pages would time page walks, not memory). A kernel on blocks also
     /// runs `normal-wb` on pages, one row that shows what the page walks cost.
     pub granule: Granule,
+    /// Run by the Linux twin (`mairbench-linux`, at EL0). Not: `fill-zva` (DC ZVA faults on
+    /// Device memory, and EL0 may issue it only where the kernel sets SCTLR_EL1.DZE) and the
+    /// `maint-*` kernels (EL0 may never issue DC IVAC, and the firmware times DC CIVAC and
+    /// DC CVAC after writes through a second alias of the same pages, which a process does
+    /// not have).
+    pub twin: bool,
     /// One line: what the loop does and how bytes (or loads, or lines) are counted.
     pub summary: &'static str,
 }
@@ -144,6 +150,7 @@ pub const KERNELS: [KernelSpec; 13] = [
         normal_only: false,
         quick: true,
         granule: Granule::Page,
+        twin: true,
         summary: "ldp x,x,[p],#16 x16 per iteration (256 B); bytes read",
     },
     KernelSpec {
@@ -153,6 +160,7 @@ pub const KERNELS: [KernelSpec; 13] = [
         normal_only: false,
         quick: true,
         granule: Granule::Page,
+        twin: true,
         summary: "stp x,x,[p],#16 x16 per iteration (256 B); bytes written",
     },
     KernelSpec {
@@ -162,6 +170,7 @@ pub const KERNELS: [KernelSpec; 13] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        twin: true,
         summary: "ldp q,q,[p],#32 x16 per iteration (512 B); bytes read",
     },
     KernelSpec {
@@ -171,6 +180,7 @@ pub const KERNELS: [KernelSpec; 13] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        twin: true,
         summary: "stp q,q,[p],#32 x16 per iteration (512 B); bytes written",
     },
     KernelSpec {
@@ -180,6 +190,7 @@ pub const KERNELS: [KernelSpec; 13] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        twin: true,
         summary: "ldnp x,x,[p,#off] x16 per iteration (256 B), a non-temporal hint; bytes read",
     },
     KernelSpec {
@@ -189,6 +200,7 @@ pub const KERNELS: [KernelSpec; 13] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        twin: true,
         summary: "stnp x,x,[p,#off] x16 per iteration (256 B), a non-temporal hint; bytes \
                   written",
     },
@@ -199,6 +211,7 @@ pub const KERNELS: [KernelSpec; 13] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        twin: true,
         summary: "ldp/stp copy from normal-wb into the type (128 B per iteration); \
                   bytes copied counted once",
     },
@@ -209,6 +222,7 @@ pub const KERNELS: [KernelSpec; 13] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        twin: true,
         summary: "ldp/stp copy from the type into normal-wb (128 B per iteration); \
                   bytes copied counted once",
     },
@@ -219,6 +233,7 @@ pub const KERNELS: [KernelSpec; 13] = [
         normal_only: false,
         quick: false,
         granule: Granule::Block,
+        twin: true,
         summary: "ldr x0,[x0] x8 per iteration, chasing one pointer per cache line in a \
                   random single cycle; time per load",
     },
@@ -229,6 +244,7 @@ pub const KERNELS: [KernelSpec; 13] = [
         normal_only: true,
         quick: false,
         granule: Granule::Page,
+        twin: false,
         summary: "dc zva x4 per iteration, one DCZID_EL0 block each; bytes zeroed",
     },
     KernelSpec {
@@ -238,6 +254,7 @@ pub const KERNELS: [KernelSpec; 13] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        twin: false,
         summary: "dc civac per CTR_EL0.DminLine line over the range, then dsb sy; time per line",
     },
     KernelSpec {
@@ -247,6 +264,7 @@ pub const KERNELS: [KernelSpec; 13] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        twin: false,
         summary: "dc cvac per CTR_EL0.DminLine line over the range, then dsb sy; time per line",
     },
     KernelSpec {
@@ -256,6 +274,7 @@ pub const KERNELS: [KernelSpec; 13] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        twin: false,
         summary: "dc ivac per CTR_EL0.DminLine line over the range, then dsb sy; time per line",
     },
 ];

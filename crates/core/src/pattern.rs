@@ -2,6 +2,14 @@
 //! 64-bit word, a function of the word's byte offset, simple enough for an assembly loop to
 //! lay and check with `stp`/`ldp` pairs.
 
+/// What a point lays before a kernel that reads (and expects after it): the words keyed by
+/// [`crate::sweep::SEED`]. The firmware and the Linux twin lay the same.
+pub const LAID: Pattern = Pattern::Xor(crate::sweep::SEED);
+
+/// What the write kernels leave (`stream.S`'s write-stp, write-stp-q and write-stnp store
+/// the public dma-buf report's 0xdeadbeef and 0xcafebabe, alternating).
+pub const WRITTEN: Pattern = Pattern::Pair(0xdead_beef, 0xcafe_babe);
+
 /// A value for every 64-bit word of a window, by its byte offset from the window's start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pattern {

@@ -29,13 +29,16 @@ pub fn firmware() -> PathBuf {
     elf
 }
 
-/// The kernels the Linux twin runs: core's table but DC ZVA and the timed cache maintenance.
+/// The kernels the Linux twin runs: those of core's table with `twin` (all but `fill-zva`
+/// and the `maint-*` kernels).
 pub fn twin_kernels() -> Vec<&'static str> {
-    mairbench_core::kernel::KERNELS
+    let names: Vec<&str> = mairbench_core::kernel::KERNELS
         .iter()
+        .filter(|k| k.twin)
         .map(|k| k.name)
-        .filter(|n| *n != "fill-zva" && !n.starts_with("maint-"))
-        .collect()
+        .collect();
+    assert_eq!(names.len(), 9, "{names:?}");
+    names
 }
 
 /// What one QEMU run produced.
