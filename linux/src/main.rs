@@ -1064,17 +1064,8 @@ fn point(
     let unit = spec.unit;
     let total = units.saturating_mul(passes);
     let bandwidth = unit == Unit::Bandwidth;
-    let (best, median) = if bandwidth {
-        (
-            stats::mbps(total, s.best, freq),
-            stats::mbps(total, s.median, freq),
-        )
-    } else {
-        (
-            stats::per_unit_centi_ns(s.best, total, freq),
-            stats::per_unit_centi_ns(s.median, total, freq),
-        )
-    };
+    let best = stats::in_unit(unit, total, s.best, freq);
+    let median = stats::in_unit(unit, total, s.median, freq);
     match (bandwidth, best) {
         (true, Some(b)) => say!(
             out,
@@ -1121,17 +1112,7 @@ fn point(
         .u64("freq_hz", freq)
         .decimal("cv_pct", u64::from(s.cv_permille), 1)
         .u64(unit.count_field(), total);
-    // The twin runs no ns-per-line kernel: a time is the latency chase's, per load.
-    let r = if bandwidth {
-        r.opt_u64(unit.best_field(), best)
-            .opt_u64(unit.median_field(), median)
-    } else {
-        r.decimal(unit.best_field(), best.unwrap_or(0), 2).decimal(
-            unit.median_field(),
-            median.unwrap_or(0),
-            2,
-        )
-    };
+    let (r, _) = r.unit_values(unit, total, s.best, s.median, freq);
     let r = r.str("start", start.name());
     let r = match bad {
         None => r.str("integrity", "ok"),

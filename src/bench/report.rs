@@ -86,35 +86,18 @@ pub(super) fn result(
         rec = rec.u64("best_cycles", c.best);
     }
     let total = p.units.saturating_mul(p.passes);
-    let per_unit = |ticks| stats::per_unit_centi_ns(ticks, total, freq);
     // The unit's own field names (`mairbench_core::kernel::Unit`), shared with the reader.
     let unit = spec.unit;
-    let value = match unit {
-        Unit::Bandwidth => {
-            let best = stats::mbps(total, t.best, freq);
-            rec = rec
-                .u64(unit.count_field(), total)
-                .opt_u64(unit.best_field(), best)
-                .opt_u64(unit.median_field(), stats::mbps(total, t.median, freq));
-            best
-        }
-        Unit::NsPerLoad | Unit::NsPerLine => {
-            let best = per_unit(t.best);
-            let bytes = total * line;
-            rec = rec.u64(unit.count_field(), total);
-            if unit == Unit::NsPerLine {
-                // Maintenance also says how many bytes its lines cover.
-                rec = rec.u64("bytes", bytes);
-            }
-            rec = rec
-                .decimal(unit.best_field(), best.unwrap_or(0), 2)
-                .decimal(unit.median_field(), per_unit(t.median).unwrap_or(0), 2);
-            if unit == Unit::NsPerLine {
-                rec = rec.opt_u64("best_mbps", stats::mbps(bytes, t.best, freq));
-            }
-            best
-        }
-    };
+    let bytes = total.saturating_mul(line);
+    rec = rec.u64(unit.count_field(), total);
+    if unit == Unit::NsPerLine {
+        // Maintenance also says how many bytes its lines cover.
+        rec = rec.u64("bytes", bytes);
+    }
+    let (mut rec, value) = rec.unit_values(unit, total, t.best, t.median, freq);
+    if unit == Unit::NsPerLine {
+        rec = rec.opt_u64("best_mbps", stats::mbps(bytes, t.best, freq));
+    }
     rec = match (clock.events, p.events) {
         (Some(e), Some(counts)) => rec.decimals(
             "pmu",

@@ -11,7 +11,9 @@
 use core::fmt::{self, Write};
 
 use crate::format::Decimal;
+use crate::kernel::Unit;
 use crate::schema::Kind;
+use crate::stats;
 
 /// The prefix that starts every machine record line.
 pub const PREFIX: &str = "@mb ";
@@ -166,6 +168,31 @@ impl<'w, W: Write> Record<'w, W> {
             Some(v) => self.u64(key, v),
             None => self.null(key),
         }
+    }
+
+    /// Adds a `result`'s best and median values in `unit`'s fields (`best_mbps` and
+    /// `median_mbps`, or `ns_per_load`/`ns_per_line` and their medians with two decimals),
+    /// from the samples' ticks over `total` bytes, loads or lines; returns the record and
+    /// the best value (MB/s, or hundredths of a ns), `None` when it cannot be taken.
+    pub fn unit_values(
+        self,
+        unit: Unit,
+        total: u64,
+        best_ticks: u64,
+        median_ticks: u64,
+        freq_hz: u64,
+    ) -> (Self, Option<u64>) {
+        let best = stats::in_unit(unit, total, best_ticks, freq_hz);
+        let median = stats::in_unit(unit, total, median_ticks, freq_hz);
+        let rec = match unit {
+            Unit::Bandwidth => self
+                .opt_u64(unit.best_field(), best)
+                .opt_u64(unit.median_field(), median),
+            Unit::NsPerLoad | Unit::NsPerLine => self
+                .decimal(unit.best_field(), best.unwrap_or(0), 2)
+                .decimal(unit.median_field(), median.unwrap_or(0), 2),
+        };
+        (rec, best)
     }
 
     /// Adds a string field, or `null` when absent.

@@ -4,6 +4,8 @@
 //!
 //! Samples are times (timer ticks): the best one is the smallest.
 
+use crate::kernel::Unit;
+
 /// Most repetitions (timed samples) of one measurement.
 pub const MAX_REPS: usize = 64;
 
@@ -151,6 +153,15 @@ pub fn per_unit_centi_ns(ticks: u64, units: u64, freq_hz: u64) -> Option<u64> {
     let num = u128::from(ticks).checked_mul(100_000_000_000)?;
     let den = u128::from(freq_hz).checked_mul(u128::from(units))?;
     div_round(num, den)
+}
+
+/// A sample of `ticks` over `total` bytes, loads or lines in `unit`: MB/s ([`mbps`]) or
+/// hundredths of a ns per load or line ([`per_unit_centi_ns`]).
+pub fn in_unit(unit: Unit, total: u64, ticks: u64, freq_hz: u64) -> Option<u64> {
+    match unit {
+        Unit::Bandwidth => mbps(total, ticks, freq_hz),
+        Unit::NsPerLoad | Unit::NsPerLine => per_unit_centi_ns(ticks, total, freq_hz),
+    }
 }
 
 /// `value / reference` in thousandths (`1000` = 1.000×), rounded to the nearest; `None`
