@@ -251,7 +251,7 @@ pub fn compare(a: &Run, b: &Run, kernel: &str, title: &str) -> Result<String, St
         title: title.to_string(),
         lines,
         footer: Vec::new(),
-        legend: a.row_label(),
+        legend: a.rows().label,
     };
     // Cache markers of both runs; one that only one run reported is prefixed "A " or "B ".
     let (ma, mb) = (cache_marks(&a.caches, ""), cache_marks(&b.caches, ""));
@@ -570,7 +570,7 @@ fn run_header(run: &Run, title: &str) -> Header {
             Vec::new()
         },
         footer,
-        legend: run.row_label(),
+        legend: run.rows().label,
     }
 }
 

@@ -9,11 +9,14 @@
 //!   ratio of the result's best MB/s to its own log's reference at the same kernel and size:
 //!   `normal-wb` in the firmware log, `anon` in the twin log. A value that is missing, zero,
 //!   negative or not finite (the result's or the reference's) gives no feature there.
+//! - **The reference is not classified.** `anon`'s features are all 0 by construction, as
+//!   `normal-wb`'s are: it is the twin's yardstick, taken to be the heap's type, and listed
+//!   as the reference with its count of points only.
 //! - **Distance** between a Linux source and a firmware memory type: the RMS of the feature
 //!   differences over their common points, with the count of points; fewer than
-//!   [`MIN_POINTS`] (2) common points: "too few common points", no label.
+//!   `MIN_POINTS` (2) common points: "too few common points", no label.
 //! - **Board resolution.** Firmware memory types whose mutual distance is below
-//!   [`TAU`] = ln(1.35) are joined into one group (single linkage): indistinguishable on
+//!   `TAU` = ln(1.35) are joined into one group (single linkage): indistinguishable on
 //!   this board. The source's nearest group is the one holding its nearest type. The label
 //!   is the source's expected type (core's `source::by_name(..).expected`) when that type is
 //!   in the nearest group, else the nearest type; the output lists the group's other
@@ -24,19 +27,21 @@
 //!   shown as a percentage with a word: ≥ 60 % high, ≥ 30 % medium, else low.
 //! - **Emulated.** When either log's start record says `emulated: true` (or the platform is
 //!   QEMU's `linux,dummy-virt`), every row's confidence reads "emulated (97 %)", and a line
-//!   under the table says that QEMU does not model caches: only Device vs Normal shows
-//!   (TCG's slow path for Device pages), and the type within a group is what Linux
-//!   documents, not a measurement.
+//!   under the table says what QEMU's timings can tell: under TCG (QEMU without KVM; the
+//!   evidence is the runner's `mairbench.host=` bootarg, `emulated_by` holding `bootarg`)
+//!   caches are not modelled and only Device vs Normal shows (TCG's slow path for Device
+//!   pages); on a QEMU machine known only by its tables it may be TCG or KVM. Either way the
+//!   type within a group is what Linux documents, not a measurement.
 //! - **Agreement.** The expected type and its `pgprot` from core's source table, and
-//!   whether the nearest group contains it: "yes", "NO: behaves like <label>"; "—" when the
+//!   whether the nearest group contains it: "yes", `NO: behaves like <label>`; "—" when the
 //!   table has no expected type.
 //! - Sources with error records are listed with their error, not classified.
 //! - A warning when the two logs are from different boards (the start records' `midr`
-//!   differ, or their `platform`): the comparison only means something on one board.
+//!   differ, or their `platform`, where both are known): the comparison only means
+//!   something on one board.
 //!
-//! Everything here is pure: [`features`], [`distance`], [`groups`], [`confidence`] and
-//! [`classify`] work on plain numbers; [`compare`] reads two [`Run`]s; [`table`], [`csv`]
-//! and [`json`] render the result.
+//! [`compare`] reads two [`Run`]s (everything under it is pure arithmetic on plain
+//! numbers); [`table`], [`csv`] and [`json`](fn@json) render the result.
 
 use crate::model::{Run, Source, FIRMWARE_BASELINE, PAGES, TWIN_BASELINE};
 use crate::report::{csv_field, distinct, size_label};
@@ -47,45 +52,45 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 /// The ratio below which two memory types are one group: 1.35 (35 %).
-pub const TAU_RATIO: f64 = 1.35;
+const TAU_RATIO: f64 = 1.35;
 
-/// ln([`TAU_RATIO`]): memory types closer than this (RMS of ln ratios) are joined.
-pub const TAU: f64 = 0.300_104_592_450_338_2;
+/// ln(`TAU_RATIO`): memory types closer than this (RMS of ln ratios) are joined.
+const TAU: f64 = 0.300_104_592_450_338_2;
 
 /// The fewest common points a distance needs.
-pub const MIN_POINTS: usize = 2;
+const MIN_POINTS: usize = 2;
 
 /// Confidence from which the word is "high".
-pub const HIGH: f64 = 0.60;
+const HIGH: f64 = 0.60;
 
 /// Confidence from which the word is "medium" (below: "low").
-pub const MEDIUM: f64 = 0.30;
+const MEDIUM: f64 = 0.30;
 
 /// A point of a sweep: (kernel name, working-set size in bytes).
-pub type Point = (String, u64);
+type Point = (String, u64);
 
 /// One row's features: ln(best MB/s / the reference's best MB/s) per point.
-pub type Sweep = BTreeMap<Point, f64>;
+type Sweep = BTreeMap<Point, f64>;
 
 /// The features of every row (memory type or source), in log order.
-pub type Features = Vec<(String, Sweep)>;
+type Features = Vec<(String, Sweep)>;
 
 /// One bandwidth result as the classifier reads it.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sample<'a> {
+struct Sample<'a> {
     /// The row: a memory type (firmware) or a source (twin).
-    pub row: &'a str,
+    row: &'a str,
     /// Kernel name.
-    pub kernel: &'a str,
+    kernel: &'a str,
     /// Working-set size, bytes.
-    pub size: u64,
+    size: u64,
     /// Best MB/s (MB = 10^6 B).
-    pub best_mbps: f64,
+    best_mbps: f64,
 }
 
 /// The bandwidth results of `run` (kernels whose unit is `Unit::Bandwidth` in core's kernel
 /// table), in log order; with `pages_only`, those on 4 KiB pages only.
-pub fn samples(run: &Run, pages_only: bool) -> Vec<Sample<'_>> {
+fn samples(run: &Run, pages_only: bool) -> Vec<Sample<'_>> {
     run.measurements
         .iter()
         .filter(|m| {
@@ -110,7 +115,7 @@ fn usable(v: f64) -> bool {
 /// point where both the row and the reference have a usable (finite, positive) best,
 /// ln(best / reference's best). A repeated point keeps the last. Rows with no feature are
 /// listed with an empty sweep; the reference's own features are all 0.
-pub fn features(samples: &[Sample<'_>], reference: &str) -> Features {
+fn features(samples: &[Sample<'_>], reference: &str) -> Features {
     let key = |s: &Sample<'_>| (s.kernel.to_owned(), s.size);
     let mut base: BTreeMap<Point, f64> = BTreeMap::new();
     for s in samples.iter().filter(|s| s.row == reference) {
@@ -136,7 +141,7 @@ pub fn features(samples: &[Sample<'_>], reference: &str) -> Features {
 }
 
 /// The points some row of `a` and some row of `b` have.
-pub fn common_points(a: &Features, b: &Features) -> BTreeSet<Point> {
+fn common_points(a: &Features, b: &Features) -> BTreeSet<Point> {
     let of = |f: &Features| -> BTreeSet<Point> {
         f.iter().flat_map(|(_, s)| s.keys().cloned()).collect()
     };
@@ -144,7 +149,7 @@ pub fn common_points(a: &Features, b: &Features) -> BTreeSet<Point> {
 }
 
 /// `features` with only the points in `points` (rows kept, perhaps empty).
-pub fn restrict(features: &Features, points: &BTreeSet<Point>) -> Features {
+fn restrict(features: &Features, points: &BTreeSet<Point>) -> Features {
     features
         .iter()
         .map(|(r, s)| {
@@ -160,16 +165,16 @@ pub fn restrict(features: &Features, points: &BTreeSet<Point>) -> Features {
 
 /// The distance between two sweeps.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Distance {
+struct Distance {
     /// RMS of the feature differences over the common points; `None` with fewer than
-    /// [`MIN_POINTS`] of them.
-    pub rms: Option<f64>,
+    /// `MIN_POINTS` of them.
+    rms: Option<f64>,
     /// Common points (both finite).
-    pub points: usize,
+    points: usize,
 }
 
 /// The RMS of `a - b` over the points both have (finite values only), and their count.
-pub fn distance(a: &Sweep, b: &Sweep) -> Distance {
+fn distance(a: &Sweep, b: &Sweep) -> Distance {
     let diffs: Vec<f64> = a
         .iter()
         .filter_map(|(p, x)| Some(x - b.get(p)?))
@@ -182,10 +187,10 @@ pub fn distance(a: &Sweep, b: &Sweep) -> Distance {
     Distance { rms, points }
 }
 
-/// The board's groups: memory types joined when their [`distance`] is below [`TAU`]
+/// The board's groups: memory types joined when their [`distance`] is below `TAU`
 /// (single linkage: a chain of close pairs is one group); types with too few common points
 /// join nothing. Groups in the order of their first type, types in `types`' order.
-pub fn groups(types: &Features) -> Vec<Vec<String>> {
+fn groups(types: &Features) -> Vec<Vec<String>> {
     let n = types.len();
     let mut root: Vec<usize> = (0..n).collect();
     fn find(root: &mut [usize], mut i: usize) -> usize {
@@ -220,7 +225,7 @@ pub fn groups(types: &Features) -> Vec<Vec<String>> {
 /// 1 − `nearest` / `outside`, clamped to 0..1; 0.0 when there is nothing outside the group
 /// (`None`: the measurement tells no group from another) or the ratio cannot be taken (NaN,
 /// a zero or negative `outside`).
-pub fn confidence(nearest: f64, outside: Option<f64>) -> f64 {
+fn confidence(nearest: f64, outside: Option<f64>) -> f64 {
     let Some(outside) = outside else {
         return 0.0;
     };
@@ -232,8 +237,8 @@ pub fn confidence(nearest: f64, outside: Option<f64>) -> f64 {
     }
 }
 
-/// The word for a confidence: "high" (≥ [`HIGH`]), "medium" (≥ [`MEDIUM`]) or "low".
-pub fn confidence_word(c: f64) -> &'static str {
+/// The word for a confidence: "high" (≥ `HIGH`), "medium" (≥ `MEDIUM`) or "low".
+fn confidence_word(c: f64) -> &'static str {
     if c >= HIGH {
         "high"
     } else if c >= MEDIUM {
@@ -269,7 +274,9 @@ impl Agreement {
     }
 }
 
-/// One source's classification.
+/// One source's classification. What derives from these fields (the label, the types tied
+/// with it, the confidence) and what core's source table says of the source (expected type,
+/// page protection) are methods.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Label {
     /// The source's name, e.g. `pci:0000:00:01.0:res2_wc`.
@@ -280,45 +287,98 @@ pub struct Label {
     pub nearest: Option<(String, f64)>,
     /// The nearest group's types (empty without a nearest type).
     pub group: Vec<String>,
-    /// The label: the expected type when the nearest group holds it, else the nearest type.
-    pub label: Option<String>,
-    /// The group's other members.
-    pub tied_with: Vec<String>,
     /// The distance to the nearest type outside the group (`None`: none measurable).
     pub outside: Option<f64>,
-    /// [`confidence`], when there is a label.
-    pub confidence: Option<f64>,
-    /// The type core's source table expects.
-    pub expected: Option<&'static str>,
-    /// The page protection core's source table names.
-    pub pgprot: Option<&'static str>,
     /// Whether the measurement agrees with the expectation.
     pub agreement: Agreement,
+}
+
+impl Label {
+    /// The type core's source table expects of the source.
+    pub fn expected(&self) -> Option<&'static str> {
+        source::by_name(&self.source).and_then(|s| s.expected)
+    }
+
+    /// The page protection core's source table names for the source.
+    pub fn pgprot(&self) -> Option<&'static str> {
+        source::by_name(&self.source).map(|s| s.pgprot)
+    }
+
+    /// The label: the expected type when the nearest group holds it, else the nearest type;
+    /// `None` without a nearest type (too few common points).
+    pub fn label(&self) -> Option<&str> {
+        let (near, _) = self.nearest.as_ref()?;
+        Some(
+            self.expected()
+                .filter(|e| self.group.iter().any(|t| t == e))
+                .unwrap_or(near.as_str()),
+        )
+    }
+
+    /// The group's members other than the label.
+    pub fn tied_with(&self) -> Vec<&str> {
+        let label = self.label();
+        self.group
+            .iter()
+            .map(String::as_str)
+            .filter(|t| Some(*t) != label)
+            .collect()
+    }
+
+    /// 1 − the nearest distance / the outside one, clamped to 0..1 (0 without an outside
+    /// one), when there is a label.
+    pub fn confidence(&self) -> Option<f64> {
+        self.nearest
+            .as_ref()
+            .map(|(_, d)| confidence(*d, self.outside))
+    }
+}
+
+/// The twin log's reference source (`anon`): what every source is divided by, not classified.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reference {
+    /// Its name, [`TWIN_BASELINE`].
+    pub source: String,
+    /// The common points it has a (zero) feature at.
+    pub points: usize,
 }
 
 /// A classification of sources against a board's memory types.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Classification {
-    /// The board's groups ([`groups`]).
+    /// The board's groups of memory types, indistinguishable within each.
     pub groups: Vec<Vec<String>>,
-    /// One label per source, in `sources`' order.
+    /// The sources' reference, when the sources have it.
+    pub reference: Option<Reference>,
+    /// One label per source other than the reference, in the sources' order.
     pub labels: Vec<Label>,
 }
 
-/// Classifies each source of `sources` against the memory types of `types` (features of the
-/// same points, see [`common_points`] and [`restrict`]) by the method of the module doc.
-pub fn classify(types: &Features, sources: &Features) -> Classification {
+/// Classifies each source of `sources` but `reference` against the memory types of `types`
+/// (features of the same points, see [`common_points`] and [`restrict`]) by the method of the
+/// module doc.
+fn classify(types: &Features, sources: &Features, reference: &str) -> Classification {
     let groups = groups(types);
     let labels = sources
         .iter()
+        .filter(|(name, _)| name != reference)
         .map(|(name, sweep)| label(types, &groups, name, sweep))
         .collect();
-    Classification { groups, labels }
+    let reference = sources
+        .iter()
+        .find(|(name, _)| name == reference)
+        .map(|(name, sweep)| Reference {
+            source: name.clone(),
+            points: sweep.len(),
+        });
+    Classification {
+        groups,
+        reference,
+        labels,
+    }
 }
 
 fn label(types: &Features, groups: &[Vec<String>], name: &str, sweep: &Sweep) -> Label {
-    let spec = source::by_name(name);
-    let expected = spec.and_then(|s| s.expected);
     let distances: Vec<(&str, Distance)> = types
         .iter()
         .map(|(t, s)| (t.as_str(), distance(sweep, s)))
@@ -336,12 +396,7 @@ fn label(types: &Features, groups: &[Vec<String>], name: &str, sweep: &Sweep) ->
         points: distances.iter().map(|(_, d)| d.points).max().unwrap_or(0),
         nearest: None,
         group: Vec::new(),
-        label: None,
-        tied_with: Vec::new(),
         outside: None,
-        confidence: None,
-        expected,
-        pgprot: spec.map(|s| s.pgprot),
         agreement: Agreement::NoExpectation,
     };
     let Some((near, d_near, points)) = nearest else {
@@ -352,55 +407,51 @@ fn label(types: &Features, groups: &[Vec<String>], name: &str, sweep: &Sweep) ->
         .find(|g| g.iter().any(|t| t == near))
         .cloned()
         .unwrap_or_else(|| vec![near.to_owned()]);
-    let outside = distances
+    out.outside = distances
         .iter()
         .filter(|(t, _)| !group.iter().any(|g| g == t))
         .filter_map(|(_, d)| d.rms)
         .min_by(f64::total_cmp);
-    let label = match expected {
-        Some(e) if group.iter().any(|t| t == e) => e.to_owned(),
-        _ => near.to_owned(),
-    };
-    out.agreement = match expected {
-        None => Agreement::NoExpectation,
-        Some(e) if group.iter().any(|t| t == e) => Agreement::Yes,
-        Some(e) if !types.iter().any(|(t, _)| t == e) => Agreement::Unmeasured,
-        Some(_) => Agreement::No(label.clone()),
-    };
     out.points = points;
     out.nearest = Some((near.to_owned(), d_near));
-    out.tied_with = group.iter().filter(|t| **t != label).cloned().collect();
     out.group = group;
-    out.label = Some(label);
-    out.outside = outside;
-    out.confidence = Some(confidence(d_near, outside));
+    out.agreement = match out.expected() {
+        None => Agreement::NoExpectation,
+        Some(e) if out.group.iter().any(|t| t == e) => Agreement::Yes,
+        Some(e) if !types.iter().any(|(t, _)| t == e) => Agreement::Unmeasured,
+        Some(_) => Agreement::No(near.to_owned()),
+    };
     out
 }
 
 /// Whether a run's timings are an emulator's: its start record says `emulated`, or its
 /// platform is QEMU's (`linux,dummy-virt`, or a name with `qemu` in it).
-pub fn is_emulated(run: &Run) -> bool {
+fn is_emulated(run: &Run) -> bool {
     run.emulated
         || run.platform == "linux,dummy-virt"
         || run.platform.to_ascii_lowercase().contains("qemu")
 }
 
-/// A sentence when the two logs are not from one board: their MIDRs differ (where both are
-/// known; the twin writes `0x0` when sysfs has none) or their platforms do.
-pub fn board_warning(firmware: &Run, linux: &Run) -> Option<String> {
-    let known = |m: &str| !m.is_empty() && m != "0x0";
+/// Whether an emulated run is known to be TCG's: the runner said so with
+/// `mairbench.host=qemu-*` (`emulated_by` holds `bootarg`; qemu/run passes it on every boot,
+/// and runs TCG only). The device tree or ACPI tables alone are QEMU's under KVM too.
+fn is_tcg(run: &Run) -> bool {
+    is_emulated(run) && run.emulated_by.iter().any(|b| b == "bootarg")
+}
+
+/// A sentence when the two logs are not from one board: their MIDRs differ or their
+/// platforms do, where both are known (the twin writes MIDR `0x0` when sysfs has none, and
+/// platform `unknown` without a device tree, e.g. on an ACPI board).
+fn board_warning(firmware: &Run, linux: &Run) -> Option<String> {
     let mut why = Vec::new();
-    if known(&firmware.midr) && known(&linux.midr) && firmware.midr != linux.midr {
-        why.push(format!("MIDR {} vs {}", firmware.midr, linux.midr));
-    }
-    if !firmware.platform.is_empty()
-        && !linux.platform.is_empty()
-        && firmware.platform != linux.platform
-    {
-        why.push(format!(
-            "platform {} vs {}",
-            firmware.platform, linux.platform
-        ));
+    for (what, a, b, unknown) in [
+        ("MIDR", &firmware.midr, &linux.midr, "0x0"),
+        ("platform", &firmware.platform, &linux.platform, "unknown"),
+    ] {
+        let known = |v: &str| !v.is_empty() && v != unknown;
+        if known(a) && known(b) && a != b {
+            why.push(format!("{what} {a} vs {b}"));
+        }
     }
     (!why.is_empty()).then(|| {
         format!(
@@ -411,9 +462,14 @@ pub fn board_warning(firmware: &Run, linux: &Run) -> Option<String> {
     })
 }
 
-/// What QEMU's timings can tell of a source, printed under the table of an emulated run.
-pub const EMULATED_NOTE: &str = "emulated: QEMU does not model caches, so only Device vs \
-Normal shows (TCG's slow path for Device pages); the type within a group is what Linux \
+/// What TCG's timings can tell of a source, printed under the table.
+const TCG_NOTE: &str = "emulated: TCG (QEMU without KVM) does not model caches, so only Device \
+vs Normal shows (TCG's slow path for Device pages); the type within a group is what Linux \
+documents (core's source table), not a measurement";
+
+/// What a QEMU machine's timings can tell when nothing says TCG.
+const QEMU_NOTE: &str = "emulated: a QEMU machine: under TCG caches are not modelled (under \
+KVM they are real, but the timing is a guest's); the type within a group is what Linux \
 documents (core's source table), not a measurement";
 
 /// A firmware log classified against a twin log.
@@ -424,63 +480,72 @@ pub struct Comparison {
     /// The twin log's name, as the output shows it (set by the caller).
     pub linux_log: String,
     /// The points both logs have (bandwidth kernels; the firmware's on 4K pages).
-    pub points: Vec<Point>,
+    pub points: Vec<(String, u64)>,
     /// The classification of every source the twin measured.
     pub classification: Classification,
     /// Sources the twin reported refused (an error record), not classified.
     pub refused: Vec<Source>,
     /// Sources mapped but without a bandwidth result.
     pub unmeasured: Vec<String>,
-    /// Whether either log is an emulator's ([`is_emulated`]).
+    /// Whether either log is an emulator's (its start record says so, or its platform is
+    /// QEMU's).
     pub emulated: bool,
-    /// [`board_warning`].
+    /// Whether an emulated log is known to be TCG's (the runner's `mairbench.host=`).
+    pub tcg: bool,
+    /// A sentence when the two logs are not from one board.
     pub warning: Option<String>,
     /// Other things worth saying (a missing reference row).
     pub notes: Vec<String>,
 }
 
+impl Comparison {
+    /// The line under the table of an emulated comparison: TCG's, or a QEMU machine's.
+    pub fn emulated_note(&self) -> Option<&'static str> {
+        self.emulated
+            .then_some(if self.tcg { TCG_NOTE } else { QEMU_NOTE })
+    }
+}
+
 /// Classifies the twin log `linux`'s sources against the firmware log `firmware`'s memory
 /// types by the method of the module doc.
 pub fn compare(firmware: &Run, linux: &Run) -> Comparison {
-    let fw = features(&samples(firmware, true), FIRMWARE_BASELINE);
-    let lx = features(&samples(linux, false), TWIN_BASELINE);
-    let points = common_points(&fw, &lx);
-    let (fw, lx) = (restrict(&fw, &points), restrict(&lx, &points));
     let mut notes = Vec::new();
-    for (run, reference, what) in [
-        (firmware, FIRMWARE_BASELINE, "firmware"),
-        (linux, TWIN_BASELINE, "twin"),
-    ] {
-        if !samples(run, what == "firmware")
-            .iter()
-            .any(|s| s.row == reference)
-        {
+    let [fw, lx] = [
+        (firmware, FIRMWARE_BASELINE, "firmware", true),
+        (linux, TWIN_BASELINE, "twin", false),
+    ]
+    .map(|(run, reference, what, pages_only)| {
+        let samples = samples(run, pages_only);
+        if !samples.iter().any(|s| s.row == reference) {
             notes.push(format!(
                 "the {what} log has no {reference} bandwidth result to divide by: nothing can \
                  be classified"
             ));
         }
-    }
-    let measured = distinct(linux.measurements.iter().map(|m| m.memtype.as_str()));
-    let unmeasured = linux
-        .sources
-        .iter()
-        .filter(|s| s.error.is_none() && !measured.contains(&s.name.as_str()))
-        .map(|s| s.name.clone());
+        features(&samples, reference)
+    });
+    let points = common_points(&fw, &lx);
+    let (fw, lx) = (restrict(&fw, &points), restrict(&lx, &points));
+    let unmeasured = distinct(
+        linux
+            .sources
+            .iter()
+            .filter(|s| s.error.is_none())
+            .map(|s| s.name.as_str())
+            .filter(|name| !lx.iter().any(|(row, _)| row == name)),
+    );
     Comparison {
         points: points.into_iter().collect(),
-        classification: classify(&fw, &lx),
+        classification: classify(&fw, &lx, TWIN_BASELINE),
         refused: linux
             .sources
             .iter()
             .filter(|s| s.error.is_some())
             .cloned()
             .collect(),
-        unmeasured: distinct(unmeasured.collect::<Vec<_>>().iter().map(String::as_str))
-            .into_iter()
-            .map(str::to_owned)
-            .collect(),
+        unmeasured: unmeasured.into_iter().map(str::to_owned).collect(),
         emulated: is_emulated(firmware) || is_emulated(linux),
+        tcg: is_tcg(firmware) || is_tcg(linux),
         warning: board_warning(firmware, linux),
         notes,
         ..Comparison::default()
@@ -488,8 +553,8 @@ pub fn compare(firmware: &Run, linux: &Run) -> Comparison {
 }
 
 /// A label's confidence as the table prints it: `97 % high`, `emulated (97 %)`, or `-`.
-pub fn confidence_text(l: &Label, emulated: bool) -> String {
-    match l.confidence {
+fn confidence_text(l: &Label, emulated: bool) -> String {
+    match l.confidence() {
         None => "-".into(),
         Some(c) if emulated => format!("emulated ({:.0} %)", c * 100.0),
         Some(c) => format!("{:.0} % {}", c * 100.0, confidence_word(c)),
@@ -537,9 +602,24 @@ fn columns(rows: &[Vec<String>]) -> String {
     out
 }
 
+/// The words said of the reference under the table, e.g. `anon: the reference, not
+/// classified; ...`.
+fn reference_text(r: &Reference) -> String {
+    let assumed = source::by_name(&r.source)
+        .and_then(|s| s.expected)
+        .map(|e| format!(" (so it is taken to be {e}, as Linux documents)"))
+        .unwrap_or_default();
+    format!(
+        "{}: the reference, not classified; every source is measured relative to it, as every \
+         memory type is to {FIRMWARE_BASELINE}{assumed}",
+        r.source
+    )
+}
+
 /// The classification for the terminal: the logs and their points, the board's groups, one
-/// row per source (label, distance, points, confidence, expected type, agreement, tied
-/// with), the page protections, the refused sources, the emulated line and the warning.
+/// row per source (the reference first, marked so; then label, distance, points, confidence,
+/// expected type, agreement, tied with), the page protections, the refused sources, the
+/// emulated line and the warning.
 pub fn table(c: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -577,6 +657,7 @@ pub fn table(c: &Comparison) -> String {
             .position(|g| g.iter().any(|x| x == t))
             .map_or("-".into(), |i| (i + 1).to_string())
     };
+    let dash = || "-".to_string();
     let mut rows = vec![[
         "source",
         "label",
@@ -590,35 +671,50 @@ pub fn table(c: &Comparison) -> String {
     ]
     .map(String::from)
     .to_vec()];
+    if let Some(r) = &c.classification.reference {
+        let expected = source::by_name(&r.source).and_then(|s| s.expected);
+        rows.push(vec![
+            r.source.clone(),
+            "reference".into(),
+            dash(),
+            dash(),
+            r.points.to_string(),
+            dash(),
+            expected.unwrap_or("\u{2014}").into(),
+            dash(),
+            dash(),
+        ]);
+    }
     for l in &c.classification.labels {
-        let (label, rms) = match (&l.label, &l.nearest) {
+        let (label, rms) = match (l.label(), &l.nearest) {
             (Some(label), Some((near, d))) => {
                 let rms = if near == label {
                     format!("{d:.3}")
                 } else {
                     format!("{d:.3} ({near})")
                 };
-                (label.clone(), rms)
+                (label.to_owned(), rms)
             }
-            _ => ("too few common points".into(), "-".into()),
+            _ => ("too few common points".into(), dash()),
         };
+        let tied = l.tied_with();
         rows.push(vec![
             l.source.clone(),
             label,
-            l.label.as_deref().map_or("-".into(), group_of),
+            l.label().map_or_else(dash, group_of),
             rms,
             l.points.to_string(),
             confidence_text(l, c.emulated),
-            l.expected.unwrap_or("\u{2014}").into(),
-            if l.label.is_some() {
+            l.expected().unwrap_or("\u{2014}").into(),
+            if l.label().is_some() {
                 l.agreement.text()
             } else {
-                "-".into()
+                dash()
             },
-            if l.tied_with.is_empty() {
-                "-".into()
+            if tied.is_empty() {
+                dash()
             } else {
-                l.tied_with.join(", ")
+                tied.join(", ")
             },
         ]);
     }
@@ -630,29 +726,31 @@ pub fn table(c: &Comparison) -> String {
          it is not the label;\n   confidence = 1 - RMS to nearest / RMS to the nearest type \
          outside its group; group: as numbered above)"
     );
-    let with_pgprot: Vec<&Label> = c
+    if let Some(r) = &c.classification.reference {
+        let _ = writeln!(out, "  {}", reference_text(r));
+    }
+    let with_pgprot: Vec<(&str, &str, Option<&str>)> = c
         .classification
-        .labels
+        .reference
         .iter()
-        .filter(|l| l.pgprot.is_some())
+        .map(|r| r.source.as_str())
+        .chain(c.classification.labels.iter().map(|l| l.source.as_str()))
+        .filter_map(|name| {
+            let s = source::by_name(name)?;
+            Some((name, s.pgprot, s.expected))
+        })
         .collect();
     if !with_pgprot.is_empty() {
         let _ = writeln!(
             out,
             "\nexpected: what arm64 Linux maps each source as (core's source table):"
         );
-        let width = with_pgprot
-            .iter()
-            .map(|l| l.source.len())
-            .max()
-            .unwrap_or(0);
-        for l in with_pgprot {
+        let width = with_pgprot.iter().map(|l| l.0.len()).max().unwrap_or(0);
+        for (name, pgprot, expected) in with_pgprot {
             let _ = writeln!(
                 out,
-                "  {:<width$}  {} -> {}",
-                l.source,
-                l.pgprot.unwrap_or_default(),
-                l.expected.unwrap_or("no one type")
+                "  {name:<width$}  {pgprot} -> {}",
+                expected.unwrap_or("no one type")
             );
         }
     }
@@ -678,48 +776,70 @@ pub fn table(c: &Comparison) -> String {
             let _ = writeln!(out, "  {s:<width$}  mapped, but no bandwidth result");
         }
     }
-    if c.emulated {
-        let _ = writeln!(out, "\n{EMULATED_NOTE}.");
+    if let Some(note) = c.emulated_note() {
+        let _ = writeln!(out, "\n{note}.");
     }
     out
 }
 
-/// `classify.csv`: one row per source (classified, too few points, refused or unmeasured);
-/// distances are RMS of natural-log ratios, confidence in percent.
+/// A label's status in the files: `classified` or `too few common points`.
+fn status(l: &Label) -> &'static str {
+    if l.label().is_some() {
+        "classified"
+    } else {
+        "too few common points"
+    }
+}
+
+/// Whether a label agrees with its expected type: `None` without a label or an expectation.
+fn agrees(l: &Label) -> Option<bool> {
+    match &l.agreement {
+        _ if l.label().is_none() => None,
+        Agreement::Yes => Some(true),
+        Agreement::No(_) => Some(false),
+        Agreement::NoExpectation | Agreement::Unmeasured => None,
+    }
+}
+
+/// `classify.csv`: one row per source (the reference, classified, too few points, refused or
+/// unmeasured); distances are RMS of natural-log ratios, confidence in percent.
 pub fn csv(c: &Comparison) -> String {
     let mut out = String::from(
         "source,status,label,group,tied_with,nearest,rms_nearest,rms_outside,points,\
          confidence_pct,confidence_word,emulated,expected,pgprot,agrees,error,detail\n",
     );
     let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
-    for l in &c.classification.labels {
-        let status = if l.label.is_some() {
-            "classified"
-        } else {
-            "too few common points"
-        };
-        let agrees = match &l.agreement {
-            _ if l.label.is_none() => "",
-            Agreement::Yes => "yes",
-            Agreement::No(_) => "no",
-            Agreement::NoExpectation | Agreement::Unmeasured => "",
-        };
+    if let Some(r) = &c.classification.reference {
+        let spec = source::by_name(&r.source);
         let _ = writeln!(
             out,
-            "{},{status},{},{},{},{},{},{},{},{},{},{},{},{},{agrees},,",
+            "{},reference,,,,,,,{},,,{},{},{},,,",
+            csv_field(&r.source),
+            r.points,
+            c.emulated,
+            spec.and_then(|s| s.expected).unwrap_or_default(),
+            csv_field(spec.map_or("", |s| s.pgprot)),
+        );
+    }
+    for l in &c.classification.labels {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},,",
             csv_field(&l.source),
-            csv_field(l.label.as_deref().unwrap_or_default()),
+            status(l),
+            csv_field(l.label().unwrap_or_default()),
             csv_field(&l.group.join(" ")),
-            csv_field(&l.tied_with.join(" ")),
+            csv_field(&l.tied_with().join(" ")),
             csv_field(l.nearest.as_ref().map_or("", |n| n.0.as_str())),
             f(l.nearest.as_ref().map(|n| n.1)),
             f(l.outside),
             l.points,
-            f(l.confidence.map(|c| c * 100.0)),
-            l.confidence.map_or("", confidence_word),
+            f(l.confidence().map(|c| c * 100.0)),
+            l.confidence().map_or("", confidence_word),
             c.emulated,
-            l.expected.unwrap_or_default(),
-            csv_field(l.pgprot.unwrap_or_default()),
+            l.expected().unwrap_or_default(),
+            csv_field(l.pgprot().unwrap_or_default()),
+            agrees(l).map_or("", |a| if a { "yes" } else { "no" }),
         );
     }
     for s in &c.refused {
@@ -744,37 +864,43 @@ pub fn csv(c: &Comparison) -> String {
 }
 
 /// `classify.json`: the method's constants, the logs, the points, the groups, every
-/// source's classification, the refused sources, the emulated caveat and the warning.
+/// source's classification (the reference first, `status: "reference"`), the refused
+/// sources, the emulated caveat and the warning.
 pub fn json(c: &Comparison) -> serde_json::Value {
-    let labels: Vec<serde_json::Value> = c
-        .classification
-        .labels
-        .iter()
-        .map(|l| {
-            json!({
-                "source": l.source,
-                "status": if l.label.is_some() { "classified" } else { "too few common points" },
-                "label": l.label,
-                "group": l.group,
-                "tied_with": l.tied_with,
-                "nearest": l.nearest.as_ref().map(|n| &n.0),
-                "rms_nearest": l.nearest.as_ref().map(|n| n.1),
-                "rms_outside": l.outside,
-                "points": l.points,
-                "confidence": l.confidence,
-                "confidence_word": l.confidence.map(confidence_word),
-                "expected": l.expected,
-                "pgprot": l.pgprot,
-                "agrees": match &l.agreement {
-                    _ if l.label.is_none() => None,
-                    Agreement::Yes => Some(true),
-                    Agreement::No(_) => Some(false),
-                    _ => None,
-                },
-                "agreement": l.label.as_ref().map(|_| l.agreement.text()),
-            })
+    let reference = c.classification.reference.iter().map(|r| {
+        let spec = source::by_name(&r.source);
+        json!({
+            "source": r.source,
+            "status": "reference",
+            "label": null, "group": [], "tied_with": [], "nearest": null,
+            "rms_nearest": null, "rms_outside": null,
+            "points": r.points,
+            "confidence": null, "confidence_word": null,
+            "expected": spec.and_then(|s| s.expected),
+            "pgprot": spec.map(|s| s.pgprot),
+            "agrees": null, "agreement": null,
+            "note": reference_text(r),
         })
-        .collect();
+    });
+    let labels = c.classification.labels.iter().map(|l| {
+        json!({
+            "source": l.source,
+            "status": status(l),
+            "label": l.label(),
+            "group": l.group,
+            "tied_with": l.tied_with(),
+            "nearest": l.nearest.as_ref().map(|n| &n.0),
+            "rms_nearest": l.nearest.as_ref().map(|n| n.1),
+            "rms_outside": l.outside,
+            "points": l.points,
+            "confidence": l.confidence(),
+            "confidence_word": l.confidence().map(confidence_word),
+            "expected": l.expected(),
+            "pgprot": l.pgprot(),
+            "agrees": agrees(l),
+            "agreement": l.label().map(|_| l.agreement.text()),
+        })
+    });
     json!({
         "firmware_log": c.firmware_log,
         "linux_log": c.linux_log,
@@ -783,13 +909,14 @@ pub fn json(c: &Comparison) -> serde_json::Value {
         "min_points": MIN_POINTS,
         "points": c.points.iter().map(|(k, s)| json!({"kernel": k, "size_bytes": s})).collect::<Vec<_>>(),
         "groups": c.classification.groups,
-        "sources": labels,
+        "sources": reference.chain(labels).collect::<Vec<_>>(),
         "refused": c.refused.iter().map(|s| json!({
             "source": s.name, "error": s.error, "errno": s.errno, "detail": s.detail,
         })).collect::<Vec<_>>(),
         "unmeasured": c.unmeasured,
         "emulated": c.emulated,
-        "caveat": c.emulated.then_some(EMULATED_NOTE),
+        "tcg": c.tcg,
+        "caveat": c.emulated_note(),
         "warning": c.warning,
         "notes": c.notes,
     })
@@ -905,42 +1032,51 @@ mod tests {
             ),
             "anon",
         );
-        let c = classify(&types, &twin);
-        let anon = by(&c, "anon");
-        assert_eq!(anon.label.as_deref(), Some("normal-wb"));
-        assert_eq!(anon.tied_with, names(&["normal-wb-noalloc"]));
-        assert_eq!(anon.agreement, Agreement::Yes);
-        assert_eq!(anon.points, 10);
+        let c = classify(&types, &twin, "anon");
+        // The reference is what the sources are divided by, not one of them.
+        assert_eq!(
+            c.reference,
+            Some(Reference {
+                source: "anon".into(),
+                points: 10
+            })
+        );
+        assert!(!c.labels.iter().any(|l| l.source == "anon"), "{c:?}");
+        assert_eq!(c.labels.len(), 5);
         let u = by(&c, "udmabuf");
         assert_eq!(
-            (u.label.as_deref(), &u.agreement),
+            (u.label(), &u.agreement),
             (Some("normal-wb"), &Agreement::Yes)
         );
-        assert!(u.confidence.unwrap() > HIGH, "{u:?}");
+        assert_eq!(u.tied_with(), ["normal-wb-noalloc"]);
+        assert_eq!(u.points, 10);
+        assert!(u.confidence().unwrap() > HIGH, "{u:?}");
         // The dma-buf that reads at Device speed: a Device type, not the expected normal-wb.
         let heap = by(&c, "dma-heap:system");
-        let label = heap.label.clone().unwrap();
+        let label = heap.label().unwrap().to_owned();
         assert!(label.starts_with("device-"), "{heap:?}");
         assert_eq!(heap.agreement, Agreement::No(label.clone()));
-        assert_eq!(heap.expected, Some("normal-wb"));
+        assert_eq!(heap.expected(), Some("normal-wb"));
         assert_eq!(heap.group.len(), 4);
         assert_eq!(heap.agreement.text(), format!("NO: behaves like {label}"));
-        assert!(heap.confidence.unwrap() > MEDIUM, "{heap:?}");
+        assert!(heap.confidence().unwrap() > MEDIUM, "{heap:?}");
         let res = by(&c, "pci:0000:01:00.0:res0");
-        assert_eq!(res.label.as_deref(), Some("device-ngnre"));
+        assert_eq!(res.label(), Some("device-ngnre"));
         assert_eq!(
-            res.tied_with,
-            names(&["device-ngnrne", "device-ngre", "device-gre"])
+            res.tied_with(),
+            ["device-ngnrne", "device-ngre", "device-gre"]
         );
         let wc = by(&c, "pci:0000:01:00.0:res0_wc");
         assert_eq!(
-            (wc.label.as_deref(), &wc.agreement),
+            (wc.label(), &wc.agreement),
             (Some("normal-nc"), &Agreement::Yes)
         );
-        assert!(wc.tied_with.is_empty());
+        assert!(wc.tied_with().is_empty());
         // The table expects nothing of a DRM dumb buffer: labelled by the measurement alone.
         let drm = by(&c, "drm-dumb:card0");
-        assert_eq!(drm.label.as_deref(), Some("normal-nc"));
+        assert_eq!(drm.label(), Some("normal-nc"));
+        assert_eq!(drm.expected(), None);
+        assert!(drm.pgprot().unwrap().starts_with("the driver's"), "{drm:?}");
         assert_eq!(drm.agreement, Agreement::NoExpectation);
         assert_eq!(drm.agreement.text(), "\u{2014}");
     }
@@ -967,12 +1103,12 @@ mod tests {
             &board(&[("anon", 160.0, 120.0), ("udmabuf", 27.0, 7.5)], 1.0, 0.02),
             "anon",
         );
-        let c = classify(&types, &twin);
-        assert_eq!(by(&c, "anon").label.as_deref(), Some("normal-wb"));
+        let c = classify(&types, &twin, "anon");
+        assert_eq!(c.reference.as_ref().map(|r| r.points), Some(10));
         let u = by(&c, "udmabuf");
-        assert_eq!(u.label.as_deref(), Some("normal-wb-noalloc"));
+        assert_eq!(u.label(), Some("normal-wb-noalloc"));
         assert_eq!(u.agreement.text(), "NO: behaves like normal-wb-noalloc");
-        assert_eq!(confidence_word(u.confidence.unwrap()), "high");
+        assert_eq!(confidence_word(u.confidence().unwrap()), "high");
     }
 
     /// QEMU's shape: every Normal type alike, every Device type ~12x slower (TCG's slow
@@ -1017,22 +1153,19 @@ mod tests {
             ),
             "anon",
         );
-        let c = classify(&types, &twin);
+        let c = classify(&types, &twin, "anon");
+        assert_eq!(
+            c.reference.as_ref().map(|r| r.source.as_str()),
+            Some("anon")
+        );
         let seen: Vec<_> = c
             .labels
             .iter()
-            .map(|l| {
-                (
-                    l.source.as_str(),
-                    l.label.as_deref().unwrap(),
-                    l.group.len(),
-                )
-            })
+            .map(|l| (l.source.as_str(), l.label().unwrap(), l.group.len()))
             .collect();
         assert_eq!(
             seen,
             [
-                ("anon", "normal-wb", 4),
                 ("udmabuf", "normal-wb", 4),
                 ("pci:0000:00:01.0:res2", "device-ngnre", 4),
                 ("pci:0000:00:01.0:res2_wc", "normal-nc", 4),
@@ -1062,11 +1195,11 @@ mod tests {
             &board(&[("anon", 1.0, 1.0), ("udmabuf", 1.1, 1.1)], 90.0, 0.0),
             "anon",
         );
-        let c = classify(&types, &twin);
+        let c = classify(&types, &twin, "anon");
         assert_eq!(c.groups.len(), 1);
         let u = by(&c, "udmabuf");
-        assert_eq!((u.confidence, u.outside), (Some(0.0), None));
-        assert_eq!(u.tied_with, names(&["normal-nc"]));
+        assert_eq!((u.confidence(), u.outside), (Some(0.0), None));
+        assert_eq!(u.tied_with(), ["normal-nc"]);
     }
 
     #[test]
@@ -1080,10 +1213,11 @@ mod tests {
             ],
             "anon",
         );
-        let c = classify(&types, &twin);
+        let c = classify(&types, &twin, "anon");
         let u = by(&c, "udmabuf");
-        assert_eq!((u.label.as_deref(), u.points), (None, 1));
-        assert_eq!((u.confidence, &u.group), (None, &Vec::<String>::new()));
+        assert_eq!((u.label(), u.points), (None, 1));
+        assert_eq!((u.confidence(), &u.group), (None, &Vec::<String>::new()));
+        assert!(u.tied_with().is_empty());
         // A firmware log of one point: no type joins another.
         let one = restrict(
             &types,
@@ -1136,11 +1270,14 @@ mod tests {
         // No reference at all.
         assert!(feats(&b, "normal-wt").iter().all(|(_, s)| s.is_empty()));
         // Empty inputs.
-        assert_eq!(classify(&vec![], &vec![]), Classification::default());
-        let c = classify(&vec![], &f);
-        assert!(c.labels.iter().all(|l| l.label.is_none()));
-        let c = classify(&f, &vec![]);
-        assert!(c.labels.is_empty());
+        assert_eq!(
+            classify(&vec![], &vec![], "anon"),
+            Classification::default()
+        );
+        let c = classify(&vec![], &f, "anon");
+        assert!(c.labels.iter().all(|l| l.label().is_none()));
+        let c = classify(&f, &vec![], "anon");
+        assert!(c.labels.is_empty() && c.reference.is_none());
         // A sweep holding NaN (not from features) counts no point there.
         let mut s = Sweep::new();
         s.insert(("read-ldp".into(), 1), f64::NAN);
@@ -1192,5 +1329,170 @@ mod tests {
         );
         assert!(is_emulated(&run("0x410fd083", "linux,dummy-virt")));
         assert!(!is_emulated(&a));
+    }
+
+    /// On an ACPI board the firmware names the OEM IDs while the twin, without a device
+    /// tree, writes `unknown`: one board, no warning; as with MIDR 0x0.
+    #[test]
+    fn an_unknown_platform_is_no_other_board() {
+        let run = |midr: &str, platform: &str| Run {
+            midr: midr.into(),
+            platform: platform.into(),
+            ..Run::default()
+        };
+        let acpi = run("0x410fd0c1", "AMPERE Altra");
+        assert_eq!(board_warning(&acpi, &run("0x410fd0c1", "unknown")), None);
+        assert_eq!(board_warning(&run("0x0", "unknown"), &acpi), None);
+        assert_eq!(
+            board_warning(&acpi, &run("0x410fd0c1", "raspberrypi,4-model-b")),
+            Some(
+                "the two logs are from different boards (platform AMPERE Altra vs \
+                 raspberrypi,4-model-b): the comparison only means something on one board"
+                    .into()
+            )
+        );
+    }
+
+    /// A start record as the firmware or the twin writes it, and one result per kernel and
+    /// size of a row.
+    fn log(start: &str, rows: &[(&str, &str, f64)]) -> Run {
+        let mut text = format!("@mb {{\"kind\":\"start\",\"schema\":1,{start}}}\n");
+        for (field, row, mbps) in rows {
+            for kernel in ["read-ldp", "write-stp"] {
+                for size in [4096, 8192] {
+                    text += &format!(
+                        "@mb {{\"kind\":\"result\",\"{field}\":\"{row}\",\"kernel\":\"{kernel}\",\
+                         \"size\":{size},\"reps\":3,\"cv_pct\":0.1,\"best_mbps\":{mbps},\
+                         \"median_mbps\":{mbps}}}\n"
+                    );
+                }
+            }
+        }
+        crate::log::parse(text.as_bytes()).run
+    }
+
+    fn pair(emulated_by: &str) -> Comparison {
+        let start = format!(
+            "\"platform\":\"linux,dummy-virt\",\"emulated\":true,\"emulated_by\":{emulated_by},\
+             \"midr\":\"0x410fd083\""
+        );
+        let firmware = log(
+            &start,
+            &[
+                ("memtype", "normal-wb", 1000.0),
+                ("memtype", "device-ngnre", 80.0),
+            ],
+        );
+        let twin = log(
+            &format!("{start},\"kernel\":\"Linux 6.12\",\"machine\":\"aarch64\""),
+            &[("source", "anon", 900.0), ("source", "udmabuf", 880.0)],
+        );
+        compare(&firmware, &twin)
+    }
+
+    #[test]
+    fn the_emulated_note_says_tcg_only_on_the_runners_word() {
+        // qemu/run's mairbench.host= (TCG): caches are not modelled.
+        let tcg = pair("[\"bootarg\",\"dtb\"]");
+        assert!(tcg.emulated && tcg.tcg, "{tcg:?}");
+        let t = table(&tcg);
+        assert!(
+            t.contains(
+                "\nemulated: TCG (QEMU without KVM) does not model caches, so only Device vs \
+                 Normal shows (TCG's slow path for Device pages); the type within a group is \
+                 what Linux documents (core's source table), not a measurement.\n"
+            ),
+            "{t}"
+        );
+        assert_eq!(json(&tcg)["caveat"], TCG_NOTE);
+        // QEMU's device tree alone: TCG or KVM.
+        let qemu = pair("[\"dtb\"]");
+        assert!(qemu.emulated && !qemu.tcg, "{qemu:?}");
+        let t = table(&qemu);
+        assert!(
+            t.contains(
+                "\nemulated: a QEMU machine: under TCG caches are not modelled (under KVM they \
+                 are real, but the timing is a guest's); the type within a group is what Linux \
+                 documents (core's source table), not a measurement.\n"
+            ),
+            "{t}"
+        );
+        assert!(!t.contains("TCG (QEMU without KVM)"), "{t}");
+        assert_eq!(json(&qemu)["tcg"], false);
+        // Every row says emulated either way; a real board says neither.
+        assert!(by(&qemu.classification, "udmabuf").label().is_some());
+        assert!(t.contains("emulated ("), "{t}");
+        let real = Comparison {
+            emulated: false,
+            ..pair("[\"bootarg\"]")
+        };
+        assert_eq!(real.emulated_note(), None);
+        assert!(!table(&real).contains("\nemulated:"));
+    }
+
+    /// The reference (anon) is 0 from normal-wb by construction: listed as the reference, with
+    /// no label, confidence or agreement, in the table, the CSV and the JSON.
+    #[test]
+    fn the_reference_is_marked_not_classified() {
+        let c = pair("[\"bootarg\"]");
+        assert_eq!(
+            c.classification.reference,
+            Some(Reference {
+                source: "anon".into(),
+                points: 4
+            })
+        );
+        assert_eq!(c.classification.labels.len(), 1, "{c:?}");
+        let t = table(&c);
+        let row: Vec<&str> = t
+            .lines()
+            .find(|l| l.starts_with("  anon "))
+            .unwrap_or_else(|| panic!("{t}"))
+            .split_whitespace()
+            .collect();
+        assert_eq!(
+            row,
+            [
+                "anon",
+                "reference",
+                "-",
+                "-",
+                "4",
+                "-",
+                "normal-wb",
+                "-",
+                "-"
+            ]
+        );
+        assert!(
+            t.contains(
+                "\n  anon: the reference, not classified; every source is measured relative to \
+                 it, as every memory type is to normal-wb (so it is taken to be normal-wb, as \
+                 Linux documents)\n"
+            ),
+            "{t}"
+        );
+        // Still in the page protections.
+        assert!(t.contains("\n  anon     protection_map"), "{t}");
+        let csv = csv(&c);
+        let line = csv.lines().nth(1).unwrap();
+        assert!(
+            line.starts_with("anon,reference,,,,,,,4,,,true,normal-wb,\"protection_map, by"),
+            "{csv}"
+        );
+        assert!(
+            line.ends_with("(MT_NORMAL)\",,,"),
+            "no agrees, error, detail: {line}"
+        );
+        let j = json(&c);
+        let anon = &j["sources"][0];
+        assert_eq!(
+            (&anon["source"], &anon["status"], &anon["points"]),
+            (&json!("anon"), &json!("reference"), &json!(4))
+        );
+        for key in ["label", "confidence", "agrees", "agreement", "nearest"] {
+            assert!(anon[key].is_null(), "{key}: {anon}");
+        }
+        assert_eq!(j["sources"][1]["status"], "classified");
     }
 }

@@ -335,6 +335,20 @@ fn text(fields: &Map<String, Value>, key: &str) -> Option<String> {
     fields.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
+/// The strings of an array field (other items skipped); empty when absent or not an array.
+fn strings(fields: &Map<String, Value>, key: &str) -> Vec<String> {
+    fields
+        .get(key)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn number(fields: &Map<String, Value>, key: &str) -> Option<f64> {
     fields.get(key).and_then(Value::as_f64)
 }
@@ -354,6 +368,7 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
                 run: Run {
                     platform: text(f, "platform").unwrap_or_default(),
                     emulated: f.get("emulated").and_then(Value::as_bool).unwrap_or(false),
+                    emulated_by: strings(f, "emulated_by"),
                     midr: text(f, "midr").unwrap_or_default(),
                     version: text(f, "version").unwrap_or_default(),
                     twin: f.contains_key("kernel"),
@@ -373,17 +388,8 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
             p.run.status = Some(text(f, "status").unwrap_or_else(|| "unknown".into()));
             p.reason = text(f, "reason");
             let names = |key: &str, omitted: &str| {
-                let listed = f
-                    .get(key)
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_owned)
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                (listed, f.get(omitted).and_then(Value::as_u64).unwrap_or(0))
+                let omitted = f.get(omitted).and_then(Value::as_u64).unwrap_or(0);
+                (strings(f, key), omitted)
             };
             p.failed_checks = names("failed_checks", "failed_checks_omitted");
             p.warned = names("warned", "warned_omitted");
@@ -841,10 +847,10 @@ mod tests {
         let r = &p.run;
         assert!(r.twin);
         assert_eq!(
-            (r.kernel.as_str(), r.machine.as_str(), r.baseline()),
-            ("Linux 6.12.95+deb12-arm64", "aarch64", "anon")
+            (r.kernel.as_str(), r.machine.as_str(), r.rows()),
+            ("Linux 6.12.95+deb12-arm64", "aarch64", model::SOURCE_ROWS)
         );
-        assert_eq!(r.row_label(), "source");
+        assert_eq!((r.rows().baseline, r.rows().label), ("anon", "source"));
         assert_eq!(r.measurements[0].memtype, "anon");
         assert_eq!(
             r.sources,
@@ -877,7 +883,7 @@ mod tests {
 "#);
         assert!(!fw.run.twin);
         assert_eq!(
-            (fw.run.baseline(), fw.run.row_label()),
+            (fw.run.rows().baseline, fw.run.rows().label),
             ("normal-wb", "memory type")
         );
         // Results naming a source make a twin log even without a start record's kernel.

@@ -219,6 +219,9 @@ pub struct Run {
     pub platform: String,
     /// Whether the firmware said the machine is emulated (timings then do not reflect caches).
     pub emulated: bool,
+    /// What said so (`emulated_by` of the `start` record: `bootarg`, `dtb`, `acpi`); empty
+    /// when not emulated or in older logs.
+    pub emulated_by: Vec<String>,
     /// CPU MIDR from the `start` record, e.g. `0x410fd083`.
     pub midr: String,
     /// Firmware version from the `start` record.
@@ -290,23 +293,48 @@ pub fn series_memtype(name: &str) -> &str {
     name.split_once(" (").map_or(name, |(memtype, _)| memtype)
 }
 
-impl Run {
-    /// The row every other one is divided by in tables and charts: `normal-wb` for the
-    /// firmware, [`TWIN_BASELINE`] (`anon`) for the twin.
-    pub fn baseline(&self) -> &'static str {
-        if self.twin {
-            TWIN_BASELINE
-        } else {
-            FIRMWARE_BASELINE
-        }
-    }
+/// What a run's rows are and the row they are divided by: the words every writer (tables,
+/// charts, CSV, JSON) uses for them, in one place ([`Run::rows`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowKind {
+    /// The record field the rows come from, and their CSV and JSON column: `memtype` or
+    /// `source`.
+    pub key: &'static str,
+    /// The rows' heading in tables and chart legends: `memory type` or `source`.
+    pub label: &'static str,
+    /// One row in a sentence ("this type / normal-wb"): `type` or `source`.
+    pub short: &'static str,
+    /// The row every other one is divided by: [`FIRMWARE_BASELINE`] or [`TWIN_BASELINE`].
+    pub baseline: &'static str,
+    /// The heading of the tables' ratio column: `vs wb` or `vs anon`.
+    pub vs: &'static str,
+}
 
-    /// What a row is: `memory type` (firmware) or `source` (twin).
-    pub fn row_label(&self) -> &'static str {
+/// A firmware log's rows: memory types, divided by `normal-wb`.
+pub const MEMTYPE_ROWS: RowKind = RowKind {
+    key: "memtype",
+    label: "memory type",
+    short: "type",
+    baseline: FIRMWARE_BASELINE,
+    vs: "vs wb",
+};
+
+/// A twin log's rows: sources, divided by `anon`.
+pub const SOURCE_ROWS: RowKind = RowKind {
+    key: "source",
+    label: "source",
+    short: "source",
+    baseline: TWIN_BASELINE,
+    vs: "vs anon",
+};
+
+impl Run {
+    /// What this run's rows are: [`SOURCE_ROWS`] for the twin, else [`MEMTYPE_ROWS`].
+    pub fn rows(&self) -> RowKind {
         if self.twin {
-            "source"
+            SOURCE_ROWS
         } else {
-            "memory type"
+            MEMTYPE_ROWS
         }
     }
 

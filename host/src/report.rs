@@ -14,10 +14,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The memory type every other one is compared with in a firmware log (core's `normal-wb`,
-/// the type the firmware itself runs in); a twin log's is `anon` ([`Run::baseline`]).
-pub const BASELINE: &str = model::FIRMWARE_BASELINE;
-
 /// What to say about timings taken in an emulator.
 pub const EMULATED_CAVEAT: &str =
     "QEMU models no caches: these timings do not reflect memory types";
@@ -63,8 +59,8 @@ fn series_of<'a>(run: &Run, of: impl IntoIterator<Item = &'a Measurement>) -> Ve
     of.into_iter().map(|m| run.series(m)).collect()
 }
 
-/// `memtype`'s best value over the baseline's ([`Run::baseline`]: `normal-wb`, or `anon` in a
-/// twin log) at the largest size both were measured at (`memtype` a row name, e.g.
+/// `memtype`'s best value over the baseline's ([`model::RowKind::baseline`]: `normal-wb`, or
+/// `anon` in a twin log) at the largest size both were measured at (`memtype` a row name, e.g.
 /// `normal-wb (4K)`, see [`model::series`]).
 pub fn ratio_to_baseline(run: &Run, kernel: &str, memtype: &str) -> Option<(f64, u64)> {
     let p = points(run, kernel);
@@ -72,7 +68,7 @@ pub fn ratio_to_baseline(run: &Run, kernel: &str, memtype: &str) -> Option<(f64,
         .rev()
         .filter(|((t, _), _)| t == memtype)
         .find_map(|((_, size), m)| {
-            let base = p.get(&(run.baseline().to_owned(), *size))?;
+            let base = p.get(&(run.rows().baseline.to_owned(), *size))?;
             (base.best != 0.0).then(|| (m.best / base.best, *size))
         })
 }
@@ -362,9 +358,10 @@ fn loaded_latency_table(out: &mut String, run: &Run) {
 /// value to `normal-wb`'s at the largest size both were measured at, the numbers a student
 /// predicts before the run. Nothing when no kernel has the baseline.
 pub fn prediction_sheet(out: &mut String, run: &Run) {
+    let baseline = run.rows().baseline;
     let kernels: Vec<&str> = distinct(run.measurements.iter().map(|m| m.kernel.as_str()))
         .into_iter()
-        .filter(|k| ratio_to_baseline(run, k, run.baseline()).is_some())
+        .filter(|k| ratio_to_baseline(run, k, baseline).is_some())
         .collect();
     if kernels.is_empty() {
         return;
@@ -373,8 +370,8 @@ pub fn prediction_sheet(out: &mut String, run: &Run) {
     let types = in_table_order(names.iter().map(String::as_str));
     let _ = writeln!(
         out,
-        "\nprediction sheet: best value / {}'s at the largest size both were measured at",
-        run.baseline()
+        "\nprediction sheet: best value / {baseline}'s at the largest size both were measured \
+         at"
     );
     let kernel_width = kernels.iter().map(|k| k.len()).max().unwrap_or(0).max(6) + 2;
     let widths: Vec<usize> = types.iter().map(|t| t.len().max(6) + 2).collect();
@@ -464,12 +461,12 @@ fn table(out: &mut String, run: &Run, kernel: &str) {
             widest.max(size_label(*s).len()) + 2
         })
         .collect();
-    let _ = write!(out, "  {:<name_width$}", run.row_label());
+    let rows = run.rows();
+    let _ = write!(out, "  {:<name_width$}", rows.label);
     for (s, w) in sizes.iter().zip(&widths) {
         let _ = write!(out, "{:>w$}", size_label(*s));
     }
-    let vs = if run.twin { "vs anon" } else { "vs wb" };
-    let _ = writeln!(out, "{vs:>10}");
+    let _ = writeln!(out, "{:>10}", rows.vs);
     for (t, row) in types.iter().zip(&cells) {
         let _ = write!(out, "  {t:<name_width$}");
         for (cell, w) in row.iter().zip(&widths) {
@@ -481,14 +478,15 @@ fn table(out: &mut String, run: &Run, kernel: &str) {
     }
     let _ = writeln!(
         out,
-        "  ({} is better; {vs} = this {} / {} at the largest size both were measured at)",
+        "  ({} is better; {} = this {} / {} at the largest size both were measured at)",
         if unit.higher_is_better() {
             "higher"
         } else {
             "lower"
         },
-        if run.twin { "source" } else { "type" },
-        run.baseline()
+        rows.vs,
+        rows.short,
+        rows.baseline
     );
 }
 
@@ -504,12 +502,12 @@ pub fn csv_field(s: &str) -> String {
 /// `results.csv`: one row per measurement, in log order; `start` and `line_state` as the
 /// record has them (empty when it has none); `emulated` on every row and last, so that no
 /// row read alone passes an emulator's timing for a memory type's. The PMU counts are in
-/// `pmu.csv` ([`pmu_csv`]). A twin log's second column is `source` ([`row_key`]).
+/// `pmu.csv` ([`pmu_csv`]). A twin log's second column is `source` ([`model::RowKind::key`]).
 pub fn csv(run: &Run) -> String {
     let mut out = format!(
         "kernel,{},granule,size_bytes,unit,best,median,cv_pct,reps,start,line_state,\
          emulated\n",
-        row_key(run)
+        run.rows().key
     );
     let text = |s: &Option<String>| s.as_deref().map_or(String::new(), csv_field);
     for m in &run.measurements {
@@ -540,7 +538,7 @@ pub fn csv(run: &Run) -> String {
 pub fn pmu_csv(run: &Run) -> String {
     let mut out = format!(
         "kernel,{},granule,size_bytes,event,per_line\n",
-        row_key(run)
+        run.rows().key
     );
     for m in &run.measurements {
         for (event, per_line) in m.pmu.iter().flatten() {
@@ -609,16 +607,6 @@ pub fn loaded_latency_csv(run: &Run) -> String {
     out
 }
 
-/// The name of the row column in CSV and JSON files: `memtype`, or `source` in a twin log
-/// (the record field the rows come from).
-pub fn row_key(run: &Run) -> &'static str {
-    if run.twin {
-        "source"
-    } else {
-        "memtype"
-    }
-}
-
 /// `results.json`: the run as one JSON document (non-finite numbers become `null`). A twin
 /// log's measurements and skips name their `source` in place of `memtype`, and the document
 /// has the twin's `kernel`, `machine` and `sources` (name, size_bytes or error, errno,
@@ -629,8 +617,8 @@ pub fn json(run: &Run) -> serde_json::Value {
         for list in ["measurements", "skipped"] {
             for item in doc[list].as_array_mut().into_iter().flatten() {
                 if let Some(o) = item.as_object_mut() {
-                    if let Some(v) = o.remove("memtype") {
-                        o.insert("source".into(), v);
+                    if let Some(v) = o.remove(model::MEMTYPE_ROWS.key) {
+                        o.insert(run.rows().key.into(), v);
                     }
                 }
             }
@@ -638,7 +626,7 @@ pub fn json(run: &Run) -> serde_json::Value {
         doc["twin"] = json!(true);
         doc["kernel"] = json!(run.kernel);
         doc["machine"] = json!(run.machine);
-        doc["baseline"] = json!(run.baseline());
+        doc["baseline"] = json!(run.rows().baseline);
         doc["sources"] = run
             .sources
             .iter()
@@ -803,8 +791,9 @@ pub fn write(run: &Run, dir: &Path) -> Result<Written, String> {
             &format!("{stem}.svg"),
             chart::panels_of(run, &present, title),
         )?;
-        let ratio_title = format!("{title}, ratio to {}", run.baseline());
-        let svg = chart::ratio(run, &present, run.baseline(), &ratio_title);
+        let baseline = run.rows().baseline;
+        let ratio_title = format!("{title}, ratio to {baseline}");
+        let svg = chart::ratio(run, &present, baseline, &ratio_title);
         w.chart(dir, &format!("ratio-{stem}.svg"), svg)?;
     }
     let scaled = distinct(run.scaling.iter().map(|p| p.kernel.as_str()));
@@ -910,7 +899,8 @@ mod tests {
             "{sheet}"
         );
         // Without the baseline, no sheet.
-        run.measurements.retain(|m| m.memtype != BASELINE);
+        run.measurements
+            .retain(|m| m.memtype != crate::model::FIRMWARE_BASELINE);
         sheet.clear();
         prediction_sheet(&mut sheet, &run);
         assert!(sheet.is_empty(), "{sheet}");

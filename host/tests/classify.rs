@@ -3,8 +3,8 @@
 //! and `cargo host report` on the twin's log. QEMU models no caches, so these tests assert
 //! what the classifier must make of QEMU's one visible difference (TCG's slow path for
 //! Device pages): the BAR mapped as Device lands in the Device group, the write-combining
-//! one and the RAM sources in the Normal group, each labelled with what Linux documents,
-//! and every row says "emulated".
+//! one and udmabuf in the Normal group, each labelled with what Linux documents, every row
+//! says "emulated", and `anon`, the twin's reference, is marked so, not classified.
 
 mod common;
 
@@ -62,7 +62,26 @@ fn assert_qemu_classification(d: &Done) {
     );
     // The eight bandwidth kernels at 4 KiB to 64 KiB.
     assert_eq!(json["points"].as_array().unwrap().len(), 40, "{json}");
-    let sources = json["sources"].as_array().unwrap();
+    let all = json["sources"].as_array().unwrap();
+    // anon, the reference: every source is divided by it, so it is not classified.
+    let anon = &all[0];
+    assert_eq!(
+        (&anon["source"], &anon["status"], &anon["points"]),
+        (
+            &serde_json::json!("anon"),
+            &serde_json::json!("reference"),
+            &serde_json::json!(40)
+        ),
+        "{anon}"
+    );
+    for key in ["label", "confidence", "agrees", "agreement"] {
+        assert!(anon[key].is_null(), "{key}: {anon}");
+    }
+    let sources: Vec<&serde_json::Value> = all.iter().skip(1).collect();
+    assert!(
+        sources.iter().all(|s| s["status"] == "classified"),
+        "{json}"
+    );
     let seen: Vec<(&str, &str, usize)> = sources
         .iter()
         .map(|s| {
@@ -80,13 +99,12 @@ fn assert_qemu_classification(d: &Done) {
     assert_eq!(
         seen,
         [
-            ("anon", "normal-wb", 1),
             ("udmabuf", "normal-wb", 1),
             ("pci:0000:00:01.0:res2", "device-ngnre", 2),
             ("pci:0000:00:01.0:res2_wc", "normal-nc", 1),
         ]
     );
-    for s in sources {
+    for s in &sources {
         assert_eq!(s["agrees"], true, "{s}");
         assert_eq!(s["points"], 40, "{s}");
         assert_eq!(s["group"].as_array().unwrap().len(), 4, "{s}");
@@ -104,11 +122,37 @@ fn assert_qemu_classification(d: &Done) {
         );
         assert!(row.contains(&"yes"), "{row:?}");
     }
+    assert_eq!(
+        row(d, "anon"),
+        [
+            "anon",
+            "reference",
+            "-",
+            "-",
+            "40",
+            "-",
+            "normal-wb",
+            "-",
+            "-"
+        ]
+    );
     assert!(
-        d.stdout.contains("emulated: QEMU does not model caches"),
+        d.stdout.contains(
+            "\n  anon: the reference, not classified; every source is measured relative to it, \
+             as every memory type is to normal-wb (so it is taken to be normal-wb, as Linux \
+             documents)\n"
+        ),
         "{}",
         d.stdout
     );
+    // The fixtures' start records say mairbench.host= (qemu/run, TCG).
+    assert!(
+        d.stdout
+            .contains("\nemulated: TCG (QEMU without KVM) does not model caches"),
+        "{}",
+        d.stdout
+    );
+    assert_eq!(json["tcg"], true);
     assert!(
         d.stdout
             .contains("  2: device-ngnrne, device-ngnre, device-ngre, device-gre\n"),
@@ -123,7 +167,11 @@ fn assert_qemu_classification(d: &Done) {
         )),
         "{csv}"
     );
-    // The header, four classified sources, three refused.
+    assert!(
+        csv.contains("\nanon,reference,,,,,,,40,,,true,normal-wb,"),
+        "{csv}"
+    );
+    // The header, the reference, three classified sources, three refused.
     assert_eq!(csv.lines().count(), 8, "{csv}");
 }
 
