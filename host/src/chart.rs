@@ -601,7 +601,7 @@ fn look(memtype: &str) -> (Look, bool) {
         let marked = base != memtype;
         return (
             LOOKS[usize::from(t.index)],
-            t.class != Class::Device && !marked,
+            t.class() != Class::Device && !marked,
         );
     }
     // FNV-1a: stable across charts and runs.
@@ -1325,7 +1325,7 @@ mod tests {
         for device in [false, true] {
             let widths: Vec<u32> = MEMTYPES
                 .iter()
-                .filter(|t| (t.class == Class::Device) == device)
+                .filter(|t| (t.class() == Class::Device) == device)
                 .map(|t| look(t.name).0.width)
                 .collect();
             assert!(widths.windows(2).all(|w| w[0] > w[1]), "{widths:?}");

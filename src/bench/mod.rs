@@ -313,7 +313,7 @@ impl<'m> Engine<'m> {
 
     /// Why `spec` is not measured on `alias` at all, if it is not.
     fn skip(&self, spec: &KernelSpec, alias: &Alias) -> Option<&'static str> {
-        if spec.normal_only && alias.memtype.class == Class::Device {
+        if spec.normal_only && alias.memtype.class() == Class::Device {
             return Some("real cores take an alignment fault for DC ZVA to Device memory");
         }
         if spec.kernel == Kernel::FillZva && self.plan.zva.is_none() {

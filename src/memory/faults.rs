@@ -118,7 +118,7 @@ impl Memory {
         let devices = self
             .pages()
             .iter()
-            .filter(|a| a.memtype.class == memtype::Class::Device);
+            .filter(|a| a.memtype.class() == memtype::Class::Device);
         for a in devices {
             let tries = [
                 ("unaligned-load", a.whole.try_load(4).map(|r| r.err())),

@@ -59,7 +59,7 @@ impl Alias {
 
     /// Whether its memory type may be cached (so maintenance by VA matters).
     pub fn cacheable(&self) -> bool {
-        matches!(self.memtype.class, Class::Normal { cacheable: true })
+        matches!(self.memtype.class(), Class::Normal { cacheable: true })
     }
 
     /// Cleans and invalidates `w` to the point of coherency when this alias is cacheable.

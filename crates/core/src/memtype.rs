@@ -22,6 +22,39 @@ pub enum Class {
     Device,
 }
 
+/// What a memory type stands for in the comparisons the verdicts and reports make. Code that
+/// needs "the write-back type" or "the Device types" asks the table by role
+/// ([`position`], [`with_role`]), never by name, so a type renamed or re-encoded in
+/// [`MEMTYPES`] keeps its part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The reference: Normal write-back with read and write allocation, what an operating
+    /// system gives its heap (and the firmware its own image, stack and tables).
+    WriteBack,
+    /// Write-back with other allocation or transient hints, set against [`Role::WriteBack`]
+    /// to show whether the core honours the hints.
+    WriteBackHinted,
+    /// Normal write-through.
+    WriteThrough,
+    /// Normal non-cacheable.
+    NonCacheable,
+    /// Device memory (never cached).
+    Device,
+}
+
+impl Role {
+    /// The [`Class`] every type of this role has.
+    pub const fn class(self) -> Class {
+        match self {
+            Role::WriteBack | Role::WriteBackHinted | Role::WriteThrough => {
+                Class::Normal { cacheable: true }
+            }
+            Role::NonCacheable => Class::Normal { cacheable: false },
+            Role::Device => Class::Device,
+        }
+    }
+}
+
 /// One memory type: a MAIR_EL1 attribute field and the slot it occupies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemType {
@@ -31,8 +64,8 @@ pub struct MemType {
     pub index: u8,
     /// The MAIR_EL1 attribute byte.
     pub mair: u8,
-    /// Normal (cacheable or not) or Device.
-    pub class: Class,
+    /// What it stands for in the comparisons (its [`Class`] follows from it).
+    pub role: Role,
     /// The attribute byte in words, as [`describe_mair_byte`] prints it.
     pub summary: &'static str,
 }
@@ -43,70 +76,120 @@ pub const MEMTYPES: [MemType; 8] = [
         name: "normal-wb",
         index: 0,
         mair: 0xff,
-        class: Class::Normal { cacheable: true },
+        role: Role::WriteBack,
         summary: "Normal, inner+outer write-back non-transient, read+write allocate",
     },
     MemType {
         name: "normal-wb-noalloc",
         index: 1,
         mair: 0xcc,
-        class: Class::Normal { cacheable: true },
+        role: Role::WriteBackHinted,
         summary: "Normal, inner+outer write-back non-transient, no allocate",
     },
     MemType {
         name: "normal-wt",
         index: 2,
         mair: 0xbb,
-        class: Class::Normal { cacheable: true },
+        role: Role::WriteThrough,
         summary: "Normal, inner+outer write-through non-transient, read+write allocate",
     },
     MemType {
         name: "normal-nc",
         index: 3,
         mair: 0x44,
-        class: Class::Normal { cacheable: false },
+        role: Role::NonCacheable,
         summary: "Normal, inner+outer non-cacheable",
     },
     MemType {
         name: "device-ngnrne",
         index: 4,
         mair: 0x00,
-        class: Class::Device,
+        role: Role::Device,
         summary: "Device-nGnRnE (non-gathering, non-reordering, no early write acknowledgement)",
     },
     MemType {
         name: "device-ngnre",
         index: 5,
         mair: 0x04,
-        class: Class::Device,
+        role: Role::Device,
         summary: "Device-nGnRE (non-gathering, non-reordering, early write acknowledgement)",
     },
     MemType {
         name: "device-ngre",
         index: 6,
         mair: 0x08,
-        class: Class::Device,
+        role: Role::Device,
         summary: "Device-nGRE (non-gathering, reordering, early write acknowledgement)",
     },
     MemType {
         name: "device-gre",
         index: 7,
         mair: 0x0c,
-        class: Class::Device,
+        role: Role::Device,
         summary: "Device-GRE (gathering, reordering, early write acknowledgement)",
     },
 ];
 
-/// Position in [`MEMTYPES`] of the type the firmware maps its own image, stack and
-/// page tables with (`normal-wb`).
-pub const NORMAL_WB: usize = 0;
+impl MemType {
+    /// Normal (cacheable or not) or Device, from its [`Role`].
+    pub const fn class(&self) -> Class {
+        self.role.class()
+    }
+}
 
-/// Position in [`MEMTYPES`] of the type the firmware maps MMIO (the UART) with
-/// (`device-ngnrne`).
-pub const DEVICE_NGNRNE: usize = 4;
+/// Position in [`MEMTYPES`] of the first type whose MAIR byte satisfies `wanted`
+/// (`MEMTYPES.len()` when none does; the constants below assert they found one).
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
+const fn first(wanted: Wanted) -> usize {
+    let mut i = 0;
+    while i < MEMTYPES.len() {
+        let t = &MEMTYPES[i];
+        let hit = match wanted {
+            Wanted::Role(r) => t.role as u8 == r as u8,
+            Wanted::Mair(m) => t.mair == m,
+        };
+        if hit {
+            return i;
+        }
+        i += 1;
+    }
+    MEMTYPES.len()
+}
 
-// The table's invariants, checked at compile time: slot == position, and the two
-// positions above name what they claim. (A slip here is a build error, never a panic.)
+#[derive(Clone, Copy)]
+enum Wanted {
+    Role(Role),
+    Mair(u8),
+}
+
+/// Position in [`MEMTYPES`] of the first type of `role`, if the table has one.
+pub const fn position(role: Role) -> Option<usize> {
+    match first(Wanted::Role(role)) {
+        i if i < MEMTYPES.len() => Some(i),
+        _ => None,
+    }
+}
+
+/// The types of `role`, in table order.
+pub fn with_role(role: Role) -> impl Iterator<Item = &'static MemType> + Clone {
+    MEMTYPES.iter().filter(move |t| t.role == role)
+}
+
+/// Position in [`MEMTYPES`] of the [`Role::WriteBack`] type, the reference every other type
+/// is set against and what the firmware maps its own image, stack and page tables with.
+pub const NORMAL_WB: usize = first(Wanted::Role(Role::WriteBack));
+
+/// Position in [`MEMTYPES`] of the type the firmware maps MMIO (the UART) with:
+/// Device-nGnRnE (MAIR byte `0x00`), the strictest, Linux's `pgprot_noncached`.
+pub const DEVICE_NGNRNE: usize = first(Wanted::Mair(0x00));
+
+/// Position in [`MEMTYPES`] of Device-nGnRE (MAIR byte `0x04`), what Linux's
+/// `pgprot_device` maps (a PCI BAR, the dma-buf of the public report "Performance Anomaly
+/// Investigation"): `device-read-cliff` looks at it first.
+pub const DEVICE_NGNRE: usize = first(Wanted::Mair(0x04));
+
+// The table's invariants, checked at compile time: slot == position, and the positions
+// above found their type. (A slip here is a build error, never a panic.)
 #[allow(
     clippy::indexing_slicing,
     clippy::panic,
@@ -118,8 +201,11 @@ const _: () = {
         assert!(MEMTYPES[i].index as usize == i);
         i += 1;
     }
-    assert!(MEMTYPES[NORMAL_WB].mair == 0xff);
-    assert!(MEMTYPES[DEVICE_NGNRNE].mair == 0x00);
+    assert!(NORMAL_WB < MEMTYPES.len() && MEMTYPES[NORMAL_WB].mair == 0xff);
+    assert!(DEVICE_NGNRNE < MEMTYPES.len());
+    assert!(DEVICE_NGNRE < MEMTYPES.len());
+    assert!(MEMTYPES[DEVICE_NGNRNE].role as u8 == Role::Device as u8);
+    assert!(MEMTYPES[DEVICE_NGNRE].role as u8 == Role::Device as u8);
 };
 
 /// The memory type called `name` (exact match), if any.
@@ -332,7 +418,7 @@ mod tests {
     fn table_bytes_decode_to_their_class_and_summary() {
         for t in &MEMTYPES {
             let d = describe_mair_byte(t.mair);
-            assert_eq!(d.class(), Some(t.class), "{}", t.name);
+            assert_eq!(d.class(), Some(t.class()), "{}", t.name);
             assert_eq!(d.to_string(), t.summary, "{}", t.name);
         }
     }

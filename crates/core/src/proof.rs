@@ -93,7 +93,7 @@ pub fn judge(expected: &MemType, e: &Evidence) -> Verdict {
         Some(_) if !e.consistent => Verdict::Inconsistent,
         Some(attr) if attr == expected.mair => Verdict::Exact,
         Some(attr) => match describe_mair_byte(attr).class() {
-            Some(c) if device(c) == device(expected.class) => Verdict::ImplementedAs,
+            Some(c) if device(c) == device(expected.class()) => Verdict::ImplementedAs,
             _ => Verdict::WrongAttr,
         },
     }

@@ -1,0 +1,256 @@
+//! `cache-geometry`: each cache the registers report shows as a step in the write-back curve.
+
+use core::fmt;
+
+use super::points::{faster, named, position, Step, Times, View};
+use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict, STEP_RATIO};
+use crate::format::Bytes;
+use crate::kernel::Kernel;
+use crate::memtype::Role;
+
+pub const SPEC: Spec = Spec {
+    name: Name::CacheGeometry,
+    id: "cache-geometry",
+    checks: "Each data cache CLIDR_EL1/CCSIDR_EL1 report shows as a step in the normal-wb curve (latency on 2 MiB blocks when measured, else read-ldp) across its size.",
+    threshold: "A step ≥ 1.30× (inside ≤ C/2 vs outside ≥ 2·C) across every level: pass; across some: warn; across none: fail.",
+    failure: "CCSIDR_EL1 describes the set/way view, not necessarily the real cache (the Arm ARM says so): a level without a step may be smaller, larger, shared with other cores or partitioned; no step at all means the caches are not in use.",
+    basis: Basis::Timing,
+};
+
+/// Evidence keys of the step across each level.
+const LEVEL_STEP: [&str; 7] = [
+    "l1_step", "l2_step", "l3_step", "l4_step", "l5_step", "l6_step", "l7_step",
+];
+
+/// Why `cache-geometry` came out as it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// Steps across every reported level.
+    Ok {
+        /// The kernel used.
+        kernel: Kernel,
+        /// Levels judged.
+        levels: u8,
+    },
+    /// A level without a step (some or none with one).
+    Missing {
+        /// The kernel used.
+        kernel: Kernel,
+        /// The first level without a step.
+        level: u8,
+        /// Its size.
+        cache: u64,
+        /// The size inside (≤ half the cache).
+        inside: u64,
+        /// The size outside (≥ twice the cache).
+        outside: u64,
+        /// The step seen there, hundredths.
+        step: u64,
+        /// Levels with a step.
+        stepped: u8,
+        /// Levels judged.
+        levels: u8,
+    },
+    /// No cache reported, yet the write-back curve steps.
+    Unreported {
+        /// The kernel used.
+        kernel: Kernel,
+        /// The largest step between adjacent sizes, hundredths.
+        step: u64,
+        /// Between this size and the next.
+        at: u64,
+    },
+    /// No latency or read points of the write-back type.
+    NotMeasured,
+}
+
+impl fmt::Display for Why {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let wb = named(Role::WriteBack);
+        match *self {
+            Why::Ok { kernel, levels } => write!(
+                f,
+                "{wb} {} steps across each of the {levels} reported caches",
+                kernel.spec().name
+            ),
+            Why::Missing {
+                kernel,
+                level,
+                cache,
+                inside,
+                outside,
+                step,
+                stepped,
+                levels,
+            } => write!(
+                f,
+                "{wb} {} shows no step across L{level} ({}): {} from {} to {}, a cache gives at least {}; {stepped} of {levels} reported caches show",
+                kernel.spec().name,
+                Bytes(cache),
+                Times(step),
+                Bytes(inside),
+                Bytes(outside),
+                Times(STEP_RATIO)
+            ),
+            Why::Unreported { kernel, step, at } => write!(
+                f,
+                "CLIDR_EL1 reports no data cache, yet {wb} {} steps {} after {}",
+                kernel.spec().name,
+                Times(step),
+                Bytes(at)
+            ),
+            Why::NotMeasured => write!(
+                f,
+                "not measured: no {} or {} points of {wb}",
+                Kernel::Latency.spec().name,
+                Kernel::ReadLdp.spec().name
+            ),
+        }
+    }
+}
+
+fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
+    Verdict::new(SPEC.name, status, e, super::Why::CacheGeometry(why))
+}
+
+pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
+    let mut e = Evidence::new();
+    if v.i.emulated {
+        return Verdict::new(SPEC.name, Status::NotApplicable, e, super::Why::Emulated);
+    }
+    let wb = position(Role::WriteBack);
+    // Latency when measured (the chase shows every level), else read-ldp.
+    let kernel = [Kernel::Latency, Kernel::ReadLdp].into_iter().find(|&k| {
+        v.i.sweep
+            .sizes()
+            .iter()
+            .any(|&s| v.value(k, wb, s).is_some())
+    });
+    let Some(kernel) = kernel else {
+        return verdict(Status::NotApplicable, e, Why::NotMeasured);
+    };
+    if v.caches().next().is_none() {
+        return unreported(v, kernel, e);
+    }
+    let (mut levels, mut stepped) = (0u8, 0u8);
+    let mut missing: Option<(u8, u64, Step)> = None;
+    for c in v.caches() {
+        let Some(step) = v.step(kernel, wb, c.size()) else {
+            continue;
+        };
+        levels = levels.saturating_add(1);
+        if let Some(k) = LEVEL_STEP.get(usize::from(c.level).saturating_sub(1)) {
+            e.push(k, step.ratio, 2);
+        }
+        if step.ratio >= STEP_RATIO {
+            stepped = stepped.saturating_add(1);
+        } else if missing.is_none() {
+            missing = Some((c.level, c.size(), step));
+        }
+    }
+    e.push("min_step", STEP_RATIO, 2);
+    let Some((level, cache, step)) = missing else {
+        return if levels == 0 {
+            let why = super::Why::Missing(
+                "the sweep does not reach from half to twice any reported cache size",
+            );
+            Verdict::new(SPEC.name, Status::NotApplicable, e, why)
+        } else {
+            verdict(Status::Pass, e, Why::Ok { kernel, levels })
+        };
+    };
+    let status = if stepped == 0 {
+        Status::Fail
+    } else {
+        Status::Warn
+    };
+    let why = Why::Missing {
+        kernel,
+        level,
+        cache,
+        inside: step.inside,
+        outside: step.outside,
+        step: step.ratio,
+        stepped,
+        levels,
+    };
+    verdict(status, e, why)
+}
+
+/// No cache reported: a warn when the write-back curve steps between adjacent sizes anyway,
+/// else n/a.
+fn unreported<S: Sweep + ?Sized>(v: &View<'_, '_, S>, kernel: Kernel, mut e: Evidence) -> Verdict {
+    let unit = kernel.spec().unit;
+    let wb = position(Role::WriteBack);
+    let points = || {
+        v.i.sweep
+            .sizes()
+            .iter()
+            .filter_map(move |&s| v.value(kernel, wb, s).map(|x| (s, x)))
+    };
+    let biggest = points()
+        .zip(points().skip(1))
+        .filter_map(|((s, a), (_, b))| Some((s, faster(unit, a, b)?)))
+        .max_by_key(|&(_, r)| r);
+    match biggest {
+        Some((at, step)) if step >= STEP_RATIO => {
+            e.push("step", step, 2);
+            e.push("min_step", STEP_RATIO, 2);
+            e.push("after_bytes", at, 0);
+            verdict(Status::Warn, e, Why::Unreported { kernel, step, at })
+        }
+        _ => {
+            let why = super::Why::Missing(
+                "CLIDR_EL1 reports no data or unified cache, and the sweep shows none",
+            );
+            Verdict::new(SPEC.name, Status::NotApplicable, e, why)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::super::judge;
+    use super::super::testing::*;
+    use super::*;
+    use crate::cache::CacheLevel;
+    use std::format;
+
+    #[test]
+    fn cache_geometry_verdicts() {
+        let wb = name(Role::WriteBack);
+        // CCSIDR says L2 is 4 MiB, the curve steps at 1 MiB: no step across 2..8 MiB.
+        let caches = [level(1, 32 * KIB), level(2, 4 * MIB)];
+        let s = sweep(32 * MIB, a72);
+        let v = judge(&inputs(&caches, &s));
+        assert_eq!(status(&v, Name::CacheGeometry), Status::Warn);
+        assert_eq!(
+            why(&v, Name::CacheGeometry),
+            format!("{wb} latency shows no step across L2 (4 MiB): 1.0x from 2 MiB to 8 MiB, a cache gives at least 1.3x; 1 of 2 reported caches show")
+        );
+        // No caches reported, yet the curve steps: warn.
+        let s = sweep(32 * MIB, a72);
+        let v = judge(&inputs(&[], &s));
+        assert_eq!(status(&v, Name::CacheGeometry), Status::Warn);
+        assert_eq!(
+            why(&v, Name::CacheGeometry),
+            format!("CLIDR_EL1 reports no data cache, yet {wb} latency steps 12.0x after 1 MiB")
+        );
+        // ... and flat: n/a.
+        let s = sweep(32 * MIB, caches_off);
+        let v = judge(&inputs(&[], &s));
+        assert_eq!(status(&v, Name::CacheGeometry), Status::NotApplicable);
+        // A sweep that cannot bracket any level: n/a.
+        let s = sweep(32 * KIB, a72);
+        let v = judge(&inputs(&a72_caches(), &s));
+        assert_eq!(status(&v, Name::CacheGeometry), Status::NotApplicable);
+        // Fillers of level 0 are ignored.
+        let mut padded = [CacheLevel::NONE; crate::cache::MAX_LEVELS];
+        padded[..2].copy_from_slice(&a72_caches());
+        let s = sweep(32 * MIB, a72);
+        let v = judge(&inputs(&padded, &s));
+        assert_eq!(status(&v, Name::CacheGeometry), Status::Pass);
+        assert_eq!(status(&v, Name::DeviceReadCliff), Status::Pass);
+    }
+}

@@ -1,0 +1,194 @@
+//! How the verdicts pick the points they compare, and the memory types they compare by role.
+//!
+//! For every verdict that compares points of the sweep:
+//! - the **L1 set**: the largest measured size ≤ half the first data cache (16 KiB for a
+//!   32 KiB L1: the set stays resident whatever the replacement policy); without a reported
+//!   cache, the smallest measured size;
+//! - **across a cache of C bytes**: the largest measured size ≤ C/2 (inside) against the
+//!   smallest measured size ≥ 2·C (outside): a working set at exactly C may already spill
+//!   (pseudo-random replacement, other data in the cache), one at 2·C cannot fit;
+//! - **DRAM**: the smallest measured size ≥ 4× the last-level cache.
+
+use core::fmt;
+
+use super::{Inputs, Sweep};
+use crate::cache::CacheLevel;
+use crate::format::Decimal;
+use crate::kernel::{Kernel, Unit};
+use crate::memtype::{self, Role, MEMTYPES};
+use crate::paging::Granule;
+
+/// Position in [`MEMTYPES`] of the first type of `role`; a position beyond the table, which
+/// no sweep answers for, when the table has none.
+pub(super) fn position(role: Role) -> usize {
+    memtype::position(role).unwrap_or(usize::MAX)
+}
+
+/// The name of the first type of `role`, as the sentences print it.
+pub(super) fn named(role: Role) -> &'static str {
+    MEMTYPES.get(position(role)).map_or("(none)", |t| t.name)
+}
+
+/// The Device types, in the order the verdicts prefer them: what Linux's `pgprot_device`
+/// maps first (the dma-buf of "Performance Anomaly Investigation"), then the table's order.
+pub(super) fn devices() -> impl Iterator<Item = usize> + Clone {
+    core::iter::once(memtype::DEVICE_NGNRE).chain(
+        memtype::with_role(Role::Device)
+            .map(|t| usize::from(t.index))
+            .filter(|&i| i != memtype::DEVICE_NGNRE),
+    )
+}
+
+/// The uncached types: the non-cacheable one, then [`devices`].
+pub(super) fn uncached() -> impl Iterator<Item = usize> + Clone {
+    core::iter::once(position(Role::NonCacheable)).chain(devices())
+}
+
+/// `num / den` in hundredths, rounded to the nearest; `None` when `den` is 0.
+pub(super) fn ratio_centi(num: u64, den: u64) -> Option<u64> {
+    let num = u128::from(num).checked_mul(100)?;
+    let den = u128::from(den);
+    let half = den / 2;
+    u64::try_from(num.checked_add(half)?.checked_div(den)?).ok()
+}
+
+/// How many times `a` is faster than `b` (hundredths), values in `unit`.
+pub(super) fn faster(unit: Unit, a: u64, b: u64) -> Option<u64> {
+    if unit.higher_is_better() {
+        ratio_centi(a, b)
+    } else {
+        ratio_centi(b, a)
+    }
+}
+
+/// A ratio in hundredths, printed with one decimal and `x` (`812` is `8.1x`).
+pub(super) struct Times(pub(super) u64);
+
+impl fmt::Display for Times {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tenths = self.0.saturating_add(5) / 10;
+        write!(
+            f,
+            "{}x",
+            Decimal {
+                scaled: tenths,
+                places: 1
+            }
+        )
+    }
+}
+
+/// Hundredths printed with two decimals.
+pub(super) fn centi(v: u64) -> Decimal {
+    Decimal {
+        scaled: v,
+        places: 2,
+    }
+}
+
+/// A step across one cache: inside and outside sizes and the ratio.
+#[derive(Clone, Copy)]
+pub(super) struct Step {
+    pub(super) inside: u64,
+    pub(super) outside: u64,
+    pub(super) ratio: u64,
+}
+
+/// The inputs as the verdicts ask them: points by kernel, role and size.
+pub(super) struct View<'i, 'a, S: Sweep + ?Sized> {
+    pub(super) i: &'i Inputs<'a, S>,
+}
+
+impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
+    pub(super) fn new(i: &'i Inputs<'a, S>) -> Self {
+        View { i }
+    }
+
+    /// The reported data caches (fillers skipped), innermost first.
+    pub(super) fn caches(&self) -> impl Iterator<Item = &CacheLevel> + '_ {
+        self.i
+            .caches
+            .iter()
+            .filter(|c| c.level != 0 && c.size() > 0)
+    }
+
+    /// The value of `kernel` on `memtype` at `size`: latency on 2 MiB blocks when measured
+    /// there (no page walks), every other kernel on 4 KiB pages; the other granule otherwise.
+    pub(super) fn value(&self, kernel: Kernel, memtype: usize, size: u64) -> Option<u64> {
+        let (first, second) = if kernel == Kernel::Latency {
+            (Granule::Block, Granule::Page)
+        } else {
+            (Granule::Page, Granule::Block)
+        };
+        let s = self.i.sweep;
+        s.best(kernel, memtype, first, size)
+            .or_else(|| s.best(kernel, memtype, second, size))
+            .filter(|&v| v > 0)
+    }
+
+    /// [`View::value`] of the first type of `role`.
+    pub(super) fn of(&self, kernel: Kernel, role: Role, size: u64) -> Option<u64> {
+        self.value(kernel, position(role), size)
+    }
+
+    /// The largest size ≤ `limit` measured for (kernel, memtype).
+    pub(super) fn at_most(&self, kernel: Kernel, memtype: usize, limit: u64) -> Option<(u64, u64)> {
+        self.i
+            .sweep
+            .sizes()
+            .iter()
+            .rev()
+            .filter(|&&s| s <= limit)
+            .find_map(|&s| self.value(kernel, memtype, s).map(|v| (s, v)))
+    }
+
+    /// The smallest size ≥ `limit` measured for (kernel, memtype).
+    pub(super) fn at_least(
+        &self,
+        kernel: Kernel,
+        memtype: usize,
+        limit: u64,
+    ) -> Option<(u64, u64)> {
+        self.i
+            .sweep
+            .sizes()
+            .iter()
+            .filter(|&&s| s >= limit)
+            .find_map(|&s| self.value(kernel, memtype, s).map(|v| (s, v)))
+    }
+
+    /// The L1 set: the largest size ≤ L1/2, else (no cache reported) the smallest size.
+    pub(super) fn l1_set(&self) -> Option<u64> {
+        let sizes = self.i.sweep.sizes();
+        match self.caches().next() {
+            Some(l1) => sizes.iter().rev().copied().find(|&s| s <= l1.size() / 2),
+            None => sizes.first().copied(),
+        }
+    }
+
+    /// The set of the level after L1 (≤ L2/2), if there is one and it differs from the L1
+    /// set.
+    pub(super) fn l2_set(&self) -> Option<u64> {
+        let l2 = self.caches().nth(1)?;
+        let l1 = self.l1_set();
+        let sizes = self.i.sweep.sizes();
+        sizes
+            .iter()
+            .rev()
+            .copied()
+            .find(|&s| s <= l2.size() / 2)
+            .filter(|&s| Some(s) != l1)
+    }
+
+    /// `kernel`'s step across a cache of `bytes` on `memtype`.
+    pub(super) fn step(&self, kernel: Kernel, memtype: usize, bytes: u64) -> Option<Step> {
+        let unit = kernel.spec().unit;
+        let (inside, vin) = self.at_most(kernel, memtype, bytes / 2)?;
+        let (outside, vout) = self.at_least(kernel, memtype, bytes.saturating_mul(2))?;
+        Some(Step {
+            inside,
+            outside,
+            ratio: faster(unit, vin, vout)?,
+        })
+    }
+}

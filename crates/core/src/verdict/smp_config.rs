@@ -1,0 +1,183 @@
+//! `smp-config`: every started CPU runs with the boot CPU's settings, coherently.
+
+use core::fmt;
+
+use super::points::{named, View};
+use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict};
+use crate::memtype::Role;
+
+pub const SPEC: Spec = Spec {
+    name: Name::SmpConfig,
+    id: "smp-config",
+    checks: "Every started CPU's SCTLR_EL1, MAIR_EL1, TCR_EL1 and TTBR0_EL1 equal the boot CPU's, and a value written to a shared normal-wb line by one core is read by another.",
+    threshold: "All equal and the shared line exact (no threshold); a CPU of /cpus that did not start is a warn; one CPU running is n/a.",
+    failure: "A secondary core runs with other translation or cache settings (its boot path skipped a register), or the cores are not coherent (SMPEN not set, the cluster outside the coherent interconnect).",
+    basis: Basis::Data,
+};
+
+/// What the secondary CPUs showed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Smp {
+    /// CPUs of `/cpus` the firmware tried to run (the boot CPU included, up to its cap).
+    pub cpus: u32,
+    /// CPUs running (the boot CPU included).
+    pub started: u32,
+    /// Started CPUs whose SCTLR_EL1, MAIR_EL1, TCR_EL1 or TTBR0_EL1 differ from the boot
+    /// CPU's.
+    pub differing: u32,
+    /// The first such CPU's MPIDR_EL1 affinity and the first register that differs
+    /// (`"SCTLR_EL1"`, `"MAIR_EL1"`, `"TCR_EL1"` or `"TTBR0_EL1"`).
+    pub first_differing: Option<(u64, &'static str)>,
+    /// A value one core wrote to a shared write-back line was read exactly by another (and
+    /// back).
+    pub shared_line_ok: bool,
+}
+
+/// Why `smp-config` came out as it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// Only the boot CPU runs.
+    Single,
+    /// Every started CPU matches the boot CPU.
+    Ok {
+        /// CPUs running.
+        started: u32,
+    },
+    /// Some CPUs of /cpus did not start (the rest match).
+    Missing {
+        /// CPUs running.
+        started: u32,
+        /// CPUs tried.
+        cpus: u32,
+    },
+    /// A started CPU's registers differ.
+    Differ {
+        /// How many differ.
+        differing: u32,
+        /// CPUs running.
+        started: u32,
+        /// The first one's MPIDR and register.
+        first: Option<(u64, &'static str)>,
+    },
+    /// The shared-line check failed.
+    Shared,
+}
+
+impl fmt::Display for Why {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let wb = named(Role::WriteBack);
+        match *self {
+            Why::Single => f.write_str("only the boot CPU runs"),
+            Why::Ok { started } => write!(
+                f,
+                "all {started} CPUs run with the boot CPU's SCTLR_EL1, MAIR_EL1, TCR_EL1 and TTBR0_EL1, and a shared {wb} line read back across cores"
+            ),
+            Why::Missing { started, cpus } => write!(
+                f,
+                "{started} of {cpus} CPUs started (the cpu records say why); those running match the boot CPU"
+            ),
+            Why::Differ {
+                differing,
+                started,
+                first,
+            } => {
+                write!(
+                    f,
+                    "{differing} of {started} CPUs run with other settings than the boot CPU"
+                )?;
+                if let Some((mpidr, register)) = first {
+                    write!(f, " (MPIDR {mpidr:#x}: {register})")?;
+                }
+                f.write_str(": its boot path left a register unset")
+            }
+            Why::Shared => write!(
+                f,
+                "a value one core wrote to a shared {wb} line was not read by another: the cores are not coherent"
+            ),
+        }
+    }
+}
+
+pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
+    let mut e = Evidence::new();
+    let verdict = |status, e, why| Verdict::new(SPEC.name, status, e, super::Why::SmpConfig(why));
+    let Some(s) = v.i.smp.filter(|s| s.cpus > 1 || s.started > 1) else {
+        return verdict(Status::NotApplicable, e, Why::Single);
+    };
+    e.push("cpus", s.cpus.into(), 0);
+    e.push("started", s.started.into(), 0);
+    e.push("differing", s.differing.into(), 0);
+    if let Some((mpidr, _)) = s.first_differing {
+        e.push("first_differing_mpidr", mpidr, 0);
+    }
+    if s.started > 1 {
+        e.flag("shared_line_ok", s.shared_line_ok);
+    }
+    let (status, why) = if s.differing > 0 {
+        let why = Why::Differ {
+            differing: s.differing,
+            started: s.started,
+            first: s.first_differing,
+        };
+        (Status::Fail, why)
+    } else if s.started > 1 && !s.shared_line_ok {
+        (Status::Fail, Why::Shared)
+    } else if s.started < s.cpus {
+        let why = Why::Missing {
+            started: s.started,
+            cpus: s.cpus,
+        };
+        (Status::Warn, why)
+    } else {
+        (Status::Pass, Why::Ok { started: s.started })
+    };
+    verdict(status, e, why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::judge;
+    use super::super::testing::*;
+    use super::*;
+
+    #[test]
+    fn smp_verdicts() {
+        let caches = a72_caches();
+        let s = sweep(32 * MIB, a72);
+        let smp = |cpus, started, differing, first, shared| {
+            let mut i = inputs(&caches, &s);
+            i.smp = Some(Smp {
+                cpus,
+                started,
+                differing,
+                first_differing: first,
+                shared_line_ok: shared,
+            });
+            let v = judge(&i);
+            (status(&v, Name::SmpConfig), why(&v, Name::SmpConfig))
+        };
+        assert_eq!(smp(4, 4, 0, None, true).0, Status::Pass);
+        assert_eq!(
+            smp(4, 3, 0, None, true),
+            (
+                Status::Warn,
+                "3 of 4 CPUs started (the cpu records say why); those running match the boot CPU"
+                    .into()
+            )
+        );
+        assert_eq!(smp(2, 1, 0, None, false).0, Status::Warn);
+        assert_eq!(
+            smp(4, 4, 1, Some((0x81, "TCR_EL1")), true),
+            (
+                Status::Fail,
+                "1 of 4 CPUs run with other settings than the boot CPU (MPIDR 0x81: TCR_EL1): its boot path left a register unset".into()
+            )
+        );
+        assert_eq!(smp(4, 4, 0, None, false).0, Status::Fail);
+        assert_eq!(smp(1, 1, 0, None, false).0, Status::NotApplicable);
+        let mut i = inputs(&caches, &s);
+        i.smp = None;
+        i.emulated = true;
+        assert_eq!(status(&judge(&i), Name::SmpConfig), Status::NotApplicable);
+    }
+}

@@ -1,0 +1,211 @@
+//! `write-allocate`: write-back writes allocate, and the no-allocate hint shows.
+
+use core::fmt;
+
+use super::points::{faster, named, position, Times, View};
+use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict, CLEAR_RATIO};
+use crate::format::Bytes;
+use crate::kernel::{Kernel, Unit};
+use crate::memtype::Role;
+
+pub const SPEC: Spec = Spec {
+    name: Name::WriteAllocate,
+    id: "write-allocate",
+    checks: "normal-wb writes (write-stp) allocate: at the L1 set they clearly beat normal-nc's; normal-wb-noalloc is clearly slower than normal-wb at the L1 or L2 set.",
+    threshold: "Fail: WB/NC writes < 1.50× at the L1 set. Pass: WB/WB-noalloc ≥ 1.50× at the L1 or L2 set; below that a warn (the core ignores the no-allocate hint, which the Arm ARM allows).",
+    failure: "normal-wb writes go to DRAM as if no-allocate: the trap of Zhao Yibin's public report \"ARM Cache policy on single armv7 processor lead to low DRAM performance\" (write-back no-allocate ≈7 MB/s write, 28 MB/s read vs 120/160 MB/s with read-write-allocate). Check the MAIR byte (0xff) and any outer-cache controller's allocation policy.",
+    basis: Basis::Timing,
+};
+
+/// Why `write-allocate` came out as it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// Hinted writes clearly slower than write-back's.
+    Honoured {
+        /// Where.
+        size: u64,
+        /// WB over hinted, hundredths.
+        ratio: u64,
+    },
+    /// Hinted writes about as fast as write-back's.
+    Ignored {
+        /// Where (the largest ratio's size).
+        size: u64,
+        /// WB over hinted, hundredths.
+        ratio: u64,
+    },
+    /// Write-back writes do not beat non-cacheable ones at the L1 set.
+    None {
+        /// The L1 set.
+        size: u64,
+        /// WB over NC, hundredths.
+        ratio: u64,
+    },
+    /// No write points of the write-back and hinted types at the L1 or L2 set.
+    Missing,
+}
+
+impl fmt::Display for Why {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let wb = named(Role::WriteBack);
+        let hinted = named(Role::WriteBackHinted);
+        match *self {
+            Why::Honoured { size, ratio } => write!(
+                f,
+                "{hinted} writes at {} are {} slower than {wb}'s: the allocation hints take effect (public report: 7 vs 120 MB/s)",
+                Bytes(size),
+                Times(ratio)
+            ),
+            Why::Ignored { size, ratio } => write!(
+                f,
+                "{wb} writes at {} run at only {} {hinted}'s speed: this core allocates despite the no-allocate hint, which the Arm ARM allows",
+                Bytes(size),
+                Times(ratio)
+            ),
+            Why::None { size, ratio } => write!(
+                f,
+                "{wb} writes at {} are only {} {}'s: write-back writes do not allocate (the public report's trap: 7 MB/s instead of 120)",
+                Bytes(size),
+                Times(ratio),
+                named(Role::NonCacheable)
+            ),
+            Why::Missing => write!(
+                f,
+                "not measured: no {} points of {wb} and {hinted} at the L1 or L2 set",
+                Kernel::WriteStp.spec().name
+            ),
+        }
+    }
+}
+
+fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
+    Verdict::new(SPEC.name, status, e, super::Why::WriteAllocate(why))
+}
+
+pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
+    let mut e = Evidence::new();
+    if v.i.emulated {
+        return Verdict::new(SPEC.name, Status::NotApplicable, e, super::Why::Emulated);
+    }
+    let k = Kernel::WriteStp;
+    let Some(l1) = v.l1_set() else {
+        let why = super::Why::Missing("no sweep");
+        return Verdict::new(SPEC.name, Status::NotApplicable, e, why);
+    };
+    let wb1 = v.of(k, Role::WriteBack, l1);
+    let nc1 = v.of(k, Role::NonCacheable, l1);
+    e.push("size_bytes", l1, 0);
+    if let (Some(wb), Some(nc)) = (wb1, nc1) {
+        e.push("wb_mbps", wb, 0);
+        e.push("nc_mbps", nc, 0);
+        if let Some(r) = faster(Unit::Bandwidth, wb, nc) {
+            e.push("wb_over_nc", r, 2);
+            if r < CLEAR_RATIO {
+                e.push("min_ratio", CLEAR_RATIO, 2);
+                return verdict(Status::Fail, e, Why::None { size: l1, ratio: r });
+            }
+        }
+    }
+    // WB over the hinted type at the L1 set and the L2 set: the larger counts.
+    let hinted = position(Role::WriteBackHinted);
+    let mut best: Option<(u64, u64)> = None;
+    for (size, noalloc_key, ratio_key) in [
+        (Some(l1), "noalloc_mbps", "ratio"),
+        (v.l2_set(), "l2_noalloc_mbps", "l2_ratio"),
+    ] {
+        let Some(size) = size else { continue };
+        let (Some(wb), Some(na)) = (v.of(k, Role::WriteBack, size), v.value(k, hinted, size))
+        else {
+            continue;
+        };
+        if size != l1 {
+            e.push("l2_size_bytes", size, 0);
+            e.push("l2_wb_mbps", wb, 0);
+        } else if wb1.is_none() || nc1.is_none() {
+            e.push("wb_mbps", wb, 0);
+        }
+        e.push(noalloc_key, na, 0);
+        let Some(r) = faster(Unit::Bandwidth, wb, na) else {
+            continue;
+        };
+        e.push(ratio_key, r, 2);
+        if best.is_none_or(|b| r > b.1) {
+            best = Some((size, r));
+        }
+    }
+    e.push("min_ratio", CLEAR_RATIO, 2);
+    match best {
+        None => verdict(Status::NotApplicable, e, Why::Missing),
+        Some((size, ratio)) if ratio >= CLEAR_RATIO => {
+            verdict(Status::Pass, e, Why::Honoured { size, ratio })
+        }
+        Some((size, ratio)) => verdict(Status::Warn, e, Why::Ignored { size, ratio }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::super::judge;
+    use super::super::testing::*;
+    use super::*;
+    use crate::memtype::MemType;
+    use crate::paging::Granule;
+    use std::format;
+
+    #[test]
+    fn ignored_hint_is_a_warn() {
+        let caches = a72_caches();
+        let s = sweep(32 * MIB, ignores_noalloc);
+        let v = judge(&inputs(&caches, &s));
+        assert_eq!(status(&v, Name::WriteAllocate), Status::Warn);
+        assert_eq!(
+            why(&v, Name::WriteAllocate),
+            format!(
+                "{} writes at 16 KiB run at only 1.0x {}'s speed: this core allocates despite the no-allocate hint, which the Arm ARM allows",
+                name(Role::WriteBack),
+                name(Role::WriteBackHinted)
+            )
+        );
+        assert!(!v.must_fail());
+    }
+
+    #[test]
+    fn not_measured_is_na() {
+        fn no_writes(kernel: Kernel, t: &MemType, g: Granule, size: u64) -> Option<u64> {
+            (kernel != Kernel::WriteStp)
+                .then(|| a72(kernel, t, g, size))
+                .flatten()
+        }
+        let caches = a72_caches();
+        let s = sweep(32 * MIB, no_writes);
+        let v = judge(&inputs(&caches, &s));
+        assert_eq!(status(&v, Name::WriteAllocate), Status::NotApplicable);
+        assert!(why(&v, Name::WriteAllocate).starts_with("not measured: no write-stp points"));
+    }
+
+    #[test]
+    fn the_no_allocate_trap_fails() {
+        // The write-back type behaving as no-allocate (7 MB/s writes, no faster than the
+        // non-cacheable type's): the public report's trap.
+        fn trap(kernel: Kernel, t: &MemType, g: Granule, size: u64) -> Option<u64> {
+            match (kernel, t.role) {
+                (Kernel::WriteStp, Role::WriteBack | Role::NonCacheable) => Some(7),
+                _ => public_reports(kernel, t, g, size),
+            }
+        }
+        let caches = a72_caches();
+        let s = sweep(8 * MIB, trap);
+        let v = judge(&inputs(&caches, &s));
+        assert_eq!(status(&v, Name::WriteAllocate), Status::Fail);
+        assert_eq!(
+            why(&v, Name::WriteAllocate),
+            format!(
+                "{} writes at 16 KiB are only 1.0x {}'s: write-back writes do not allocate (the public report's trap: 7 MB/s instead of 120)",
+                name(Role::WriteBack),
+                name(Role::NonCacheable)
+            )
+        );
+        assert!(v.must_fail());
+    }
+}

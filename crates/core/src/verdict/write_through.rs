@@ -1,0 +1,148 @@
+//! `write-through`: write-through stores reach memory.
+
+use core::fmt;
+
+use super::points::{faster, named, Times, View};
+use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict, CLEAR_RATIO};
+use crate::format::Bytes;
+use crate::kernel::{Kernel, Unit};
+use crate::memtype::Role;
+
+pub const SPEC: Spec = Spec {
+    name: Name::WriteThrough,
+    id: "write-through",
+    checks: "normal-wt writes (write-stp) at the L1 set are clearly slower than normal-wb's: every store reaches memory.",
+    threshold: "WB/WT ≥ 1.50× pass; 1.20× to 1.50× warn; < 1.20× fail (WT behaves as WB).",
+    failure: "The write-through alias is written back: its MAIR byte or AttrIndx is wrong (a WT mapping mis-set to WB), so data another observer reads without maintenance is stale. A core may implement WT as non-cacheable (the Cortex-A53 TRM says so); that still passes.",
+    basis: Basis::Timing,
+};
+
+/// Below this ratio (hundredths) a write-through alias is "as fast as write-back": 1.20×.
+/// Between it and [`CLEAR_RATIO`] the difference is real but too small to be conclusive.
+pub const SAME_RATIO: u64 = 120;
+
+/// Why `write-through` came out as it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// WT writes compared with WB's; the ratio says how.
+    Compared {
+        /// The L1 set.
+        size: u64,
+        /// WB over WT, hundredths.
+        ratio: u64,
+    },
+    /// No write points of both types at the L1 set.
+    Missing,
+}
+
+impl fmt::Display for Why {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (wb, wt) = (named(Role::WriteBack), named(Role::WriteThrough));
+        match *self {
+            Why::Compared { size, ratio } => {
+                write!(
+                    f,
+                    "{wb} writes at {} run at {} {wt}'s speed",
+                    Bytes(size),
+                    Times(ratio)
+                )?;
+                f.write_str(if ratio >= CLEAR_RATIO {
+                    ": write-through stores reach memory"
+                } else if ratio >= SAME_RATIO {
+                    ": a small difference, not conclusive"
+                } else {
+                    ": the write-through alias behaves as write-back (check its MAIR byte and AttrIndx)"
+                })
+            }
+            Why::Missing => write!(
+                f,
+                "not measured: no {} points of {wb} and {wt} at the L1 set",
+                Kernel::WriteStp.spec().name
+            ),
+        }
+    }
+}
+
+pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
+    let mut e = Evidence::new();
+    if v.i.emulated {
+        return Verdict::new(SPEC.name, Status::NotApplicable, e, super::Why::Emulated);
+    }
+    let k = Kernel::WriteStp;
+    let measured = v.l1_set().and_then(|size| {
+        let wb = v.of(k, Role::WriteBack, size)?;
+        let wt = v.of(k, Role::WriteThrough, size)?;
+        Some((size, wb, wt, faster(Unit::Bandwidth, wb, wt)?))
+    });
+    let (status, why) = match measured {
+        None => (Status::NotApplicable, Why::Missing),
+        Some((size, wb, wt, ratio)) => {
+            e.push("size_bytes", size, 0);
+            e.push("wb_mbps", wb, 0);
+            e.push("wt_mbps", wt, 0);
+            e.push("ratio", ratio, 2);
+            e.push("min_ratio", CLEAR_RATIO, 2);
+            e.push("same_below", SAME_RATIO, 2);
+            let status = if ratio >= CLEAR_RATIO {
+                Status::Pass
+            } else if ratio >= SAME_RATIO {
+                Status::Warn
+            } else {
+                Status::Fail
+            };
+            (status, Why::Compared { size, ratio })
+        }
+    };
+    Verdict::new(SPEC.name, status, e, super::Why::WriteThrough(why))
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::super::judge;
+    use super::super::testing::*;
+    use super::*;
+    use crate::memtype::MemType;
+    use crate::paging::Granule;
+    use std::format;
+
+    #[test]
+    fn write_through_verdicts() {
+        let caches = a72_caches();
+        // WT = WB: mis-set, fail.
+        let s = sweep(32 * MIB, wt_is_wb);
+        let v = judge(&inputs(&caches, &s));
+        assert_eq!(status(&v, Name::WriteThrough), Status::Fail);
+        assert_eq!(
+            why(&v, Name::WriteThrough),
+            format!(
+                "{} writes at 16 KiB run at 1.0x {}'s speed: the write-through alias behaves as write-back (check its MAIR byte and AttrIndx)",
+                name(Role::WriteBack),
+                name(Role::WriteThrough)
+            )
+        );
+        // WT only 1.3x slower: warn.
+        fn wt_close(kernel: Kernel, t: &MemType, g: Granule, size: u64) -> Option<u64> {
+            match (kernel, t.role) {
+                (Kernel::WriteStp, Role::WriteThrough) => Some(12_300),
+                _ => a72(kernel, t, g, size),
+            }
+        }
+        let s = sweep(32 * MIB, wt_close);
+        let v = judge(&inputs(&caches, &s));
+        assert_eq!(status(&v, Name::WriteThrough), Status::Warn);
+        assert!(why(&v, Name::WriteThrough).ends_with(&format!(
+            "1.3x {}'s speed: a small difference, not conclusive",
+            name(Role::WriteThrough)
+        )));
+        // No writes measured: n/a.
+        fn no_writes(kernel: Kernel, t: &MemType, g: Granule, size: u64) -> Option<u64> {
+            (kernel != Kernel::WriteStp)
+                .then(|| a72(kernel, t, g, size))
+                .flatten()
+        }
+        let s = sweep(32 * MIB, no_writes);
+        let v = judge(&inputs(&caches, &s));
+        assert_eq!(status(&v, Name::WriteThrough), Status::NotApplicable);
+    }
+}
