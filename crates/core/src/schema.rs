@@ -947,7 +947,7 @@ pub const LOADED_LATENCY: Kind = Kind {
 /// One bring-up verdict.
 pub const VERDICT: Kind = Kind {
     name: "verdict",
-    doc: "One bring-up verdict, judged from the whole run by `crates/core/src/verdict.rs` \
+    doc: "One bring-up verdict, judged from the whole run by `crates/core/src/verdict/` \
           (its table is docs/bringup.md, \"Verdicts\"): one record per verdict, in table \
           order, after the measurements. A fail verdict fails the run.",
     fields: &[

@@ -29,7 +29,7 @@ fn bringup_md_holds_the_verdict_table() {
     }
     assert!(
         generated == table,
-        "docs/bringup.md is out of date with crates/core/src/verdict.rs: regenerate it with\n  \
+        "docs/bringup.md is out of date with crates/core/src/verdict/: regenerate it with\n  \
          MAIRBENCH_BLESS=1 cargo test -p mairbench-core --target host-tuple --test verdicts_doc"
     );
     assert!(head.contains("\n## Verdicts\n"));
