@@ -23,6 +23,7 @@
 //! cross-checked with Linux (`drivers/acpi/spcr.c`, `arch/arm64/kernel/acpi.c` and `smp.c`)
 //! and U-Boot's SPCR writer (`acpi_write_spcr`).
 
+pub use crate::platform::{AcpiFacts as Facts, AcpiRoot as Root};
 use crate::platform::{
     ConsoleInfo, ConsoleKind, Cpu, Enable, Platform, Problem, PsciConduit, Tables, QEMU_VIRT,
 };
@@ -91,71 +92,6 @@ const NS16550: ConsoleKind = ConsoleKind::Ns16550 {
     reg_shift: 0,
     io_width: 1,
 };
-
-/// Which root table listed the tables.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Root {
-    /// The XSDT (64-bit entries; ACPI 2.0 and later).
-    Xsdt,
-    /// The RSDT (32-bit entries; ACPI 1.0, or no valid XSDT).
-    Rsdt,
-}
-
-impl Root {
-    /// `XSDT` or `RSDT`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Root::Xsdt => "XSDT",
-            Root::Rsdt => "RSDT",
-        }
-    }
-}
-
-/// What ACPI discovery read beyond [`Platform`]'s own fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Facts<'a> {
-    /// The RSDP's revision (0: ACPI 1.0; 2: ACPI 2.0 and later), once it was valid.
-    pub rsdp_revision: Option<u8>,
-    /// The root table whose list was read.
-    pub root: Option<Root>,
-    /// The root table's OEM ID, trimmed (`""` when not printable ASCII).
-    pub oem_id: &'a str,
-    /// The root table's OEM table ID, trimmed (`""` when not printable ASCII).
-    pub oem_table_id: &'a str,
-    /// Valid tables the root lists (each counted once).
-    pub tables: usize,
-    /// The FADT's revision and minor revision (`(6, 3)`: ACPI 6.3).
-    pub fadt_revision: Option<(u8, u8)>,
-    /// The SPCR's baud rate in bit/s: its precise baud rate (revision 4), else its configured
-    /// one; `None` when it says "as the firmware left it" or gives a value it does not define.
-    pub console_baud: Option<u32>,
-    /// GICC entries (one per CPU the MADT describes), whatever their flags.
-    pub gicc_entries: usize,
-    /// GICC entries neither enabled nor online capable: CPUs not usable. Not listed.
-    pub cpus_disabled: usize,
-    /// GICC entries not enabled but online capable (ACPI 6.5): CPUs that can be brought up
-    /// later, not at boot. Not listed.
-    pub cpus_online_capable: usize,
-    /// Enabled GICC entries with a parking protocol mailbox (version and address nonzero).
-    pub cpus_parked: usize,
-}
-
-impl Facts<'_> {
-    /// Nothing read.
-    pub const NONE: Facts<'static> = Facts {
-        rsdp_revision: None,
-        root: None,
-        oem_id: "",
-        oem_table_id: "",
-        tables: 0,
-        fadt_revision: None,
-        console_baud: None,
-        gicc_entries: 0,
-        cpus_disabled: 0,
-        cpus_online_capable: 0,
-        cpus_parked: 0,
-    };
-}
 
 /// Size of every table's header.
 const HEADER: usize = 36;

@@ -299,21 +299,9 @@ const fn mask_where(quick_only: bool) -> u16 {
     mask
 }
 
-// The table's invariants, checked at compile time: position == enum value, and a mask has
-// room for every kernel. (A slip here is a build error, never a panic.)
-#[allow(
-    clippy::indexing_slicing,
-    clippy::panic,
-    clippy::arithmetic_side_effects
-)]
-const _: () = {
-    assert!(KERNELS.len() <= u16::BITS as usize);
-    let mut i = 0;
-    while i < KERNELS.len() {
-        assert!(KERNELS[i].kernel as usize == i);
-        i += 1;
-    }
-};
+crate::assert_in_order!(KERNELS.kernel);
+// A mask has room for every kernel.
+const _: () = assert!(KERNELS.len() <= u16::BITS as usize);
 
 /// The kernel called `name` (exact match), if any.
 pub fn by_name(name: &str) -> Option<&'static KernelSpec> {

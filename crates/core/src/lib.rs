@@ -16,6 +16,27 @@
     )
 )]
 
+/// Asserts at compile time that every row of `$table` holds its own position in `$field` (an
+/// enum value or a slot number), so that `$table[x as usize]` is row `x`: a slip is a build
+/// error, never a panic.
+macro_rules! assert_in_order {
+    ($table:ident . $field:ident) => {
+        #[allow(
+            clippy::indexing_slicing,
+            clippy::panic,
+            clippy::arithmetic_side_effects
+        )]
+        const _: () = {
+            let mut i = 0;
+            while i < $table.len() {
+                assert!($table[i].$field as usize == i);
+                i += 1;
+            }
+        };
+    };
+}
+pub(crate) use assert_in_order;
+
 pub mod acpi;
 pub mod bootargs;
 pub mod cache;

@@ -188,19 +188,11 @@ pub const DEVICE_NGNRNE: usize = first(Wanted::Mair(0x00));
 /// Investigation"): `device-read-cliff` looks at it first.
 pub const DEVICE_NGNRE: usize = first(Wanted::Mair(0x04));
 
-// The table's invariants, checked at compile time: slot == position, and the positions
-// above found their type. (A slip here is a build error, never a panic.)
-#[allow(
-    clippy::indexing_slicing,
-    clippy::panic,
-    clippy::arithmetic_side_effects
-)]
+crate::assert_in_order!(MEMTYPES.index);
+// The positions above found their type, checked at compile time (a slip here is a build
+// error, never a panic).
+#[allow(clippy::indexing_slicing, clippy::panic)]
 const _: () = {
-    let mut i = 0;
-    while i < MEMTYPES.len() {
-        assert!(MEMTYPES[i].index as usize == i);
-        i += 1;
-    }
     assert!(NORMAL_WB < MEMTYPES.len() && MEMTYPES[NORMAL_WB].mair == 0xff);
     assert!(DEVICE_NGNRNE < MEMTYPES.len());
     assert!(DEVICE_NGNRE < MEMTYPES.len());

@@ -26,8 +26,6 @@
 //! 64 KiB. `dtoolkit` remains a test oracle (`tests/fdt.rs`,
 //! `tests/dtb_mutations.rs`).
 
-use core::fmt;
-
 use crate::fdt::{self, Fdt, Node};
 use crate::reserved::{self, Reserved};
 
@@ -478,18 +476,7 @@ impl Problem {
     }
 }
 
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())
-    }
-}
-
-/// A set of [`Problem`]s.
-pub type Problems = crate::problems::Set<Problem>;
-
-impl crate::problems::Kind for Problem {
-    const ALL: &'static [Problem] = &Problem::ALL;
-}
+crate::problems::kind!(Problem);
 
 /// How many RAM regions [`Platform`] keeps.
 pub const MAX_RAM_REGIONS: usize = 8;
@@ -537,7 +524,7 @@ pub struct Platform<'a> {
     /// [`Tables::None`].
     pub tables: Tables,
     /// What ACPI discovery read beyond the fields above (all empty from a DTB).
-    pub acpi: crate::acpi::Facts<'a>,
+    pub acpi: AcpiFacts<'a>,
     /// What was missing or odd.
     pub problems: Problems,
     /// `/memreserve/` and `/reserved-memory` ([`reserved::read`]), with their own problems.
@@ -546,6 +533,71 @@ pub struct Platform<'a> {
     cpu_count: usize,
     /// CPUs of `/cpus` beyond the first [`MAX_CPUS`]: counted, not kept.
     pub cpus_beyond_cap: usize,
+}
+
+/// Which root table listed the tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AcpiRoot {
+    /// The XSDT (64-bit entries; ACPI 2.0 and later).
+    Xsdt,
+    /// The RSDT (32-bit entries; ACPI 1.0, or no valid XSDT).
+    Rsdt,
+}
+
+impl AcpiRoot {
+    /// `XSDT` or `RSDT`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            AcpiRoot::Xsdt => "XSDT",
+            AcpiRoot::Rsdt => "RSDT",
+        }
+    }
+}
+
+/// What ACPI discovery ([`crate::acpi::discover`]) read beyond [`Platform`]'s own fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AcpiFacts<'a> {
+    /// The RSDP's revision (0: ACPI 1.0; 2: ACPI 2.0 and later), once it was valid.
+    pub rsdp_revision: Option<u8>,
+    /// The root table whose list was read.
+    pub root: Option<AcpiRoot>,
+    /// The root table's OEM ID, trimmed (`""` when not printable ASCII).
+    pub oem_id: &'a str,
+    /// The root table's OEM table ID, trimmed (`""` when not printable ASCII).
+    pub oem_table_id: &'a str,
+    /// Valid tables the root lists (each counted once).
+    pub tables: usize,
+    /// The FADT's revision and minor revision (`(6, 3)`: ACPI 6.3).
+    pub fadt_revision: Option<(u8, u8)>,
+    /// The SPCR's baud rate in bit/s: its precise baud rate (revision 4), else its configured
+    /// one; `None` when it says "as the firmware left it" or gives a value it does not define.
+    pub console_baud: Option<u32>,
+    /// GICC entries (one per CPU the MADT describes), whatever their flags.
+    pub gicc_entries: usize,
+    /// GICC entries neither enabled nor online capable: CPUs not usable. Not listed.
+    pub cpus_disabled: usize,
+    /// GICC entries not enabled but online capable (ACPI 6.5): CPUs that can be brought up
+    /// later, not at boot. Not listed.
+    pub cpus_online_capable: usize,
+    /// Enabled GICC entries with a parking protocol mailbox (version and address nonzero).
+    pub cpus_parked: usize,
+}
+
+impl AcpiFacts<'_> {
+    /// Nothing read.
+    pub const NONE: AcpiFacts<'static> = AcpiFacts {
+        rsdp_revision: None,
+        root: None,
+        oem_id: "",
+        oem_table_id: "",
+        tables: 0,
+        fadt_revision: None,
+        console_baud: None,
+        gicc_entries: 0,
+        cpus_disabled: 0,
+        cpus_online_capable: 0,
+        cpus_parked: 0,
+    };
 }
 
 /// Where the description of the machine came from.
@@ -698,7 +750,7 @@ pub const QEMU_VIRT: Platform<'static> = Platform {
     qemu_mark: None,
     dtb_ok: false,
     tables: Tables::None,
-    acpi: crate::acpi::Facts::NONE,
+    acpi: AcpiFacts::NONE,
     problems: Problems::NONE,
     reserved: Reserved::NONE,
     cpus: [NO_CPU; MAX_CPUS],

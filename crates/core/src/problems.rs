@@ -17,6 +17,27 @@ pub trait Kind: Copy + PartialEq + fmt::Debug + 'static {
     }
 }
 
+/// Makes `$problem`, an enum with a `const ALL` array and a `message(self) -> &'static str`,
+/// a [`Kind`]: its `Display` is its message, and `Problems` (defined where this is used) the
+/// set of it.
+macro_rules! kind {
+    ($problem:ident) => {
+        impl core::fmt::Display for $problem {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(self.message())
+            }
+        }
+
+        /// A set of [`Problem`]s.
+        pub type Problems = crate::problems::Set<$problem>;
+
+        impl crate::problems::Kind for $problem {
+            const ALL: &'static [$problem] = &$problem::ALL;
+        }
+    };
+}
+pub(crate) use kind;
+
 /// A set of problems of kind `P`.
 pub struct Set<P: Kind>(u32, PhantomData<P>);
 

@@ -37,8 +37,6 @@
     clippy::arithmetic_side_effects
 )]
 
-use core::fmt;
-
 use crate::fdt::{self, Fdt, Node};
 
 /// How many reservations [`Reserved`] keeps. The most in any board DTB of
@@ -187,18 +185,7 @@ impl Problem {
     }
 }
 
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())
-    }
-}
-
-/// A set of [`Problem`]s.
-pub type Problems = crate::problems::Set<Problem>;
-
-impl crate::problems::Kind for Problem {
-    const ALL: &'static [Problem] = &Problem::ALL;
-}
+crate::problems::kind!(Problem);
 
 /// The reservations of a device tree, in blob order: `/memreserve/` first,
 /// then `/reserved-memory`.

@@ -128,15 +128,7 @@ pub const SOURCES: [SourceSpec; 7] = [
     },
 ];
 
-// Position == kind, checked at compile time (a slip is a build error).
-#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-const _: () = {
-    let mut i = 0;
-    while i < SOURCES.len() {
-        assert!(SOURCES[i].kind as usize == i);
-        i += 1;
-    }
-};
+crate::assert_in_order!(SOURCES.kind);
 
 /// The parameter of `name` for its kind `spec`: what lies between the prefix and the suffix
 /// (`system` of `dma-heap:system`, `0000:00:02.0:res2` of `pci:0000:00:02.0:res2_wc`); empty

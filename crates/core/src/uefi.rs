@@ -317,18 +317,7 @@ impl Problem {
     }
 }
 
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())
-    }
-}
-
-/// A set of [`Problem`]s.
-pub type Problems = crate::problems::Set<Problem>;
-
-impl crate::problems::Kind for Problem {
-    const ALL: &'static [Problem] = &Problem::ALL;
-}
+crate::problems::kind!(Problem);
 
 /// How many merged reservations [`MemoryMap`] keeps (room left in
 /// [`crate::reserved::MAX_RESERVED`] for the device tree's own).

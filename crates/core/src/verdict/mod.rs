@@ -191,19 +191,7 @@ pub const VERDICTS: [Spec; 9] = [
     cache_geometry::SPEC,
 ];
 
-// The table's invariants, checked at compile time: position == enum value.
-#[allow(
-    clippy::indexing_slicing,
-    clippy::panic,
-    clippy::arithmetic_side_effects
-)]
-const _: () = {
-    let mut i = 0;
-    while i < VERDICTS.len() {
-        assert!(VERDICTS[i].name as usize == i);
-        i += 1;
-    }
-};
+crate::assert_in_order!(VERDICTS.name);
 
 /// The verdict called `id` (exact match), if any.
 pub fn by_name(id: &str) -> Option<&'static Spec> {
