@@ -16,7 +16,8 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 /// Fetches the kernel and busybox (qemu/deps linux) unless cached; false, with a clear
-/// message, when they cannot be fetched (no apt-get, no mirror).
+/// message, when they cannot be fetched (no apt-get, no mirror); under `CI=true` that fails
+/// the test instead ([`common::missing_dependency`]).
 fn linux_fetched() -> bool {
     let out = Command::new(root().join("qemu/deps"))
         .arg("linux")
@@ -24,12 +25,20 @@ fn linux_fetched() -> bool {
         .output()
         .expect("qemu/deps runs");
     if !out.status.success() {
-        eprintln!(
-            "SKIPPED: qemu/deps linux could not fetch Debian's arm64 kernel and busybox-static:\n{}",
-            String::from_utf8_lossy(&out.stderr)
+        common::missing_dependency(
+            "Debian's arm64 kernel and busybox-static (qemu/deps linux)",
+            &String::from_utf8_lossy(&out.stderr),
         );
     }
     out.status.success()
+}
+
+#[test]
+fn ci_never_skips() {
+    assert!(common::may_skip(None));
+    assert!(common::may_skip(Some("")));
+    assert!(common::may_skip(Some("false")));
+    assert!(!common::may_skip(Some("true")));
 }
 
 #[test]

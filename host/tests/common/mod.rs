@@ -29,6 +29,25 @@ pub fn firmware() -> PathBuf {
     elf
 }
 
+/// Whether a test may skip for a dependency it cannot have, given the environment's `CI`:
+/// on a user's machine yes (a missing mirror is not the project's fault), under `CI=true` no,
+/// where a skip would hide a broken install step.
+pub fn may_skip(ci: Option<&str>) -> bool {
+    ci != Some("true")
+}
+
+/// A test's dependency `what` could not be had (`detail`: what the attempt said): prints
+/// `SKIPPED` and returns, so the test passes, except under `CI=true`, where the test fails
+/// naming the dependency.
+pub fn missing_dependency(what: &str, detail: &str) {
+    let ci = std::env::var("CI").ok();
+    assert!(
+        may_skip(ci.as_deref()),
+        "CI=true and {what} could not be had, so this test cannot run (CI does not skip):\n{detail}"
+    );
+    eprintln!("SKIPPED: {what} could not be had:\n{detail}");
+}
+
 /// The kernels the Linux twin runs: those of core's table with `twin` (all but `fill-zva`
 /// and the `maint-*` kernels).
 pub fn twin_kernels() -> Vec<&'static str> {
