@@ -29,10 +29,11 @@ pub fn clock(cycle_hz: Option<u64>, timer_hz: u64) -> Option<Clock> {
     })
 }
 
-/// Judges the run and prints the verdict block; a `fail` fails the run. Not inlined: the
+/// Judges the run and prints the verdict block; a `fail` fails the run. One copy for every
+/// sweep (`dyn`: the results table, or no sweep at all). Not inlined: the
 /// verdicts take a few KiB of stack only while they are judged.
 #[inline(never)]
-pub fn report<S: Sweep + ?Sized>(sweep: &S, gathered: &Gathered) {
+pub fn report(sweep: &dyn Sweep, gathered: &Gathered) {
     let (sctlr, _, _) = arch::mmu::registers();
     let (levels, count) = arch::cache_levels();
     let inputs = Inputs {

@@ -120,9 +120,21 @@ impl Name {
             .unwrap_or(&VERDICTS[0])
     }
 
-    /// The verdict's name, e.g. `caches-on`.
-    pub fn id(self) -> &'static str {
-        self.spec().id
+    /// The verdict's name, e.g. `caches-on`: its row's `id`, taken from each file's `SPEC`
+    /// at compile time, so that a binary that only names verdicts (the firmware) does not
+    /// carry the table's prose.
+    pub const fn id(self) -> &'static str {
+        match self {
+            Name::CachesOn => caches_on::SPEC.id,
+            Name::Uncached => uncached::SPEC.id,
+            Name::WriteAllocate => write_allocate::SPEC.id,
+            Name::WriteThrough => write_through::SPEC.id,
+            Name::Maintenance => maintenance::SPEC.id,
+            Name::DeviceReadCliff => device_read_cliff::SPEC.id,
+            Name::SmpConfig => smp_config::SPEC.id,
+            Name::Clock => clock::SPEC.id,
+            Name::CacheGeometry => cache_geometry::SPEC.id,
+        }
     }
 }
 
@@ -540,6 +552,7 @@ mod tests {
         for (i, s) in VERDICTS.iter().enumerate() {
             assert_eq!(s.name as usize, i);
             assert_eq!(s.name.spec(), s);
+            assert_eq!(s.name.id(), s.id);
             assert_eq!(by_name(s.id), Some(s));
             for text in [s.checks, s.threshold, s.failure] {
                 assert!(!text.is_empty() && !text.contains('\n') && !text.contains('|'));
