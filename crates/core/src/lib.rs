@@ -40,6 +40,8 @@ pub(crate) use assert_in_order;
 pub mod acpi;
 pub mod bootargs;
 pub mod cache;
+pub mod counter;
+pub mod emulation;
 pub mod esr;
 pub mod fdt;
 pub mod format;

@@ -512,7 +512,7 @@ pub struct Platform<'a> {
     /// Whether the device tree is one QEMU wrote for its `virt` machine ([`qemu_mark`]): that
     /// is also true under KVM, where the CPU and its caches are real; false without a valid
     /// DTB. QEMU's board machines (raspi3b, imx8mp-evk, ...) boot the real board's tree, which
-    /// marks nothing: there only the runner's `mairbench.host=` tells ([`Emulation`]).
+    /// marks nothing: there only the runner's `mairbench.host=` tells ([`crate::emulation::Emulation`]).
     pub emulated: bool,
     /// What in the device tree (or the ACPI tables) marks QEMU, in words (`None` when nothing
     /// does).
@@ -794,75 +794,6 @@ pub fn qemu_mark(root: Node<'_>) -> Option<&'static str> {
     .into_iter()
     .find(|&(name, _)| root.children().any(|child| compatible(child, name)))
     .map(|(_, words)| words)
-}
-
-/// Why a run counts as emulated: its runner said so (`mairbench.host=`), its device tree or
-/// ACPI tables are QEMU's ([`Platform::qemu_mark`]), or both. Timings of an emulated run do
-/// not reflect memory types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Emulation<'a> {
-    /// The emulator the runner named ([`crate::bootargs::host`]), e.g. `qemu-10.0.2`.
-    pub host: Option<&'a str>,
-    /// What in the tables marks QEMU.
-    pub dtb: Option<&'static str>,
-    /// The tables that were read ([`Platform::tables`]).
-    pub tables: Tables,
-}
-
-impl<'a> Emulation<'a> {
-    /// From the platform found and the command line's `mairbench.host=`.
-    pub fn of(platform: &Platform<'_>, host: Option<&'a str>) -> Self {
-        Emulation {
-            host,
-            dtb: platform.qemu_mark,
-            tables: platform.tables,
-        }
-    }
-
-    /// Whether the run is emulated.
-    pub fn emulated(&self) -> bool {
-        self.host.is_some() || self.dtb.is_some()
-    }
-
-    /// What says so, as the `start` record's `emulated_by` names it: `"bootarg"`, then `"dtb"`
-    /// (the device tree is QEMU's) or `"acpi"` (the ACPI tables are).
-    pub fn by(&self) -> impl Iterator<Item = &'static str> {
-        let tables = match self.tables {
-            Tables::Acpi => "acpi",
-            Tables::Dtb | Tables::None => "dtb",
-        };
-        [self.host.map(|_| "bootarg"), self.dtb.map(|_| tables)]
-            .into_iter()
-            .flatten()
-    }
-
-    /// The tables in words, for [`fmt::Display`].
-    fn tables_words(&self) -> &'static str {
-        match self.tables {
-            Tables::Acpi => Tables::Acpi.words(),
-            Tables::Dtb | Tables::None => Tables::Dtb.words(),
-        }
-    }
-}
-
-impl core::fmt::Display for Emulation<'_> {
-    /// Why, in words, e.g. `mairbench.host=qemu-10.0.2 (the runner); device tree: root
-    /// compatible linux,dummy-virt` (`ACPI tables: ...` from ACPI); `not emulated` when nothing
-    /// says so.
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let tables = self.tables_words();
-        match (self.host, self.dtb) {
-            (Some(host), Some(mark)) => {
-                write!(f, "mairbench.host={host} (the runner); {tables}: {mark}")
-            }
-            (Some(host), None) => write!(
-                f,
-                "mairbench.host={host} (the runner); nothing in the {tables} marks QEMU"
-            ),
-            (None, Some(mark)) => write!(f, "{tables}: {mark}"),
-            (None, None) => f.write_str("not emulated"),
-        }
-    }
 }
 
 /// Reads the platform description from `dtb`; see the module documentation.

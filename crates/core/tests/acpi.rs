@@ -6,9 +6,10 @@
 mod tables;
 
 use mairbench_core::acpi::{self, discover, Facts, Phys, Root, Window, MAX_TABLES, QEMU_MARK};
+use mairbench_core::emulation::Emulation;
 use mairbench_core::platform::{
-    ConsoleInfo, ConsoleKind, Cpu, Emulation, Enable, Platform, Problem, PsciConduit, Tables,
-    MAX_CPUS, QEMU_VIRT,
+    ConsoleInfo, ConsoleKind, Cpu, Enable, Platform, Problem, PsciConduit, Tables, MAX_CPUS,
+    QEMU_VIRT,
 };
 use tables::*;
 

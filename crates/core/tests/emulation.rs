@@ -6,7 +6,8 @@ mod common;
 
 use common::{dtb_dir, fixture, minimal_tree};
 use mairbench_core::bootargs;
-use mairbench_core::platform::{discover, Emulation, Platform, QEMU_VIRT};
+use mairbench_core::emulation::Emulation;
+use mairbench_core::platform::{discover, Platform, QEMU_VIRT};
 
 /// What qemu/run adds to the command line under QEMU 10.0.2.
 const RUNNER_ARGS: &str = "mairbench.quick mairbench.host=qemu-10.0.2";

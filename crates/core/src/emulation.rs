@@ -1,0 +1,359 @@
+//! Whether a run is emulated, and what says so: the runner (`mairbench.host=`), tables QEMU
+//! wrote (its device tree or ACPI tables, [`Platform::qemu_mark`]), or, when neither does,
+//! the machine's own behaviour: QEMU's TCG has [`Tells`] that no real core has. Timings of an
+//! emulated run do not reflect memory types, so the verdicts that rest on them are `n/a`.
+//!
+//! The tells, from QEMU's `target/arm` (its PMU: `pmu_init`, the `pm_events` table; its
+//! generic timer: `GTIMER_SCALE`, 16 ns):
+//! - CNTFRQ_EL0 is 62.5 MHz and PMCCNTR_EL0 advances exactly 16 per counter tick: a "cycle"
+//!   counter of exactly 1 GHz, which is QEMU's virtual nanoseconds, not cycles;
+//! - PMCEID0_EL0 lists only SW_INCR and CPU_CYCLES (and INST_RETIRED under `-icount`): the
+//!   events QEMU's PMU implements, where every real core's PMU lists its cache events;
+//! - CNTFRQ_EL0 reads QEMU's 62.5 MHz while the device tree's `/timer` `clock-frequency`,
+//!   written for the real board, says another rate.
+//!
+//! A real board could show the first or the third alone (a 1 GHz core clocked from the
+//! counter's PLL; a boot loader that left CNTFRQ_EL0 wrong), so the run is suspected only on
+//! the PMU's event list, or on two tells together.
+
+use core::fmt;
+
+use crate::format::Decimal;
+use crate::platform::{Platform, Tables};
+
+/// QEMU's generic counter frequency: 62.5 MHz (a 16 ns tick).
+pub const QEMU_CNTFRQ_HZ: u64 = 62_500_000;
+
+/// PMCCNTR_EL0 increments per tick of QEMU's counter: virtual nanoseconds over 16 ns ticks.
+pub const QEMU_CYCLES_PER_TICK: u64 = 16;
+
+/// PMCEID0_EL0 as QEMU's PMU reports it: SW_INCR (bit 0) and CPU_CYCLES (bit 17), plus
+/// INST_RETIRED (bit 8) under `-icount`.
+pub const QEMU_PMCEID0: [u64; 2] = [0x2_0001, 0x2_0101];
+
+/// What the firmware read for the tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Observed {
+    /// CNTFRQ_EL0.
+    pub cntfrq_hz: u64,
+    /// The device tree's `/timer` `clock-frequency`, when it has one.
+    pub dt_timer_hz: Option<u64>,
+    /// PMCEID0_EL0, when the PMU is usable.
+    pub pmceid0: Option<u64>,
+    /// PMCCNTR_EL0 cycles and CNTVCT_EL0 ticks over one interval, when the cycle counter is
+    /// usable.
+    pub cycles_ticks: Option<(u64, u64)>,
+}
+
+/// One tell of QEMU's TCG.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tell {
+    /// PMCCNTR_EL0 counted 16 per tick of a 62.5 MHz counter (within 0.1 %).
+    CyclesAreNanoseconds,
+    /// PMCEID0_EL0 is one of [`QEMU_PMCEID0`].
+    QemuEvents,
+    /// CNTFRQ_EL0 is 62.5 MHz, the device tree's `/timer` says another rate.
+    CntfrqNotTheBoards,
+}
+
+impl Tell {
+    /// Every tell, in the order records list them.
+    pub const ALL: [Tell; 3] = [
+        Tell::CyclesAreNanoseconds,
+        Tell::QemuEvents,
+        Tell::CntfrqNotTheBoards,
+    ];
+
+    /// Its name in the `start` record's `emulation_tells`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Tell::CyclesAreNanoseconds => "cycles-are-ns",
+            Tell::QemuEvents => "qemu-pmu-events",
+            Tell::CntfrqNotTheBoards => "cntfrq-not-the-boards",
+        }
+    }
+
+    const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// The tells a run showed, with the numbers behind them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Tells {
+    bits: u8,
+    observed: Observed,
+}
+
+impl Tells {
+    /// The tells `o` shows.
+    pub fn of(o: &Observed) -> Tells {
+        let qemu_rate = o.cntfrq_hz == QEMU_CNTFRQ_HZ;
+        let ns = o.cycles_ticks.is_some_and(|(cycles, ticks)| {
+            let want = u128::from(ticks).saturating_mul(u128::from(QEMU_CYCLES_PER_TICK));
+            let got = u128::from(cycles);
+            ticks > 0 && got.abs_diff(want).saturating_mul(1000) <= want
+        });
+        let events = o.pmceid0.is_some_and(|p| QEMU_PMCEID0.contains(&p));
+        let cntfrq = o.dt_timer_hz.is_some_and(|hz| hz != o.cntfrq_hz);
+        let mut bits = 0;
+        for (tell, seen) in [
+            (Tell::CyclesAreNanoseconds, qemu_rate && ns),
+            (Tell::QemuEvents, events),
+            (Tell::CntfrqNotTheBoards, qemu_rate && cntfrq),
+        ] {
+            if seen {
+                bits |= tell.bit();
+            }
+        }
+        Tells { bits, observed: *o }
+    }
+
+    /// Whether it shows `tell`.
+    pub const fn has(&self, tell: Tell) -> bool {
+        self.bits & tell.bit() != 0
+    }
+
+    /// The tells shown, in [`Tell::ALL`] order.
+    pub fn iter(&self) -> impl Iterator<Item = Tell> + '_ {
+        Tell::ALL.into_iter().filter(|&t| self.has(t))
+    }
+
+    /// Whether they make the run a suspected emulation: QEMU's PMU event list, or two tells.
+    pub fn suspect(&self) -> bool {
+        self.has(Tell::QemuEvents) || self.bits.count_ones() >= 2
+    }
+}
+
+/// The tells in words, `; `-separated, e.g. `PMCEID0_EL0 is 0x20001, QEMU's PMU events`.
+impl fmt::Display for Tells {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let o = &self.observed;
+        for (i, t) in self.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            match t {
+                Tell::CyclesAreNanoseconds => {
+                    let (cycles, ticks) = o.cycles_ticks.unwrap_or((0, 1));
+                    let per_tick = u128::from(cycles)
+                        .saturating_mul(1000)
+                        .checked_div(u128::from(ticks))
+                        .unwrap_or(0);
+                    write!(
+                        f,
+                        "PMCCNTR_EL0 counted {} per tick of the 62.5 MHz counter (QEMU's virtual nanoseconds)",
+                        Decimal {
+                            scaled: u64::try_from(per_tick).unwrap_or(u64::MAX),
+                            places: 3
+                        }
+                    )?
+                }
+                Tell::QemuEvents => write!(
+                    f,
+                    "PMCEID0_EL0 is {:#x}, the events of QEMU's PMU",
+                    o.pmceid0.unwrap_or(0)
+                )?,
+                Tell::CntfrqNotTheBoards => write!(
+                    f,
+                    "CNTFRQ_EL0 is QEMU's 62.5 MHz, the device tree's /timer says {} Hz",
+                    o.dt_timer_hz.unwrap_or(0)
+                )?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a run counts as emulated: its runner said so (`mairbench.host=`), its device tree or
+/// ACPI tables are QEMU's ([`Platform::qemu_mark`]), or its behaviour is ([`Tells`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Emulation<'a> {
+    /// The emulator the runner named ([`crate::bootargs::host`]), e.g. `qemu-10.0.2`.
+    pub host: Option<&'a str>,
+    /// What in the tables marks QEMU.
+    pub dtb: Option<&'static str>,
+    /// The tables that were read ([`Platform::tables`]).
+    pub tables: Tables,
+    /// The tells of QEMU's TCG the machine showed.
+    pub tells: Tells,
+}
+
+impl<'a> Emulation<'a> {
+    /// From the platform found and the command line's `mairbench.host=` (no tells yet).
+    pub fn of(platform: &Platform<'_>, host: Option<&'a str>) -> Self {
+        Emulation {
+            host,
+            dtb: platform.qemu_mark,
+            tables: platform.tables,
+            tells: Tells::default(),
+        }
+    }
+
+    /// The same, with the tells the machine showed.
+    pub fn with_tells(self, tells: Tells) -> Self {
+        Emulation { tells, ..self }
+    }
+
+    /// Whether the run is emulated: said so, or suspected.
+    pub fn emulated(&self) -> bool {
+        self.host.is_some() || self.dtb.is_some() || self.tells.suspect()
+    }
+
+    /// Whether only the tells say so: nothing named the emulator, the run behaves like one.
+    pub fn suspected(&self) -> bool {
+        self.host.is_none() && self.dtb.is_none() && self.tells.suspect()
+    }
+
+    /// What says so, as the `start` record's `emulated_by` names it: `"bootarg"`, then `"dtb"`
+    /// (the device tree is QEMU's) or `"acpi"` (the ACPI tables are), then `"tells"` (the
+    /// machine behaves like QEMU's TCG, when that makes it suspected).
+    pub fn by(&self) -> impl Iterator<Item = &'static str> {
+        let tables = match self.tables {
+            Tables::Acpi => "acpi",
+            Tables::Dtb | Tables::None => "dtb",
+        };
+        [
+            self.host.map(|_| "bootarg"),
+            self.dtb.map(|_| tables),
+            self.tells.suspect().then_some("tells"),
+        ]
+        .into_iter()
+        .flatten()
+    }
+
+    /// The tables in words, for [`fmt::Display`].
+    fn tables_words(&self) -> &'static str {
+        match self.tables {
+            Tables::Acpi => Tables::Acpi.words(),
+            Tables::Dtb | Tables::None => Tables::Dtb.words(),
+        }
+    }
+}
+
+impl fmt::Display for Emulation<'_> {
+    /// Why, in words, e.g. `mairbench.host=qemu-10.0.2 (the runner); device tree: root
+    /// compatible linux,dummy-virt` (`ACPI tables: ...` from ACPI); `suspected: ...` with the
+    /// tells when only they say so; `not emulated` when nothing does.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tables = self.tables_words();
+        match (self.host, self.dtb) {
+            (Some(host), Some(mark)) => {
+                write!(f, "mairbench.host={host} (the runner); {tables}: {mark}")
+            }
+            (Some(host), None) => write!(
+                f,
+                "mairbench.host={host} (the runner); nothing in the {tables} marks QEMU"
+            ),
+            (None, Some(mark)) => write!(f, "{tables}: {mark}"),
+            (None, None) if self.tells.suspect() => write!(
+                f,
+                "suspected, nothing names an emulator but the machine behaves like QEMU's TCG: {}",
+                self.tells
+            ),
+            (None, None) => f.write_str("not emulated"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::string::ToString;
+    use std::vec::Vec;
+
+    /// QEMU 10 `virt` under TCG at EL1: what the firmware reads there.
+    const QEMU: Observed = Observed {
+        cntfrq_hz: 62_500_000,
+        dt_timer_hz: None,
+        pmceid0: Some(0x2_0001),
+        cycles_ticks: Some((16_000_160, 1_000_010)),
+    };
+
+    fn names(t: &Tells) -> Vec<&'static str> {
+        t.iter().map(Tell::name).collect()
+    }
+
+    #[test]
+    fn qemu_shows_its_tells() {
+        let t = Tells::of(&QEMU);
+        assert_eq!(names(&t), ["cycles-are-ns", "qemu-pmu-events"]);
+        assert!(t.suspect());
+        assert_eq!(
+            t.to_string(),
+            "PMCCNTR_EL0 counted 16.000 per tick of the 62.5 MHz counter (QEMU's virtual \
+             nanoseconds); PMCEID0_EL0 is 0x20001, the events of QEMU's PMU"
+        );
+        // A board's device tree naming its own timer rate (a Pi 4's 54 MHz).
+        let t = Tells::of(&Observed {
+            dt_timer_hz: Some(54_000_000),
+            ..QEMU
+        });
+        assert_eq!(names(&t).len(), 3);
+        // Under -icount, INST_RETIRED is listed too.
+        assert!(Tells::of(&Observed {
+            pmceid0: Some(0x2_0101),
+            ..QEMU
+        })
+        .has(Tell::QemuEvents));
+    }
+
+    #[test]
+    fn real_boards_show_none_or_one_weak_tell() {
+        // A Cortex-A72 at 1.5 GHz on a 54 MHz counter, with its cache events.
+        let a72 = Observed {
+            cntfrq_hz: 54_000_000,
+            dt_timer_hz: None,
+            pmceid0: Some(0x7fff_0f3f),
+            cycles_ticks: Some((1_500_000_000, 54_000_000)),
+        };
+        assert_eq!(names(&Tells::of(&a72)), Vec::<&str>::new());
+        // A 1 GHz core whose counter runs at exactly 62.5 MHz: one weak tell, not suspected.
+        let t = Tells::of(&Observed {
+            cntfrq_hz: 62_500_000,
+            cycles_ticks: Some((16_000_000, 1_000_000)),
+            ..a72
+        });
+        assert_eq!(names(&t), ["cycles-are-ns"]);
+        assert!(!t.suspect());
+        // CNTFRQ_EL0 left wrong by a boot loader, not at QEMU's rate: no tell.
+        let t = Tells::of(&Observed {
+            cntfrq_hz: 0,
+            dt_timer_hz: Some(24_000_000),
+            ..a72
+        });
+        assert!(!t.suspect() && t.iter().count() == 0);
+        // 1 % off 16 per tick is a real clock, not QEMU's.
+        let t = Tells::of(&Observed {
+            cycles_ticks: Some((16_160_000, 1_000_000)),
+            pmceid0: None,
+            ..QEMU
+        });
+        assert_eq!(names(&t), Vec::<&str>::new());
+        // Nothing read (no PMU, no counter interval): no tells, never a panic.
+        let t = Tells::of(&Observed {
+            cycles_ticks: Some((u64::MAX, 0)),
+            ..Observed::default()
+        });
+        assert!(!t.suspect());
+        let _ = t.to_string();
+    }
+
+    #[test]
+    fn suspected_only_when_nothing_else_says_so() {
+        let p = crate::platform::discover(None);
+        let plain = Emulation::of(&p, None);
+        assert!(!plain.emulated() && !plain.suspected());
+        assert_eq!(plain.to_string(), "not emulated");
+        let e = plain.with_tells(Tells::of(&QEMU));
+        assert!(e.emulated() && e.suspected());
+        assert_eq!(e.by().collect::<Vec<_>>(), ["tells"]);
+        assert!(e
+            .to_string()
+            .starts_with("suspected, nothing names an emulator but the machine behaves like QEMU's TCG: PMCCNTR_EL0"));
+        let e = Emulation::of(&p, Some("qemu-10.0.2")).with_tells(Tells::of(&QEMU));
+        assert!(e.emulated() && !e.suspected());
+        assert_eq!(e.by().collect::<Vec<_>>(), ["bootarg", "tells"]);
+    }
+}
