@@ -45,6 +45,7 @@ pub mod emulation;
 pub mod esr;
 pub mod fdt;
 pub mod format;
+pub mod hypervisor;
 pub mod kernel;
 pub mod memtype;
 pub mod paging;
