@@ -967,7 +967,7 @@ pub const VERDICT: Kind = Kind {
             "evidence",
             Type::Numbers,
             "per key",
-            "The numbers the verdict used (empty when none); keys name their unit: _mbps MB/s (MB = 10^6 B), _ns nanoseconds, _bytes bytes, _hz Hz, _mhz MHz, _per_line per 64-byte line; ratio, min_ratio and _step are times (faster over slower, e.g. ratio 8.12 and its threshold min_ratio 1.50); flags are 0 or 1.",
+            "The numbers the verdict used (empty when none; an n/a verdict under emulation keeps the numbers it would judge a board by); keys name their unit: _mbps MB/s (MB = 10^6 B), _ns nanoseconds, _bytes bytes, _hz Hz, _mhz MHz, _per_line per 64-byte line; ratio, min_ratio and _step are times (faster over slower, e.g. ratio 8.12 and its threshold min_ratio 1.50); flags are 0 or 1.",
         ),
         Field::always(
             "why",

@@ -115,9 +115,6 @@ fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
 
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
-    if v.i.emulated {
-        return Verdict::new(SPEC.name, Status::NotApplicable, e, super::Why::Emulated);
-    }
     let wb = position(Role::WriteBack);
     // Latency when measured (the chase shows every level), else read-ldp.
     let kernel = [Kernel::Latency, Kernel::ReadLdp].into_iter().find(|&k| {

@@ -102,9 +102,6 @@ fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
 
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
-    if v.i.emulated {
-        return verdict(Status::NotApplicable, e, Why::Emulated);
-    }
     let Some(c) = v.i.clock.filter(|c| c.ticks > 0 && c.timer_hz > 0) else {
         let why = super::Why::Missing("the PMU cycle counter is not usable");
         return Verdict::new(SPEC.name, Status::NotApplicable, e, why);

@@ -75,9 +75,6 @@ impl fmt::Display for Why {
 
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
-    if v.i.emulated {
-        return Verdict::new(SPEC.name, Status::NotApplicable, e, super::Why::Emulated);
-    }
     let k = Kernel::ReadLdp;
     let llc = v.caches().last().map_or(0, CacheLevel::size);
     let dram = llc.saturating_mul(4);

@@ -16,7 +16,8 @@
 //!
 //! A kernel's values are in its table unit ([`crate::kernel::Unit`]); "faster" means more
 //! MB/s or fewer ns. Under emulation ([`Inputs::emulated`]) every verdict resting on timings
-//! or PMU counts is `n/a` ("QEMU models no caches"); register- and data-based ones still
+//! or PMU counts is `n/a` ("QEMU models no caches"), keeping as evidence the numbers it would
+//! have judged by; register- and data-based ones still
 //! pass or fail, and SCTLR_EL1.C or I clear fails `caches-on` everywhere.
 
 use core::fmt::{self, Write};
@@ -502,17 +503,38 @@ impl Verdicts {
 /// Judges every verdict of [`VERDICTS`] from `inputs`.
 pub fn judge<S: Sweep + ?Sized>(inputs: &Inputs<'_, S>) -> Verdicts {
     let v = View::new(inputs);
-    Verdicts([
-        caches_on::judge(&v),
-        uncached::judge(&v),
-        write_allocate::judge(&v),
-        write_through::judge(&v),
-        maintenance::judge(&v),
-        device_read_cliff::judge(&v),
-        smp_config::judge(&v),
-        clock::judge(&v),
-        cache_geometry::judge(&v),
-    ])
+    Verdicts(
+        [
+            caches_on::judge(&v),
+            uncached::judge(&v),
+            write_allocate::judge(&v),
+            write_through::judge(&v),
+            maintenance::judge(&v),
+            device_read_cliff::judge(&v),
+            smp_config::judge(&v),
+            clock::judge(&v),
+            cache_geometry::judge(&v),
+        ]
+        .map(|verdict| under_emulation(verdict, inputs.emulated)),
+    )
+}
+
+/// Under emulation a verdict that rests on timings or PMU counts is `n/a`, keeping the
+/// numbers it would have judged by (what a board would be judged on, shown on QEMU too).
+/// `caches-on`, which also rests on registers and data, decides for itself.
+fn under_emulation(verdict: Verdict, emulated: bool) -> Verdict {
+    if !emulated || verdict.name.spec().basis != Basis::Timing {
+        return verdict;
+    }
+    let why = match verdict.name {
+        Name::Clock => Why::Clock(clock::Why::Emulated),
+        _ => Why::Emulated,
+    };
+    Verdict {
+        status: Status::NotApplicable,
+        why,
+        ..verdict
+    }
 }
 
 /// Writes the table as Markdown: one row per verdict (name, what it checks, threshold, what
@@ -777,6 +799,15 @@ mod tests {
             "QEMU models no caches, so its timings and PMU counts cannot judge this"
         );
         assert!(!v.must_fail());
+        // n/a, but with the numbers a board would be judged on: 12000 vs 12000 MB/s.
+        assert_eq!(ev(&v, Name::CachesOn, "ratio"), Some(100));
+        assert_eq!(ev(&v, Name::WriteThrough, "ratio"), Some(100));
+        assert_eq!(ev(&v, Name::DeviceReadCliff, "ratio"), Some(1000));
+        assert_eq!(ev(&v, Name::Clock, "cycles"), Some(1_500_000_000));
+        assert_eq!(
+            why(&v, Name::Clock),
+            "under QEMU PMCCNTR_EL0 counts virtual nanoseconds, not core cycles"
+        );
         // The same flat curves on "silicon" fail what they must.
         i.emulated = false;
         let v = judge(&i);

@@ -113,9 +113,6 @@ fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
 
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
-    if v.i.emulated {
-        return Verdict::new(SPEC.name, Status::NotApplicable, e, super::Why::Emulated);
-    }
     let k = Kernel::ReadLdp;
     // The largest step of any uncached type across any reported cache.
     let mut worst: Option<(usize, u8, u64, u64)> = None;

@@ -84,9 +84,6 @@ fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
 
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
-    if v.i.emulated {
-        return Verdict::new(SPEC.name, Status::NotApplicable, e, super::Why::Emulated);
-    }
     let k = Kernel::WriteStp;
     let Some(l1) = v.l1_set() else {
         let why = super::Why::Missing("no sweep");

@@ -65,9 +65,6 @@ impl fmt::Display for Why {
 
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
-    if v.i.emulated {
-        return Verdict::new(SPEC.name, Status::NotApplicable, e, super::Why::Emulated);
-    }
     let k = Kernel::WriteStp;
     let measured = v.l1_set().and_then(|size| {
         let wb = v.of(k, Role::WriteBack, size)?;
