@@ -1183,16 +1183,32 @@ const ARCH_TIMER_COMPATIBLE: [&str; 2] = ["arm,armv8-timer", "arm,armv7-timer"];
 pub fn timer_frequency(dtb: &[u8]) -> Option<u32> {
     dtb_size(dtb)?;
     let fdt = Fdt::new(dtb).ok()?;
+    timer_node(&fdt)?
+        .property("clock-frequency")?
+        .as_u32()
+        .filter(|&hz| hz != 0)
+}
+
+/// The generic timer's node: `/timer`, else the first root child whose `compatible` names
+/// the Arm generic timer.
+fn timer_node<'a>(fdt: &Fdt<'a>) -> Option<Node<'a>> {
     let is_timer = |node: &Node<'_>| {
         node.property("compatible")
             .is_some_and(|c| c.strings().any(|c| ARCH_TIMER_COMPATIBLE.contains(&c)))
     };
-    let node = fdt
-        .find_node("/timer")
-        .or_else(|| fdt.root().children().find(is_timer))?;
-    node.property("clock-frequency")?
-        .as_u32()
-        .filter(|&hz| hz != 0)
+    fdt.find_node("/timer")
+        .or_else(|| fdt.root().children().find(is_timer))
+}
+
+/// The counter errata of a machine with device tree `dtb` (its timer node's erratum
+/// properties, as Linux's `arm_arch_timer.c` reads them) and cores of MIDR_EL1 `midr`; only
+/// the MIDR's when the blob is not a valid DTB or has no timer node.
+pub fn counter_errata(dtb: Option<&[u8]>, midr: u64) -> crate::counter::Errata {
+    let fdt = dtb
+        .filter(|d| dtb_size(d).is_some())
+        .and_then(|d| Fdt::new(d).ok());
+    let node = fdt.as_ref().and_then(timer_node);
+    crate::counter::Errata::of(|p| node.is_some_and(|n| n.property(p).is_some()), midr)
 }
 
 /// What to write to CNTFRQ_EL0 at EL3: the device tree's frequency `dtb_hz`, only when the

@@ -6,7 +6,8 @@ mod common;
 use std::path::PathBuf;
 
 use common::{fixture, minimal_tree};
-use mairbench_core::platform::{cntfrq_to_program, timer_frequency};
+use mairbench_core::counter::Erratum;
+use mairbench_core::platform::{cntfrq_to_program, counter_errata, timer_frequency};
 
 /// Where `qemu/dtbs` keeps the real boards' DTBs (as in `tests/boards.rs`).
 fn board(name: &str) -> Vec<u8> {
@@ -83,4 +84,82 @@ fn programmed_only_when_cntfrq_reads_zero() {
     assert_eq!(cntfrq_to_program(0, Some(0)), None);
     assert_eq!(cntfrq_to_program(62_500_000, Some(8_000_000)), None);
     assert_eq!(cntfrq_to_program(1, None), None);
+}
+
+/// A board DTB of the census (`qemu/dtbs` puts every board of Debian's kernel package under
+/// `all/<vendor>/`).
+fn census(path: &str) -> Vec<u8> {
+    board(&format!("all/{path}"))
+}
+
+fn errata(dtb: Option<&[u8]>, midr: u64) -> Vec<Erratum> {
+    counter_errata(dtb, midr).iter().collect()
+}
+
+#[test]
+fn counter_errata_of_real_boards() {
+    // Pine64 (Allwinner A64, Cortex-A53 r0p4): the timer node has allwinner,erratum-unknown1.
+    let pine64 = census("allwinner/sun50i-a64-pine64-plus.dtb");
+    assert_eq!(
+        errata(Some(&pine64), 0x410f_d034),
+        [Erratum::AllwinnerUnknown1]
+    );
+    // LS1043A RDB (Cortex-A53): fsl,erratum-a008585.
+    let ls1043 = census("freescale/fsl-ls1043a-rdb.dtb");
+    assert_eq!(errata(Some(&ls1043), 0x410f_d034), [Erratum::FslA008585]);
+    // The Pi 4 and RK3399 carry none; a Cortex-A73 (the RK3399's big cores are A72s) by MIDR.
+    let pi4 = board("bcm2711-rpi-4-b.dtb");
+    assert_eq!(errata(Some(&pi4), 0x410f_d083), []);
+    let rk3399 = board("rk3399-rockpro64.dtb");
+    assert_eq!(errata(Some(&rk3399), 0x410f_d034), []);
+    assert_eq!(
+        errata(Some(&rk3399), 0x410f_d092),
+        [Erratum::CortexA73_858921]
+    );
+    // No device tree, or a broken one: only the MIDR's.
+    assert_eq!(errata(None, 0x410f_d034), []);
+    assert_eq!(
+        errata(Some(b"not a dtb"), 0x410f_d092),
+        [Erratum::CortexA73_858921]
+    );
+}
+
+#[test]
+fn counter_errata_census() {
+    // Every board DTB of Debian's package: the A64 boards and the LS1043A/LS2080A family name
+    // their erratum (18 and 5 in bookworm's 6.1); none names the HiSilicon one any longer.
+    let dir = std::path::Path::new(&std::env::var_os("MAIRBENCH_DTB_DIR").map_or_else(
+        || {
+            std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+                .unwrap()
+                .join("mairbench/dtbs")
+        },
+        PathBuf::from,
+    ))
+    .join("all");
+    let mut seen = std::collections::BTreeMap::<&str, usize>::new();
+    for vendor in std::fs::read_dir(&dir).expect("qemu/dtbs ran").flatten() {
+        for f in std::fs::read_dir(vendor.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let dtb = std::fs::read(f.path()).unwrap();
+            for e in counter_errata(Some(&dtb), 0x410f_d034).iter() {
+                *seen.entry(e.name()).or_default() += 1;
+            }
+        }
+    }
+    println!("counter errata named by board DTBs: {seen:?}");
+    assert!(
+        seen.get("allwinner-unknown1").copied().unwrap_or(0) >= 10,
+        "{seen:?}"
+    );
+    assert!(
+        seen.get("fsl-a008585").copied().unwrap_or(0) >= 2,
+        "{seen:?}"
+    );
+    assert!(!seen.contains_key("cortex-a73-858921"), "{seen:?}");
 }
