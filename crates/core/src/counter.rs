@@ -61,10 +61,6 @@ impl Erratum {
     }
 }
 
-/// MIDR_EL1 implementer Arm and part number of the Cortex-A73 (Linux `cputype.h`:
-/// `ARM_CPU_IMP_ARM` 0x41, `ARM_CPU_PART_CORTEX_A73` 0xD09), every revision.
-const CORTEX_A73: (u64, u64) = (0x41, 0xd09);
-
 /// The counter errata of one machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Errata(u8);
@@ -73,15 +69,15 @@ impl Errata {
     /// None.
     pub const NONE: Errata = Errata(0);
 
-    /// The errata of a machine whose timer node has the properties `has` says it has and
-    /// whose cores' MIDR_EL1 is `midr`.
-    pub fn of(has: impl Fn(&str) -> bool, midr: u64) -> Errata {
-        let a73 = (midr >> 24) & 0xff == CORTEX_A73.0 && (midr >> 4) & 0xfff == CORTEX_A73.1;
+    /// The errata of a machine whose timer node has the properties `has` says it has, and
+    /// whose cores have erratum `core` by their MIDR (core's table of cores,
+    /// [`crate::cores::Core::counter`]).
+    pub fn of(has: impl Fn(&str) -> bool, core: Option<Erratum>) -> Errata {
         let bits = Erratum::ALL
             .into_iter()
-            .filter(|e| match e.property() {
+            .filter(|&e| match e.property() {
                 Some(p) => has(p),
-                None => a73,
+                None => core == Some(e),
             })
             .fold(0, |b, e| b | e.bit());
         Errata(bits)
@@ -268,20 +264,24 @@ mod tests {
     }
 
     #[test]
-    fn errata_from_the_device_tree_and_the_midr() {
+    fn errata_from_the_device_tree_and_the_core() {
         let none = |_: &str| false;
-        assert!(Errata::of(none, 0x410f_d083).is_empty()); // Cortex-A72 r0p3
-        let a73 = Errata::of(none, 0x410f_d092); // Cortex-A73 r0p2
+        let core = |midr| crate::cores::by_midr(midr).and_then(|c| c.counter);
+        assert!(Errata::of(none, core(0x410f_d083)).is_empty()); // Cortex-A72 r0p3
+        let a73 = Errata::of(none, core(0x410f_d092)); // Cortex-A73 r0p2
         assert_eq!(a73.iter().collect::<Vec<_>>(), [Erratum::CortexA73_858921]);
-        let pine64 = Errata::of(|p| p == "allwinner,erratum-unknown1", 0x410f_d034);
+        let pine64 = Errata::of(|p| p == "allwinner,erratum-unknown1", core(0x410f_d034));
         assert_eq!(
             pine64.iter().map(Erratum::name).collect::<Vec<_>>(),
             ["allwinner-unknown1"]
         );
-        let ls = Errata::of(|p| p == "fsl,erratum-a008585", 0x410f_d072);
+        let ls = Errata::of(|p| p == "fsl,erratum-a008585", core(0x410f_d072));
         assert!(ls.has(Erratum::FslA008585) && !ls.has(Erratum::CortexA73_858921));
-        // Other implementers' part 0xd09 are not the A73.
-        assert!(Errata::of(none, 0x510f_d090).is_empty());
+        // Other implementers' part 0xd09 are not the A73; a property is not a core erratum.
+        assert!(Errata::of(none, core(0x510f_d090)).is_empty());
+        assert!(Errata::of(|_| true, None)
+            .iter()
+            .all(|e| e.property().is_some()));
     }
 
     #[test]

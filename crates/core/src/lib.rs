@@ -40,6 +40,7 @@ pub(crate) use assert_in_order;
 pub mod acpi;
 pub mod bootargs;
 pub mod cache;
+pub mod cores;
 pub mod counter;
 pub mod emulation;
 pub mod esr;

@@ -1208,7 +1208,8 @@ pub fn counter_errata(dtb: Option<&[u8]>, midr: u64) -> crate::counter::Errata {
         .filter(|d| dtb_size(d).is_some())
         .and_then(|d| Fdt::new(d).ok());
     let node = fdt.as_ref().and_then(timer_node);
-    crate::counter::Errata::of(|p| node.is_some_and(|n| n.property(p).is_some()), midr)
+    let core = crate::cores::by_midr(midr).and_then(|c| c.counter);
+    crate::counter::Errata::of(|p| node.is_some_and(|n| n.property(p).is_some()), core)
 }
 
 /// What to write to CNTFRQ_EL0 at EL3: the device tree's frequency `dtb_hz`, only when the
