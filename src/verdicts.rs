@@ -46,6 +46,7 @@ pub fn report(sweep: &dyn Sweep, gathered: &Gathered) {
         maintenance: gathered.maintenance,
         smp: gathered.smp,
         clock: gathered.clock,
+        core: mairbench_core::cores::by_midr(arch::cpu_id().midr),
     };
     let verdicts = verdict::judge(&inputs);
     say!("");
@@ -63,6 +64,9 @@ pub fn report(sweep: &dyn Sweep, gathered: &Gathered) {
     );
     for v in verdicts.iter() {
         say!("  {v}");
+        if let Some(note) = v.core_note {
+            say!("    core: {note}");
+        }
         let _ = v.record(&mut Console);
         run::verdict(v.name.id(), v.status);
     }

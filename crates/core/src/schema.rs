@@ -975,6 +975,12 @@ pub const VERDICT: Kind = Kind {
             "",
             "One sentence for a bring-up engineer, quoting the numbers.",
         ),
+        Field::optional(
+            "core_note",
+            Str,
+            "",
+            "What the boot CPU's row of core's table of cores documents that the verdict took into account, with its source (e.g. the Cortex-A55 TRM: write-through memory is non-cacheable), or that the core is not in the table and only the architecture's guarantees apply; absent when the verdict consults no row.",
+        ),
     ],
 };
 

@@ -286,6 +286,7 @@ mod tests {
             maintenance: None,
             smp: None,
             clock: None,
+            core: None,
         };
         // 0 stale words alone fails.
         assert_eq!(status(&judge(&i), Name::CachesOn), Status::Fail);

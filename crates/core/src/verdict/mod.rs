@@ -23,11 +23,14 @@
 use core::fmt::{self, Write};
 
 use crate::cache::CacheLevel;
+use crate::cores::{Cited, Core};
 use crate::kernel::Kernel;
 use crate::paging::Granule;
 use crate::record::Record;
 use crate::schema;
 
+#[cfg(test)]
+mod boards;
 mod cache_geometry;
 mod caches_on;
 mod clock;
@@ -296,6 +299,9 @@ pub struct Inputs<'a, S: Sweep + ?Sized> {
     pub smp: Option<Smp>,
     /// The clock cross-check, when the PMU cycle counter is usable.
     pub clock: Option<Clock>,
+    /// The boot CPU's row of core's table of cores ([`crate::cores::by_midr`]), when it has
+    /// one: what the core is documented to do where the architecture lets it choose.
+    pub core: Option<&'a Core>,
 }
 
 /// Most numbers one verdict's evidence holds.
@@ -421,6 +427,50 @@ pub struct Verdict {
     pub evidence: Evidence,
     /// Why, as one sentence (`Display`).
     pub why: Why,
+    /// What the core is documented to do that the verdict took into account.
+    pub core_note: Option<CoreNote>,
+}
+
+/// A statement of core's table of cores that a verdict took into account, or that the core is
+/// not in the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoreNote {
+    /// The core's row says so.
+    Documented {
+        /// The core's name.
+        core: &'static str,
+        /// The statement and its source.
+        cited: Cited,
+    },
+    /// The core is not in the table: only the architecture's guarantees apply.
+    Unknown,
+}
+
+impl CoreNote {
+    /// The note for `core`'s statement `pick` (`Unknown` without a row; `None` when the row
+    /// has no such statement).
+    fn of(core: Option<&Core>, pick: impl Fn(&Core) -> Option<Cited>) -> Option<CoreNote> {
+        match core {
+            None => Some(CoreNote::Unknown),
+            Some(c) => pick(c).map(|cited| CoreNote::Documented {
+                core: c.name,
+                cited,
+            }),
+        }
+    }
+}
+
+impl fmt::Display for CoreNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CoreNote::Documented { core, cited } => {
+                write!(f, "{core} {} ({})", cited.says, cited.source)
+            }
+            CoreNote::Unknown => f.write_str(
+                "this core is not in the table of cores: only the architecture's guarantees apply",
+            ),
+        }
+    }
 }
 
 impl Verdict {
@@ -430,18 +480,32 @@ impl Verdict {
             status,
             evidence,
             why,
+            core_note: None,
+        }
+    }
+
+    /// The same verdict, taking `note` into account.
+    const fn noting(self, note: Option<CoreNote>) -> Self {
+        Verdict {
+            core_note: note,
+            ..self
         }
     }
 
     /// Writes its `verdict` record: `@mb {"kind":"verdict","name":…,"status":…,
-    /// "evidence":{…},"why":…}` and a line end.
+    /// "evidence":{…},"why":…}` (and `"core_note":…` when it took the core's row into
+    /// account) and a line end.
     pub fn record(&self, out: &mut impl Write) -> fmt::Result {
-        Record::new(out, &schema::VERDICT)
+        let r = Record::new(out, &schema::VERDICT)
             .str("name", self.name.id())
             .str("status", self.status.name())
             .decimals("evidence", self.evidence.iter())
-            .fmt("why", format_args!("{}", self.why))
-            .finish()
+            .fmt("why", format_args!("{}", self.why));
+        match self.core_note {
+            Some(note) => r.fmt("core_note", format_args!("{note}")),
+            None => r,
+        }
+        .finish()
     }
 }
 
@@ -749,6 +813,7 @@ mod tests {
             maintenance: None,
             smp: None,
             clock: None,
+            core: None,
         };
         let v = judge(&i);
         assert!(
@@ -860,12 +925,18 @@ mod tests {
             let mut line = String::new();
             verdict.record(&mut line).unwrap();
             assert!(line.starts_with("@mb {\"kind\":\"verdict\",\"name\":\""));
-            let keys: Vec<_> = schema::VERDICT.fields.iter().map(|f| f.name).collect();
             let mut at = 0;
-            for k in keys {
-                let pos = line[at..].find(&format!("\"{k}\":")).unwrap();
-                at += pos;
+            for f in schema::VERDICT.fields {
+                match line[at..].find(&format!("\"{}\":", f.name)) {
+                    Some(pos) => at += pos,
+                    None => assert!(!f.always, "{} missing: {line}", f.name),
+                }
             }
+            assert_eq!(
+                line.contains("\"core_note\":"),
+                verdict.core_note.is_some(),
+                "{line}"
+            );
             assert!(line.ends_with("\"}\n"));
             assert!(verdict.evidence.len() <= MAX_EVIDENCE);
         }

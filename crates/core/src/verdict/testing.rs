@@ -218,8 +218,12 @@ pub(super) fn inputs<'a>(caches: &'a [CacheLevel], sweep: &'a Synthetic) -> Inpu
             ticks: 54_000_000,
             timer_hz: 54_000_000,
         }),
+        core: crate::cores::by_midr(A72_MIDR),
     }
 }
+
+/// A Cortex-A72 r0p3's MIDR_EL1 (a Raspberry Pi 4's).
+pub(super) const A72_MIDR: u64 = 0x410f_d083;
 
 pub(super) fn status(v: &Verdicts, name: Name) -> Status {
     v.get(name).unwrap().status

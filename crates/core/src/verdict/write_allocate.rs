@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::points::{faster, named, position, Times, View};
-use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict, CLEAR_RATIO};
+use super::{Basis, CoreNote, Evidence, Name, Spec, Status, Sweep, Verdict, CLEAR_RATIO};
 use crate::format::Bytes;
 use crate::kernel::{Kernel, Unit};
 use crate::memtype::Role;
@@ -41,6 +41,14 @@ pub enum Why {
         /// WB over NC, hundredths.
         ratio: u64,
     },
+    /// Write-back writes no faster than non-cacheable ones on a core whose full-line writes
+    /// stream past L1: the write-stp kernel cannot show allocation there.
+    Streaming {
+        /// The L1 set.
+        size: u64,
+        /// WB over NC, hundredths.
+        ratio: u64,
+    },
     /// No write points of the write-back and hinted types at the L1 or L2 set.
     Missing,
 }
@@ -68,6 +76,14 @@ impl fmt::Display for Why {
                 Bytes(size),
                 Times(ratio),
                 named(Role::NonCacheable)
+            ),
+            Why::Streaming { size, ratio } => write!(
+                f,
+                "{wb} writes at {} are only {} {}'s, but this core's full-line writes stream past L1 without allocating, so {} cannot show allocation here",
+                Bytes(size),
+                Times(ratio),
+                named(Role::NonCacheable),
+                Kernel::WriteStp.spec().name
             ),
             Why::Missing => write!(
                 f,
@@ -99,7 +115,13 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
             e.push("wb_over_nc", r, 2);
             if r < CLEAR_RATIO {
                 e.push("min_ratio", CLEAR_RATIO, 2);
-                return verdict(Status::Fail, e, Why::None { size: l1, ratio: r });
+                let core = v.i.core;
+                return match core.and_then(|c| c.streaming) {
+                    Some(_) => verdict(Status::Warn, e, Why::Streaming { size: l1, ratio: r })
+                        .noting(CoreNote::of(core, |c| c.streaming)),
+                    None => verdict(Status::Fail, e, Why::None { size: l1, ratio: r })
+                        .noting(CoreNote::of(core, |_| None)),
+                };
             }
         }
     }

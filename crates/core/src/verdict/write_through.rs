@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::points::{faster, named, Times, View};
-use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict, CLEAR_RATIO};
+use super::{Basis, CoreNote, Evidence, Name, Spec, Status, Sweep, Verdict, CLEAR_RATIO};
 use crate::format::Bytes;
 use crate::kernel::{Kernel, Unit};
 use crate::memtype::Role;
@@ -26,6 +26,21 @@ pub const SAME_RATIO: u64 = 120;
 pub enum Why {
     /// WT writes compared with WB's; the ratio says how.
     Compared {
+        /// The L1 set.
+        size: u64,
+        /// WB over WT, hundredths.
+        ratio: u64,
+    },
+    /// The same, on a core documented to treat write-through as non-cacheable.
+    AsNonCacheable {
+        /// The L1 set.
+        size: u64,
+        /// WB over WT, hundredths.
+        ratio: u64,
+    },
+    /// WB writes no faster than WT's on a core whose full-line writes stream past L1: the
+    /// write-stp kernel cannot tell the two apart there.
+    Streaming {
         /// The L1 set.
         size: u64,
         /// WB over WT, hundredths.
@@ -54,6 +69,26 @@ impl fmt::Display for Why {
                     ": the write-through alias behaves as write-back (check its MAIR byte and AttrIndx)"
                 })
             }
+            Why::AsNonCacheable { size, ratio } => {
+                write!(
+                    f,
+                    "{wb} writes at {} run at {} {wt}'s speed",
+                    Bytes(size),
+                    Times(ratio)
+                )?;
+                f.write_str(if ratio >= CLEAR_RATIO {
+                    ": this core treats write-through as non-cacheable, as documented, and its stores reach memory"
+                } else {
+                    ", though this core is documented to treat write-through as non-cacheable: the alias is not what it claims (check its MAIR byte and AttrIndx)"
+                })
+            }
+            Why::Streaming { size, ratio } => write!(
+                f,
+                "{wb} writes at {} run at only {} {wt}'s speed, but this core's full-line writes stream past L1 without allocating, so {} cannot tell write-through from write-back here",
+                Bytes(size),
+                Times(ratio),
+                Kernel::WriteStp.spec().name
+            ),
             Why::Missing => write!(
                 f,
                 "not measured: no {} points of {wb} and {wt} at the L1 set",
@@ -71,6 +106,10 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
         let wt = v.of(k, Role::WriteThrough, size)?;
         Some((size, wb, wt, faster(Unit::Bandwidth, wb, wt)?))
     });
+    let core = v.i.core;
+    let as_nc = core.and_then(|c| c.wt_as_nc);
+    let streaming = core.and_then(|c| c.streaming);
+    let mut note = None;
     let (status, why) = match measured {
         None => (Status::NotApplicable, Why::Missing),
         Some((size, wb, wt, ratio)) => {
@@ -80,17 +119,33 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
             e.push("ratio", ratio, 2);
             e.push("min_ratio", CLEAR_RATIO, 2);
             e.push("same_below", SAME_RATIO, 2);
-            let status = if ratio >= CLEAR_RATIO {
-                Status::Pass
-            } else if ratio >= SAME_RATIO {
-                Status::Warn
+            let clear = ratio >= CLEAR_RATIO;
+            if clear && as_nc.is_some() {
+                note = CoreNote::of(core, |c| c.wt_as_nc);
+                (Status::Pass, Why::AsNonCacheable { size, ratio })
+            } else if clear {
+                note = CoreNote::of(core, |_| None);
+                (Status::Pass, Why::Compared { size, ratio })
+            } else if streaming.is_some() {
+                note = CoreNote::of(core, |c| c.streaming);
+                (Status::Warn, Why::Streaming { size, ratio })
+            } else if as_nc.is_some() {
+                // A documented downgrade is never the board's failure: a warn naming the
+                // mismatch.
+                note = CoreNote::of(core, |c| c.wt_as_nc);
+                (Status::Warn, Why::AsNonCacheable { size, ratio })
             } else {
-                Status::Fail
-            };
-            (status, Why::Compared { size, ratio })
+                note = CoreNote::of(core, |_| None);
+                let status = if ratio >= SAME_RATIO {
+                    Status::Warn
+                } else {
+                    Status::Fail
+                };
+                (status, Why::Compared { size, ratio })
+            }
         }
     };
-    Verdict::new(SPEC.name, status, e, super::Why::WriteThrough(why))
+    Verdict::new(SPEC.name, status, e, super::Why::WriteThrough(why)).noting(note)
 }
 
 #[cfg(test)]
