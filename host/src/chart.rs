@@ -27,8 +27,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::model::{CacheLevel, Run, Unit};
+use crate::model::{self, CacheLevel, Run, Unit};
 use mairbench_core::format::ShortBytes;
+use mairbench_core::kernel::Kernel;
 use mairbench_core::memtype::{self, Class, MEMTYPES};
 
 /// A marker shape.
@@ -115,8 +116,8 @@ const FOOT_COLOUR: RGBColor = RGBColor(110, 110, 110);
 /// The subtitle of charts of emulated runs.
 pub const EMULATED_NOTE: &str = "QEMU models no caches: timings do not reflect memory types";
 
-/// An SVG of two panels side by side, `left_kernel` | `right_kernel` (e.g. `read-ldp` |
-/// `write-stp`), each the kernel's `best` value against working-set size per memory type.
+/// An SVG of two panels side by side, `left_kernel` | `right_kernel` (e.g. a read and a write
+/// kernel), each the kernel's `best` value against working-set size per memory type.
 /// A kernel without data gets a panel saying so; Err when neither has data.
 pub fn pair(
     run: &Run,
@@ -142,7 +143,8 @@ pub fn pair(
 }
 
 /// An SVG of one panel per kernel whose name starts with `kernel_prefix`, in the order the
-/// kernels first appear in the run (e.g. `latency` gives one panel, `maint-` three).
+/// kernels first appear in the run (e.g. a whole kernel name gives one panel, the prefix of
+/// the three cache maintenance kernels three).
 /// Err when no such kernel has data.
 pub fn single(run: &Run, kernel_prefix: &str, title: &str) -> Result<String, String> {
     let mut kernels: Vec<&str> = Vec::new();
@@ -158,18 +160,22 @@ pub fn single(run: &Run, kernel_prefix: &str, title: &str) -> Result<String, Str
     })
 }
 
-/// The SVG of `panels` under the run's header, wide when there is only one.
-fn render_panels(run: &Run, title: &str, panels: &[Panel]) -> Result<String, String> {
-    let width = if panels.len() == 1 {
+/// The width of each of `panels`: wide when there is only one.
+fn panel_width(panels: &[Panel]) -> u32 {
+    if panels.len() == 1 {
         WIDE_PANEL_W
     } else {
         PANEL_W
-    };
+    }
+}
+
+/// The SVG of `panels` under the run's header, with its cache markers.
+fn render_panels(run: &Run, title: &str, panels: &[Panel]) -> Result<String, String> {
     render(
         &run_header(run, title),
         panels,
         &cache_marks(&run.caches, ""),
-        width,
+        panel_width(panels),
     )
 }
 
@@ -190,15 +196,15 @@ pub fn panels_of(run: &Run, kernels: &[&str], title: &str) -> Result<String, Str
 /// runs, with a line at 1.0. The axis label says what a ratio above 1 means ("B faster" for
 /// MB/s, "B slower" for times). Err when the runs share no point of the kernel.
 pub fn compare(a: &Run, b: &Run, kernel: &str, title: &str) -> Result<String, String> {
-    let Some(unit) = kernel_unit(a, kernel) else {
+    let Some(unit) = a.unit_of(kernel) else {
         return Err(format!("run A has no measurements of {kernel}"));
     };
-    if kernel_unit(b, kernel).is_none() {
+    if b.unit_of(kernel).is_none() {
         return Err(format!("run B has no measurements of {kernel}"));
     }
     // One memory type on two granules stays two series when either run has both.
     let both = a.measurements.iter().chain(&b.measurements);
-    let mixed = crate::model::mixed_granules(both, kernel);
+    let mixed = model::mixed_granules(both, kernel);
     let (pa, pb) = (
         best_points(a, kernel, unit, mixed),
         best_points(b, kernel, unit, mixed),
@@ -270,12 +276,13 @@ pub fn compare(a: &Run, b: &Run, kernel: &str, title: &str) -> Result<String, St
 
 /// An SVG of one panel per kernel of `kernels` (those with data) showing each memory type's
 /// `best` over `baseline`'s at the same size, with a line at 1.0: how much a memory type
-/// costs relative to `normal-wb`. The axis label says what a ratio above 1 means. Err when no
-/// kernel has both the baseline and another point at a common size.
+/// costs relative to the baseline ([`model::RowKind::baseline`]). The axis label says what a
+/// ratio above 1 means. Err when no kernel has both the baseline and another point at a
+/// common size.
 pub fn ratio(run: &Run, kernels: &[&str], baseline: &str, title: &str) -> Result<String, String> {
     let mut panels = Vec::new();
     for kernel in kernels {
-        let Some(unit) = kernel_unit(run, kernel) else {
+        let Some(unit) = run.unit_of(kernel) else {
             continue;
         };
         let points = best_points(run, kernel, unit, mixed_in(run, kernel));
@@ -323,7 +330,7 @@ pub fn ratio(run: &Run, kernels: &[&str], baseline: &str, title: &str) -> Result
 /// the kernels first appear, the aggregate MB/s against the cores running at once, one line
 /// per memory type. Err when the run has no scaling records.
 pub fn scaling(run: &Run, title: &str) -> Result<String, String> {
-    let kernels = crate::report::distinct(run.scaling.iter().map(|p| p.kernel.as_str()));
+    let kernels = model::distinct(run.scaling.iter().map(|p| p.kernel.as_str()));
     let panels: Vec<Panel> = kernels
         .iter()
         .map(|kernel| {
@@ -354,16 +361,13 @@ pub fn scaling(run: &Run, title: &str) -> Result<String, String> {
         })
         .collect();
     if panels.is_empty() {
-        return Err(
-            "no scaling records in this run (one core, or no read-ldp or write-stp)".into(),
-        );
+        return Err(format!(
+            "no scaling records in this run (one core, or no {} or {})",
+            Kernel::ReadLdp.spec().name,
+            Kernel::WriteStp.spec().name
+        ));
     }
-    let width = if panels.len() == 1 {
-        WIDE_PANEL_W
-    } else {
-        PANEL_W
-    };
-    render(&run_header(run, title), &panels, &[], width)
+    render(&run_header(run, title), &panels, &[], panel_width(&panels))
 }
 
 /// One panel's content.
@@ -466,20 +470,12 @@ fn log2(size: u64) -> f64 {
     (size as f64).log2()
 }
 
-/// The unit of `kernel`'s first measurement in `run`.
-fn kernel_unit(run: &Run, kernel: &str) -> Option<Unit> {
-    run.measurements
-        .iter()
-        .find(|m| m.kernel == kernel)
-        .map(|m| m.unit)
-}
-
 /// Whether `run` measured `kernel` on both granules (its series names then mark them).
 fn mixed_in(run: &Run, kernel: &str) -> bool {
-    crate::model::mixed_granules(&run.measurements, kernel)
+    model::mixed_granules(&run.measurements, kernel)
 }
 
-/// Per series (a memory type on one granule, named by [`crate::model::series`] with
+/// Per series (a memory type on one granule, named by [`model::series`] with
 /// `mixed`), per size: the best `best` of `kernel` in `unit`, finite and >= 0 only.
 fn best_points(
     run: &Run,
@@ -497,7 +493,7 @@ fn best_points(
         {
             continue;
         }
-        out.entry(crate::model::series(m, mixed))
+        out.entry(model::series(m, mixed))
             .or_default()
             .entry(m.size)
             .and_modify(|v| {
@@ -513,7 +509,7 @@ fn best_points(
 }
 
 fn kernel_panel(run: &Run, kernel: &str) -> Panel {
-    let unit = kernel_unit(run, kernel);
+    let unit = run.unit_of(kernel);
     let series: Vec<Series> = unit
         .map(|u| best_points(run, kernel, u, mixed_in(run, kernel)))
         .unwrap_or_default()
@@ -593,10 +589,9 @@ fn cache_marks(caches: &[CacheLevel], prefix: &str) -> Vec<Mark> {
 
 /// The look of a memory type and whether its marker is filled: from [`LOOKS`] by its place
 /// in [`MEMTYPES`], filled for Normal memory (hollow for a series marked with its granule,
-/// `normal-wb (4K)`, see [`crate::model::series`]); an unknown type gets a look hashed from
-/// its name, 2 px wide.
+/// see [`model::series`]); an unknown type gets a look hashed from its name, 2 px wide.
 fn look(memtype: &str) -> (Look, bool) {
-    let base = crate::model::series_memtype(memtype);
+    let base = model::series_memtype(memtype);
     if let Some(t) = memtype::by_name(base) {
         let marked = base != memtype;
         return (
@@ -619,13 +614,10 @@ fn look(memtype: &str) -> (Look, bool) {
     )
 }
 
-/// Sort key of a memory type: the fixed order, then unknown types by name.
+/// Sort key of a memory type: the fixed order ([`model::table_position`]), then by name
+/// (unknown types, and a type's series on two granules).
 fn order(memtype: &str) -> (usize, &str) {
-    let base = crate::model::series_memtype(memtype);
-    (
-        memtype::by_name(base).map_or(MEMTYPES.len(), |t| usize::from(t.index)),
-        memtype,
-    )
+    (model::table_position(memtype), memtype)
 }
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;

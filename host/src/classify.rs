@@ -7,11 +7,12 @@
 //! - **Features.** For every bandwidth kernel (core's kernel table, `Unit::Bandwidth`) and
 //!   size present in both logs (firmware rows on 4K pages only), the natural log of the
 //!   ratio of the result's best MB/s to its own log's reference at the same kernel and size:
-//!   `normal-wb` in the firmware log, `anon` in the twin log. A value that is missing, zero,
-//!   negative or not finite (the result's or the reference's) gives no feature there.
-//! - **The reference is not classified.** `anon`'s features are all 0 by construction, as
-//!   `normal-wb`'s are: it is the twin's yardstick, taken to be the heap's type, and listed
-//!   as the reference with its count of points only.
+//!   core's write-back type ([`FIRMWARE_BASELINE`]) in the firmware log, the heap's memory
+//!   ([`TWIN_BASELINE`]) in the twin log. A value that is missing, zero, negative or not
+//!   finite (the result's or the reference's) gives no feature there.
+//! - **The reference is not classified.** The twin reference's features are all 0 by
+//!   construction, as the write-back type's are: it is the twin's yardstick, taken to be the
+//!   heap's type, and listed as the reference with its count of points only.
 //! - **Distance** between a Linux source and a firmware memory type: the RMS of the feature
 //!   differences over their common points, with the count of points; fewer than
 //!   `MIN_POINTS` (2) common points: "too few common points", no label.
@@ -43,8 +44,8 @@
 //! [`compare`] reads two [`Run`]s (everything under it is pure arithmetic on plain
 //! numbers); [`table`], [`csv`] and [`json`](fn@json) render the result.
 
-use crate::model::{Run, Source, FIRMWARE_BASELINE, PAGES, TWIN_BASELINE};
-use crate::report::{csv_field, distinct, size_label};
+use crate::model::{distinct, Run, Source, FIRMWARE_BASELINE, PAGES, TWIN_BASELINE};
+use crate::report::{csv_field, csv_row, size_label};
 use mairbench_core::kernel;
 use mairbench_core::source;
 use serde_json::json;
@@ -334,7 +335,8 @@ impl Label {
     }
 }
 
-/// The twin log's reference source (`anon`): what every source is divided by, not classified.
+/// The twin log's reference source ([`TWIN_BASELINE`]): what every source is divided by, not
+/// classified.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reference {
     /// Its name, [`TWIN_BASELINE`].
@@ -561,7 +563,7 @@ fn confidence_text(l: &Label, emulated: bool) -> String {
     }
 }
 
-/// The kernels and the sizes of `points`, e.g. `read-ldp, write-stp at 4 KiB to 64 KiB`.
+/// The kernels and the sizes of `points`, e.g. `<kernel>, <kernel> at 4 KiB to 64 KiB`.
 fn points_text(points: &[Point]) -> String {
     let kernels = distinct(points.iter().map(|(k, _)| k.as_str()));
     let sizes: BTreeSet<u64> = points.iter().map(|(_, s)| *s).collect();
@@ -602,7 +604,7 @@ fn columns(rows: &[Vec<String>]) -> String {
     out
 }
 
-/// The words said of the reference under the table, e.g. `anon: the reference, not
+/// The words said of the reference under the table, e.g. `<reference>: the reference, not
 /// classified; ...`.
 fn reference_text(r: &Reference) -> String {
     let assumed = source::by_name(&r.source)
@@ -822,24 +824,28 @@ pub fn csv(c: &Comparison) -> String {
         );
     }
     for l in &c.classification.labels {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},,",
-            csv_field(&l.source),
-            status(l),
-            csv_field(l.label().unwrap_or_default()),
-            csv_field(&l.group.join(" ")),
-            csv_field(&l.tied_with().join(" ")),
-            csv_field(l.nearest.as_ref().map_or("", |n| n.0.as_str())),
-            f(l.nearest.as_ref().map(|n| n.1)),
-            f(l.outside),
-            l.points,
-            f(l.confidence().map(|c| c * 100.0)),
-            l.confidence().map_or("", confidence_word),
-            c.emulated,
-            l.expected().unwrap_or_default(),
-            csv_field(l.pgprot().unwrap_or_default()),
-            agrees(l).map_or("", |a| if a { "yes" } else { "no" }),
+        csv_row(
+            &mut out,
+            &[
+                &l.source,
+                &status(l),
+                &l.label().unwrap_or_default(),
+                &l.group.join(" "),
+                &l.tied_with().join(" "),
+                &l.nearest.as_ref().map_or("", |n| n.0.as_str()),
+                &f(l.nearest.as_ref().map(|n| n.1)),
+                &f(l.outside),
+                &l.points,
+                &f(l.confidence().map(|c| c * 100.0)),
+                &l.confidence().map_or("", confidence_word),
+                &c.emulated,
+                &l.expected().unwrap_or_default(),
+                &l.pgprot().unwrap_or_default(),
+                &agrees(l).map_or("", |a| if a { "yes" } else { "no" }),
+                // No error, no detail: the source was measured.
+                &"",
+                &"",
+            ],
         );
     }
     for s in &c.refused {

@@ -10,8 +10,8 @@
 //! idle ns per load): B's ratio over A's, significant by the same rule with both cvs unknown
 //! (the record has none): |B/A - 1| > [`MIN_CHANGE_PCT`] %.
 
-use crate::model::{self, LoadedLatency, Measurement, Run, Unit};
-use crate::report::{csv_field, distinct, size_label, value_label};
+use crate::model::{self, distinct, LoadedLatency, Measurement, Run, Unit};
+use crate::report::{csv_row, size_label, value_label};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -21,7 +21,7 @@ pub struct Change {
     /// Kernel name.
     pub kernel: String,
     /// Memory type name, marked with the granule where the runs measured the kernel on both
-    /// (`normal-wb (4K)`, see [`model::series`]).
+    /// (see [`model::series`]).
     pub memtype: String,
     /// Working-set size in bytes.
     pub size: u64,
@@ -192,11 +192,7 @@ pub fn summary_table(summaries: &[KernelSummary]) -> String {
             s.b_worse,
             s.points - s.b_better - s.b_worse,
             s.unit.label(),
-            if s.unit.higher_is_better() {
-                "higher"
-            } else {
-                "lower"
-            }
+            s.unit.better()
         );
     }
     out
@@ -225,11 +221,7 @@ pub fn table(changes: &[Change]) -> String {
             c.threshold_pct(),
             c.better(),
             c.unit.label(),
-            if c.unit.higher_is_better() {
-                "higher"
-            } else {
-                "lower"
-            }
+            c.unit.better()
         );
     }
     let same = changes.iter().filter(|c| !c.significant()).count();
@@ -248,20 +240,21 @@ pub fn csv(changes: &[Change]) -> String {
         "kernel,memtype,size_bytes,unit,a_best,b_best,ratio_b_over_a,better,a_cv_pct,b_cv_pct,threshold_pct\n",
     );
     for c in changes {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{}",
-            csv_field(&c.kernel),
-            csv_field(&c.memtype),
-            c.size,
-            c.unit.id(),
-            c.a,
-            c.b,
-            c.ratio,
-            c.better(),
-            c.cv_a,
-            c.cv_b,
-            c.threshold_pct()
+        csv_row(
+            &mut out,
+            &[
+                &c.kernel,
+                &c.memtype,
+                &c.size,
+                &c.unit.id(),
+                &c.a,
+                &c.b,
+                &c.ratio,
+                &c.better(),
+                &c.cv_a,
+                &c.cv_b,
+                &c.threshold_pct(),
+            ],
         );
     }
     out
@@ -399,20 +392,22 @@ pub fn loaded_csv(changes: &[LoadedChange]) -> String {
          ratio_b_over_a,better,threshold_pct\n",
     );
     for c in changes {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{},{MIN_CHANGE_PCT}",
-            csv_field(&c.kernel),
-            csv_field(&c.memtype),
-            c.cores,
-            c.a.idle_ns,
-            c.a.loaded_ns,
-            c.a.ratio,
-            c.b.idle_ns,
-            c.b.loaded_ns,
-            c.b.ratio,
-            c.change(),
-            c.better()
+        csv_row(
+            &mut out,
+            &[
+                &c.kernel,
+                &c.memtype,
+                &c.cores,
+                &c.a.idle_ns,
+                &c.a.loaded_ns,
+                &c.a.ratio,
+                &c.b.idle_ns,
+                &c.b.loaded_ns,
+                &c.b.ratio,
+                &c.change(),
+                &c.better(),
+                &MIN_CHANGE_PCT,
+            ],
         );
     }
     out

@@ -353,6 +353,11 @@ fn number(fields: &Map<String, Value>, key: &str) -> Option<f64> {
     fields.get(key).and_then(Value::as_f64)
 }
 
+/// A field that is a whole number (`None` when absent, negative, fractional or not a number).
+fn whole(fields: &Map<String, Value>, key: &str) -> Option<u64> {
+    fields.get(key).and_then(Value::as_u64)
+}
+
 /// Folds one record into the parse.
 fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
     let problem = |what: &str| Problem::new(line, what);
@@ -374,12 +379,12 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
                     twin: f.contains_key("kernel"),
                     kernel: text(f, "kernel").unwrap_or_default(),
                     machine: text(f, "machine").unwrap_or_default(),
-                    timer_hz: f.get("cntfrq_hz").and_then(Value::as_u64),
+                    timer_hz: whole(f, "cntfrq_hz"),
                     ..Run::default()
                 },
                 problems: std::mem::take(&mut p.problems),
                 start_line: Some(line),
-                schema: f.get("schema").and_then(Value::as_u64),
+                schema: whole(f, "schema"),
                 ..Parsed::default()
             };
         }
@@ -388,13 +393,13 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
             p.run.status = Some(text(f, "status").unwrap_or_else(|| "unknown".into()));
             p.reason = text(f, "reason");
             let names = |key: &str, omitted: &str| {
-                let omitted = f.get(omitted).and_then(Value::as_u64).unwrap_or(0);
+                let omitted = whole(f, omitted).unwrap_or(0);
                 (strings(f, key), omitted)
             };
             p.failed_checks = names("failed_checks", "failed_checks_omitted");
             p.warned = names("warned", "warned_omitted");
         }
-        "cache" => match (f.get("level").and_then(Value::as_u64), number(f, "size")) {
+        "cache" => match (whole(f, "level"), number(f, "size")) {
             (Some(level), Some(size)) => {
                 let kind = text(f, "type").unwrap_or_default();
                 if kind != "instruction" {
@@ -448,20 +453,16 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
                 p.run.twin = true;
                 p.run.sources.push(model::Source {
                     name,
-                    size: f.get("size").and_then(Value::as_u64),
+                    size: whole(f, "size"),
                     error: text(f, "error"),
-                    errno: f.get("errno").and_then(Value::as_u64),
+                    errno: whole(f, "errno"),
                     detail: text(f, "detail").unwrap_or_default(),
                 });
             }
             None => p.problems.push(problem("a source record without source")),
         },
         "timer" => {
-            if let Some(hz) = f
-                .get("freq_hz")
-                .and_then(Value::as_u64)
-                .filter(|&hz| hz > 0)
-            {
+            if let Some(hz) = whole(f, "freq_hz").filter(|&hz| hz > 0) {
                 p.run.timer_hz = Some(hz);
             }
         }
@@ -491,7 +492,7 @@ fn result(f: &Map<String, Value>) -> Result<Entry, Unread> {
             "a result record without memtype (or source) or kernel".into(),
         ));
     };
-    let size = f.get("size").and_then(Value::as_u64);
+    let size = whole(f, "size");
     let granule = text(f, "granule").unwrap_or_else(|| PAGES.into());
     if let Some(why) = f.get("skipped") {
         return Ok(Entry::Skipped(Skipped {
@@ -524,7 +525,7 @@ fn result(f: &Map<String, Value>) -> Result<Entry, Unread> {
         best: best_value,
         median: median_value,
         cv_pct: number(f, "cv_pct").unwrap_or(f64::NAN),
-        reps: f.get("reps").and_then(Value::as_u64).unwrap_or(0),
+        reps: whole(f, "reps").unwrap_or(0),
         pmu: pmu_counts(f),
         start: text(f, "start"),
         line_state: text(f, "line_state"),
@@ -548,36 +549,34 @@ fn pmu_counts(f: &Map<String, Value>) -> Option<Vec<(String, f64)>> {
 /// A `loaded_latency` record's point; `None` when one of its fields is missing (the
 /// firmware writes them all).
 fn loaded_latency(f: &Map<String, Value>) -> Option<LoadedLatency> {
-    let whole = |key: &str| f.get(key).and_then(Value::as_u64);
     Some(LoadedLatency {
         memtype: text(f, "memtype")?,
         kernel: text(f, "kernel")?,
-        cores: whole("cores")?,
-        bytes_per_core: whole("bytes_per_core")?,
+        cores: whole(f, "cores")?,
+        bytes_per_core: whole(f, "bytes_per_core")?,
         chase_memtype: text(f, "chase_memtype")?,
         chase_granule: text(f, "chase_granule")?,
-        chase_bytes: whole("chase_bytes")?,
-        loads: whole("loads")?,
+        chase_bytes: whole(f, "chase_bytes")?,
+        loads: whole(f, "loads")?,
         idle_ns: number(f, "idle_ns")?,
         loaded_ns: number(f, "loaded_ns")?,
         ratio: number(f, "ratio")?,
-        stream_mbps: whole("stream_mbps")?,
-        reps: whole("reps")?,
+        stream_mbps: whole(f, "stream_mbps")?,
+        reps: whole(f, "reps")?,
     })
 }
 
 /// A `scaling` record's point; `None` when a field it always has is missing.
 fn scaling(f: &Map<String, Value>) -> Option<Scaling> {
-    let whole = |key: &str| f.get(key).and_then(Value::as_u64);
     Some(Scaling {
         memtype: text(f, "memtype")?,
         kernel: text(f, "kernel")?,
-        cores: whole("cores")?,
-        aggregate_mbps: whole("aggregate_mbps")?,
-        per_core_min_mbps: whole("per_core_min_mbps")?,
-        per_core_max_mbps: whole("per_core_max_mbps")?,
-        span_ticks: whole("span_ticks"),
-        start_skew_ticks: whole("start_skew_ticks"),
+        cores: whole(f, "cores")?,
+        aggregate_mbps: whole(f, "aggregate_mbps")?,
+        per_core_min_mbps: whole(f, "per_core_min_mbps")?,
+        per_core_max_mbps: whole(f, "per_core_max_mbps")?,
+        span_ticks: whole(f, "span_ticks"),
+        start_skew_ticks: whole(f, "start_skew_ticks"),
     })
 }
 

@@ -5,7 +5,7 @@
 //! 2 bad usage, an unreadable file, not a mairbench log, or an unknown schema.
 
 use clap::{Parser, Subcommand};
-use mairbench_host::model::Run;
+use mairbench_host::model::{Run, FIRMWARE_BASELINE, TWIN_BASELINE};
 use mairbench_host::{capture, chart, classify, compare, log, report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -71,17 +71,8 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
-    /// Compare two logs: the verdicts whose status changed, then per kernel a summary
-    /// (geometric mean of B/A, points significantly better or worse: |B/A - 1| > max(5 %,
-    /// cv A + cv B)), then the significant points, biggest first, then the loaded-latency
-    /// points both measured (B/A of their loaded/idle ratios, counted beyond 5 %); writes
-    /// DIR/compare.csv (every point), DIR/compare-loaded-latency.csv (when both have
-    /// loaded-latency points in common) and DIR/compare-<kernel>.svg for each kernel both
-    /// measured. A firmware log and a mairbench-linux log of one board (either order)
-    /// instead label each Linux source with the firmware memory type it behaves like (ln
-    /// of best MB/s over normal-wb's / anon's, RMS distance, types within ln(1.35) grouped;
-    /// host/src/classify.rs), with a confidence; writes DIR/classify.csv and
-    /// DIR/classify.json.
+    // The help is compare_about()'s: it names the logs' references, from core's tables.
+    #[command(about = compare_about())]
     Compare {
         /// The reference log (or either of a firmware log and a twin log).
         a: PathBuf,
@@ -91,6 +82,25 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+}
+
+/// The help of `compare`: what it prints and writes for two logs of one kind, and for a
+/// firmware log and a twin log (each divided by its reference: [`FIRMWARE_BASELINE`],
+/// [`TWIN_BASELINE`]).
+fn compare_about() -> String {
+    format!(
+        "Compare two logs: the verdicts whose status changed, then per kernel a summary \
+         (geometric mean of B/A, points significantly better or worse: |B/A - 1| > max(5 %, \
+         cv A + cv B)), then the significant points, biggest first, then the loaded-latency \
+         points both measured (B/A of their loaded/idle ratios, counted beyond 5 %); writes \
+         DIR/compare.csv (every point), DIR/compare-loaded-latency.csv (when both have \
+         loaded-latency points in common) and DIR/compare-<kernel>.svg for each kernel both \
+         measured. A firmware log and a mairbench-linux log of one board (either order) \
+         instead label each Linux source with the firmware memory type it behaves like (ln \
+         of best MB/s over {FIRMWARE_BASELINE}'s / {TWIN_BASELINE}'s, RMS distance, types \
+         within ln(1.35) grouped; host/src/classify.rs), with a confidence; writes \
+         DIR/classify.csv and DIR/classify.json"
+    )
 }
 
 /// Prints a line on standard output; a closed pipe (`| head`) is not an error worth a panic.
@@ -332,7 +342,8 @@ fn classify_files(
     if c.points.is_empty() {
         return Err(usage(format!(
             "{} and {} have no bandwidth kernel and size in common (firmware on 4K pages, \
-             divided by normal-wb; twin divided by anon): nothing to classify.",
+             divided by {FIRMWARE_BASELINE}; twin divided by {TWIN_BASELINE}): nothing to \
+             classify.",
             fw_path.display(),
             lx_path.display()
         )));

@@ -2,11 +2,24 @@
 //! needed to read them (caches, platform), taken from the `@mb` records of a log.
 
 use mairbench_core::kernel;
-use mairbench_core::memtype::{MEMTYPES, NORMAL_WB};
+use mairbench_core::memtype::{self, MEMTYPES, NORMAL_WB};
+use mairbench_core::source;
 
-/// The row every other one is compared with in a firmware log: core's `normal-wb`, the type
-/// the firmware itself runs in.
+/// The row every other one is compared with in a firmware log: the name of core's write-back
+/// reference ([`memtype::Role::WriteBack`], [`NORMAL_WB`]), the type the firmware itself runs
+/// in.
 pub const FIRMWARE_BASELINE: &str = MEMTYPES[NORMAL_WB].name;
+
+/// Items in first-seen order, without repeats.
+pub fn distinct<'a>(items: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
 
 /// The unit of a measurement's value: core's [`kernel::Unit`] (the kernel table decides it),
 /// with the ordering and hashing the host's tables need.
@@ -61,14 +74,23 @@ impl Unit {
     pub fn higher_is_better(self) -> bool {
         self.core().higher_is_better()
     }
+
+    /// Which values are better, as the tables word it: `higher` or `lower`.
+    pub fn better(self) -> &'static str {
+        if self.higher_is_better() {
+            "higher"
+        } else {
+            "lower"
+        }
+    }
 }
 
 /// One measured point: a `result` record that was not skipped.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Measurement {
-    /// Memory type name, e.g. `normal-wb`.
+    /// Memory type name (a [`MEMTYPES`] name; a source's name in a twin log).
     pub memtype: String,
-    /// Kernel name, e.g. `read-ldp`.
+    /// Kernel name (a [`kernel::KERNELS`] name).
     pub kernel: String,
     /// The alias's mapping: `4K` (pages) or `2M` (blocks); [`PAGES`] when the record names
     /// none. Tables and charts keep points of one memory type on two granules apart
@@ -130,7 +152,8 @@ pub struct Skipped {
 pub struct Scaling {
     /// Memory type name.
     pub memtype: String,
-    /// Kernel name (`read-ldp` or `write-stp`).
+    /// Kernel name (the firmware's scaling kernels: [`kernel::Kernel::ReadLdp`] and
+    /// [`kernel::Kernel::WriteStp`]).
     pub kernel: String,
     /// Cores running at once.
     pub cores: u64,
@@ -154,13 +177,13 @@ pub struct Scaling {
 pub struct LoadedLatency {
     /// The streams' memory type.
     pub memtype: String,
-    /// The streams' kernel (`read-ldp` or `write-stp`).
+    /// The streams' kernel (one of the scaling kernels, see [`Scaling::kernel`]).
     pub kernel: String,
     /// CPUs running: the boot core (the chase) and `cores - 1` streams.
     pub cores: u64,
     /// Each stream's part of the buffer, bytes.
     pub bytes_per_core: u64,
-    /// The chase's memory type (`normal-wb`).
+    /// The chase's memory type (the write-back reference, [`FIRMWARE_BASELINE`]).
     pub chase_memtype: String,
     /// The chase alias's mapping: `2M` or `4K`.
     pub chase_granule: String,
@@ -183,7 +206,7 @@ pub struct LoadedLatency {
 /// One bring-up verdict (`verdict` record; core's `verdict` table names them).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
-    /// Its name, e.g. `caches-on`.
+    /// Its name (a [`mairbench_core::verdict::VERDICTS`] name).
     pub name: String,
     /// `pass`, `warn`, `fail` or `n/a` (as written; an unknown status is kept as is).
     pub status: String,
@@ -208,9 +231,10 @@ pub struct Source {
     pub detail: String,
 }
 
-/// The row every other one is compared with in a twin log: `anon`, the heap's memory (core's
-/// source table expects it to be `normal-wb`).
-pub const TWIN_BASELINE: &str = "anon";
+/// The row every other one is compared with in a twin log: the name of core's
+/// [`source::Form::Anon`] source, the heap's memory (core's source table expects it to be the
+/// write-back reference, [`FIRMWARE_BASELINE`]).
+pub const TWIN_BASELINE: &str = source::Form::Anon.form();
 
 /// Everything the tool reads from one log.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -259,8 +283,8 @@ pub struct Run {
 /// ran every kernel on 4 KiB pages.
 pub const PAGES: &str = "4K";
 
-/// Whether `points` hold `kernel` on more than one granule (e.g. `latency` on blocks and
-/// `normal-wb` on pages too).
+/// Whether `points` hold `kernel` on more than one granule (e.g. [`kernel::Kernel::Latency`]
+/// on blocks and the write-back reference on pages too, see [`kernel::KernelSpec::granule`]).
 pub fn mixed_granules<'a>(points: impl IntoIterator<Item = &'a Measurement>, kernel: &str) -> bool {
     let mut first: Option<&str> = None;
     for m in points.into_iter().filter(|m| m.kernel == kernel) {
@@ -274,7 +298,7 @@ pub fn mixed_granules<'a>(points: impl IntoIterator<Item = &'a Measurement>, ker
 }
 
 /// The name of a point's row in tables and charts: its memory type, marked with its granule
-/// (`normal-wb (4K)`) when `mixed` (its kernel was measured on both granules, see
+/// (`<memory type> (4K)`) when `mixed` (its kernel was measured on both granules, see
 /// [`mixed_granules`]) and the granule is not the kernel's usual one (core's kernel table;
 /// pages for a kernel it does not know). Keying by this name keeps one memory type on two
 /// granules apart, while a run of one granule per kernel (every log from before the field)
@@ -293,6 +317,13 @@ pub fn series_memtype(name: &str) -> &str {
     name.split_once(" (").map_or(name, |(memtype, _)| memtype)
 }
 
+/// Where a row name made by [`series`] sorts in tables and charts: the place of its memory
+/// type in core's [`MEMTYPES`], `MEMTYPES.len()` (after them all) for a type the table does
+/// not know (a twin's source).
+pub fn table_position(name: &str) -> usize {
+    memtype::by_name(series_memtype(name)).map_or(MEMTYPES.len(), |t| usize::from(t.index))
+}
+
 /// What a run's rows are and the row they are divided by: the words every writer (tables,
 /// charts, CSV, JSON) uses for them, in one place ([`Run::rows`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -302,30 +333,38 @@ pub struct RowKind {
     pub key: &'static str,
     /// The rows' heading in tables and chart legends: `memory type` or `source`.
     pub label: &'static str,
-    /// One row in a sentence ("this type / normal-wb"): `type` or `source`.
+    /// One row in a sentence ("this type / the baseline"): `type` or `source`.
     pub short: &'static str,
     /// The row every other one is divided by: [`FIRMWARE_BASELINE`] or [`TWIN_BASELINE`].
     pub baseline: &'static str,
-    /// The heading of the tables' ratio column: `vs wb` or `vs anon`.
-    pub vs: &'static str,
+    /// The baseline as the tables' ratio column names it ([`RowKind::vs`]): `wb` for the
+    /// write-back reference, the twin's reference by its name.
+    pub abbrev: &'static str,
 }
 
-/// A firmware log's rows: memory types, divided by `normal-wb`.
+impl RowKind {
+    /// The heading of the tables' ratio column: `vs ` and [`RowKind::abbrev`].
+    pub fn vs(&self) -> String {
+        format!("vs {}", self.abbrev)
+    }
+}
+
+/// A firmware log's rows: memory types, divided by the write-back reference.
 pub const MEMTYPE_ROWS: RowKind = RowKind {
     key: "memtype",
     label: "memory type",
     short: "type",
     baseline: FIRMWARE_BASELINE,
-    vs: "vs wb",
+    abbrev: "wb",
 };
 
-/// A twin log's rows: sources, divided by `anon`.
+/// A twin log's rows: sources, divided by the twin's reference.
 pub const SOURCE_ROWS: RowKind = RowKind {
     key: "source",
     label: "source",
     short: "source",
     baseline: TWIN_BASELINE,
-    vs: "vs anon",
+    abbrev: TWIN_BASELINE,
 };
 
 impl Run {
@@ -341,6 +380,14 @@ impl Run {
     /// The row name of `m` among this run's points ([`series`]).
     pub fn series(&self, m: &Measurement) -> String {
         series(m, mixed_granules(&self.measurements, &m.kernel))
+    }
+
+    /// The unit of `kernel`'s first measurement in this run; `None` when it has none.
+    pub fn unit_of(&self, kernel: &str) -> Option<Unit> {
+        self.measurements
+            .iter()
+            .find(|m| m.kernel == kernel)
+            .map(|m| m.unit)
     }
 }
 
@@ -407,6 +454,31 @@ mod tests {
         let m = point("normal-nc", "read-ldp", "2M");
         assert_eq!(series(&m, true), "normal-nc (2M)");
         assert_eq!(series(&point("x", "unknown", "2M"), true), "x (2M)");
+    }
+
+    #[test]
+    fn what_the_writers_share() {
+        assert_eq!(distinct(["b", "a", "b", "c", "a"]), ["b", "a", "c"]);
+        assert_eq!(TWIN_BASELINE, "anon");
+        assert_eq!(FIRMWARE_BASELINE, "normal-wb");
+        assert_eq!(table_position(FIRMWARE_BASELINE), NORMAL_WB);
+        assert_eq!(table_position("normal-wb (4K)"), NORMAL_WB);
+        assert_eq!(table_position("device-gre"), 7);
+        assert_eq!(table_position(TWIN_BASELINE), MEMTYPES.len());
+        assert_eq!(
+            (Unit::MegabytesPerSecond.better(), Unit::NsPerLine.better()),
+            ("higher", "lower")
+        );
+        assert_eq!(
+            (MEMTYPE_ROWS.vs(), SOURCE_ROWS.vs()),
+            ("vs wb".into(), "vs anon".into())
+        );
+        let run = Run {
+            measurements: vec![point("normal-wb", "latency", "2M")],
+            ..Run::default()
+        };
+        assert_eq!(run.unit_of("latency"), Some(Unit::NsPerLoad));
+        assert_eq!(run.unit_of("read-ldp"), None);
     }
 
     fn at(memtype: &str, granule: &str, size: u64, best: f64) -> Measurement {

@@ -4,9 +4,9 @@
 //! an output directory.
 
 use crate::chart;
-use crate::model::{self, LoadedLatency, Measurement, Run, Unit};
+use crate::model::{self, distinct, LoadedLatency, Measurement, Run, Unit};
 use mairbench_core::format::Bytes;
-use mairbench_core::memtype::{self, MEMTYPES};
+use mairbench_core::kernel::Kernel;
 use mairbench_core::sweep::ticks_to_ns;
 use mairbench_core::verdict::STATUSES;
 use serde_json::json;
@@ -17,17 +17,6 @@ use std::path::{Path, PathBuf};
 /// What to say about timings taken in an emulator.
 pub const EMULATED_CAVEAT: &str =
     "QEMU models no caches: these timings do not reflect memory types";
-
-/// Items in first-seen order, without repeats.
-pub fn distinct<'a>(items: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut out: Vec<&str> = Vec::new();
-    for item in items {
-        if !out.contains(&item) {
-            out.push(item);
-        }
-    }
-    out
-}
 
 /// A size in binary units as the firmware prints it (core's [`Bytes`]): `4 KiB`, `1 MiB`,
 /// or bytes when it is not a whole KiB.
@@ -59,9 +48,9 @@ fn series_of<'a>(run: &Run, of: impl IntoIterator<Item = &'a Measurement>) -> Ve
     of.into_iter().map(|m| run.series(m)).collect()
 }
 
-/// `memtype`'s best value over the baseline's ([`model::RowKind::baseline`]: `normal-wb`, or
-/// `anon` in a twin log) at the largest size both were measured at (`memtype` a row name, e.g.
-/// `normal-wb (4K)`, see [`model::series`]).
+/// `memtype`'s best value over the baseline's ([`model::RowKind::baseline`]: the write-back
+/// reference, or the twin's reference in a twin log) at the largest size both were measured
+/// at (`memtype` a row name, perhaps marked with its granule, see [`model::series`]).
 pub fn ratio_to_baseline(run: &Run, kernel: &str, memtype: &str) -> Option<(f64, u64)> {
     let p = points(run, kernel);
     p.iter()
@@ -74,9 +63,10 @@ pub fn ratio_to_baseline(run: &Run, kernel: &str, memtype: &str) -> Option<(f64,
 }
 
 /// The summary: a header about the run, then per kernel a table of best values (rows =
-/// memory types, columns = sizes) with the ratio to `normal-wb`. A twin log's header names
-/// its Linux kernel and machine, then its sources (mapped, or the error that refused them);
-/// its rows are sources, compared with `anon`.
+/// memory types, columns = sizes) with the ratio to the write-back reference. A twin log's
+/// header names its Linux kernel and machine, then its sources (mapped, or the error that
+/// refused them); its rows are sources, compared with the twin's reference
+/// ([`model::RowKind::baseline`]).
 pub fn tables(run: &Run) -> String {
     let mut out = String::new();
     if run.twin {
@@ -85,12 +75,11 @@ pub fn tables(run: &Run) -> String {
     }
     let _ = writeln!(
         out,
-        "mairbench {} on {} (MIDR {}){}; status {}",
+        "mairbench {} on {} (MIDR {}){}",
         or_dash(&run.version),
         or_dash(&run.platform),
         or_dash(&run.midr),
-        if run.emulated { ", emulated" } else { "" },
-        run.status.as_deref().unwrap_or("none (no end record)")
+        state(run)
     );
     if !run.caches.is_empty() {
         let caches: Vec<String> = run
@@ -103,18 +92,26 @@ pub fn tables(run: &Run) -> String {
     body(out, run)
 }
 
+/// The end of a header's first line: `, emulated` when the run was, and its status.
+fn state(run: &Run) -> String {
+    format!(
+        "{}; status {}",
+        if run.emulated { ", emulated" } else { "" },
+        run.status.as_deref().unwrap_or("none (no end record)")
+    )
+}
+
 /// The twin's header: what ran where, then one line per source.
 fn twin_header(out: &mut String, run: &Run) {
     let _ = writeln!(
         out,
-        "mairbench-linux {} on {} {} ({}, MIDR {}){}; status {}",
+        "mairbench-linux {} on {} {} ({}, MIDR {}){}",
         or_dash(&run.version),
         or_dash(&run.kernel),
         or_dash(&run.machine),
         or_dash(&run.platform),
         or_dash(&run.midr),
-        if run.emulated { ", emulated" } else { "" },
-        run.status.as_deref().unwrap_or("none (no end record)")
+        state(run)
     );
     if run.sources.is_empty() {
         return;
@@ -200,13 +197,11 @@ pub fn verdicts_json(run: &Run) -> serde_json::Value {
         .collect()
 }
 
-/// The memory types of `names` in core's table order, unknown ones after, in first-seen
-/// order.
+/// The memory types of `names` in core's table order ([`model::table_position`]), unknown
+/// ones after, in first-seen order.
 fn in_table_order<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let mut types = distinct(names);
-    types.sort_by_key(|t| {
-        memtype::by_name(model::series_memtype(t)).map_or(MEMTYPES.len(), |m| usize::from(m.index))
-    });
+    types.sort_by_key(|t| model::table_position(t));
     types
 }
 
@@ -236,7 +231,7 @@ fn scaling_table(out: &mut String, run: &Run) {
             out,
             "\nscaling {kernel} (aggregate MB/s with 1 to {most} cores at once; MB = 10^6 B)"
         );
-        let name_width = types.iter().map(|t| t.len()).max().unwrap_or(0).max(11) + 2;
+        let name_width = column_width(types.iter().copied(), "memory type");
         let _ = write!(out, "  {:<name_width$}", "memory type");
         for n in &cores {
             let _ = write!(
@@ -316,20 +311,8 @@ fn loaded_latency_table(out: &mut String, run: &Run) {
         first.chase_memtype,
         first.chase_granule
     );
-    let kernel_width = rows
-        .iter()
-        .map(|p| p.kernel.len())
-        .max()
-        .unwrap_or(0)
-        .max(7)
-        + 2;
-    let name_width = rows
-        .iter()
-        .map(|p| p.memtype.len())
-        .max()
-        .unwrap_or(0)
-        .max(11)
-        + 2;
+    let kernel_width = column_width(rows.iter().map(|p| p.kernel.as_str()), "streams");
+    let name_width = column_width(rows.iter().map(|p| p.memtype.as_str()), "memory type");
     let _ = writeln!(
         out,
         "  {:<kernel_width$}{:<name_width$}{:>6}{:>16}{:>18}{:>9}{:>13}",
@@ -355,8 +338,9 @@ fn loaded_latency_table(out: &mut String, run: &Run) {
 }
 
 /// The prediction sheet: per kernel (rows) and memory type (columns), the ratio of its best
-/// value to `normal-wb`'s at the largest size both were measured at, the numbers a student
-/// predicts before the run. Nothing when no kernel has the baseline.
+/// value to the baseline's ([`model::RowKind::baseline`]) at the largest size both were
+/// measured at, the numbers a student predicts before the run. Nothing when no kernel has the
+/// baseline.
 pub fn prediction_sheet(out: &mut String, run: &Run) {
     let baseline = run.rows().baseline;
     let kernels: Vec<&str> = distinct(run.measurements.iter().map(|m| m.kernel.as_str()))
@@ -373,7 +357,7 @@ pub fn prediction_sheet(out: &mut String, run: &Run) {
         "\nprediction sheet: best value / {baseline}'s at the largest size both were measured \
          at"
     );
-    let kernel_width = kernels.iter().map(|k| k.len()).max().unwrap_or(0).max(6) + 2;
+    let kernel_width = column_width(kernels.iter().copied(), "kernel");
     let widths: Vec<usize> = types.iter().map(|t| t.len().max(6) + 2).collect();
     let _ = write!(out, "  {:<kernel_width$}", "kernel");
     for (t, w) in types.iter().zip(&widths) {
@@ -390,23 +374,27 @@ pub fn prediction_sheet(out: &mut String, run: &Run) {
             });
             let _ = write!(out, "{cell:>w$}");
         }
-        let unit = run
-            .measurements
-            .iter()
-            .find(|m| m.kernel == kernel)
-            .map(|m| m.unit);
+        let unit = run.unit_of(kernel);
         let _ = writeln!(
             out,
             "  {} ({}, {} is better)",
             size.map_or("-".into(), size_label),
             unit.map_or("", |u| u.label()),
-            if unit.is_some_and(Unit::higher_is_better) {
-                "higher"
-            } else {
-                "lower"
-            }
+            unit.map_or("lower", Unit::better)
         );
     }
+}
+
+/// The width of a table's name column: its longest name or `heading`, whichever is longer,
+/// and two spaces.
+fn column_width<'a>(names: impl IntoIterator<Item = &'a str>, heading: &str) -> usize {
+    names
+        .into_iter()
+        .map(str::len)
+        .chain([heading.len()])
+        .max()
+        .unwrap_or(0)
+        + 2
 }
 
 fn or_dash(s: &str) -> &str {
@@ -440,7 +428,8 @@ fn table(out: &mut String, run: &Run, kernel: &str) {
         ""
     };
     let _ = writeln!(out, "{kernel} ({}, best of {reps}{mb})", unit.label());
-    let name_width = types.iter().map(|t| t.len()).max().unwrap_or(0).max(11) + 2;
+    // As wide as "memory type" for a twin log's `source` heading too.
+    let name_width = column_width(types.iter().copied(), "memory type");
     let cells: Vec<Vec<String>> = types
         .iter()
         .map(|t| {
@@ -466,7 +455,7 @@ fn table(out: &mut String, run: &Run, kernel: &str) {
     for (s, w) in sizes.iter().zip(&widths) {
         let _ = write!(out, "{:>w$}", size_label(*s));
     }
-    let _ = writeln!(out, "{:>10}", rows.vs);
+    let _ = writeln!(out, "{:>10}", rows.vs());
     for (t, row) in types.iter().zip(&cells) {
         let _ = write!(out, "  {t:<name_width$}");
         for (cell, w) in row.iter().zip(&widths) {
@@ -479,12 +468,8 @@ fn table(out: &mut String, run: &Run, kernel: &str) {
     let _ = writeln!(
         out,
         "  ({} is better; {} = this {} / {} at the largest size both were measured at)",
-        if unit.higher_is_better() {
-            "higher"
-        } else {
-            "lower"
-        },
-        rows.vs,
+        unit.better(),
+        rows.vs(),
         rows.short,
         rows.baseline
     );
@@ -499,6 +484,18 @@ pub fn csv_field(s: &str) -> String {
     }
 }
 
+/// Appends one CSV row to `out`: `fields` as they display, each quoted when it needs to be
+/// ([`csv_field`]), separated by commas, then a line feed.
+pub fn csv_row(out: &mut String, fields: &[&dyn std::fmt::Display]) {
+    for (i, field) in fields.iter().enumerate() {
+        if i != 0 {
+            out.push(',');
+        }
+        out.push_str(&csv_field(&field.to_string()));
+    }
+    out.push('\n');
+}
+
 /// `results.csv`: one row per measurement, in log order; `start` and `line_state` as the
 /// record has them (empty when it has none); `emulated` on every row and last, so that no
 /// row read alone passes an emulator's timing for a memory type's. The PMU counts are in
@@ -509,23 +506,24 @@ pub fn csv(run: &Run) -> String {
          emulated\n",
         run.rows().key
     );
-    let text = |s: &Option<String>| s.as_deref().map_or(String::new(), csv_field);
+    let text = |s: &Option<String>| s.clone().unwrap_or_default();
     for m in &run.measurements {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
-            csv_field(&m.kernel),
-            csv_field(&m.memtype),
-            csv_field(&m.granule),
-            m.size,
-            m.unit.id(),
-            m.best,
-            m.median,
-            m.cv_pct,
-            m.reps,
-            text(&m.start),
-            text(&m.line_state),
-            run.emulated
+        csv_row(
+            &mut out,
+            &[
+                &m.kernel,
+                &m.memtype,
+                &m.granule,
+                &m.size,
+                &m.unit.id(),
+                &m.best,
+                &m.median,
+                &m.cv_pct,
+                &m.reps,
+                &text(&m.start),
+                &text(&m.line_state),
+                &run.emulated,
+            ],
         );
     }
     out
@@ -542,14 +540,9 @@ pub fn pmu_csv(run: &Run) -> String {
     );
     for m in &run.measurements {
         for (event, per_line) in m.pmu.iter().flatten() {
-            let _ = writeln!(
-                out,
-                "{},{},{},{},{},{per_line}",
-                csv_field(&m.kernel),
-                csv_field(&m.memtype),
-                csv_field(&m.granule),
-                m.size,
-                csv_field(event)
+            csv_row(
+                &mut out,
+                &[&m.kernel, &m.memtype, &m.granule, &m.size, event, per_line],
             );
         }
     }
@@ -586,22 +579,23 @@ pub fn loaded_latency_csv(run: &Run) -> String {
          idle_ns,loaded_ns,ratio,stream_mbps,reps\n",
     );
     for p in &run.loaded_latency {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            csv_field(&p.kernel),
-            csv_field(&p.memtype),
-            p.cores,
-            p.bytes_per_core,
-            csv_field(&p.chase_memtype),
-            csv_field(&p.chase_granule),
-            p.chase_bytes,
-            p.loads,
-            p.idle_ns,
-            p.loaded_ns,
-            p.ratio,
-            p.stream_mbps,
-            p.reps
+        csv_row(
+            &mut out,
+            &[
+                &p.kernel,
+                &p.memtype,
+                &p.cores,
+                &p.bytes_per_core,
+                &p.chase_memtype,
+                &p.chase_granule,
+                &p.chase_bytes,
+                &p.loads,
+                &p.idle_ns,
+                &p.loaded_ns,
+                &p.ratio,
+                &p.stream_mbps,
+                &p.reps,
+            ],
         );
     }
     out
@@ -682,17 +676,18 @@ pub fn scaling_csv(run: &Run) -> String {
     );
     let ticks = |t: Option<u64>| t.map_or(String::new(), |t| t.to_string());
     for p in &run.scaling {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{}",
-            csv_field(&p.kernel),
-            csv_field(&p.memtype),
-            p.cores,
-            p.aggregate_mbps,
-            p.per_core_min_mbps,
-            p.per_core_max_mbps,
-            ticks(p.span_ticks),
-            ticks(p.start_skew_ticks)
+        csv_row(
+            &mut out,
+            &[
+                &p.kernel,
+                &p.memtype,
+                &p.cores,
+                &p.aggregate_mbps,
+                &p.per_core_min_mbps,
+                &p.per_core_max_mbps,
+                &ticks(p.span_ticks),
+                &ticks(p.start_skew_ticks),
+            ],
         );
     }
     out
@@ -736,22 +731,23 @@ impl Written {
 
 /// The charts of a report: kernels drawn side by side, and the chart's title. Each group
 /// present in a run gives `<kernels>.svg` (best value over size) and `ratio-<kernels>.svg`
-/// (over `normal-wb`'s), named after the kernels of the group the run measured.
-pub const CHARTS: [(&[&str], &str); 7] = [
-    (&["read-ldp", "write-stp"], "Streaming bandwidth"),
+/// (over the baseline's, [`model::RowKind::baseline`]), named after the kernels of the group
+/// the run measured (their names in core's kernel table).
+pub const CHARTS: [(&[Kernel], &str); 7] = [
+    (&[Kernel::ReadLdp, Kernel::WriteStp], "Streaming bandwidth"),
     (
-        &["read-ldp-q", "write-stp-q"],
+        &[Kernel::ReadLdpQ, Kernel::WriteStpQ],
         "Streaming bandwidth, 128-bit pairs",
     ),
     (
-        &["read-ldnp", "write-stnp"],
+        &[Kernel::ReadLdnp, Kernel::WriteStnp],
         "Streaming bandwidth, non-temporal pairs",
     ),
-    (&["copy-to", "copy-from"], "Copy bandwidth"),
-    (&["latency"], "Load latency"),
-    (&["fill-zva"], "DC ZVA fill"),
+    (&[Kernel::CopyTo, Kernel::CopyFrom], "Copy bandwidth"),
+    (&[Kernel::Latency], "Load latency"),
+    (&[Kernel::FillZva], "DC ZVA fill"),
     (
-        &["maint-civac", "maint-cvac", "maint-ivac"],
+        &[Kernel::MaintCivac, Kernel::MaintCvac, Kernel::MaintIvac],
         "Cache maintenance by VA",
     ),
 ];
@@ -779,7 +775,7 @@ pub fn write(run: &Run, dir: &Path) -> Result<Written, String> {
     for (group, title) in CHARTS {
         let present: Vec<&str> = group
             .iter()
-            .copied()
+            .map(|k| k.spec().name)
             .filter(|k| run.measurements.iter().any(|m| m.kernel == *k))
             .collect();
         if present.is_empty() {
@@ -851,8 +847,19 @@ mod tests {
     }
 
     #[test]
+    fn csv_rows_quote_what_needs_it() {
+        let mut out = String::new();
+        csv_row(&mut out, &[&"a,b", &"say \"x\"", &1.5, &42u64, &false, &""]);
+        csv_row(&mut out, &[&"one"]);
+        assert_eq!(out, "\"a,b\",\"say \"\"x\"\"\",1.5,42,false,\none\n");
+    }
+
+    #[test]
     fn every_kernel_has_exactly_one_chart() {
-        let charted: Vec<&str> = CHARTS.iter().flat_map(|(g, _)| g.iter().copied()).collect();
+        let charted: Vec<&str> = CHARTS
+            .iter()
+            .flat_map(|(g, _)| g.iter().map(|k| k.spec().name))
+            .collect();
         let known: Vec<&str> = mairbench_core::kernel::KERNELS
             .iter()
             .map(|k| k.name)

@@ -28,6 +28,24 @@ pub enum Form {
     DrmDumb,
 }
 
+impl Form {
+    /// This kind's [`SourceSpec::form`] in [`SOURCES`]: the source's name for a parameterless
+    /// kind (`anon`, `udmabuf`), else the form of its names. A `const fn`, so that a constant
+    /// can name a source by its kind (the host's twin reference is [`Form::Anon`]'s).
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
+    pub const fn form(self) -> &'static str {
+        let mut i = 0;
+        while i < SOURCES.len() {
+            if SOURCES[i].kind as u8 == self as u8 {
+                return SOURCES[i].form;
+            }
+            i += 1;
+        }
+        // A kind without a row (none: the table has one per kind).
+        ""
+    }
+}
+
 /// One kind of source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SourceSpec {
@@ -261,6 +279,17 @@ mod tests {
                 assert!(memtype::by_name(t).is_some(), "{}: {t}", s.form);
             }
         }
+    }
+
+    #[test]
+    fn a_kind_names_its_row() {
+        for s in &SOURCES {
+            assert_eq!(s.kind.form(), s.form);
+        }
+        assert_eq!(Form::Anon.form(), "anon");
+        assert_eq!(Form::PciBarWc.form(), "pci:<BDF>:resN_wc");
+        const ANON: &str = Form::Anon.form();
+        assert_eq!(by_name(ANON).map(|s| s.kind), Some(Form::Anon));
     }
 
     #[test]
