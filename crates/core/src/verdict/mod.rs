@@ -594,9 +594,11 @@ fn under_emulation(verdict: Verdict, emulated: bool) -> Verdict {
         Name::Clock => Why::Clock(clock::Why::Emulated),
         _ => Why::Emulated,
     };
+    // An emulator models no core's caches: its TRM's statements do not apply.
     Verdict {
         status: Status::NotApplicable,
         why,
+        core_note: None,
         ..verdict
     }
 }
