@@ -378,6 +378,90 @@ pub const CONFIG: Kind = Kind {
              logs of older firmware.",
         )
         .or_null(),
+        Field::optional(
+            "cycle_hz",
+            U64,
+            "Hz",
+            "The same rate in whole cycles per second of CNTVCT_EL0, as the clock verdict \
+             judges it (cargo host verdicts re-judges from it); null without a usable cycle \
+             counter or timer frequency; absent in logs of older firmware.",
+        )
+        .or_null(),
+    ],
+};
+
+/// The cache-maintenance experiment.
+pub const MAINTENANCE: Kind = Kind {
+    name: "maintenance",
+    doc: "The cache-maintenance experiment the maintenance verdict judges: data written \
+          through normal-wb and cleaned (DC CVAC) read through normal-nc; normal-nc's new data \
+          read through normal-wb before and after DC IVAC.",
+    fields: &[
+        Field::always("bytes", U64, BYTES, "The range's size."),
+        Field::always(
+            "cleaned_visible",
+            Bool,
+            "",
+            "normal-nc read exactly what was written through normal-wb and cleaned.",
+        ),
+        Field::always(
+            "stale_before_invalidate",
+            Bool,
+            "",
+            "normal-wb still read its old line after normal-nc wrote (the line was held, so \
+             the invalidate tests something); null when not tried.",
+        )
+        .or_null(),
+        Field::always(
+            "invalidate_dropped",
+            Bool,
+            "",
+            "After DC IVAC normal-wb read exactly normal-nc's data; null when not tried.",
+        )
+        .or_null(),
+    ],
+};
+
+/// What the secondary CPUs showed.
+pub const SMP: Kind = Kind {
+    name: "smp",
+    doc: "What the secondary CPUs showed, as the smp-config verdict judges it; only when \
+          more than the boot CPU was tried.",
+    fields: &[
+        Field::always(
+            "cpus",
+            U64,
+            "",
+            "CPUs tried (the boot CPU included, up to the cap).",
+        ),
+        Field::always("started", U64, "", "CPUs running (the boot CPU included)."),
+        Field::always(
+            "differing",
+            U64,
+            "",
+            "Started CPUs whose SCTLR_EL1, MAIR_EL1, TCR_EL1 or TTBR0_EL1 differ from the \
+             boot CPU's.",
+        ),
+        Field::always(
+            "first_differing_mpidr",
+            Hex,
+            "",
+            "The first such CPU's MPIDR_EL1 affinity; null when none differs.",
+        )
+        .or_null(),
+        Field::always(
+            "first_differing_register",
+            Str,
+            "",
+            "The first register it differs in; null when none differs.",
+        )
+        .or_null(),
+        Field::always(
+            "shared_line_ok",
+            Bool,
+            "",
+            "A value one core wrote to a shared normal-wb line was read exactly by another.",
+        ),
     ],
 };
 
@@ -1122,11 +1206,13 @@ pub const KINDS: &[&Kind] = &[
     &RESERVED,
     &MEMTYPE,
     &COHERENCE,
+    &MAINTENANCE,
     &FAULT,
     &DEVICE_FAULT,
     &HELLO,
     &CPU,
     &CACHE,
+    &SMP,
     &TIMER,
     &SOURCE,
     &RESULT,
