@@ -395,9 +395,9 @@ secondary_el1:
     b       1b
 
 // A CPU released from its boot loader's spin table jumps here with no argument: it finds its
-// stack block by looking its own MPIDR up in mb_spin_mpidr (src/arch/smp.rs: bit 63 | the
-// affinity fields, cleaned to memory before the release), then goes the PSCI CPU's way. A CPU
-// whose MPIDR is not there waits forever.
+// stack block by looking its own MPIDR up in mb_spin_mpidr (src/arch/smp/start.rs: bit 63 |
+// the affinity fields, cleaned to memory before the release), then goes the PSCI CPU's way. A
+// CPU whose MPIDR is not there waits forever.
 .global spin_table_entry
 spin_table_entry:
     msr     daifset, #0xf

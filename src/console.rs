@@ -1,6 +1,6 @@
 //! The console found in the device tree, as a `core::fmt::Write` that ends lines with CR LF.
 
-use crate::arch::{mmio::Device, timer::GenericTimer, Global};
+use crate::arch::{global::Global, mmio::Device, timer::GenericTimer};
 use core::fmt;
 use embedded_io::Write as _;
 use mairbench_core::platform::ConsoleKind;

@@ -9,11 +9,13 @@
 //! shared Normal write-back lines without cache maintenance (check `smp-shared-line`): only
 //! hardware coherence in the Inner Shareable domain carries them, so a wrong token means the
 //! SMP set-up is broken (cores outside coherence: SMPEN/CPUECTLR, shareability, attributes
-//! that differ between cores). [`SmpEvidence`] keeps the result for the verdict.
+//! that differ between cores). [`SmpEvidence`] keeps the result for the verdict, [`Cores`]
+//! the CPUs running, for the multi-core measurements.
 
-use crate::arch::smp::{self, Method, NotStarted, Regs};
-use crate::arch::Psci;
-use crate::bench::Cores;
+use crate::arch::boot::Psci;
+use crate::arch::smp::jobs::{exchange_tokens, shared_word};
+use crate::arch::smp::start::{self, Method, NotStarted, Regs};
+use crate::arch::smp::SECONDARY_BLOCKS;
 use crate::console::Console;
 use crate::{run, say};
 use core::sync::atomic::Ordering;
@@ -46,6 +48,56 @@ pub struct SmpEvidence {
     pub shared_line_ok: bool,
 }
 
+/// The secondary CPUs that came up, by stack block, in the order they did, and what the
+/// boot CPU found out about their configuration.
+#[derive(Clone, Copy, Debug)]
+pub struct Cores {
+    blocks: [usize; MAX_CPUS],
+    count: usize,
+    evidence: SmpEvidence,
+}
+
+impl Default for Cores {
+    fn default() -> Self {
+        Cores {
+            blocks: [0; MAX_CPUS],
+            count: 0,
+            evidence: SmpEvidence::default(),
+        }
+    }
+}
+
+impl Cores {
+    /// How many secondary CPUs are up.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Notes that the CPU of stack block `block` is up and serving jobs.
+    pub fn add(&mut self, block: usize) {
+        if let Some(slot) = self.blocks.get_mut(self.count) {
+            *slot = block;
+            self.count += 1;
+        }
+    }
+
+    /// The stack blocks of the secondary CPUs that are up.
+    pub fn blocks(&self) -> &[usize] {
+        &self.blocks[..self.count]
+    }
+
+    /// The SMP configuration evidence (registers compared, shared-line test), for the
+    /// `smp-config` verdict.
+    pub fn smp_evidence(&self) -> SmpEvidence {
+        self.evidence
+    }
+
+    /// Keeps the evidence `cpus` gathered.
+    pub fn set_smp_evidence(&mut self, evidence: SmpEvidence) {
+        self.evidence = evidence;
+    }
+}
+
 /// One CPU to start, on its stack block.
 #[derive(Clone, Copy, Debug)]
 struct Target {
@@ -72,7 +124,7 @@ impl<'p> Plan<'p> {
         Plan {
             platform,
             psci,
-            boot_mpidr: boot_mpidr & smp::AFFINITY,
+            boot_mpidr: boot_mpidr & start::AFFINITY,
             ask_missing,
             released: [None; MAX_CPUS],
         }
@@ -85,7 +137,7 @@ impl<'p> Plan<'p> {
             if let (Enable::SpinTable { release }, Some(slot)) =
                 (t.enable, released.get_mut(t.block))
             {
-                *slot = Some(smp::release(t.mpidr, t.block, release));
+                *slot = Some(start::release(t.mpidr, t.block, release));
             }
         }
         self.released = released;
@@ -98,7 +150,7 @@ impl<'p> Plan<'p> {
         listed
             .map(|c| (c.mpidr, c.enable))
             .chain(missing)
-            .take(smp::SECONDARY_BLOCKS)
+            .take(SECONDARY_BLOCKS)
             .enumerate()
             .map(|(i, (mpidr, enable))| Target {
                 mpidr,
@@ -148,7 +200,7 @@ impl<'p> Plan<'p> {
             };
             let started = match method {
                 Method::SpinTable { .. } => self.released.get(t.block).copied().flatten(),
-                Method::Psci(_) => Some(smp::launch(method, t.mpidr, t.block)),
+                Method::Psci(_) => Some(start::launch(method, t.mpidr, t.block)),
             };
             match started.unwrap_or(Err(NotStarted::BadRelease)) {
                 Ok(()) => launched[t.block] = Some(method),
@@ -158,9 +210,9 @@ impl<'p> Plan<'p> {
         let pending = self
             .targets()
             .filter_map(|t| Some((t, launched.get(t.block).copied().flatten()?)));
-        smp::wait_online(pending.clone().map(|(t, _)| t.block), START_WAIT_NS);
+        start::wait_online(pending.clone().map(|(t, _)| t.block), START_WAIT_NS);
         for (t, method) in pending {
-            match smp::online(t.block) {
+            match start::online(t.block) {
                 Some(up) => {
                     hello(t.block as u64, up.mpidr, up.midr, up.entry_el, &up.regs);
                     cores.add(t.block);
@@ -232,18 +284,18 @@ fn token(round: u64, block: usize, secondary: bool) -> u64 {
 /// every token arrived.
 fn shared_line(cores: &Cores) -> bool {
     let blocks = cores.blocks();
-    let mpidr = |b: usize| smp::online(b).map_or(0, |up| up.mpidr);
+    let mpidr = |b: usize| start::online(b).map_or(0, |up| up.mpidr);
     let mut read = [None; MAX_CPUS];
     let mut wrong: Option<(u64, &str, u64, Option<u64>)> = None;
     for round in 0..TOKEN_ROUNDS {
         for b in core::iter::once(0).chain(blocks.iter().copied()) {
-            if let Some(w) = smp::shared_word(b) {
+            if let Some(w) = shared_word(b) {
                 w.store(token(round, b, false), Ordering::Relaxed);
             }
         }
         let read = &mut read[..blocks.len()];
-        smp::exchange_tokens(blocks, |b| token(round, b, true), TOKEN_WAIT_NS, read);
-        let word = |b: usize| smp::shared_word(b).map(|w| w.load(Ordering::Relaxed));
+        exchange_tokens(blocks, |b| token(round, b, true), TOKEN_WAIT_NS, read);
+        let word = |b: usize| shared_word(b).map(|w| w.load(Ordering::Relaxed));
         for (&b, &seen) in blocks.iter().zip(read.iter()) {
             let (want, got) = (token(round, b, false), seen);
             if got != Some(want) {

@@ -1,7 +1,8 @@
-//! The run's tally of checks and warnings, and how it ends: an `end` record, a status line and
-//! the exit status (0 = pass, 1 = fail).
+//! The run's tally of checks and warnings, whether it is emulated, and how it ends: an `end`
+//! record, a status line and the exit status (0 = pass, 1 = fail).
 
-use crate::arch::{self, Global};
+use crate::arch::global::Global;
+use crate::arch::{cpu, exit};
 use crate::console::{self, Console};
 use mairbench_core::platform::PsciConduit;
 use mairbench_core::record::Record;
@@ -107,6 +108,20 @@ pub fn set_start_ticks(ticks: u64) {
     update(|t| t.start_ticks = ticks);
 }
 
+/// Whether the run is emulated (`mairbench_core::emulation::Emulation`), set once before the
+/// start record.
+static EMULATED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+/// Notes whether the run is emulated.
+pub fn set_emulated(on: bool) {
+    EMULATED.store(on, core::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether the run is emulated: every table of timings then says so.
+pub fn emulated() -> bool {
+    EMULATED.load(core::sync::atomic::Ordering::Relaxed)
+}
+
 /// Counts one check and reports it (a human line and a `check` record); a failed check makes
 /// the run fail.
 pub fn check(name: &'static str, ok: bool, detail: core::fmt::Arguments<'_>) -> bool {
@@ -161,14 +176,14 @@ pub fn end(reason: Option<&str>) -> ! {
     let tally = TALLY.get();
     if tally.ending {
         // Something failed while ending: stop without another report.
-        arch::exit::exit(1, tally.semihosting, tally.psci);
-        arch::park();
+        exit::exit(1, tally.semihosting, tally.psci);
+        cpu::park();
     }
     update(|t| t.ending = true);
     let pass = reason.is_none() && tally.failed == 0;
     let status = if pass { "pass" } else { "fail" };
-    let ticks = arch::ticks().wrapping_sub(tally.start_ticks);
-    let micros = ticks.saturating_mul(1_000_000) / arch::cpu_id().cntfrq.max(1);
+    let ticks = cpu::ticks().wrapping_sub(tally.start_ticks);
+    let micros = ticks.saturating_mul(1_000_000) / cpu::cpu_id().cntfrq.max(1);
     let mut console = Console;
     let mut record = Record::new(&mut console, &schema::END)
         .str("status", status)
@@ -204,8 +219,8 @@ pub fn end(reason: Option<&str>) -> ! {
         reason.unwrap_or("")
     );
     console::flush();
-    arch::exit::exit(u32::from(!pass), tally.semihosting, tally.psci);
+    exit::exit(u32::from(!pass), tally.semihosting, tally.psci);
     crate::say!("mairbench: no semihosting or PSCI to power off with; the core now waits (wfe)");
     console::flush();
-    arch::park()
+    cpu::park()
 }

@@ -2,8 +2,9 @@
 //! by `mairbench_core::verdict` (thresholds and wording live there, host-tested), printed as
 //! a block of lines and `verdict` records above the status line.
 
+use crate::arch::{cpu, mmu};
 use crate::console::Console;
-use crate::{arch, run, say};
+use crate::{run, say};
 use mairbench_core::verdict::{self, Clock, Inputs, Maintenance, Smp, Stale, Status, Sweep};
 
 /// What the run gathered for the verdicts besides the sweep.
@@ -34,10 +35,10 @@ pub fn clock(cycle_hz: Option<u64>, timer_hz: u64) -> Option<Clock> {
 /// verdicts take a few KiB of stack only while they are judged.
 #[inline(never)]
 pub fn report(sweep: &dyn Sweep, gathered: &Gathered) {
-    let (sctlr, _, _) = arch::mmu::registers();
-    let (levels, count) = arch::cache_levels();
+    let (sctlr, _, _) = mmu::registers();
+    let (levels, count) = cpu::cache_levels();
     let inputs = Inputs {
-        emulated: crate::emulated(),
+        emulated: run::emulated(),
         sctlr_c: sctlr & (1 << 2) != 0,
         sctlr_i: sctlr & (1 << 12) != 0,
         caches: levels.get(..count).unwrap_or(&[]),
@@ -46,7 +47,7 @@ pub fn report(sweep: &dyn Sweep, gathered: &Gathered) {
         maintenance: gathered.maintenance,
         smp: gathered.smp,
         clock: gathered.clock,
-        core: mairbench_core::cores::by_midr(arch::cpu_id().midr),
+        core: mairbench_core::cores::by_midr(cpu::cpu_id().midr),
     };
     let verdicts = verdict::judge(&inputs);
     say!("");

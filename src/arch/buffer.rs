@@ -8,8 +8,9 @@
 //! words, so the alias's memory type governs each of them and no Rust reference into the
 //! buffer ever exists: two windows of different aliases may overlap in physical memory.
 
+use super::cpu::zva_block_size;
 use super::exceptions::{self, Fault};
-use super::mmu;
+use super::{cache, probes};
 use mairbench_core::pattern::Pattern;
 
 core::arch::global_asm!(include_str!("buffer.S"));
@@ -170,14 +171,14 @@ impl Window {
 
     /// Cleans and invalidates the window to the point of coherency, then DSB SY.
     pub fn clean_invalidate(&self) {
-        mmu::clean_invalidate(self.va, self.len);
+        cache::clean_invalidate(self.va, self.len);
     }
 
     /// Invalidates the window to the point of coherency (dirty data is lost), then DSB SY.
     pub fn invalidate(&self) {
         // SAFETY: the window holds no Rust object, so dropping its dirty lines loses only
         // test data (see `Window`).
-        unsafe { mmu::invalidate(self.va, self.len) }
+        unsafe { cache::invalidate(self.va, self.len) }
     }
 
     /// Loads the 64-bit word at byte `off` (any alignment) with one `LDR`, catching a fault
@@ -186,7 +187,7 @@ impl Window {
     pub fn try_load(&self, off: u64) -> Option<Result<u64, Fault>> {
         (off.checked_add(8)? <= self.len).then(|| {
             // SAFETY: a load of test data inside the window: no side effect but a fault.
-            unsafe { super::try_load(self.va + off) }
+            unsafe { probes::try_load(self.va + off) }
         })
     }
 
@@ -194,7 +195,7 @@ impl Window {
     /// fault (real cores fault on `DC ZVA` to Device memory). `None` when DC ZVA is
     /// prohibited or its block does not fit.
     pub fn try_zero_block(&self) -> Option<Result<(), Fault>> {
-        let block = super::zva_block_size()?;
+        let block = zva_block_size()?;
         (block <= self.len && self.va.is_multiple_of(block)).then(|| {
             // SAFETY: DC ZVA zeroes one block inside the window (test data only); a fault is
             // caught by the probe and stepped over, and nothing else is touched.

@@ -2,7 +2,9 @@
 //! registers. A fault the firmware provokes on purpose runs inside [`probe`], which records it
 //! and resumes after the faulting instruction; anything else ends the run with status fail.
 
-use super::Global;
+use super::cpu::park;
+use super::global::Global;
+use super::image::image_layout;
 use core::sync::atomic::{compiler_fence, Ordering};
 
 /// Registers saved on exception entry by `boot/vectors.S` (same layout).
@@ -114,7 +116,7 @@ fn report(kind: u64, fault: Fault, nested: bool) -> ! {
     };
     match REPORTER.get() {
         Some(report) => report(&unexpected),
-        None => super::park(),
+        None => park(),
     }
 }
 
@@ -147,7 +149,7 @@ extern "C" fn exception_nested(kind: u64) -> ! {
 /// run-time start plus the link base (`__link_base` in `linker.ld`), which is what
 /// `addr2line` and `gdb` on the ELF expect. `None` when `addr` is not in the image's code.
 pub fn link_address(addr: u64) -> Option<u64> {
-    let image = super::image_layout();
+    let image = image_layout();
     if !(image.start..image.rodata).contains(&addr) {
         return None;
     }

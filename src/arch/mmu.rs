@@ -1,10 +1,14 @@
-//! Stage-1 translation at EL1: the MMU switch, address translation (`AT S1E1R`) and cache
-//! maintenance by virtual address. The tables themselves are built by
-//! `mairbench_core::paging` in the pool this module hands out.
+//! Stage-1 translation at EL1: the MMU switch, checked ([`activate`]), and address
+//! translation (`AT S1E1R`). The tables themselves are built by `mairbench_core::paging` in
+//! the pool this module hands out; what the secondary CPUs need of them is handed in
+//! ([`Secondaries`]), so that this module knows nothing of how they are started.
 
 use super::buffer::Window;
-use super::sysreg::{CTR, CTR_EL0, PAR};
-use super::{smp, Global};
+use super::exceptions::Fault;
+use super::global::Global;
+use super::image::image_layout;
+use super::sysreg::PAR;
+use super::{cache, probes};
 use aarch64_cpu::asm::barrier::{self, dsb, isb};
 use aarch64_cpu::registers::{
     ReadWriteable, Readable, Writeable, ID_AA64MMFR0_EL1, MAIR_EL1, PAR_EL1, SCTLR_EL1, TCR_EL1,
@@ -46,53 +50,6 @@ pub fn parange() -> u64 {
     ID_AA64MMFR0_EL1.read(ID_AA64MMFR0_EL1::PARange)
 }
 
-/// The smallest data cache line (CTR_EL0.DminLine), in bytes: the stride of maintenance by VA.
-pub fn dcache_line() -> u64 {
-    4 << CTR.read(CTR_EL0::DminLine)
-}
-
-macro_rules! by_line {
-    ($(#[$doc:meta])* $name:ident, $op:literal) => {
-        $(#[$doc])*
-        fn $name(va: u64, len: u64) {
-            let line = dcache_line();
-            let mut at = va & !(line - 1);
-            while at < va + len {
-                // SAFETY: data cache maintenance by VA; it changes no architectural state
-                // other than cache contents (for an invalidate, the public wrapper's caller
-                // has decided that memory holds the truth). An unmapped VA faults, reported.
-                unsafe { asm!(concat!("dc ", $op, ", {}"), in(reg) at, options(nostack)) };
-                at += line;
-            }
-            dsb(barrier::SY);
-        }
-    };
-}
-
-by_line!(
-    /// `DC CIVAC` by line over `[va, va+len)`, then DSB SY.
-    civac_range, "civac"
-);
-by_line!(
-    /// `DC IVAC` by line over `[va, va+len)`, then DSB SY.
-    ivac_range, "ivac"
-);
-
-/// Clean and invalidate `[va, va+len)` to the point of coherency, then DSB SY. Memory keeps
-/// its contents, so any mapped range may be given.
-pub fn clean_invalidate(va: u64, len: u64) {
-    civac_range(va, len);
-}
-
-/// Invalidate `[va, va+len)` to the point of coherency, then DSB SY.
-///
-/// # Safety
-/// Dirty data in the range is lost: it must hold no Rust object whose latest value might
-/// still be only in the cache.
-pub(super) unsafe fn invalidate(va: u64, len: u64) {
-    ivac_range(va, len);
-}
-
 /// Registers that set up the translation regime.
 #[derive(Clone, Copy, Debug)]
 pub struct Regime {
@@ -116,7 +73,7 @@ pub struct Regime {
 pub(super) unsafe fn enable(regime: &Regime, stale: &[(u64, u64)]) {
     for &(va, len) in stale {
         // SAFETY: the caller says memory, not the cache, holds the truth for `stale`.
-        unsafe { invalidate(va, len) };
+        unsafe { cache::invalidate(va, len) };
     }
     MAIR_EL1.set(regime.mair);
     TCR_EL1.set(regime.tcr);
@@ -204,6 +161,15 @@ fn par(va: u64) -> Par {
     }
 }
 
+/// Loads from `va` after `AT S1E1R` has shown that it does not translate, so the load can
+/// only fault: a deliberate translation fault. `None` (nothing tried) when `va` is mapped.
+pub fn try_load_unmapped(va: u64) -> Option<Result<u64, Fault>> {
+    matches!(at_s1e1r(va), Par::Fault { .. }).then(|| {
+        // SAFETY: `va` does not translate, so the load reads nothing: it faults.
+        unsafe { probes::try_load(va) }
+    })
+}
+
 /// Why [`activate`] refused to turn the MMU on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refusal {
@@ -229,23 +195,39 @@ impl Refusal {
     }
 }
 
-/// Checks the tables `mapper` built, then turns the MMU and caches on with them and returns
-/// one [`Window`] per alias in `alias_va`, each the whole buffer `[buffer_pa, +buffer_len)`.
+/// What the secondary CPUs need of the tables, handed to [`activate`] by its caller (made by
+/// `smp::start::secondaries`, so only `arch` makes one): how many will start, where the
+/// stacks of their blocks are (checked to be mapped read-write), and where the checked
+/// regime goes for them once the MMU is on.
+#[derive(Clone, Copy, Debug)]
+pub struct Secondaries {
+    /// Stack blocks `1..=count` are used.
+    pub(super) count: usize,
+    /// The stack and the exception stack of a block, `[start, end)` each.
+    pub(super) stacks: fn(usize) -> [(u64, u64); 2],
+    /// Hands the checked regime to the secondaries, with the number of blocks whose stacks
+    /// its tables map.
+    pub(super) publish: fn(Regime, usize),
+}
+
+/// Checks the tables `mapper` built, then turns the MMU and caches on with them, publishes
+/// the regime to the secondary CPUs, and returns one [`Window`] per alias in `alias_va`,
+/// each the whole buffer `[buffer_pa, +buffer_len)`.
 ///
 /// Checked first, in the tables themselves: the image is identity-mapped as Normal
 /// write-back (text `r-x`, read-only data `r--`, data, stacks and tables `rw-`), so are the
-/// stacks of the first `secondaries` secondary CPUs and (`r--`) the device tree; the buffer lies outside the image and
-/// the device tree `dtb` (the only memory Rust objects live in); every alias maps the whole
-/// buffer read-write. Those are what [`enable`] and [`Window`] require, so this is safe.
+/// stacks of the `secondaries` and (`r--`) the device tree; the buffer lies outside the image
+/// and the device tree `dtb` (the only memory Rust objects live in); every alias maps the
+/// whole buffer read-write. Those are what [`enable`] and [`Window`] require, so this is safe.
 pub fn activate<const N: usize>(
     mapper: &Mapper<'_>,
     buffer_pa: u64,
     buffer_len: u64,
     alias_va: [u64; N],
-    secondaries: usize,
+    secondaries: Secondaries,
     dtb: Option<&[u8]>,
 ) -> Result<[Window; N], Refusal> {
-    let image = super::image_layout();
+    let image = image_layout();
     let identity = |what, start: u64, end: u64, access| {
         let ok = mapper.maps(start, start, end - start, access, Some(NORMAL_WB as u8));
         ok.then_some(()).ok_or(Refusal::Image(what))
@@ -263,7 +245,7 @@ pub fn activate<const N: usize>(
         Access::ReadWrite,
     )?;
     identity("tables", image.tables, image.end, Access::ReadWrite)?;
-    for block in 1..=secondaries {
+    for block in 1..=secondaries.count {
         let rw = |(start, end): (u64, u64)| {
             mapper.maps(
                 start,
@@ -273,7 +255,7 @@ pub fn activate<const N: usize>(
                 Some(NORMAL_WB as u8),
             )
         };
-        if !smp::stacks(block).into_iter().all(rw) {
+        if !(secondaries.stacks)(block).into_iter().all(rw) {
             return Err(Refusal::SecondaryStacks);
         }
     }
@@ -307,7 +289,7 @@ pub fn activate<const N: usize>(
     // the mapper does not change the tables after this. The caches are off until `enable`
     // turns them on, so memory holds the truth for the whole image.
     unsafe { enable(&regime, &[(image.start, image.end - image.start)]) };
-    smp::publish(regime, secondaries);
+    (secondaries.publish)(regime, secondaries.count);
     // SAFETY: each alias maps the whole buffer read-write (checked above) and keeps doing so
     // (the tables stay as built); the buffer lies outside the image and the device tree, so no
     // Rust object lives in it; the buffer's placement is 2 MiB-aligned and its length a

@@ -5,6 +5,7 @@
 //! caught fault and a reason, never the end of the run. Under QEMU the cycle counter counts
 //! virtual nanoseconds, not cycles, and no event counts memory traffic.
 
+use super::cpu::ticks;
 use super::exceptions::{probe, Fault};
 use super::sysreg::{PMCR, PMCR_EL0, PMEVTYPER};
 use aarch64_cpu::registers::{ReadWriteable, Readable, ID_AA64DFR0_EL1};
@@ -75,11 +76,11 @@ pub fn cycle_rate_hz(timer_hz: u64) -> Option<u64> {
 }
 
 fn rate_over(span: u64, timer_hz: u64) -> Option<u64> {
-    let t0 = super::ticks();
+    let t0 = ticks();
     let c0 = cycles();
     // A bound on the spin: a timer that stops is not a hang (100 M reads is seconds).
     let t1 = (0..100_000_000u32)
-        .map(|_| super::ticks())
+        .map(|_| ticks())
         .find(|t| t.wrapping_sub(t0) >= span)?;
     let c1 = cycles();
     mairbench_core::pmu::cycle_rate_hz(c1.wrapping_sub(c0), t1.wrapping_sub(t0), timer_hz)

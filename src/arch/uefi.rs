@@ -9,7 +9,7 @@
 //! them out (`#[repr(C)]`, the AArch64 calling convention is AAPCS64); the logic (GUIDs, load
 //! options, the memory map) is `mairbench_core::uefi`, tested on the host.
 
-use super::Global;
+use super::global::Global;
 use core::ffi::c_void;
 use core::fmt::{self, Write};
 use mairbench_core::record::Record;
@@ -161,6 +161,30 @@ static mut BOOTARGS: [u8; 1024] = [0; 1024];
 /// What the UEFI stage left, when the image was started as a UEFI application.
 pub fn handoff() -> Option<Handoff> {
     HANDOFF.get()
+}
+
+/// Physical memory as the ACPI reader sees it after ExitBootServices: the write-back RAM of
+/// the UEFI memory map (where firmware puts its tables), read with the MMU off.
+pub struct UefiRam;
+
+impl mairbench_core::acpi::Phys for UefiRam {
+    fn read(&self, pa: u64, len: usize) -> Option<&[u8]> {
+        use aarch64_cpu::registers::{Readable, SCTLR_EL1};
+        let end = pa.checked_add(u64::try_from(len).ok()?)?;
+        let map = handoff()?.memory_map();
+        let inside = map
+            .ram()
+            .iter()
+            .any(|r| r.base <= pa && r.base.checked_add(r.size).is_some_and(|e| end <= e));
+        if !inside || pa == 0 || SCTLR_EL1.is_set(SCTLR_EL1::M) {
+            return None;
+        }
+        // SAFETY: the MMU is off (checked), so `pa` is physical; `[pa, pa+len)` lies in RAM the
+        // UEFI map lists as write-back memory (no device registers); the ACPI tables in it are
+        // reserved (the map's non-free memory is never used for the buffer, tables or stacks)
+        // and nothing writes them.
+        Some(unsafe { core::slice::from_raw_parts(pa as usize as *const u8, len) })
+    }
 }
 
 /// ConOut as a `fmt::Write`: UCS-2 in chunks, `\n` as CR LF.

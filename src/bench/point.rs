@@ -4,36 +4,19 @@
 //! up while the samples are sized by time, timed `reps` times, verified through `normal-wb`,
 //! reported.
 
-use super::{report, Engine};
+use super::data::{PATTERN, WRITTEN, ZERO};
+use super::engine::Engine;
+use super::report::{self, Point};
 use crate::arch::buffer::{Chain, Window};
 use crate::arch::kernels::{self, Loop, Sample};
 use crate::memory::Alias;
 use crate::say;
 use mairbench_core::format::Bytes;
 use mairbench_core::kernel::{Kernel, KernelSpec};
-use mairbench_core::pattern::{self, Pattern};
+use mairbench_core::pattern::Pattern;
 use mairbench_core::pmu::Counts;
-use mairbench_core::stats::{self, Summary, MAX_REPS};
+use mairbench_core::stats::{self, MAX_REPS};
 use mairbench_core::sweep::{self, Calibration, Lines, Start, CHASE_LINE, SEED};
-
-/// The position-dependent pattern laid before a point and expected after read kernels.
-pub(super) const PATTERN: Pattern = pattern::LAID;
-
-/// What the write kernels leave: 0xdeadbeef and 0xcafebabe, alternating.
-pub(super) const WRITTEN: Pattern = pattern::WRITTEN;
-
-/// What `DC ZVA` leaves.
-const ZERO: Pattern = Pattern::Pair(0, 0);
-
-/// [`PATTERN`] at byte offset `off`.
-pub(super) fn pattern(off: u64) -> u64 {
-    PATTERN.at(off)
-}
-
-/// [`WRITTEN`] at byte offset `off`.
-pub(super) fn written(off: u64) -> u64 {
-    WRITTEN.at(off)
-}
 
 /// What the memory must hold after a point.
 #[derive(Clone, Copy)]
@@ -84,43 +67,6 @@ struct Prepared {
     start: Start,
     lines: Option<Lines>,
     verify: Verify,
-}
-
-/// A measured point, as the report needs it.
-pub(super) struct Point {
-    /// Passes per sample.
-    pub passes: u64,
-    /// Units one pass counts.
-    pub units: u64,
-    /// The samples' ticks, overhead subtracted.
-    pub ticks: Summary,
-    /// The samples' PMU cycles, where counted.
-    pub cycles: Option<Summary>,
-    /// Buffer offset of the first wrong word afterwards, if any.
-    pub bad: Option<u64>,
-    /// The state the point started from.
-    pub start: Start,
-    /// Maintenance kernels: the lines each timed pass found.
-    pub lines: Option<Lines>,
-    /// The PMU events of the fastest sample, where events are counted.
-    pub events: Option<Counts>,
-}
-
-/// Whether the lay and check loops find what they must: a window of `normal-wb` laid with
-/// each pattern checks clean, and one wrong word planted in its assembly part, then in the
-/// words after it, is found at its offset. Leaves test data in the window.
-pub(super) fn check_works(wb: &Alias) -> bool {
-    let Some(w) = wb.window(0, 4096 + 24) else {
-        return false;
-    };
-    [PATTERN, WRITTEN].into_iter().all(|p| {
-        [8, 2040, 4088, 4096, 4112].into_iter().all(|bad| {
-            w.lay(p);
-            let clean = w.first_mismatch(p).is_none();
-            w.fill(|off| if off == bad { !p.at(off) } else { p.at(off) });
-            clean && w.first_mismatch(p) == Some(bad) && w.mismatches(|o| p.at(o)).0 == 1
-        })
-    })
 }
 
 impl Engine<'_> {

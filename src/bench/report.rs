@@ -1,27 +1,47 @@
 //! What the engine reports: the cache geometry it plans from, one `result` record per point
-//! (measured or skipped, written here only), and one table per kernel.
+//! (measured or skipped, written here only, from a [`Point`]), and one table per kernel.
 
-use super::point::Point;
-use super::{Cells, Clock};
-use crate::arch;
+use super::plan::{Cells, Clock};
+use crate::arch::cpu;
 use crate::console::Console;
 use crate::memory::Alias;
-use crate::{say, say_inline};
+use crate::{run, say, say_inline};
 use mairbench_core::format::{Bytes, Decimal};
 use mairbench_core::kernel::{KernelSpec, Unit};
 use mairbench_core::memtype::{self, MEMTYPES};
 use mairbench_core::paging::Granule;
+use mairbench_core::pmu::Counts;
 use mairbench_core::record::Record;
 use mairbench_core::schema;
-use mairbench_core::stats;
-use mairbench_core::sweep::{Lines, Sizes, MAX_SIZES};
+use mairbench_core::stats::{self, Summary};
+use mairbench_core::sweep::{Lines, Sizes, Start, MAX_SIZES};
+
+/// A measured point, as the report needs it.
+pub(super) struct Point {
+    /// Passes per sample.
+    pub passes: u64,
+    /// Units one pass counts.
+    pub units: u64,
+    /// The samples' ticks, overhead subtracted.
+    pub ticks: Summary,
+    /// The samples' PMU cycles, where counted.
+    pub cycles: Option<Summary>,
+    /// Buffer offset of the first wrong word afterwards, if any.
+    pub bad: Option<u64>,
+    /// The state the point started from.
+    pub start: Start,
+    /// Maintenance kernels: the lines each timed pass found.
+    pub lines: Option<Lines>,
+    /// The PMU events of the fastest sample, where events are counted.
+    pub events: Option<Counts>,
+}
 
 /// Reports the data and unified caches (CLIDR_EL1, CCSIDR_EL1); returns the last level's size.
 pub(super) fn caches() -> Option<u64> {
-    let ccidx = arch::ccsidr(0, false).1;
+    let ccidx = cpu::ccsidr(0, false).1;
     let (levels, count) =
-        mairbench_core::cache::levels(arch::clidr(), ccidx, |level, instruction| {
-            arch::ccsidr(level, instruction).0
+        mairbench_core::cache::levels(cpu::clidr(), ccidx, |level, instruction| {
+            cpu::ccsidr(level, instruction).0
         });
     let levels = levels.get(..count).unwrap_or(&[]);
     for l in levels {
@@ -185,7 +205,7 @@ impl Table {
         };
         say!("");
         say!("{} ({unit} of {reps}): {}", spec.name, spec.summary);
-        if crate::emulated() {
+        if run::emulated() {
             say!("  (emulated: QEMU models no caches; these timings do not reflect memory types)");
         }
         if spec.granule == Granule::Block {

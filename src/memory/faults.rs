@@ -2,7 +2,8 @@
 //! survived; and, on request, what real cores fault on in Device memory.
 
 use super::Memory;
-use crate::arch::{self, exceptions::Fault};
+use crate::arch::exceptions::Fault;
+use crate::arch::{mmu, probes};
 use crate::console::Console;
 use crate::{run, say};
 use mairbench_core::esr::{self, Class, FaultStatus};
@@ -82,21 +83,21 @@ impl Memory {
             Case {
                 test: "guard-page-load",
                 va: self.image.stack_guard,
-                fault: refused(arch::try_load_unmapped(self.image.stack_guard)),
+                fault: refused(mmu::try_load_unmapped(self.image.stack_guard)),
                 expected: FaultStatus::Translation,
                 write: false,
             },
             Case {
                 test: "text-store",
                 va: text_word,
-                fault: refused(arch::try_store_text(text_word)),
+                fault: refused(probes::try_store_text(text_word)),
                 expected: FaultStatus::Permission,
                 write: true,
             },
             Case {
                 test: "unmapped-load",
                 va: self.unmapped_va,
-                fault: refused(arch::try_load_unmapped(self.unmapped_va)),
+                fault: refused(mmu::try_load_unmapped(self.unmapped_va)),
                 expected: FaultStatus::Translation,
                 write: false,
             },

@@ -7,27 +7,28 @@
 //! made of 2 MiB blocks (the latency chase runs on those: over MiBs of 4 KiB pages it would
 //! time page walks, not memory).
 //!
-//! - [`layout`]: what is mapped where, and the memory map report;
+//! - [`layout`]: what is mapped where;
 //! - [`setup`]: places the buffer, builds the tables, turns the MMU on;
+//! - [`report`]: the memory map as the report shows it;
 //! - [`proof`]: `AT S1E1R` on every alias, judged by `mairbench_core::proof`;
 //! - [`coherence`]: data written through each alias read back through every other;
-//! - [`faults`]: the faults the memory map promises, and the Device-memory probes.
+//! - [`faults`]: the faults the memory map promises, and the Device-memory probes;
+//! - [`maintenance`]: what `DC CVAC` and `DC IVAC` do, for the `maintenance` verdict.
 
 pub mod coherence;
 pub mod faults;
 pub mod layout;
 pub mod maintenance;
 pub mod proof;
+pub mod report;
 pub mod setup;
 
 use crate::arch::buffer::Window;
-use crate::arch::ImageLayout;
+use crate::arch::image::ImageLayout;
 use mairbench_core::memtype::{Class, MemType, MEMTYPES};
 use mairbench_core::paging::{Granule, Layout};
 use mairbench_core::placement::Placement;
 use mairbench_core::platform::MemRegion;
-
-pub use setup::{setup, Request, DEFAULT_BUFFER};
 
 /// Buffer aliases: one of 4 KiB pages per memory type, then one of 2 MiB blocks per type.
 pub const ALIASES: usize = 2 * MEMTYPES.len();

@@ -4,7 +4,8 @@
 
 use super::layout::{self, IdentityMap, MIB};
 use super::{Alias, Memory, ALIASES};
-use crate::arch::{self, mmu, ImageLayout};
+use crate::arch::image::{image_layout, ImageLayout};
+use crate::arch::{mmu, smp};
 use crate::{run, say};
 use mairbench_core::format::Bytes;
 use mairbench_core::memtype::{self, MEMTYPES};
@@ -38,7 +39,7 @@ pub fn setup(
     dtb: Option<(usize, &'static [u8])>,
     request: Request,
 ) -> Result<Memory, &'static str> {
-    let image = arch::image_layout();
+    let image = image_layout();
     let ram = platform
         .ram_regions()
         .iter()
@@ -53,7 +54,7 @@ pub fn setup(
     let tables_total = pool.len();
 
     // 1. The firmware's own identity map.
-    let secondaries = request.secondaries.min(arch::smp::SECONDARY_BLOCKS);
+    let secondaries = request.secondaries.min(smp::SECONDARY_BLOCKS);
     let regions = layout::identity_map(&image, platform.console.base, dtb_range, secondaries);
 
     // 2. The buffer, shrunk until the pool can map it.
@@ -115,7 +116,7 @@ pub fn setup(
     }
 
     // 4. The switch: checked against the tables, then on.
-    let blocks = secondaries;
+    let blocks = smp::start::secondaries(secondaries);
     let dtb_blob = dtb.map(|(_, blob)| blob);
     let windows = mmu::activate(
         &mapper,

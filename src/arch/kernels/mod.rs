@@ -6,8 +6,9 @@
 //! check the rest, so safe code cannot run a loop over anything else.
 
 use super::buffer::{Chain, Window};
+use super::cache::dcache_line;
+use super::cpu::{ticks, zva_block_size};
 use super::pmu::{self, Events};
-use super::{mmu, ticks};
 use aarch64_cpu::asm::barrier::{dsb, SY};
 use mairbench_core::pmu::Counts;
 
@@ -151,26 +152,26 @@ impl Loop {
     /// `DC ZVA` over the window (a multiple of 4 blocks, block-aligned); `None` where DC ZVA
     /// is prohibited (DCZID_EL0.DZP).
     pub fn zva(w: &Window) -> Option<Loop> {
-        let block = super::zva_block_size()?;
+        let block = zva_block_size()?;
         fits(w, 4 * block, block).map(|(va, len)| Loop(Body::Zva { va, len, block }))
     }
 
     /// `DC CIVAC` per cache line of the window, then DSB.
     pub fn civac(w: &Window) -> Option<Loop> {
-        let line = mmu::dcache_line();
+        let line = dcache_line();
         fits(w, line, line).map(|(va, len)| Loop(Body::Civac { va, len, line }))
     }
 
     /// `DC CVAC` per cache line of the window, then DSB.
     pub fn cvac(w: &Window) -> Option<Loop> {
-        let line = mmu::dcache_line();
+        let line = dcache_line();
         fits(w, line, line).map(|(va, len)| Loop(Body::Cvac { va, len, line }))
     }
 
     /// `DC IVAC` per cache line of the window, then DSB: dirty data in it is lost (the
     /// window holds test data only).
     pub fn ivac(w: &Window) -> Option<Loop> {
-        let line = mmu::dcache_line();
+        let line = dcache_line();
         fits(w, line, line).map(|(va, len)| Loop(Body::Ivac { va, len, line }))
     }
 

@@ -1,0 +1,75 @@
+//! The CPU running the code: identification, the virtual counter, waiting for good, and the
+//! cache geometry and `DC ZVA` block its ID registers report.
+
+/// Identification of the CPU running the firmware.
+#[derive(Clone, Copy, Debug)]
+pub struct CpuId {
+    /// MIDR_EL1: implementer, part number, revision.
+    pub midr: u64,
+    /// MPIDR_EL1: affinity of this core.
+    pub mpidr: u64,
+    /// CNTFRQ_EL0: frequency of the generic timer, Hz.
+    pub cntfrq: u64,
+    /// The exception level the firmware runs at now.
+    pub el: u64,
+}
+
+/// Reads the CPU identification registers.
+pub fn cpu_id() -> CpuId {
+    use aarch64_cpu::registers::{CurrentEL, Readable, CNTFRQ_EL0, MIDR_EL1, MPIDR_EL1};
+    CpuId {
+        midr: MIDR_EL1.get(),
+        mpidr: MPIDR_EL1.get(),
+        cntfrq: CNTFRQ_EL0.get(),
+        el: CurrentEL.read(CurrentEL::EL),
+    }
+}
+
+/// The virtual counter CNTVCT_EL0, ordered after the instructions before it.
+pub fn ticks() -> u64 {
+    use aarch64_cpu::registers::{Readable, CNTVCT_EL0};
+    aarch64_cpu::asm::barrier::isb(aarch64_cpu::asm::barrier::SY);
+    CNTVCT_EL0.get()
+}
+
+/// Waits for events forever: the last resort when no way to stop the machine exists.
+pub fn park() -> ! {
+    loop {
+        aarch64_cpu::asm::wfe();
+    }
+}
+
+/// CLIDR_EL1: which cache levels exist and of what type.
+pub fn clidr() -> u64 {
+    use aarch64_cpu::registers::{Readable, CLIDR_EL1};
+    CLIDR_EL1.get()
+}
+
+/// CCSIDR_EL1 of cache `level` (0-based), instruction or data/unified side, and whether it
+/// uses the 64-bit FEAT_CCIDX format (ID_AA64MMFR2_EL1.CCIDX).
+pub fn ccsidr(level: u8, instruction: bool) -> (u64, bool) {
+    use aarch64_cpu::registers::{Readable, Writeable, CCSIDR_EL1, CSSELR_EL1, ID_AA64MMFR2_EL1};
+    CSSELR_EL1.set(u64::from(level & 7) << 1 | u64::from(instruction));
+    aarch64_cpu::asm::barrier::isb(aarch64_cpu::asm::barrier::SY);
+    let ccidx = ID_AA64MMFR2_EL1.read(ID_AA64MMFR2_EL1::CCIDX) != 0;
+    (CCSIDR_EL1.get(), ccidx)
+}
+
+/// The data and unified cache levels CLIDR_EL1 and CCSIDR_EL1 report, innermost first, and
+/// how many of the entries are levels.
+pub fn cache_levels() -> (
+    [mairbench_core::cache::CacheLevel; mairbench_core::cache::MAX_LEVELS],
+    usize,
+) {
+    let ccidx = ccsidr(0, false).1;
+    mairbench_core::cache::levels(clidr(), ccidx, |level, instruction| {
+        ccsidr(level, instruction).0
+    })
+}
+
+/// The block size `DC ZVA` zeroes, in bytes, or `None` where DCZID_EL0.DZP prohibits it.
+pub fn zva_block_size() -> Option<u64> {
+    use super::sysreg::{DCZID, DCZID_EL0};
+    use tock_registers::interfaces::Readable;
+    (!DCZID.is_set(DCZID_EL0::DZP)).then(|| 4 << DCZID.read(DCZID_EL0::BS))
+}

@@ -1,0 +1,53 @@
+//! State shared between the main flow and the exception handlers of a core ([`Global`]), and
+//! the run's results store, handed out once.
+
+use core::cell::UnsafeCell;
+
+/// A value shared between the main flow and the exception handlers of a core. Values are
+/// copied in and out whole with volatile accesses, so no reference into the cell ever exists
+/// and an exception taken between two accesses sees a whole value. Between cores a `Global`
+/// is handed over only through an atomic with Release/Acquire ordering, or (the translation
+/// regime) written back to memory before PSCI starts the reader (see `smp`): the boot CPU's
+/// state (console, tally, probes) is its own, each secondary reads only its job slot.
+pub struct Global<T: Copy>(UnsafeCell<T>);
+
+// SAFETY: interrupts stay masked, every access copies the whole value (see `get`/`set`) and
+// nothing is ever borrowed from the cell; a cell used by two cores is written by one before a
+// Release store (or before PSCI CPU_ON) and read by the other after the matching Acquire load
+// (or after it starts), so accesses never race.
+unsafe impl<T: Copy + Send> Sync for Global<T> {}
+
+impl<T: Copy> Global<T> {
+    /// A global with an initial value.
+    pub const fn new(value: T) -> Self {
+        Global(UnsafeCell::new(value))
+    }
+
+    /// A copy of the current value.
+    pub fn get(&self) -> T {
+        // SAFETY: the pointer comes from a live `UnsafeCell`, is aligned, and no reference
+        // into the cell exists (see the type's documentation).
+        unsafe { self.0.get().read_volatile() }
+    }
+
+    /// Replaces the value.
+    pub fn set(&self, value: T) {
+        // SAFETY: as in `get`.
+        unsafe { self.0.get().write_volatile(value) }
+    }
+}
+
+/// The run's results store (about 70 KiB, too large for a stack): in the image's BSS.
+static mut RESULTS: mairbench_core::results::Results = mairbench_core::results::Results::new();
+static RESULTS_TAKEN: Global<bool> = Global::new(false);
+
+/// The results store of the verdicts, handed out once; `None` afterwards.
+pub fn results_store() -> Option<&'static mut mairbench_core::results::Results> {
+    if RESULTS_TAKEN.get() {
+        return None;
+    }
+    RESULTS_TAKEN.set(true);
+    // SAFETY: `RESULTS_TAKEN` makes this the one reference ever made to `RESULTS`, which only
+    // the boot CPU's main flow uses (no exception handler or other CPU touches it).
+    Some(unsafe { &mut *core::ptr::addr_of_mut!(RESULTS) })
+}

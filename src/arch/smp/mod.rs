@@ -1,0 +1,25 @@
+//! Secondary CPUs: started with PSCI CPU_ON at `secondary_entry`, or released from their boot
+//! loader's spin table to `spin_table_entry` (boot/entry.S), they drop to EL1, take their own
+//! stacks, turn the MMU on with the boot CPU's translation regime and say hello through a
+//! per-CPU slot (with its own SCTLR/MAIR/TCR/TTBR0 for the boot CPU to compare). Then each
+//! waits for jobs, started together with the other CPUs of the job at one CNTVCT value: a
+//! measured loop, timed on the counter all cores share (start and end, so that the boot CPU
+//! knows the skew and the span of the whole job); a stream that runs until stopped (load for
+//! the boot CPU's measurement); or one round of the shared-line test.
+//!
+//! Every per-CPU size derives from `mairbench_core::platform::MAX_CPUS`: one stack block,
+//! one slot of each table below per CPU; block 0 is the boot CPU's (it has its own stacks).
+//!
+//! - [`start`]: the stacks, starting a CPU (PSCI, spin table), its hello (online);
+//! - [`jobs`]: the job mailbox the started CPUs serve (post, start together, run, report).
+
+pub mod jobs;
+pub mod start;
+
+use mairbench_core::platform::MAX_CPUS;
+
+/// Stack blocks for secondary CPUs: 1..=SECONDARY_BLOCKS.
+pub const SECONDARY_BLOCKS: usize = MAX_CPUS - 1;
+/// Bytes of one secondary CPU's stack block: `[guard 4 KiB][stack 16 KiB][guard 4 KiB]
+/// [exception stack 8 KiB]`. boot/entry.S gets it as `SECONDARY_BLOCK` (see `arch`).
+pub const BLOCK: u64 = 0x8000;

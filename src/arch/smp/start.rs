@@ -1,0 +1,309 @@
+//! Starting the secondary CPUs: their stack blocks, the boot CPU's translation regime
+//! published for them, PSCI CPU_ON or the spin-table release, and the hello each says
+//! (`online`) before it serves jobs ([`super::jobs`]).
+
+use super::{BLOCK, SECONDARY_BLOCKS};
+use crate::arch::global::Global;
+use crate::arch::image::image_layout;
+use crate::arch::timer::Deadline;
+use crate::arch::{cache, cpu, exceptions, mmu};
+use core::sync::atomic::{AtomicU64, Ordering};
+use mairbench_core::platform::{PsciConduit, MAX_CPUS};
+
+/// One CPU's stack block, page-aligned so its guard pages can stay unmapped.
+#[repr(C, align(4096))]
+struct StackBlock([u8; BLOCK as usize]);
+
+/// The secondary CPUs' stack blocks. Rust never reads or writes them (only their address is
+/// taken); each CPU's entry code points its stack pointers into its own block. `linker.ld`
+/// puts the section in the image's NOLOAD stacks, so it costs no bytes in the file.
+#[export_name = "__secondary_stacks"]
+#[link_section = ".stacks.secondary"]
+static mut SECONDARY_STACKS: [StackBlock; SECONDARY_BLOCKS] =
+    [const { StackBlock([0; BLOCK as usize]) }; SECONDARY_BLOCKS];
+
+const _: () = assert!(core::mem::size_of::<StackBlock>() as u64 == BLOCK);
+const _: () = assert!(BLOCK.is_multiple_of(4096) && BLOCK >= 8 * 4096);
+
+/// The boot CPU's regime and how many stack blocks its tables map (checked by
+/// `mmu::activate`), cleaned to memory so that a CPU with its MMU off can read them.
+static REGIME: Global<Option<(mmu::Regime, usize)>> = Global::new(None);
+
+/// Per stack block: 0 until the CPU is up, then `1 | entry_el << 1`.
+static ONLINE: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+/// Per stack block: the CPU's own MPIDR_EL1 and MIDR_EL1, written before `ONLINE`.
+static CPU_MPIDR: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+static CPU_MIDR: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+/// Per stack block: the CPU's translation-regime registers with its MMU on, written before
+/// `ONLINE`.
+static CPU_REGS: [Global<Regs>; MAX_CPUS] = [const {
+    Global::new(Regs {
+        sctlr: 0,
+        mair: 0,
+        tcr: 0,
+        ttbr0: 0,
+    })
+}; MAX_CPUS];
+
+/// The registers that make a CPU's view of memory: every CPU must hold the same values for
+/// the memory types, shareability and tables to agree between cores.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Regs {
+    /// SCTLR_EL1: MMU, caches, alignment checks.
+    pub sctlr: u64,
+    /// MAIR_EL1: the eight memory attributes.
+    pub mair: u64,
+    /// TCR_EL1: granule, sizes, table-walk cacheability and shareability.
+    pub tcr: u64,
+    /// TTBR0_EL1: the tables (and ASID).
+    pub ttbr0: u64,
+}
+
+impl Regs {
+    /// The registers' names, in the order of [`Regs::values`].
+    pub const NAMES: [&'static str; 4] = ["SCTLR_EL1", "MAIR_EL1", "TCR_EL1", "TTBR0_EL1"];
+
+    /// The values, in the order of [`Regs::NAMES`].
+    pub fn values(&self) -> [u64; 4] {
+        [self.sctlr, self.mair, self.tcr, self.ttbr0]
+    }
+
+    /// The calling CPU's own.
+    pub fn own() -> Regs {
+        use aarch64_cpu::registers::{Readable, MAIR_EL1, SCTLR_EL1, TCR_EL1, TTBR0_EL1};
+        Regs {
+            sctlr: SCTLR_EL1.get(),
+            mair: MAIR_EL1.get(),
+            tcr: TCR_EL1.get(),
+            ttbr0: TTBR0_EL1.get(),
+        }
+    }
+}
+
+/// Per stack block: `SPIN_KEY | (MPIDR & AFFINITY)` of the CPU a spin table releases into
+/// it. `spin_table_entry` (boot/entry.S) looks its own MPIDR up here, with its MMU off, to
+/// find its block; each entry is cleaned to memory before the CPU is released.
+#[export_name = "mb_spin_mpidr"]
+static SPIN_MPIDR: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+/// Marks a used entry of `SPIN_MPIDR` (an MPIDR never has bit 63 set).
+const SPIN_KEY: u64 = 1 << 63;
+/// MPIDR_EL1's affinity fields: Aff3 \[39:32\] and Aff2..Aff0 \[23:0\].
+pub const AFFINITY: u64 = 0xff_00ff_ffff;
+
+/// Where the secondary stacks live: (start of the area, bytes per CPU).
+pub fn stack_area() -> (u64, u64) {
+    (core::ptr::addr_of!(SECONDARY_STACKS) as u64, BLOCK)
+}
+
+/// The stack and the exception stack of stack block `block` (1..=SECONDARY_BLOCKS), as
+/// `[start, end)`: the block is `[guard][stack 16 KiB][guard][exception stack 8 KiB]`.
+pub fn stacks(block: usize) -> [(u64, u64); 2] {
+    const PAGE: u64 = 4096;
+    let (area, size) = stack_area();
+    let base = area + (block as u64).saturating_sub(1) * size;
+    [
+        (base + PAGE, base + 5 * PAGE),
+        (base + 6 * PAGE, base + 8 * PAGE),
+    ]
+}
+
+/// Publishes the translation regime for the secondaries (written back to memory), whose
+/// tables map the stacks of blocks `1..=blocks`.
+fn publish(regime: mmu::Regime, blocks: usize) {
+    REGIME.set(Some((regime, blocks)));
+    let at = core::ptr::addr_of!(REGIME) as u64;
+    cache::clean_invalidate(at, core::mem::size_of_val(&REGIME) as u64);
+    // Only now, with the whole regime in memory, may a waiting CPU read it: a CPU that read
+    // it while it was being written could see half of it.
+    PUBLISHED.store(1, Ordering::Release);
+    cache::clean_invalidate(core::ptr::addr_of!(PUBLISHED) as u64, 8);
+    aarch64_cpu::asm::sev(); // spin-table CPUs released earlier wait for it
+}
+
+/// 1 once `REGIME` is whole in memory (see `publish`).
+static PUBLISHED: AtomicU64 = AtomicU64::new(0);
+
+/// What [`mmu::activate`] needs to know of the first `count` secondary CPUs: their stacks, to
+/// check that the tables map them, and `publish`, to hand them the checked regime.
+pub fn secondaries(count: usize) -> mmu::Secondaries {
+    mmu::Secondaries {
+        count,
+        stacks,
+        publish,
+    }
+}
+
+/// How one secondary CPU is started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// PSCI CPU_ON through this conduit.
+    Psci(PsciConduit),
+    /// Its boot loader's spin table: the entry address goes to `release` (physical).
+    SpinTable {
+        /// The CPU's `cpu-release-addr`.
+        release: u64,
+    },
+}
+
+/// Why a CPU is not running.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotStarted {
+    /// PSCI refused, with its error code.
+    Refused(i64),
+    /// The call trapped: no PSCI after all.
+    Trapped,
+    /// Started, but the CPU did not report within the wait.
+    Silent,
+    /// Its stack block is beyond those the tables map.
+    NoStack,
+    /// Its spin table's release address lies in the image or is unaligned (or the MMU was
+    /// already on).
+    BadRelease,
+}
+
+/// A secondary CPU that reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Up {
+    /// Exception level it was started in.
+    pub entry_el: u64,
+    /// Its own MPIDR_EL1.
+    pub mpidr: u64,
+    /// Its own MIDR_EL1 (multi-cluster parts differ).
+    pub midr: u64,
+    /// Its translation-regime registers, read by itself with its MMU on.
+    pub regs: Regs,
+}
+
+/// Starts the CPU `mpidr` on stack block `block` (1..=SECONDARY_BLOCKS) with `method`,
+/// without waiting for it (see [`wait_online`]).
+pub fn launch(method: Method, mpidr: u64, block: usize) -> Result<(), NotStarted> {
+    extern "C" {
+        fn secondary_entry();
+    }
+    let mapped = REGIME.get().map_or(0, |(_, blocks)| blocks);
+    if !(1..=SECONDARY_BLOCKS.min(mapped)).contains(&block) {
+        return Err(NotStarted::NoStack);
+    }
+    match method {
+        Method::Psci(conduit) => {
+            let entry = secondary_entry as *const () as u64;
+            let call = || match conduit {
+                PsciConduit::Hvc => smccc::psci::cpu_on::<smccc::Hvc>(mpidr, entry, block as u64),
+                PsciConduit::Smc => smccc::psci::cpu_on::<smccc::Smc>(mpidr, entry, block as u64),
+            };
+            // SAFETY: the only instruction that may trap is the conduit's HVC or SMC inside
+            // the smccc call; stepping over it leaves the call returning garbage, ignored.
+            match unsafe { exceptions::probe(call) } {
+                Err(_) => Err(NotStarted::Trapped),
+                Ok(Err(e)) => Err(NotStarted::Refused(i64::from(e))),
+                Ok(Ok(())) => Ok(()),
+            }
+        }
+        // Released earlier, with the MMU off: see `release`.
+        Method::SpinTable { .. } => Ok(()),
+    }
+}
+
+/// Releases the CPU `mpidr` from its boot loader's spin table into stack block `block`:
+/// its MPIDR goes to `mb_spin_mpidr[block]` (where `spin_table_entry` looks itself up), the
+/// entry address to its release word `release`, then DSB SY and SEV. Done with the MMU off,
+/// before the tables exist, so that no release page needs mapping: the CPU waits in
+/// `secondary_main` until the boot CPU publishes its translation regime.
+pub fn release(mpidr: u64, block: usize, release: u64) -> Result<(), NotStarted> {
+    use aarch64_cpu::registers::{Readable, SCTLR_EL1};
+    extern "C" {
+        fn spin_table_entry();
+    }
+    let image = image_layout();
+    let slot = SPIN_MPIDR
+        .get(block)
+        .filter(|_| (1..=SECONDARY_BLOCKS).contains(&block))
+        .ok_or(NotStarted::NoStack)?;
+    let in_image = (image.start..image.end).contains(&release);
+    if SCTLR_EL1.is_set(SCTLR_EL1::M) || in_image || !release.is_multiple_of(8) {
+        return Err(NotStarted::BadRelease);
+    }
+    slot.store(SPIN_KEY | (mpidr & AFFINITY), Ordering::Release);
+    cache::clean_invalidate(slot as *const AtomicU64 as u64, 8);
+    let entry = spin_table_entry as *const () as u64;
+    // SAFETY: the device tree names `release` as this CPU's `cpu-release-addr`: a word its
+    // boot loader's spin loop polls and that nothing of the firmware uses (it is outside the
+    // image, checked above); the MMU is off (checked), so it is a physical address, aligned.
+    unsafe { core::ptr::write_volatile(release as *mut u64, entry) };
+    cache::clean_invalidate(release, 8);
+    aarch64_cpu::asm::sev();
+    Ok(())
+}
+
+/// Waits until every block of `blocks` has reported or `wait_ns` nanoseconds have passed.
+pub fn wait_online(blocks: impl Iterator<Item = usize> + Clone, wait_ns: u64) {
+    let deadline = Deadline::after_ns(wait_ns);
+    let up = |b: usize| {
+        ONLINE
+            .get(b)
+            .is_some_and(|w| w.load(Ordering::Acquire) != 0)
+    };
+    while !blocks.clone().all(up) && !deadline.expired() {
+        core::hint::spin_loop();
+    }
+}
+
+/// The CPU of stack block `block`, if it has reported.
+pub fn online(block: usize) -> Option<Up> {
+    let word = ONLINE.get(block)?.load(Ordering::Acquire);
+    (word != 0).then(|| Up {
+        entry_el: (word >> 1) & 3,
+        mpidr: CPU_MPIDR
+            .get(block)
+            .map_or(0, |m| m.load(Ordering::Relaxed)),
+        midr: CPU_MIDR.get(block).map_or(0, |m| m.load(Ordering::Relaxed)),
+        regs: CPU_REGS.get(block).map_or(Regs::default(), Global::get),
+    })
+}
+
+/// `mairbench.selftest=caches-off`: turns this CPU's data cache off for the measurements, when
+/// no secondary CPU is running yet (spin-table CPUs released early may already be). Returns
+/// the DC CISW operations of the set/way clean, or why it was not done.
+pub fn data_cache_off() -> Result<u64, &'static str> {
+    if (1..=SECONDARY_BLOCKS).any(|b| online(b).is_some()) {
+        return Err("secondary CPUs already run with their caches on");
+    }
+    // SAFETY: no secondary CPU has reported, and the caller starts none before this returns
+    // (the boot CPU is the only one running mairbench code).
+    Ok(unsafe { mmu::data_cache_off() })
+}
+
+/// Rust entry of a secondary CPU (from boot/entry.S), on its own stacks, MMU off.
+#[no_mangle]
+extern "C" fn secondary_main(block: u64, entry_el: u64) -> ! {
+    use aarch64_cpu::registers::{Readable, MIDR_EL1, MPIDR_EL1};
+    // A CPU released from a spin table may arrive before the boot CPU has built its tables:
+    // it waits for them (the boot CPU publishes them to memory, then SEV).
+    while PUBLISHED.load(Ordering::Acquire) == 0 {
+        aarch64_cpu::asm::wfe();
+    }
+    match REGIME.get() {
+        Some((regime, blocks)) if (1..=blocks).contains(&(block as usize)) => {
+            let (area, size) = stack_area();
+            let own = area + block.saturating_sub(1) * size;
+            // SAFETY: the boot CPU's regime, which `mmu::activate` checked identity-maps the
+            // image and the stacks of blocks 1..=blocks (this block among them); this CPU
+            // has run with its caches off, so memory holds the truth for its stacks.
+            unsafe { mmu::enable(&regime, &[(own, size)]) };
+            let b = block as usize;
+            if let (Some(slot), Some(mpidr), Some(midr), Some(regs)) = (
+                ONLINE.get(b),
+                CPU_MPIDR.get(b),
+                CPU_MIDR.get(b),
+                CPU_REGS.get(b),
+            ) {
+                mpidr.store(MPIDR_EL1.get() & AFFINITY, Ordering::Relaxed);
+                midr.store(MIDR_EL1.get(), Ordering::Relaxed);
+                regs.set(Regs::own());
+                slot.store(1 | (entry_el & 3) << 1, Ordering::Release);
+            }
+            super::jobs::serve(block as usize)
+        }
+        _ => cpu::park(),
+    }
+}

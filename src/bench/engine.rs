@@ -1,0 +1,226 @@
+//! The engine of one run: what it holds (memory, clock, plan, progress, the chase and pattern
+//! kept between points, the results), how it is planned from the options and the caches
+//! (reported as it is), and which kernels, types and aliases it runs.
+
+use super::data::check_works;
+use super::plan::{Clock, Plan, SAMPLE_BYTES};
+use super::report;
+use crate::arch::buffer::{Chain, Window};
+use crate::arch::pmu::Events;
+use crate::arch::timer::Deadline;
+use crate::arch::{cache, cpu, kernels};
+use crate::console::Console;
+use crate::memory::{Alias, Memory};
+use crate::{run, say};
+use mairbench_core::bootargs::Options;
+use mairbench_core::format::Bytes;
+use mairbench_core::kernel::{self, Kernel, KernelSpec};
+use mairbench_core::memtype::Class;
+use mairbench_core::paging::Granule;
+use mairbench_core::record::Record;
+use mairbench_core::results::Results;
+use mairbench_core::schema;
+use mairbench_core::stats::MAX_REPS;
+use mairbench_core::sweep;
+
+const DEFAULT_REPS: u32 = 3;
+const QUICK_REPS: u32 = 3;
+/// Most time between two progress lines.
+pub(super) const PROGRESS_NS: u64 = 2_000_000_000;
+
+/// How far the sweep is, for the progress line.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Progress {
+    /// Points the sweep has.
+    pub points: u32,
+    /// Points done (measured or skipped).
+    pub done: u32,
+    /// When the next progress line is due.
+    pub next: Deadline,
+}
+
+/// The engine for one run.
+pub struct Engine<'m> {
+    pub(super) mem: &'m Memory,
+    pub(super) clock: Clock,
+    pub(super) plan: Plan,
+    pub(super) progress: Progress,
+    /// Points whose data was wrong afterwards.
+    pub(super) failures: u32,
+    /// The pointer chase laid in the buffer, kept from alias to alias at the same size.
+    pub(super) chase: Option<Chain>,
+    /// The `normal-wb` window last verified to hold the read kernels' pattern, while nothing
+    /// else has written the buffer: a read at the same size need not lay it again.
+    pub(super) laid: Option<Window>,
+    /// Whether the data check finds planted wrong words (else every point fails its check).
+    pub(super) check_works: bool,
+    /// Every point's value (and PMU counts), for the verdicts.
+    pub(super) results: &'m mut Results,
+}
+
+impl<'m> Engine<'m> {
+    /// Plans the sweep from the options, the caches and the buffer, and reports the plan.
+    /// `cycles`: PMCCNTR_EL0 counts; `events`: the PMU events to count around every sample;
+    /// `results`: where the points are kept for the verdicts.
+    pub fn new(
+        mem: &'m Memory,
+        options: &Options,
+        cycles: bool,
+        events: Option<Events>,
+        results: &'m mut Results,
+    ) -> Self {
+        let llc = report::caches();
+        let max = mem.buffer.size;
+        let sizes = match (options.sizes, options.quick) {
+            (Some((lo, hi)), _) => sweep::plan(lo, hi, max),
+            (None, true) => sweep::plan_quick(max),
+            (None, false) => sweep::plan(4 << 10, sweep::default_upper(llc, max), max),
+        };
+        if let Some(cap) = options.sizes.and_then(|(_, hi)| sweep::capped(hi, max)) {
+            run::warn("bootargs");
+            say!(
+                "bootargs: option 'mairbench.sizes': sizes above {} left out: the buffer is {} \
+                 (mairbench.buffer=)",
+                mairbench_core::format::Bytes(cap),
+                mairbench_core::format::Bytes(max)
+            );
+        }
+        let default_reps = if options.quick {
+            QUICK_REPS
+        } else {
+            DEFAULT_REPS
+        };
+        let plan = Plan {
+            sizes,
+            reps: options
+                .reps
+                .unwrap_or(default_reps)
+                .clamp(1, MAX_REPS as u32),
+            kernels: options.kernels,
+            types: options.types,
+            quick: options.quick,
+            line: cache::dcache_line(),
+            zva: cpu::zva_block_size(),
+            llc,
+        };
+        let freq = cpu::cpu_id().cntfrq.max(1);
+        let clock = Clock {
+            freq,
+            overhead: kernels::timer_overhead(),
+            min_ticks: sweep::min_sample_ticks(freq),
+            cycles,
+            events,
+        };
+        let mut engine = Engine {
+            mem,
+            clock,
+            plan,
+            progress: Progress {
+                points: 0,
+                done: 0,
+                next: Deadline::after_ns(PROGRESS_NS),
+            },
+            failures: 0,
+            chase: None,
+            laid: None,
+            check_works: check_works(mem.wb()),
+            results,
+        };
+        engine.results.reset(sizes);
+        if !engine.check_works {
+            say!("FAIL integrity: the data check does not find wrong words planted in normal-wb");
+        }
+        let (kernels, types) = (engine.kernels().count(), engine.types().count());
+        let rows: usize = engine
+            .kernels()
+            .map(|k| engine.aliases_for(k).count())
+            .sum();
+        engine.progress.points = (rows * sizes.len()) as u32;
+        say!(
+            "benchmark: {kernels} kernels x {types} memory types x {} sizes ({} to {}), {} reps; MB = 10^6 B",
+            sizes.len(),
+            Bytes(sizes.iter().next().unwrap_or(0)),
+            Bytes(sizes.iter().last().unwrap_or(0)),
+            plan.reps
+        );
+        for k in engine.kernels().filter(|k| k.granule == Granule::Block) {
+            say!(
+                "benchmark: {} on the 2 MiB-block aliases (over 4 KiB pages a random chase times \
+                 page walks), plus normal-wb on 4 KiB pages to show their cost; the other kernels \
+                 on 4 KiB pages",
+                k.name
+            );
+        }
+        let min_ns = sweep::ticks_to_ns(clock.min_ticks, clock.freq);
+        say!(
+            "timer: CNTVCT_EL0 at {} Hz, read overhead {} ticks (subtracted); samples of at least \
+             {} ticks ({}.{} us: >= {} ticks and >= {} us), passes sized on the warm-up; {}",
+            clock.freq,
+            clock.overhead,
+            clock.min_ticks,
+            min_ns / 1000,
+            min_ns % 1000 / 100,
+            sweep::MIN_SAMPLE_TICKS,
+            sweep::MIN_SAMPLE_NS / 1000,
+            if cycles {
+                "PMCCNTR_EL0 cycles too (under QEMU the PMU counts virtual nanoseconds, not cycles)"
+            } else {
+                "no usable PMU cycle counter"
+            }
+        );
+        let _ = Record::new(&mut Console, &schema::TIMER)
+            .u64("freq_hz", clock.freq)
+            .u64("overhead_ticks", clock.overhead)
+            .bool("pmu_cycles", cycles)
+            .u64("sample_bytes", SAMPLE_BYTES)
+            .u64("min_sample_ticks", clock.min_ticks)
+            .u64("min_sample_ns", min_ns)
+            .u64("reps", plan.reps.into())
+            .finish();
+        engine
+    }
+
+    /// Every measured point so far, for the verdicts.
+    pub fn results(&self) -> &Results {
+        self.results
+    }
+
+    /// The selected kernels, in table order.
+    pub(super) fn kernels(&self) -> impl Iterator<Item = &'static KernelSpec> {
+        kernel::selected(self.plan.kernels)
+    }
+
+    /// The page aliases of the selected memory types.
+    pub(super) fn types(&self) -> impl Iterator<Item = &'m Alias> {
+        let types = self.plan.types;
+        self.mem
+            .pages()
+            .iter()
+            .filter(move |a| types & (1 << a.memtype.index) != 0)
+    }
+
+    /// The aliases `spec` runs on, in the order of its table's rows: the selected types on
+    /// the kernel's granule (the kernel table), then for a kernel on blocks `normal-wb` on
+    /// pages (when selected), the one row that shows what the page walks cost.
+    pub(super) fn aliases_for(&self, spec: &KernelSpec) -> impl Iterator<Item = &'m Alias> {
+        let types = self.plan.types;
+        let selected = move |a: &&Alias| types & (1 << a.memtype.index) != 0;
+        let mem = self.mem;
+        let pages = (spec.granule == Granule::Block).then(|| mem.wb());
+        mem.of_granule(spec.granule)
+            .iter()
+            .chain(pages)
+            .filter(selected)
+    }
+
+    /// Why `spec` is not measured on `alias` at all, if it is not.
+    pub(super) fn skip(&self, spec: &KernelSpec, alias: &Alias) -> Option<&'static str> {
+        if spec.normal_only && alias.memtype.class() == Class::Device {
+            return Some("real cores take an alignment fault for DC ZVA to Device memory");
+        }
+        if spec.kernel == Kernel::FillZva && self.plan.zva.is_none() {
+            return Some("DC ZVA is prohibited here (DCZID_EL0.DZP)");
+        }
+        None
+    }
+}

@@ -1,0 +1,61 @@
+//! What the engine runs with, shared by its parts: the clock every sample is read from, the
+//! plan (what runs), and a kernel table's cells.
+
+use crate::arch::kernels;
+use crate::arch::pmu::Events;
+use mairbench_core::memtype::MEMTYPES;
+use mairbench_core::sweep::{Sizes, MAX_SIZES};
+
+/// Smallest timed sample of the multi-core scaling, in bytes moved (single-core points are
+/// sized by time instead: [`mairbench_core::sweep::min_sample_ticks`]).
+pub const SAMPLE_BYTES: u64 = 256 << 10;
+
+/// The clock every sample is read from.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Clock {
+    /// CNTFRQ_EL0, Hz.
+    pub freq: u64,
+    /// Ticks that reading the counter twice costs (subtracted from every sample).
+    pub overhead: u64,
+    /// Shortest timed sample, in ticks (`sweep::min_sample_ticks`).
+    pub min_ticks: u64,
+    /// Whether PMCCNTR_EL0 counts too.
+    pub cycles: bool,
+    /// The PMU events counted around every sample, if any.
+    pub events: Option<Events>,
+}
+
+impl Clock {
+    /// What every sample counts.
+    pub(super) fn meter(&self) -> kernels::Meter {
+        kernels::Meter {
+            cycles: self.cycles,
+            events: self.events,
+        }
+    }
+}
+
+/// What the run measures.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Plan {
+    /// The working-set sizes of the sweep.
+    pub sizes: Sizes,
+    /// Timed samples per point.
+    pub reps: u32,
+    /// The selected kernels (`mairbench_core::kernel` bits).
+    pub kernels: u16,
+    /// The selected memory types (bits by index).
+    pub types: u8,
+    /// A quick run (`mairbench.quick`).
+    pub quick: bool,
+    /// CTR_EL0.DminLine in bytes: the step of maintenance by VA.
+    pub line: u64,
+    /// DC ZVA's block, where allowed.
+    pub zva: Option<u64>,
+    /// The last-level cache's size, where reported (caps the chase's warm-up).
+    pub llc: Option<u64>,
+}
+
+/// Values of one kernel's table: per row (a memory type on the kernel's granule, then
+/// `normal-wb` on the other) and size column.
+pub(super) type Cells = [[Option<u64>; MAX_SIZES]; MEMTYPES.len() + 1];

@@ -1,0 +1,194 @@
+//! The start of the report: the `start` record and the human lines that say what was found
+//! (CPU, timer, platform, console, RAM, the UEFI stage) and what was assumed.
+
+use crate::arch::boot::{Boot, Psci};
+use crate::arch::cpu::CpuId;
+use crate::arch::uefi::Handoff;
+use crate::console::Console;
+use crate::{run, say};
+use mairbench_core::emulation::Emulation;
+use mairbench_core::platform::{ConsoleKind, Platform, PsciConduit};
+use mairbench_core::record::{self, Record};
+use mairbench_core::schema;
+
+/// What the start of the report describes besides the platform.
+pub struct Start<'a> {
+    /// What the entry code handed over.
+    pub boot: &'a Boot,
+    /// The boot CPU.
+    pub cpu: &'a CpuId,
+    /// Whether, and on whose word, the machine is emulated.
+    pub emulation: &'a Emulation<'a>,
+    /// Whether PSCI may be called.
+    pub psci: Psci,
+    /// Whether a semihosting host answers.
+    pub semihosting: bool,
+    /// The device tree found, with its address.
+    pub dtb: Option<(usize, &'static [u8])>,
+    /// The command line.
+    pub bootargs: &'a str,
+    /// Where the command line came from: "uefi", "dtb", "semihosting" or "none".
+    pub bootargs_from: &'a str,
+}
+
+impl Start<'_> {
+    /// The title line, the `start` record, then what was found on `platform`.
+    pub fn report(&self, platform: &Platform<'_>) {
+        let Start {
+            boot,
+            cpu,
+            emulation,
+            psci,
+            semihosting,
+            dtb,
+            bootargs,
+            bootargs_from,
+        } = *self;
+        let uefi = boot.uefi;
+        say!("");
+        say!(
+            "mairbench {} - what a memory type costs",
+            env!("CARGO_PKG_VERSION")
+        );
+        let mut console = Console;
+        let mut start = Record::new(&mut console, &schema::START)
+            .u64("schema", record::SCHEMA)
+            .str("version", env!("CARGO_PKG_VERSION"))
+            .u64("entry_el", boot.entry_el)
+            .u64("el", cpu.el)
+            .bool("entry_mmu", boot.entry_sctlr & 1 != 0)
+            .bool("entry_dcache", boot.entry_sctlr & (1 << 2) != 0)
+            .hex("midr", cpu.midr)
+            .hex("mpidr", cpu.mpidr)
+            .u64("cntfrq_hz", cpu.cntfrq)
+            .str("platform", platform.model)
+            .bool("emulated", emulation.emulated());
+        if let Some(host) = emulation.host {
+            start = start.str("host", host);
+        }
+        if emulation.emulated() {
+            start = start.strs("emulated_by", emulation.by());
+        }
+        let _ = start
+            .str("console", platform.console.kind.name())
+            .hex("console_base", platform.console.base)
+            .str("psci", platform.psci.map_or("none", PsciConduit::name))
+            .bool("semihosting", semihosting)
+            .hex("dtb", dtb.map_or(0, |(addr, _)| addr as u64))
+            .hex("image_base", boot.image_base as u64)
+            .hex("ram_base", platform.ram.base)
+            .u64("ram_size", platform.ram.size)
+            .str("bootargs", bootargs)
+            .str("bootargs_from", bootargs_from)
+            .str("firmware", if uefi.is_some() { "uefi" } else { "none" })
+            .str(
+                "tables",
+                uefi.map_or(if dtb.is_some() { "dtb" } else { "none" }, |h| {
+                    h.tables.name()
+                }),
+            )
+            .finish();
+        describe(
+            platform,
+            emulation,
+            cpu,
+            boot.entry_el,
+            boot.image_base,
+            boot.dtb_arg,
+        );
+        if let Some(handoff) = uefi {
+            describe_uefi(&handoff);
+        }
+        if let Some(hz) = boot.cntfrq_programmed {
+            say!("timer: CNTFRQ_EL0 read 0 at EL3; programmed {hz} Hz from /timer clock-frequency");
+        }
+        if let Psci::Unusable(conduit, why) = psci {
+            run::warn("psci");
+            say!(
+                "psci: {} unusable: {why}; no CPU_ON or SYSTEM_OFF through it",
+                conduit.name()
+            );
+        }
+    }
+}
+
+/// What the UEFI stage found: the tables, the memory map, how ExitBootServices went.
+fn describe_uefi(h: &Handoff) {
+    let map = h.memory_map();
+    say!(
+        "uefi: started as a UEFI application; tables: {}; memory map: {} descriptors, {} free \
+         after ExitBootServices, {} ranges not free (avoided); ExitBootServices after {} \
+         call(s); watchdog {}",
+        h.tables.name(),
+        map.descriptors,
+        mairbench_core::format::Bytes(map.usable_bytes),
+        map.reserved().len(),
+        h.exit_tries,
+        if h.watchdog_off {
+            "off"
+        } else {
+            "not disabled (SetWatchdogTimer failed)"
+        }
+    );
+    for problem in map.problems.iter() {
+        say!("uefi: {problem}");
+        run::warn("uefi-memory-map");
+    }
+    if let Some(note) = h.options_note {
+        say!("uefi: {note}");
+        run::warn("bootargs");
+    }
+    if !h.watchdog_off {
+        run::warn("uefi-watchdog");
+    }
+}
+
+/// The human-readable part of the start: what was found and what was assumed.
+fn describe(
+    p: &Platform<'_>,
+    emulation: &Emulation<'_>,
+    cpu: &CpuId,
+    entry_el: u64,
+    base: usize,
+    dtb_arg: usize,
+) {
+    say!(
+        "cpu: MIDR {:#x}, MPIDR {:#x}; entered at EL{entry_el}, running at EL{}",
+        cpu.midr,
+        cpu.mpidr,
+        cpu.el
+    );
+    say!(
+        "timer: CNTFRQ {} Hz ({} ns per tick)",
+        cpu.cntfrq,
+        1_000_000_000 / cpu.cntfrq.max(1)
+    );
+    say!("platform: {}; image at {base:#x}; x0 {dtb_arg:#x}", p.model);
+    say!(
+        "console: {} at {:#x}{}",
+        p.console.kind.name(),
+        p.console.base,
+        match p.console.kind {
+            ConsoleKind::Ns16550 { .. } => " (8250-style)",
+            _ => "",
+        }
+    );
+    say!(
+        "ram: {:#x}, {} MiB; psci: {}",
+        p.ram.base,
+        p.ram.size >> 20,
+        p.psci.map_or("none", PsciConduit::name)
+    );
+    for problem in p.problems.iter() {
+        let source = if problem.acpi() {
+            "acpi"
+        } else {
+            "device tree"
+        };
+        say!("{source}: {}", problem.message());
+    }
+    if emulation.emulated() {
+        say!("emulated machine: QEMU models no caches, so timings do not reflect memory types");
+        say!("emulated: said by {emulation}");
+    }
+}
