@@ -49,8 +49,8 @@ fn loop_of(disassembly: &str, symbol: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-#[test]
-fn streaming_loops_are_at_least_80_percent_loads_and_stores() {
+/// The firmware image, disassembled by the toolchain's llvm-objdump.
+fn disassembly() -> String {
     let objdump = Command::new("rustc")
         .args(["--print", "sysroot"])
         .output()
@@ -66,7 +66,43 @@ fn streaming_loops_are_at_least_80_percent_loads_and_stores() {
         .arg(common::firmware())
         .output()
         .unwrap();
-    let disassembly = String::from_utf8_lossy(&out.stdout);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The mnemonics of the image in address order, each with its line.
+fn instructions(disassembly: &str) -> Vec<(&str, &str)> {
+    disassembly
+        .lines()
+        .filter_map(|line| {
+            let (addr, rest) = line.trim().split_once(':')?;
+            u64::from_str_radix(addr.trim(), 16).ok()?;
+            Some((rest.split_whitespace().next()?, line))
+        })
+        .collect()
+}
+
+#[test]
+fn a_dsb_precedes_every_sev() {
+    // SEV wakes the other CPUs; without a DSB first, a woken CPU may read its word before
+    // the store that should wake it completes, and sleep again (a lost wake-up).
+    let d = disassembly();
+    let ins = instructions(&d);
+    let sevs: Vec<usize> = (0..ins.len()).filter(|&i| ins[i].0 == "sev").collect();
+    assert!(!sevs.is_empty(), "the image has no SEV at all");
+    for i in sevs {
+        let before = i.checked_sub(1).map(|j| ins[j]);
+        assert!(
+            before.is_some_and(|(m, _)| m == "dsb"),
+            "SEV without a DSB right before it: {:?} then {}",
+            before.map(|b| b.1),
+            ins[i].1
+        );
+    }
+}
+
+#[test]
+fn streaming_loops_are_at_least_80_percent_loads_and_stores() {
+    let disassembly = disassembly();
     for (symbol, forms) in [
         ("mb_k_read_ldp", &["ldp x"][..]),
         ("mb_k_write_stp", &["stp x"]),

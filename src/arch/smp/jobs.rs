@@ -179,7 +179,7 @@ fn post(blocks: &[usize], job: impl Fn(usize) -> Job) -> Option<u64> {
         JOBS.get(block)?.set(MaybeUninit::new(job(i)));
         POSTED.get(block)?.store(seq, Ordering::Release);
     }
-    aarch64_cpu::asm::sev();
+    super::wake();
     Some(seq)
 }
 
@@ -199,7 +199,7 @@ fn start(blocks: &[usize], job: impl Fn(usize) -> Job, deadline: &Deadline) -> O
     let at = ticks().wrapping_add(margin);
     START_AT.store(at, Ordering::Relaxed);
     GO.store(seq, Ordering::Release);
-    aarch64_cpu::asm::sev();
+    super::wake();
     wait_until(at);
     Some(seq)
 }

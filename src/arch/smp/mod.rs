@@ -18,6 +18,20 @@ pub mod start;
 
 use mairbench_core::platform::MAX_CPUS;
 
+/// Wakes the CPUs waiting in WFE for what this CPU stored before: DSB SY first, so that those
+/// stores have completed when a woken CPU reads its word again. SEV alone may wake it before
+/// the store is visible, and it would sleep again until its timeout (a lost wake-up). TF-A
+/// does the same (`dsbish(); sev();`, and `dsb(); sev();` with "Required to ensure ordering
+/// of the following sev" in its bakery lock). One `asm!` block, not aarch64-cpu's `dsb()` and
+/// `sev()`, so that the pair stays adjacent in the image, where a test checks that a DSB
+/// immediately precedes every SEV.
+#[inline(always)]
+pub fn wake() {
+    // SAFETY: DSB and SEV change no register and no memory; the default `asm!` options (it
+    // may read and write memory) keep the compiler's stores before it.
+    unsafe { core::arch::asm!("dsb sy", "sev", options(nostack, preserves_flags)) };
+}
+
 /// Stack blocks for secondary CPUs: 1..=SECONDARY_BLOCKS.
 pub const SECONDARY_BLOCKS: usize = MAX_CPUS - 1;
 /// Bytes of one secondary CPU's stack block: `[guard 4 KiB][stack 16 KiB][guard 4 KiB]

@@ -117,7 +117,7 @@ fn publish(regime: mmu::Regime, blocks: usize) {
     // it while it was being written could see half of it.
     PUBLISHED.store(1, Ordering::Release);
     cache::clean_invalidate(core::ptr::addr_of!(PUBLISHED) as u64, 8);
-    aarch64_cpu::asm::sev(); // spin-table CPUs released earlier wait for it
+    super::wake(); // spin-table CPUs released earlier wait for it
 }
 
 /// 1 once `REGIME` is whole in memory (see `publish`).
@@ -231,7 +231,7 @@ pub fn release(mpidr: u64, block: usize, release: u64) -> Result<(), NotStarted>
     // image, checked above); the MMU is off (checked), so it is a physical address, aligned.
     unsafe { core::ptr::write_volatile(release as *mut u64, entry) };
     cache::clean_invalidate(release, 8);
-    aarch64_cpu::asm::sev();
+    super::wake();
     Ok(())
 }
 
