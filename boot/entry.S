@@ -449,6 +449,24 @@ el2_setup_for_el1:
     msr     vpidr_el2, x0
     mrs     x0, mpidr_el1
     msr     vmpidr_el2, x0
+    // Fine-grained traps (FEAT_FGT: ID_AA64MMFR0_EL1.FGT, bits 59:56) and HCRX_EL2 (FEAT_HCX:
+    // ID_AA64MMFR1_EL1.HCX, bits 43:40), where they exist: a bit a boot loader left set
+    // would trap an EL1 access (MAIR, the PMU, ...) to an EL2 that has no vectors of ours.
+    // Zeroed, as Linux's __init_el2_fgt and __init_el2_hcrx start (el2_setup.h). By
+    // encoding (Linux's arch/arm64/tools/sysreg), for assemblers without FEAT_FGT's names.
+    mrs     x0, id_aa64mmfr0_el1
+    ubfx    x0, x0, #56, #4
+    cbz     x0, 3f
+    msr     S3_4_C1_C1_4, xzr       // HFGRTR_EL2
+    msr     S3_4_C1_C1_5, xzr       // HFGWTR_EL2
+    msr     S3_4_C1_C1_6, xzr       // HFGITR_EL2
+    msr     S3_4_C3_C1_4, xzr       // HDFGRTR_EL2
+    msr     S3_4_C3_C1_5, xzr       // HDFGWTR_EL2
+3:  mrs     x0, id_aa64mmfr1_el1
+    ubfx    x0, x0, #40, #4
+    cbz     x0, 4f
+    msr     S3_4_C1_C2_2, xzr       // HCRX_EL2
+4:  isb
     ret
 
 // Clean and invalidate every data/unified cache level to the point of coherency, by set/way.

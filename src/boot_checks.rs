@@ -6,6 +6,7 @@ use crate::arch::boot::{serror_unmasked, setway_ops_expected};
 use crate::arch::cpu::{ticks, CpuId};
 use crate::arch::{self, probes};
 use crate::{run, say};
+use mairbench_core::emulation::{Observed, Tells};
 use mairbench_core::pmu::Unavailable;
 use mairbench_core::record::Record;
 
@@ -195,4 +196,22 @@ pub fn entry_checks(entry_sctlr: u64, setway_ops: u64) {
             ),
         );
     }
+}
+
+/// What the machine shows of QEMU's TCG ([`mairbench_core::emulation::Tells`]), read quietly
+/// before the `start` record (which says whether the run is emulated): CNTFRQ_EL0, the
+/// device tree's `/timer` rate, PMCEID0_EL0 and the cycle counter's rate over 1 ms of the
+/// counter. [`boot_checks`] reads the PMU again and reports it.
+pub fn tells(cpu: &CpuId, dt_timer_hz: Option<u64>) -> Tells {
+    let cycles = arch::pmu::pmu()
+        .filter(|p| !p.trapped)
+        .filter(|_| arch::pmu::start_cycle_counter().is_ok())
+        .and_then(|_| arch::pmu::cycle_rate_hz(cpu.cntfrq));
+    Tells::of(&Observed {
+        cntfrq_hz: cpu.cntfrq,
+        dt_timer_hz,
+        pmceid0: arch::pmu::ids().ok().map(|ids| ids.pmceid0),
+        // The rate over one second of ticks: cycles per CNTFRQ_EL0 ticks.
+        cycles_ticks: cycles.map(|hz| (hz, cpu.cntfrq)),
+    })
 }

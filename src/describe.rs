@@ -6,7 +6,7 @@ use crate::arch::cpu::CpuId;
 use crate::arch::uefi::Handoff;
 use crate::console::Console;
 use crate::{run, say};
-use mairbench_core::emulation::Emulation;
+use mairbench_core::emulation::{Emulation, Tell};
 use mairbench_core::platform::{ConsoleKind, Platform, PsciConduit};
 use mairbench_core::record::{self, Record};
 use mairbench_core::schema;
@@ -68,6 +68,9 @@ impl Start<'_> {
         }
         if emulation.emulated() {
             start = start.strs("emulated_by", emulation.by());
+        }
+        if emulation.tells.iter().next().is_some() {
+            start = start.strs("emulation_tells", emulation.tells.iter().map(Tell::name));
         }
         let _ = start
             .str("console", platform.console.kind.name())
@@ -190,5 +193,13 @@ fn describe(
     if emulation.emulated() {
         say!("emulated machine: QEMU models no caches, so timings do not reflect memory types");
         say!("emulated: said by {emulation}");
+        if emulation.suspected() {
+            run::warn("emulation");
+            say!(
+                "emulated: judged as QEMU, so the timing verdicts are n/a; under an emulator \
+                 say so with mairbench.host=<name> (qemu/run adds it); on silicon this is a \
+                 finding: report the tells above"
+            );
+        }
     }
 }

@@ -72,11 +72,15 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
     };
 
     // Emulated: the runner's mairbench.host= (QEMU's board machines boot real boards'
-    // device trees) or a device tree QEMU wrote.
-    let emulation = Emulation::of(&platform, bootargs::host(bootargs));
+    // device trees), a device tree QEMU wrote, or, when neither says so, QEMU's tells.
+    let cpu = cpu::cpu_id();
+    let dt_timer_hz = dtb
+        .and_then(|(_, blob)| mairbench_core::platform::timer_frequency(blob))
+        .map(u64::from);
+    let emulation = Emulation::of(&platform, bootargs::host(bootargs))
+        .with_tells(boot_checks::tells(&cpu, dt_timer_hz));
     run::set_emulated(emulation.emulated());
 
-    let cpu = cpu::cpu_id();
     let start = Start {
         boot: &boot,
         cpu: &cpu,

@@ -192,6 +192,43 @@ fn assert_runs_to_its_verdict(machine: &str, extra: &[(&str, &str)]) {
 }
 
 #[test]
+fn a_board_machine_booted_by_hand_is_told_by_its_behaviour() {
+    // No mairbench.host= and the board's own device tree, in which nothing marks QEMU: the
+    // firmware must tell TCG by its tells, or judge flat curves as a board (four false FAILs
+    // before it did: caches-on, uncached, write-allocate, write-through).
+    let mut env = on("raspi4b");
+    env.push(("MAIRBENCH_HOST_BOOTARG", "0"));
+    let run = boot(&env, QUICK);
+    run.assert_pass();
+    let start = run.one("start");
+    assert!(start["host"].is_null(), "{start}");
+    assert_eq!(start["emulated"], true, "{start}");
+    assert_eq!(
+        start["emulated_by"],
+        serde_json::json!(["tells"]),
+        "{start}"
+    );
+    let tells: Vec<&str> = start["emulation_tells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert!(tells.contains(&"qemu-pmu-events"), "{tells:?}");
+    assert!(tells.contains(&"cycles-are-ns"), "{tells:?}");
+    assert!(
+        run.console
+            .contains("under an emulator say so with mairbench.host=<name>"),
+        "{}",
+        run.console
+    );
+    for v in run.of_kind("verdict") {
+        assert_ne!(v["status"], "fail", "{v}");
+    }
+    assert_eq!(run.one("end")["warned"], serde_json::json!(["emulation"]));
+}
+
+#[test]
 fn imx8mp_evk_runs_the_firmware_to_its_verdict() {
     assert_runs_to_its_verdict("imx8mp-evk", &[]);
 }

@@ -196,7 +196,7 @@ pub const START: Kind = Kind {
             "emulated",
             Bool,
             "",
-            "Whether the machine is an emulator (QEMU): timings then do not reflect memory types. True when the runner said so (mairbench.host=) or the device tree or ACPI tables are QEMU's; see emulated_by.",
+            "Whether the machine is an emulator (QEMU): timings then do not reflect memory types. True when the runner said so (mairbench.host=), the device tree or ACPI tables are QEMU's, or the machine shows QEMU's tells; see emulated_by.",
         ),
         Field::optional(
             "host",
@@ -208,7 +208,13 @@ pub const START: Kind = Kind {
             "emulated_by",
             Strs,
             "",
-            "What says the run is emulated, present when it is: \"bootarg\" (mairbench.host=), \"dtb\" (the device tree is QEMU's: root compatible linux,dummy-virt, or a qemu,fw-cfg-mmio or qemu,platform node), \"acpi\" (the ACPI tables are QEMU's: OEM ID BOCHS, OEM table ID BXPC). QEMU's board machines boot the real board's device tree: only the bootarg tells.",
+            "What says the run is emulated, present when it is: \"bootarg\" (mairbench.host=), \"dtb\" (the device tree is QEMU's: root compatible linux,dummy-virt, or a qemu,fw-cfg-mmio or qemu,platform node), \"acpi\" (the ACPI tables are QEMU's: OEM ID BOCHS, OEM table ID BXPC), \"tells\" (the machine behaves like QEMU's TCG, see emulation_tells: suspected when nothing else says so). QEMU's board machines boot the real board's device tree: there the bootarg or the tells say so.",
+        ),
+        Field::optional(
+            "emulation_tells",
+            Strs,
+            "",
+            "QEMU's tells the machine showed, present when it showed any: \"cycles-are-ns\" (PMCCNTR_EL0 counts 16 per tick of a 62.5 MHz counter: virtual nanoseconds), \"qemu-pmu-events\" (PMCEID0_EL0 lists only QEMU's events), \"cntfrq-not-the-boards\" (CNTFRQ_EL0 is QEMU's 62.5 MHz, the device tree's /timer says another rate). QEMU's event list, or two tells, make the run emulated (\"tells\" in emulated_by); one other tell alone does not.",
         ),
         Field::always(
             "console",
