@@ -34,7 +34,9 @@ impl PmuState {
                 .hex("pmceid0", ids.pmceid0)
                 .hex("pmceid1", ids.pmceid1);
         }
-        record.opt_decimal("cycle_mhz", self.cycle_hz.map(tenths_mhz), 1)
+        record
+            .opt_decimal("cycle_mhz", self.cycle_hz.map(tenths_mhz), 1)
+            .opt_u64("cycle_hz", self.cycle_hz)
     }
 }
 

@@ -151,13 +151,15 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
             };
             if !caches_off && others.secondaries() > 0 {
                 let e = cores.smp_evidence();
-                gathered.smp = Some(Smp {
+                let smp = Smp {
                     cpus: others.secondaries() as u32 + 1,
                     started: e.started + 1,
                     differing: e.differing,
                     first_differing: e.first_differing,
                     shared_line_ok: e.shared_line_ok,
-                });
+                };
+                let _ = smp.record(&mut Console);
+                gathered.smp = Some(smp);
             }
             selftest(options.selftest);
             match global::results_store() {

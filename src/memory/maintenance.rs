@@ -4,9 +4,10 @@
 use super::layout::KIB;
 use super::Memory;
 use crate::arch::kernels::Loop;
+use crate::console::Console;
 use crate::say;
 use aarch64_cpu::asm::barrier::{dsb, SY};
-use mairbench_core::memtype::MEMTYPES;
+use mairbench_core::memtype::{self, Role};
 use mairbench_core::verdict::Maintenance;
 
 /// The range: small enough to stay in any L1 data cache between the steps.
@@ -19,7 +20,7 @@ impl Memory {
     /// IVAC` through normal-wb, which must then read B. `None` when the run has no
     /// normal-nc alias or the range does not fit.
     pub fn maintenance(&self) -> Option<Maintenance> {
-        let nc_index = MEMTYPES.iter().position(|t| t.name == "normal-nc")?;
+        let nc_index = memtype::position(Role::NonCacheable)?;
         let wb = self.wb().window(0, RANGE)?;
         let nc = self.pages().get(nc_index)?.window(0, RANGE)?;
         let a = |off: u64| off ^ 0xa5a5_0000_0000_5a5a;
@@ -58,10 +59,12 @@ impl Memory {
             },
             RANGE / KIB
         );
-        Some(Maintenance {
+        let m = Maintenance {
             cleaned_visible,
             stale_before_invalidate: Some(stale),
             invalidate_dropped: Some(dropped),
-        })
+        };
+        let _ = m.record(RANGE, &mut Console);
+        Some(m)
     }
 }

@@ -5,6 +5,8 @@ use core::fmt;
 use super::points::{named, View};
 use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict};
 use crate::memtype::Role;
+use crate::record::Record;
+use crate::schema;
 
 pub const SPEC: Spec = Spec {
     name: Name::Maintenance,
@@ -31,6 +33,26 @@ pub struct Maintenance {
     /// Step (3): the write-back alias read exactly B (the invalidate dropped the stale
     /// line); `None` when not tried.
     pub invalidate_dropped: Option<bool>,
+}
+
+impl Maintenance {
+    /// Writes its `maintenance` record (the experiment over `bytes`), from which
+    /// [`crate::verdict`] can judge a log again.
+    pub fn record(&self, bytes: u64, out: &mut impl fmt::Write) -> fmt::Result {
+        let mut r = Record::new(out, &schema::MAINTENANCE)
+            .u64("bytes", bytes)
+            .bool("cleaned_visible", self.cleaned_visible);
+        for (key, v) in [
+            ("stale_before_invalidate", self.stale_before_invalidate),
+            ("invalidate_dropped", self.invalidate_dropped),
+        ] {
+            r = match v {
+                Some(v) => r.bool(key, v),
+                None => r.null(key),
+            };
+        }
+        r.finish()
+    }
 }
 
 /// Why `maintenance` came out as it did.
@@ -107,6 +129,19 @@ mod tests {
     use super::super::judge;
     use super::super::testing::*;
     use super::*;
+
+    #[test]
+    fn its_record() {
+        extern crate std;
+        let mut line = std::string::String::new();
+        let m = Maintenance {
+            cleaned_visible: true,
+            stale_before_invalidate: None,
+            invalidate_dropped: Some(false),
+        };
+        m.record(4096, &mut line).unwrap();
+        assert_eq!(line, "@mb {\"kind\":\"maintenance\",\"bytes\":4096,\"cleaned_visible\":true,\"stale_before_invalidate\":null,\"invalidate_dropped\":false}\n");
+    }
 
     #[test]
     fn maintenance_verdicts() {

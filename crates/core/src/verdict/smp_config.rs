@@ -5,6 +5,8 @@ use core::fmt;
 use super::points::{named, View};
 use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict};
 use crate::memtype::Role;
+use crate::record::Record;
+use crate::schema;
 
 pub const SPEC: Spec = Spec {
     name: Name::SmpConfig,
@@ -31,6 +33,26 @@ pub struct Smp {
     /// A value one core wrote to a shared write-back line was read exactly by another (and
     /// back).
     pub shared_line_ok: bool,
+}
+
+impl Smp {
+    /// Writes its `smp` record, from which [`crate::verdict`] can judge a log again.
+    pub fn record(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        let r = Record::new(out, &schema::SMP)
+            .u64("cpus", self.cpus.into())
+            .u64("started", self.started.into())
+            .u64("differing", self.differing.into());
+        match self.first_differing {
+            Some((mpidr, register)) => r
+                .hex("first_differing_mpidr", mpidr)
+                .str("first_differing_register", register),
+            None => r
+                .null("first_differing_mpidr")
+                .null("first_differing_register"),
+        }
+        .bool("shared_line_ok", self.shared_line_ok)
+        .finish()
+    }
 }
 
 /// Why `smp-config` came out as it did.
@@ -139,6 +161,21 @@ mod tests {
     use super::super::judge;
     use super::super::testing::*;
     use super::*;
+
+    #[test]
+    fn its_record() {
+        extern crate std;
+        let mut line = std::string::String::new();
+        let s = Smp {
+            cpus: 4,
+            started: 3,
+            differing: 1,
+            first_differing: Some((0x81, "TCR_EL1")),
+            shared_line_ok: true,
+        };
+        s.record(&mut line).unwrap();
+        assert_eq!(line, "@mb {\"kind\":\"smp\",\"cpus\":4,\"started\":3,\"differing\":1,\"first_differing_mpidr\":\"0x81\",\"first_differing_register\":\"TCR_EL1\",\"shared_line_ok\":true}\n");
+    }
 
     #[test]
     fn smp_verdicts() {
