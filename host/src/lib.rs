@@ -7,6 +7,7 @@ pub mod classify;
 pub mod compare;
 pub mod log;
 pub mod model;
+pub mod rejudge;
 pub mod report;
 
 use serde_json::Value;

@@ -6,7 +6,7 @@
 
 use clap::{Parser, Subcommand};
 use mairbench_host::model::{Run, FIRMWARE_BASELINE, TWIN_BASELINE};
-use mairbench_host::{capture, chart, classify, compare, log, report};
+use mairbench_host::{capture, chart, classify, compare, log, rejudge, report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -65,6 +65,18 @@ enum Cmd {
     /// sheet); with --out, also write results.csv, results.json, scaling.csv,
     /// loaded_latency.csv, pmu.csv (where the PMU counted) and SVG charts to DIR.
     Report {
+        /// The console log.
+        log: PathBuf,
+        /// Output directory (created when missing); without it nothing is written.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Judge a log's verdicts again with today's logic (core's verdicts and table of cores)
+    /// from its records alone: an old firmware's log, or a board's captured earlier. Prints
+    /// them as the firmware does, names the inputs the log lacks, and says where today's
+    /// judgement differs from the log's own verdict records; with --out, writes
+    /// DIR/verdicts.json. Exit status 1 when a verdict fails today.
+    Verdicts {
         /// The console log.
         log: PathBuf,
         /// Output directory (created when missing); without it nothing is written.
@@ -146,6 +158,7 @@ fn main() -> ExitCode {
         } => capture(&port, baud, timeout, &out),
         Cmd::Report { log, out } => report_file(&log, out.as_deref()),
         Cmd::Compare { a, b, out } => compare_files(&a, &b, &out),
+        Cmd::Verdicts { log, out } => verdicts_file(&log, out.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -236,6 +249,70 @@ fn load(path: &Path) -> Result<(Run, Option<Fail>), Fail> {
         );
     }
     Ok((parsed.run, verdict.map(|v| Fail(1, v.sentence))))
+}
+
+/// Judges the log at `path` again (`cargo host verdicts`).
+fn verdicts_file(path: &Path, out: Option<&Path>) -> Result<(), Fail> {
+    use mairbench_core::verdict::Status;
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| usage(format!("cannot read {name}: {e}.")))?;
+    if log::parse(&bytes).start_line.is_none() && !bytes.windows(4).any(|w| w == b"@mb ") {
+        return Err(usage(format!("{name} holds no mairbench records.")));
+    }
+    let r = rejudge::rejudge(&bytes);
+    let v = &r.verdicts;
+    say!("verdicts of {name}, judged again from its records:");
+    say!(
+        "verdicts: {} pass, {} warn, {} fail, {} n/a",
+        v.count(Status::Pass),
+        v.count(Status::Warn),
+        v.count(Status::Fail),
+        v.count(Status::NotApplicable)
+    );
+    for verdict in v.iter() {
+        say!("  {verdict}");
+        if let Some(note) = verdict.core_note {
+            say!("    core: {note}");
+        }
+    }
+    if !r.missing.is_empty() {
+        say!("\ninputs the log lacks:");
+        for m in &r.missing {
+            say!("  - {m}");
+        }
+    }
+    let diff = r.differences();
+    if r.logged.is_empty() {
+        say!("\nthe log has no verdict records to compare with");
+    } else if diff.is_empty() {
+        say!("\ntoday's judgement agrees with the log's verdict records");
+    } else {
+        say!("\nwhere today's judgement differs from the log's verdict records:");
+        for (id, logged, today) in &diff {
+            match logged {
+                Some((status, why)) => say!("  {id}: the log: {status}: {why}\n    today: {today}"),
+                None => say!("  {id}: not in the log\n    today: {today}"),
+            }
+        }
+    }
+    if let Some(out) = out {
+        create_out(out)?;
+        let file = out.join("verdicts.json");
+        let text = serde_json::to_string_pretty(&rejudge::json(&r)).unwrap_or_default();
+        std::fs::write(&file, text + "\n")
+            .map_err(|e| usage(format!("cannot write {}: {e}.", file.display())))?;
+        say!("\nfiles written:\n  {}", file.display());
+    }
+    if v.must_fail() {
+        return Err(Fail(
+            1,
+            format!(
+                "failing today: {}.",
+                v.named(Status::Fail).collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Prints the tables of the log at `path`, and with `out` writes the report files there.

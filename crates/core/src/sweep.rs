@@ -38,6 +38,16 @@ impl Sizes {
         }
     }
 
+    /// The sizes of `sizes` that ascend (each larger than the one kept before it), up to
+    /// [`MAX_SIZES`]: e.g. the sizes a log's results name, sorted.
+    pub fn from_ascending(sizes: impl IntoIterator<Item = u64>) -> Self {
+        let mut s = Sizes::new();
+        for size in sizes {
+            s.push(size);
+        }
+        s
+    }
+
     /// Appends `size` if it is larger than the last one and there is room; returns whether
     /// it was added.
     fn push(&mut self, size: u64) -> bool {

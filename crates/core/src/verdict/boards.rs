@@ -12,7 +12,6 @@ use crate::cores::{Core, CORES};
 use crate::kernel::Kernel;
 use crate::memtype::{MemType, Role};
 use crate::paging::Granule;
-use std::format;
 use std::string::ToString;
 use std::vec::Vec;
 
@@ -166,9 +165,8 @@ fn a_documented_downgrade_that_does_not_show_is_a_warn() {
     i.core = Some(&row);
     let v = judge(&i);
     assert_eq!(status(&v, Name::WriteThrough), Status::Warn);
-    assert!(why(&v, Name::WriteThrough).contains(&format!(
-        "though this core is documented to treat write-through as non-cacheable"
-    )));
+    assert!(why(&v, Name::WriteThrough)
+        .contains("though this core is documented to treat write-through as non-cacheable"));
 }
 
 #[test]
