@@ -69,6 +69,15 @@ impl Start<'_> {
         if emulation.emulated() {
             start = start.strs("emulated_by", emulation.by());
         }
+        if crate::arch::boot::el2_traps_zeroed(boot.entry_el)
+            .next()
+            .is_some()
+        {
+            start = start.strs(
+                "el2_traps_zeroed",
+                crate::arch::boot::el2_traps_zeroed(boot.entry_el),
+            );
+        }
         if emulation.tells.iter().next().is_some() {
             start = start.strs("emulation_tells", emulation.tells.iter().map(Tell::name));
         }

@@ -21,6 +21,25 @@ fn kernel(cpu: &str, el: u64) {
     // QEMU's PSCI: hvc from EL1, smc from EL2 (it emulates EL3), none at EL3 (measured on QEMU 7.2).
     let psci = ["hvc", "smc", "none"][el as usize - 1];
     assert_eq!(start["psci"], psci, "{}", run.console);
+    // The EL2 trap registers zeroed on the way down: the fine-grained ones and HCRX_EL2 on
+    // `max` (FEAT_FGT, FEAT_HCX), none on the v8.0 cores (where writing them is UNDEFINED).
+    let zeroed = &start["el2_traps_zeroed"];
+    if cpu == "max" && el >= 2 {
+        assert_eq!(
+            *zeroed,
+            serde_json::json!([
+                "HFGRTR_EL2",
+                "HFGWTR_EL2",
+                "HFGITR_EL2",
+                "HDFGRTR_EL2",
+                "HDFGWTR_EL2",
+                "HCRX_EL2"
+            ]),
+            "{start}"
+        );
+    } else {
+        assert!(zeroed.is_null(), "{start}");
+    }
     // What the boot code promises EL1: relocated, timer, FP/SIMD and the PMU usable.
     let checks: Vec<_> = run
         .of_kind("check")

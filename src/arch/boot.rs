@@ -98,3 +98,24 @@ pub fn setway_ops_expected() -> (u64, bool) {
     }
     (ops, ccidx)
 }
+
+/// The EL2 trap registers boot/entry.S zeroed before it dropped to EL1 from `entry_el`: the
+/// fine-grained trap registers where ID_AA64MMFR0_EL1.FGT (bits 59:56) says they exist,
+/// HCRX_EL2 where ID_AA64MMFR1_EL1.HCX (bits 43:40) does (the same tests as the entry code).
+pub fn el2_traps_zeroed(entry_el: u64) -> impl Iterator<Item = &'static str> {
+    use aarch64_cpu::registers::{Readable, ID_AA64MMFR0_EL1, ID_AA64MMFR1_EL1};
+    let below = entry_el >= 2;
+    let fgt = below && (ID_AA64MMFR0_EL1.get() >> 56) & 0xf != 0;
+    let hcx = below && (ID_AA64MMFR1_EL1.get() >> 40) & 0xf != 0;
+    let fgt_regs = [
+        "HFGRTR_EL2",
+        "HFGWTR_EL2",
+        "HFGITR_EL2",
+        "HDFGRTR_EL2",
+        "HDFGWTR_EL2",
+    ];
+    fgt_regs
+        .into_iter()
+        .filter(move |_| fgt)
+        .chain(core::iter::once("HCRX_EL2").filter(move |_| hcx))
+}

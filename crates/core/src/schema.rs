@@ -211,6 +211,12 @@ pub const START: Kind = Kind {
             "What says the run is emulated, present when it is: \"bootarg\" (mairbench.host=), \"dtb\" (the device tree is QEMU's: root compatible linux,dummy-virt, or a qemu,fw-cfg-mmio or qemu,platform node), \"acpi\" (the ACPI tables are QEMU's: OEM ID BOCHS, OEM table ID BXPC), \"tells\" (the machine behaves like QEMU's TCG, see emulation_tells: suspected when nothing else says so). QEMU's board machines boot the real board's device tree: there the bootarg or the tells say so.",
         ),
         Field::optional(
+            "el2_traps_zeroed",
+            Strs,
+            "",
+            "Entered at EL2 or EL3: the EL2 trap registers the entry code zeroed before the drop to EL1 (HFGRTR_EL2, HFGWTR_EL2, HFGITR_EL2, HDFGRTR_EL2, HDFGWTR_EL2 where FEAT_FGT exists, HCRX_EL2 where FEAT_HCX does), as Linux's __init_el2_fgt does, so that no bit a boot loader left set traps EL1's accesses to an EL2 without vectors; absent when there were none.",
+        ),
+        Field::optional(
             "emulation_tells",
             Strs,
             "",
