@@ -403,3 +403,39 @@ fn default_run_covers_every_kernel_and_shows_progress() {
     // A progress line at least every two seconds of a sweep that takes several.
     assert!(run.console.contains("progress: "), "{}", run.console);
 }
+
+#[test]
+fn a_sample_whose_counter_went_backwards_is_dropped_and_named() {
+    // The counter-backwards selftest takes the first timed sample's reads as t1 < t0, as a
+    // counter erratum would: that sample is dropped, counted in its result record with the
+    // reason, and taken again; every other point drops nothing, and the run passes.
+    let run = boot(
+        &[],
+        &[
+            "mairbench.quick",
+            "mairbench.kernels=read-ldp",
+            "mairbench.types=normal-wb,normal-nc",
+            "mairbench.selftest=counter-backwards",
+        ],
+    );
+    run.assert_pass();
+    let all = results(&run);
+    let dropped: Vec<_> = all
+        .iter()
+        .filter(|r| !r["dropped_samples"].is_null())
+        .collect();
+    assert_eq!(dropped.len(), 1, "{dropped:?}");
+    assert_eq!(dropped[0]["dropped_samples"], 1);
+    assert_eq!(dropped[0]["dropped_why"], "backwards");
+    assert_eq!(dropped[0]["reps"], 3, "the dropped sample is taken again");
+    assert_sound(dropped[0]);
+    assert!(
+        run.console.contains("dropped: the counter went backwards"),
+        "{}",
+        run.console
+    );
+    // The timer record names the counter's step and errata (none on QEMU's virt).
+    let timer = run.one("timer");
+    assert_eq!(timer["counter_step_ticks"], 1, "{timer}");
+    assert_eq!(timer["counter_errata"], serde_json::json!([]), "{timer}");
+}

@@ -39,6 +39,7 @@ mod sys;
 
 use core::fmt::{self, Write};
 use mairbench_core::bootargs::{self, Note, Selftest};
+use mairbench_core::counter;
 use mairbench_core::format::{Bytes, Decimal};
 use mairbench_core::kernel::{self, Kernel, KernelSpec, Unit, ALL_KERNELS, KERNELS};
 use mairbench_core::pattern::{self, Pattern};
@@ -55,6 +56,8 @@ const DEFAULT_SIZES: (u64, u64) = (4 << 10, 4 << 20);
 const DEFAULT_BUFFER: u64 = 64 << 20;
 const DEFAULT_REPS: u32 = 7;
 const QUICK_REPS: u32 = 3;
+/// Samples a point may drop for a counter that went backwards before it keeps one anyway.
+const MAX_BACKWARDS: u64 = 16;
 /// The twin's own option: which sources run, a comma-separated list (default `all`).
 const SOURCES_KEY: &str = "mairbench.sources=";
 
@@ -1009,12 +1012,22 @@ fn point(
             body = Body::Chase { at, loads };
         }
     }
-    let mut timed = |passes: u64| {
+    // A sample whose second counter read is below its first cannot be true: dropped (and
+    // counted), as the firmware does.
+    let mut backwards = 0u64;
+    let mut timed = |passes: u64| loop {
         let t0 = sys::ticks();
         run(&mut body, passes);
-        sys::ticks().wrapping_sub(t0).saturating_sub(overhead)
+        let t1 = sys::ticks();
+        if t1 >= t0 || backwards >= MAX_BACKWARDS {
+            break t1.wrapping_sub(t0).saturating_sub(overhead);
+        }
+        backwards += 1;
     };
-    let min_ticks = sweep::min_sample_ticks(freq);
+    // Samples of at least 1000 of the counter's real steps (user-mode QEMU's moves 62 at a
+    // time).
+    let step = counter::step((0..counter::STEP_READS).map(|_| sys::ticks())).unwrap_or(1);
+    let min_ticks = sweep::min_sample_ticks_stepped(freq, step);
     let max = sweep::max_passes(pass_bytes);
     let mut passes = sweep::calibrate(min_ticks, max, &mut timed).passes;
     let mut samples = [0u64; MAX_REPS];
@@ -1114,6 +1127,13 @@ fn point(
         .u64(unit.count_field(), total);
     let (r, _) = r.unit_values(unit, total, s.best, s.median, freq);
     let r = r.str("start", start.name());
+    let r = match backwards {
+        0 => r,
+        n => r.u64("dropped_samples", n).str(
+            "dropped_why",
+            counter::Dropped::Backwards { t0: 0, t1: 0 }.name(),
+        ),
+    };
     let r = match bad {
         None => r.str("integrity", "ok"),
         Some(off) => r.hex("integrity_fail_offset", off),

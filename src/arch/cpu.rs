@@ -1,6 +1,9 @@
 //! The CPU running the code: identification, the virtual counter, waiting for good, and the
 //! cache geometry and `DC ZVA` block its ID registers report.
 
+use core::sync::atomic::{AtomicU8, Ordering};
+use mairbench_core::counter::{self, Errata};
+
 /// Identification of the CPU running the firmware.
 #[derive(Clone, Copy, Debug)]
 pub struct CpuId {
@@ -25,11 +28,47 @@ pub fn cpu_id() -> CpuId {
     }
 }
 
-/// The virtual counter CNTVCT_EL0, ordered after the instructions before it.
+/// The counter errata of this machine ([`mairbench_core::counter::Errata::bits`]), set once
+/// before the secondary CPUs start; every counter read follows their rules.
+static COUNTER_ERRATA: AtomicU8 = AtomicU8::new(0);
+
+/// Reads the counter by `errata`'s rules from now on (Linux's re-reads for the SoC errata
+/// of `arm_arch_timer.c`: the device tree's timer node and the cores' MIDR name them).
+pub fn set_counter_errata(errata: Errata) {
+    COUNTER_ERRATA.store(errata.bits(), Ordering::Relaxed);
+}
+
+/// The counter errata the reads follow.
+pub fn counter_errata() -> Errata {
+    Errata::from_bits(COUNTER_ERRATA.load(Ordering::Relaxed))
+}
+
+/// The virtual counter CNTVCT_EL0, ordered after the instructions before it, read by the
+/// machine's errata rules ([`set_counter_errata`]).
 pub fn ticks() -> u64 {
     use aarch64_cpu::registers::{Readable, CNTVCT_EL0};
     aarch64_cpu::asm::barrier::isb(aarch64_cpu::asm::barrier::SY);
-    CNTVCT_EL0.get()
+    counter::read(counter_errata(), || CNTVCT_EL0.get())
+}
+
+/// [`ticks`], with every later load made to depend on the value read, so that none of them
+/// is performed before the counter is (Linux's `arch_counter_enforce_ordering`: the value
+/// XOR itself added to SP, and a load from there): the start of a timed interval.
+pub fn ticks_before_loads() -> u64 {
+    let t = ticks();
+    // SAFETY: loads one word from the stack pointer (t ^ t is 0) into the zero register: a
+    // readable address, and nothing changes but the dependency it creates.
+    unsafe {
+        core::arch::asm!(
+            "eor {tmp}, {t}, {t}",
+            "add {tmp}, sp, {tmp}",
+            "ldr xzr, [{tmp}]",
+            t = in(reg) t,
+            tmp = out(reg) _,
+            options(nostack, readonly, preserves_flags),
+        );
+    }
+    t
 }
 
 /// Waits for events forever: the last resort when no way to stop the machine exists.

@@ -12,7 +12,9 @@ use crate::arch::{cache, cpu, kernels};
 use crate::console::Console;
 use crate::memory::{Alias, Memory};
 use crate::{run, say};
-use mairbench_core::bootargs::Options;
+use core::cell::Cell;
+use mairbench_core::bootargs::{Options, Selftest};
+use mairbench_core::counter::{self, Erratum};
 use mairbench_core::format::Bytes;
 use mairbench_core::kernel::{self, Kernel, KernelSpec};
 use mairbench_core::memtype::Class;
@@ -56,6 +58,8 @@ pub struct Engine<'m> {
     pub(super) check_works: bool,
     /// Every point's value (and PMU counts), for the verdicts.
     pub(super) results: &'m mut Results,
+    /// `mairbench.selftest=counter-backwards`, until the first timed sample takes it.
+    pub(super) backwards_selftest: Cell<bool>,
 }
 
 impl<'m> Engine<'m> {
@@ -104,10 +108,12 @@ impl<'m> Engine<'m> {
             llc,
         };
         let freq = cpu::cpu_id().cntfrq.max(1);
+        // The counter's real step: it may advance by more than one tick at a time.
+        let step = counter::step((0..counter::STEP_READS).map(|_| cpu::ticks())).unwrap_or(1);
         let clock = Clock {
             freq,
             overhead: kernels::timer_overhead(),
-            min_ticks: sweep::min_sample_ticks(freq),
+            min_ticks: sweep::min_sample_ticks_stepped(freq, step),
             cycles,
             events,
         };
@@ -124,6 +130,7 @@ impl<'m> Engine<'m> {
             chase: None,
             laid: None,
             check_works: check_works(mem.wb()),
+            backwards_selftest: Cell::new(options.selftest == Some(Selftest::CounterBackwards)),
             results,
         };
         engine.results.reset(sizes);
@@ -174,6 +181,11 @@ impl<'m> Engine<'m> {
             .bool("pmu_cycles", cycles)
             .u64("sample_bytes", SAMPLE_BYTES)
             .u64("min_sample_ticks", clock.min_ticks)
+            .u64("counter_step_ticks", step)
+            .strs(
+                "counter_errata",
+                cpu::counter_errata().iter().map(Erratum::name),
+            )
             .u64("min_sample_ns", min_ns)
             .u64("reps", plan.reps.into())
             .finish();

@@ -10,7 +10,8 @@ use super::report::{self, Point};
 use crate::arch::buffer::{Chain, Window};
 use crate::arch::kernels::{self, Loop, Sample};
 use crate::memory::Alias;
-use crate::say;
+use crate::{run, say};
+use mairbench_core::counter::{self, Dropped};
 use mairbench_core::format::Bytes;
 use mairbench_core::kernel::{Kernel, KernelSpec};
 use mairbench_core::pattern::Pattern;
@@ -68,6 +69,10 @@ struct Prepared {
     lines: Option<Lines>,
     verify: Verify,
 }
+
+/// Samples a point may drop before it gives up: a counter that jumps now and then loses a
+/// few; one that never gives a true sample is broken.
+const MAX_DROPPED: u64 = 16;
 
 impl Engine<'_> {
     /// Measures and reports one point; returns its table value (MB/s, or hundredths of a ns
@@ -342,8 +347,45 @@ impl Engine<'_> {
         let mut events = (u64::MAX, Counts::default());
         let mut passes = calibration.passes;
         let mut n = 0;
+        let mut dropped = (0u64, None);
         while n < reps {
-            let s = self.sample(&p, &mut body, passes);
+            let mut s = self.sample(&p, &mut body, passes);
+            if self.backwards_selftest.replace(false) {
+                say!("selftest: the first timed sample's counter reads taken as gone backwards");
+                s.backwards = Some((s.ticks, 0));
+            }
+            // A sample that cannot be true (the counter went backwards, or a rate beyond any
+            // core) is dropped, counted and named; a counter that never gives a true one
+            // ends the point.
+            let work = p.pass_bytes.saturating_mul(passes);
+            let why = match s.backwards {
+                Some((t0, t1)) => Some(Dropped::Backwards { t0, t1 }),
+                None => counter::sample(0, s.ticks, work, self.clock.freq).err(),
+            };
+            if let Some(why) = why {
+                if dropped.0 == 0 {
+                    say!(
+                        "timer: a sample on {} at {} dropped: {why}",
+                        alias.memtype.name,
+                        Bytes(size)
+                    );
+                }
+                dropped = (dropped.0 + 1, dropped.1.or(Some(why)));
+                if dropped.0 > MAX_DROPPED {
+                    run::check(
+                        "timer-samples",
+                        false,
+                        format_args!(
+                            "{} samples on {} at {} could not be true: {why}",
+                            dropped.0,
+                            alias.memtype.name,
+                            Bytes(size)
+                        ),
+                    );
+                    return None;
+                }
+                continue;
+            }
             // A sample shorter than the minimum (the probe was slowed by cold misses): all
             // samples again with more passes.
             if let Some(more) = sweep::too_short(passes, s.ticks, min, max) {
@@ -385,6 +427,7 @@ impl Engine<'_> {
             start: p.start,
             lines: p.lines,
             events: self.clock.events.map(|_| events.1),
+            dropped,
         })
     }
 }

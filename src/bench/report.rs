@@ -6,6 +6,7 @@ use crate::arch::cpu;
 use crate::console::Console;
 use crate::memory::Alias;
 use crate::{run, say, say_inline};
+use mairbench_core::counter::Dropped;
 use mairbench_core::format::{Bytes, Decimal};
 use mairbench_core::kernel::{KernelSpec, Unit};
 use mairbench_core::memtype::{self, MEMTYPES};
@@ -34,6 +35,8 @@ pub(super) struct Point {
     pub lines: Option<Lines>,
     /// The PMU events of the fastest sample, where events are counted.
     pub events: Option<Counts>,
+    /// Samples dropped because they cannot be true, and the first one's reason.
+    pub dropped: (u64, Option<Dropped>),
 }
 
 /// Reports the data and unified caches (CLIDR_EL1, CCSIDR_EL1); returns the last level's size.
@@ -128,6 +131,9 @@ pub(super) fn result(
     rec = rec.str("start", p.start.name());
     if let Some(lines) = p.lines {
         rec = rec.str("line_state", lines.name());
+    }
+    if let (n, Some(why)) = p.dropped {
+        rec = rec.u64("dropped_samples", n).str("dropped_why", why.name());
     }
     let _ = match p.bad {
         None => rec.str("integrity", "ok"),

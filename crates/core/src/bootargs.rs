@@ -31,10 +31,14 @@ pub enum Selftest {
     /// Leave SCTLR_EL1.C clear for the measurements (every Normal type then behaves as
     /// Non-cacheable): the `caches-on` verdict must fail, and so must the run.
     CachesOff,
+    /// Take the first timed sample's counter reads as gone backwards (as a counter erratum
+    /// makes them): the sample must be dropped, named in its result record and taken again,
+    /// and the run goes on.
+    CounterBackwards,
 }
 
 /// Every [`Selftest`] by its `mairbench.selftest=` name.
-pub const SELFTESTS: [(&str, Selftest); 7] = [
+pub const SELFTESTS: [(&str, Selftest); 8] = [
     ("fault", Selftest::Fault),
     ("panic", Selftest::Panic),
     ("hang", Selftest::Hang),
@@ -42,11 +46,12 @@ pub const SELFTESTS: [(&str, Selftest); 7] = [
     ("missing-cpu", Selftest::MissingCpu),
     ("bad-attr", Selftest::BadAttr),
     ("caches-off", Selftest::CachesOff),
+    ("counter-backwards", Selftest::CounterBackwards),
 ];
 
 /// What `mairbench.selftest=` takes, for the message about a bad value.
 const SELFTEST_NAMES: &str =
-    "fault, panic, hang, stack-overflow, missing-cpu, bad-attr, caches-off or none";
+    "fault, panic, hang, stack-overflow, missing-cpu, bad-attr, caches-off, counter-backwards or none";
 
 impl Selftest {
     /// Its `mairbench.selftest=` name.
@@ -63,7 +68,8 @@ impl Selftest {
 pub struct Options {
     /// `mairbench.quick`: a small subset of the measurements, for a first look.
     pub quick: bool,
-    /// `mairbench.selftest=fault|panic|hang|stack-overflow|missing-cpu|bad-attr|caches-off`.
+    /// `mairbench.selftest=fault|panic|hang|stack-overflow|missing-cpu|bad-attr|caches-off|
+    /// counter-backwards`.
     pub selftest: Option<Selftest>,
     /// `mairbench.buffer=32M`: size of the test buffer (`None`: the default).
     pub buffer: Option<u64>,

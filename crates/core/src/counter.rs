@@ -27,6 +27,9 @@ pub enum Erratum {
     CortexA73_858921,
 }
 
+// Errata::from_bits keeps four bits.
+const _: () = assert!(Erratum::ALL.len() == 4);
+
 impl Erratum {
     /// Every erratum, in the order [`Errata::of`] reports and [`read`] prefers them.
     pub const ALL: [Erratum; 4] = [
@@ -81,6 +84,17 @@ impl Errata {
             })
             .fold(0, |b, e| b | e.bit());
         Errata(bits)
+    }
+
+    /// The set as one byte (bit `e as u8` for each erratum), for a static the firmware
+    /// shares between cores.
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// The set of [`Errata::bits`]; bits of no erratum are dropped.
+    pub const fn from_bits(bits: u8) -> Errata {
+        Errata(bits & 0b1111) // one bit per erratum of [`Erratum::ALL`]
     }
 
     /// Whether `e` is among them.
@@ -149,21 +163,26 @@ fn reread(tries: u32, raw: &mut impl FnMut() -> u64, good: impl Fn(u64, u64) -> 
 /// Successive reads [`step`] looks at.
 pub const STEP_READS: usize = 64;
 
-/// The counter's step: the smallest advance between successive reads that differ (1 on a
-/// counter that ticks at its rate; 62 or 63 under user-mode QEMU, whose 62.5 MHz counter moves
-/// in microseconds). `None` when the reads never moved.
+/// The counter's step: the smallest advance between successive reads that differ, where
+/// some successive reads are equal (the reads are faster than the counter moves, so an
+/// advance is one step: 1 on a counter that ticks at its rate; 62 under user-mode QEMU, whose
+/// 62.5 MHz counter moves in microseconds). Where every read differs from the last, the
+/// reads are slower than the counter's step (QEMU's TCG spends about 10 ticks on one), which
+/// is finer than they can see: 1. `None` when the reads never moved.
 pub fn step(reads: impl IntoIterator<Item = u64>) -> Option<u64> {
     let mut reads = reads.into_iter();
     let mut last = reads.next()?;
     let mut best: Option<u64> = None;
+    let mut repeated = false;
     for r in reads {
         if r > last {
             let d = r.saturating_sub(last);
             best = Some(best.map_or(d, |b| b.min(d)));
         }
+        repeated |= r == last;
         last = r;
     }
-    best
+    best.map(|b| if repeated { b } else { 1 })
 }
 
 /// Why a timed sample was dropped.
@@ -347,10 +366,13 @@ mod tests {
         assert_eq!(step([10, 10, 11, 12, 12, 13]), Some(1));
         // User-mode QEMU: 62.5 MHz claimed, microsecond steps.
         assert_eq!(step([1000, 1000, 1062, 1062, 1125, 1187]), Some(62));
+        // QEMU's TCG: every read about 10 ticks after the last, never equal: reads slower
+        // than the counter, which is finer than they see.
+        assert_eq!(step([100, 110, 119, 130, 140]), Some(1));
         assert_eq!(step([7, 7, 7]), None);
         assert_eq!(step([]), None);
         // A backwards jump is not a step.
-        assert_eq!(step([5000, 2952, 2953]), Some(1));
+        assert_eq!(step([5000, 5000, 2952, 2953]), Some(1));
     }
 
     #[test]

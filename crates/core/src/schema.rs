@@ -812,6 +812,25 @@ pub const TIMER: Kind = Kind {
             "min_sample_ticks in nanoseconds (rounded down); with min_sample_ticks.",
         ),
         Field::always("reps", U64, "samples", "Timed samples per point."),
+        Field::optional(
+            "counter_step_ticks",
+            U64,
+            "ticks",
+            "The counter's real step: the smallest advance between successive reads that \
+             differ (1 on a counter that ticks at its rate; a counter may advance in larger \
+             steps at a lower rate); min_sample_ticks is at least 1000 of them. Absent in logs \
+             of older firmware.",
+        ),
+        Field::optional(
+            "counter_errata",
+            Strs,
+            "",
+            "The counter errata every read of CNTVCT_EL0 works around, by Linux's rules \
+             (drivers/clocksource/arm_arch_timer.c): \"fsl-a008585\", \"hisilicon-161010101\", \
+             \"allwinner-unknown1\" (named by the device tree's timer node), \
+             \"cortex-a73-858921\" (by the MIDR); empty when none. Absent in logs of older \
+             firmware.",
+        ),
     ],
 };
 
@@ -901,6 +920,19 @@ pub const RESULT: Kind = Kind {
         Field::optional("pmu", Numbers, "events per 64-byte line", "Measured only: the PMU events counted during the point's fastest sample (the one best_ticks comes from), per 64-byte line it covered (bytes moved / 64; a line per dependent load for latency; the lines maintained), two decimals, keyed by the event's lower-case Arm name (mairbench_core::pmu::EVENTS, e.g. l1d_cache_refill, bus_access); null where no event counts (the config record's pmu_reason says why; QEMU counts none of them). Absent in logs of older firmware.").or_null(),
         Field::optional("start", Str, "", "The state the point started from; measured only (absent in logs of older firmware). \"invalidated\": everything the point touches was cleaned and invalidated to the point of coherency right before the warm-up (the firmware through normal-wb, mairbench-linux with DC CIVAC at EL0 through the source's own mapping), so no line of it was in a cache; \"warm\": no maintenance before the warm-up (mairbench-linux where the range is not a whole number of cache lines); maintenance kernels, after the same clean and invalidate: \"written\": before every timed pass the range was written through the alias, untimed (maint-civac, maint-cvac; rows whose line_state is no-line start invalidated instead, the written values laid through normal-wb: no write could leave a line, so every pass finds none); \"rewritten\": written, cleaned with DC CVAC and written again with the same values, so that the lines are dirty where the type allocates yet memory holds them and the invalidate loses nothing (maint-ivac). line_state says what that leaves."),
         Field::optional("line_state", Str, "", "Maintenance kernels: the lines each timed pass finds, what those writes leave in the data cache, by the alias's MAIR attribute: \"dirty\" (write-back, write-allocate), \"clean\" (write-through: memory already holds the data), \"not-allocated\" (no write-allocate: a line is present only where the core ignores the hint), \"no-line\" (Non-cacheable and Device: no line is ever present, so the maintenance takes its no-line path)."),
+        Field::optional(
+            "dropped_samples",
+            U64,
+            "samples",
+            "Samples dropped because they cannot be true (then taken again): the counter went \
+             backwards, or the rate was beyond any core (counter::MAX_MBPS); only when some were.",
+        ),
+        Field::optional(
+            "dropped_why",
+            Str,
+            "",
+            "Why the first was dropped: \"backwards\" or \"impossible\"; with dropped_samples.",
+        ),
         Field::optional("integrity", Str, "", "\"ok\": the data was verified intact after the point; measured only."),
         Field::optional("integrity_fail_offset", Hex, "", "Buffer offset where the data was wrong; instead of integrity."),
     ],

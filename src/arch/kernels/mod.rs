@@ -7,7 +7,7 @@
 
 use super::buffer::{Chain, Window};
 use super::cache::dcache_line;
-use super::cpu::{ticks, zva_block_size};
+use super::cpu::{ticks, ticks_before_loads, zva_block_size};
 use super::pmu::{self, Events};
 use aarch64_cpu::asm::barrier::{dsb, SY};
 use mairbench_core::pmu::Counts;
@@ -212,6 +212,9 @@ pub struct Sample {
     /// The chosen PMU events over the same interval (read outside it), all 0 when none
     /// counts.
     pub events: Counts,
+    /// The two counter reads, when the second was below the first (a counter erratum or a
+    /// broken counter): the sample cannot be true.
+    pub backwards: Option<(u64, u64)>,
 }
 
 impl Sample {
@@ -220,6 +223,7 @@ impl Sample {
         Sample {
             ticks: self.ticks.wrapping_add(other.ticks),
             cycles: self.cycles.wrapping_add(other.cycles),
+            backwards: self.backwards.or(other.backwards),
             events: Counts::new(core::array::from_fn(|i| {
                 self.events.get(i).wrapping_add(other.events.get(i))
             })),
@@ -253,7 +257,7 @@ fn timed(meter: Meter, run: impl FnOnce()) -> Sample {
     dsb(SY);
     let e0 = meter.events.map(|e| e.read());
     let c0 = if meter.cycles { pmu::cycles() } else { 0 };
-    let t0 = ticks();
+    let t0 = ticks_before_loads();
     run();
     dsb(SY);
     let t1 = ticks();
@@ -266,6 +270,7 @@ fn timed(meter: Meter, run: impl FnOnce()) -> Sample {
         ticks: t1.wrapping_sub(t0),
         cycles: c1.wrapping_sub(c0),
         events,
+        backwards: (t1 < t0).then_some((t0, t1)),
     }
 }
 
