@@ -259,7 +259,31 @@ drop_to_el1:                        // x20 = entry EL, x24 = continuation; clobb
     br      x24                     // entered at EL1
 
 from_el3:
-    msr     cptr_el3, xzr
+    // CPUECTLR_EL1.SMPEN (bit 6 of S3_1_C15_C2_1, writable at EL3) on the cores that have
+    // it, before the caches and the MMU are enabled at EL1: the A53 TRM requires it (data
+    // coherency is enabled only with SMPEN set) and TF-A's reset code sets it. The parts are
+    // the rows of core's table of cores with `smpen` (crates/core/src/cores.rs; a test checks
+    // this list against it); on any other core the register may not exist.
+    mrs     x0, midr_el1
+    ubfx    x1, x0, #24, #8         // MIDR_EL1.Implementer
+    cmp     x1, #0x41               // Arm
+    b.ne    6f
+    ubfx    x1, x0, #4, #12         // MIDR_EL1.PartNum
+    cmp     x1, #0xd03              // smpen: Cortex-A53
+    b.eq    5f
+    cmp     x1, #0xd04              // smpen: Cortex-A35
+    b.eq    5f
+    cmp     x1, #0xd07              // smpen: Cortex-A57
+    b.eq    5f
+    cmp     x1, #0xd08              // smpen: Cortex-A72
+    b.eq    5f
+    cmp     x1, #0xd09              // smpen: Cortex-A73
+    b.ne    6f
+5:  mrs     x0, S3_1_C15_C2_1       // CPUECTLR_EL1
+    orr     x0, x0, #(1 << 6)       // SMPEN
+    msr     S3_1_C15_C2_1, x0
+    isb
+6:  msr     cptr_el3, xzr
     msr     mdcr_el3, xzr
     mov     x0, #SCR_EL3_NS_RW
     msr     scr_el3, x0

@@ -69,6 +69,10 @@ impl Start<'_> {
         if emulation.emulated() {
             start = start.strs("emulated_by", emulation.by());
         }
+        let core = mairbench_core::cores::by_midr(cpu.midr);
+        if boot.entry_el == 3 {
+            start = start.bool("smpen_set", core.and_then(|c| c.smpen).is_some());
+        }
         if crate::arch::boot::el2_traps_zeroed(boot.entry_el)
             .next()
             .is_some()
@@ -110,6 +114,26 @@ impl Start<'_> {
         );
         if let Some(handoff) = uefi {
             describe_uefi(&handoff);
+        }
+        if boot.entry_el == 3 {
+            match core.map(|c| (c.name, c.smpen)) {
+                Some((name, Some(smpen))) => say!(
+                    "el3: CPUECTLR_EL1.SMPEN set before the caches and the MMU, as the {name} \
+                     requires ({})",
+                    smpen.source
+                ),
+                Some((name, None)) => {
+                    say!("el3: no SMPEN set: the {name} has none in core's table of cores")
+                }
+                None => say!(
+                    "el3: no SMPEN set: this core (MIDR {:#x}) is not in core's table of cores",
+                    cpu.midr
+                ),
+            }
+            say!(
+                "el3: no TZASC or GIC secure set-up is done, so EL3 entry is supported on QEMU \
+                 only: on a board, enter at EL2 or EL1 from the boot ROM's or TF-A's hand-off"
+            );
         }
         if let Some(hz) = boot.cntfrq_programmed {
             say!("timer: CNTFRQ_EL0 read 0 at EL3; programmed {hz} Hz from /timer clock-frequency");

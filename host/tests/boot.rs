@@ -40,6 +40,17 @@ fn kernel(cpu: &str, el: u64) {
     } else {
         assert!(zeroed.is_null(), "{start}");
     }
+    // At EL3 the entry code sets SMPEN on the cores that have it (A53, A72), not on max.
+    if el == 3 {
+        assert_eq!(start["smpen_set"], cpu != "max", "{start}");
+        assert!(
+            run.console.contains("EL3 entry is supported on QEMU only"),
+            "{}",
+            run.console
+        );
+    } else {
+        assert!(start["smpen_set"].is_null(), "{start}");
+    }
     // What the boot code promises EL1: relocated, timer, FP/SIMD and the PMU usable.
     let checks: Vec<_> = run
         .of_kind("check")

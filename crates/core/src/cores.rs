@@ -11,8 +11,8 @@
 //!   `arch/arm64/kernel/cpu_errata.c` for errata);
 //! - Arm's machine-readable PMU event lists (`ARM-software/data`, `pmu/<core>.json`).
 //!
-//! Left out for want of a source (looked for, not found): how the A53, A35, A57, A72, A73 and
-//! the later cores treat write-through memory; whether any core but the A76 upgrades DC IVAC
+//! Left out for want of a source (looked for, not found): how the cores but the A53, A35 and
+//! A55 treat write-through memory; whether any core but the A76 upgrades DC IVAC
 //! to DC CIVAC; the read-allocate thresholds of the A53 and A55; the L1 line sizes; anything
 //! about Apple, Qualcomm and Ampere cores' caches.
 
@@ -115,7 +115,12 @@ pub const CORES: [Core; 15] = [
             "TF-A cortex_a53.h CORTEX_A53_ECTLR_SMP_BIT; Cortex-A53 TRM (DDI 0500F) \
              \"Data cache coherency\": you must set the SMPEN bit before enabling the data cache",
         ),
-        wt_as_nc: None,
+        wt_as_nc: Some(Cited {
+            says: "downgrades memory marked Inner Write-Through to non-cacheable (and Outer \
+                   Write-Through or Outer Non-cacheable, even if the inner attributes are \
+                   write-back)",
+            source: "Cortex-A53 TRM (DDI 0500D) section 7.5 \"Additional memory attributes\"",
+        }),
         streaming: Some(Cited {
             says: "switches into read allocate mode after a threshold number of consecutive \
                    full-line write misses (writes that miss do not allocate); it continues until \
@@ -134,7 +139,12 @@ pub const CORES: [Core; 15] = [
         part: 0xd04,
         midr_source: CPUTYPE,
         smpen: smpen("TF-A cortex_a35.h CORTEX_A35_CPUECTLR_SMPEN_BIT"),
-        wt_as_nc: None,
+        wt_as_nc: Some(Cited {
+            says: "downgrades memory marked Inner Write-Through to non-cacheable (and Outer \
+                   Write-Through or Outer Non-cacheable, even if the inner attributes are \
+                   write-back)",
+            source: "Cortex-A35 TRM (100236) section A7.3 \"Support for memory types\"",
+        }),
         streaming: Some(Cited {
             says: "switches to read allocate (write streaming) mode once it detects three full \
                    cache lines written; writes that miss go to L2 until a write burst that is \
@@ -286,6 +296,36 @@ pub const CORES: [Core; 15] = [
 
 /// The source of [`Core::events`] for every row.
 pub const EVENTS_SOURCE: &str = "ARM-software/data pmu/<core>.json (Arm's event lists)";
+
+/// Writes the table as Markdown: one row per core (name, MIDR implementer and part, then each
+/// statement with its source, `-` where none is documented). `docs/bringup.md` holds exactly
+/// this between its `cores` markers.
+pub fn write_markdown<W: core::fmt::Write + ?Sized>(w: &mut W) -> core::fmt::Result {
+    w.write_str(
+        "| core | MIDR | SMPEN | write-through | write streaming | DC IVAC | counter erratum |\n\
+         |---|---|---|---|---|---|---|\n",
+    )?;
+    let cell = |c: Option<Cited>| -> ([&'static str; 2], bool) {
+        match c {
+            Some(c) => ([c.says, c.source], true),
+            None => (["-", ""], false),
+        }
+    };
+    for c in &CORES {
+        write!(w, "| {} | {:#04x}/{:#05x} |", c.name, c.implementer, c.part)?;
+        for fact in [c.smpen, c.wt_as_nc, c.streaming, c.ivac_as_civac] {
+            match cell(fact) {
+                ([says, source], true) => write!(w, " {says} ({source}) |")?,
+                ([dash, _], _) => write!(w, " {dash} |")?,
+            }
+        }
+        match c.counter {
+            Some(e) => writeln!(w, " {} (Linux cpu_errata.c) |", e.name())?,
+            None => w.write_str(" - |\n")?,
+        }
+    }
+    Ok(())
+}
 
 /// The row of the core whose MIDR_EL1 is `midr`, if the table has it.
 pub fn by_midr(midr: u64) -> Option<&'static Core> {

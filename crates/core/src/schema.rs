@@ -211,6 +211,12 @@ pub const START: Kind = Kind {
             "What says the run is emulated, present when it is: \"bootarg\" (mairbench.host=), \"dtb\" (the device tree is QEMU's: root compatible linux,dummy-virt, or a qemu,fw-cfg-mmio or qemu,platform node), \"acpi\" (the ACPI tables are QEMU's: OEM ID BOCHS, OEM table ID BXPC), \"tells\" (the machine behaves like QEMU's TCG, see emulation_tells: suspected when nothing else says so). QEMU's board machines boot the real board's device tree: there the bootarg or the tells say so.",
         ),
         Field::optional(
+            "smpen_set",
+            Bool,
+            "",
+            "Entered at EL3: whether the entry code set CPUECTLR_EL1.SMPEN before the caches and the MMU (the cores whose row of core's table of cores has it: A53, A35, A57, A72, A73); absent below EL3. No TZASC or GIC secure set-up is done at EL3: EL3 entry is supported on QEMU only.",
+        ),
+        Field::optional(
             "el2_traps_zeroed",
             Strs,
             "",

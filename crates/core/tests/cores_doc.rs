@@ -1,0 +1,67 @@
+//! Core's table of cores where others restate it: `docs/bringup.md`'s generated part (between
+//! the markers) is what `cores::write_markdown` renders (`MAIRBENCH_BLESS=1` rewrites it), and
+//! the parts for which boot/entry.S sets CPUECTLR_EL1.SMPEN at EL3 are the table's rows with
+//! `smpen`.
+
+use mairbench_core::cores::{self, CORES};
+use std::path::Path;
+
+const BEGIN: &str = "<!-- cores:begin -->\n";
+const END: &str = "<!-- cores:end -->\n";
+
+fn file(name: &str) -> (std::path::PathBuf, String) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    (path, text)
+}
+
+#[test]
+fn bringup_md_holds_the_table_of_cores() {
+    let (path, text) = file("docs/bringup.md");
+    let (head, rest) = text.split_once(BEGIN).expect("the begin marker");
+    let (generated, tail) = rest.split_once(END).expect("the end marker");
+    let mut table = String::new();
+    cores::write_markdown(&mut table).unwrap();
+    if std::env::var_os("MAIRBENCH_BLESS").is_some() {
+        std::fs::write(&path, format!("{head}{BEGIN}{table}{END}{tail}")).unwrap();
+        return;
+    }
+    assert!(
+        generated == table,
+        "docs/bringup.md is out of date with crates/core/src/cores.rs: regenerate it with\n  \
+         MAIRBENCH_BLESS=1 cargo test -p mairbench-core --target host-tuple --test cores_doc"
+    );
+    assert_eq!(table.lines().count(), 2 + CORES.len());
+}
+
+#[test]
+fn the_entry_code_sets_smpen_on_the_tables_cores() {
+    let (_, asm) = file("boot/entry.S");
+    // `cmp x1, #0xd03 // smpen: Cortex-A53` lines of the EL3 path.
+    let listed: Vec<(u16, String)> = asm
+        .lines()
+        .filter_map(|l| {
+            let (code, comment) = l.split_once("// smpen: ")?;
+            let part = code.trim().strip_prefix("cmp")?.split("#0x").nth(1)?.trim();
+            Some((
+                u16::from_str_radix(part, 16).ok()?,
+                comment.trim().to_owned(),
+            ))
+        })
+        .collect();
+    let table: Vec<(u16, String)> = CORES
+        .iter()
+        .filter(|c| c.smpen.is_some())
+        .map(|c| (c.part, c.name.to_owned()))
+        .collect();
+    assert_eq!(
+        listed, table,
+        "boot/entry.S's SMPEN parts vs crates/core/src/cores.rs"
+    );
+    assert!(CORES
+        .iter()
+        .filter(|c| c.smpen.is_some())
+        .all(|c| c.implementer == 0x41));
+}
