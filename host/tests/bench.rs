@@ -74,9 +74,9 @@ fn quick_run_reports_every_point() {
     run.assert_pass();
     let results = results(&run);
     let min = min_sample_ticks(&run);
-    // quick: read-ldp and write-stp, all eight types, 4 KiB, 256 KiB and 4 MiB.
-    assert_eq!(results.len(), 2 * 8 * 3, "{}", run.console);
-    for kernel in ["read-ldp", "write-stp"] {
+    // quick: read-ldp, write-stp and write-line, all eight types, 4 KiB, 256 KiB and 4 MiB.
+    assert_eq!(results.len(), 3 * 8 * 3, "{}", run.console);
+    for kernel in ["read-ldp", "write-stp", "write-line"] {
         for (memtype, _) in MEMTYPES {
             let sizes: Vec<_> = results
                 .iter()
@@ -108,7 +108,7 @@ fn quick_run_reports_every_point() {
         .into_iter()
         .filter(|c| c["name"] == "integrity")
         .collect();
-    assert_eq!(integrity.len(), 2);
+    assert_eq!(integrity.len(), 3);
     assert!(
         run.console.contains("read-ldp (MB/s, best of 3)"),
         "{}",
@@ -357,7 +357,7 @@ fn bad_benchmark_options_warn_and_keep_defaults() {
         "{}",
         run.console
     );
-    assert_eq!(results(&run).len(), 2 * 8 * 3, "the quick defaults stay");
+    assert_eq!(results(&run).len(), 3 * 8 * 3, "the quick defaults stay");
 }
 
 #[test]
@@ -385,7 +385,7 @@ fn default_run_covers_every_kernel_and_shows_progress() {
         .find(|l| l.starts_with("benchmark:"))
         .unwrap()
         .to_owned();
-    assert!(sizes.contains("13 kernels x 8 memory types"), "{sizes}");
+    assert!(sizes.contains("14 kernels x 8 memory types"), "{sizes}");
     for kernel in kernels {
         let of: Vec<_> = results(&run)
             .into_iter()

@@ -110,6 +110,7 @@ fn streaming_loops_are_at_least_80_percent_loads_and_stores() {
         ("mb_k_write_stp_q", &["stp q"]),
         ("mb_k_read_ldnp", &["ldnp x"]),
         ("mb_k_write_stnp", &["stnp x"]),
+        ("mb_k_write_line", &["str x"]),
         ("mb_k_copy", &["ldp x", "stp x"]),
         ("mb_k_chase", &["ldr x"]),
     ] {

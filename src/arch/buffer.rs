@@ -117,6 +117,8 @@ impl Window {
                 match p {
                     Pattern::Xor(key) => mb_fill_xor(bulk.va, bulk.len, key),
                     Pattern::Pair(even, odd) => mb_fill_pair(bulk.va, bulk.len, even, odd),
+                    // What a kernel leaves, never laid for speed: word by word.
+                    Pattern::Lines(..) => bulk.fill(|off| p.at(off)),
                 }
             }
         }
@@ -138,6 +140,9 @@ impl Window {
                 match p {
                     Pattern::Xor(key) => mb_find_xor(bulk.va, bulk.len, key),
                     Pattern::Pair(even, odd) => mb_find_pair(bulk.va, bulk.len, even, odd),
+                    // Word by word (no assembly finder for it): the first mismatch, else the
+                    // end of the bulk.
+                    Pattern::Lines(..) => bulk.mismatches(|off| p.at(off)).1.unwrap_or(bulk.len),
                 }
             }
         };

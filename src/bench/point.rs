@@ -14,7 +14,7 @@ use crate::{run, say};
 use mairbench_core::counter::{self, Dropped};
 use mairbench_core::format::Bytes;
 use mairbench_core::kernel::{Kernel, KernelSpec};
-use mairbench_core::pattern::Pattern;
+use mairbench_core::pattern::{self, Pattern};
 use mairbench_core::pmu::Counts;
 use mairbench_core::stats::{self, MAX_REPS};
 use mairbench_core::sweep::{self, Calibration, Lines, Start, CHASE_LINE, SEED};
@@ -191,6 +191,11 @@ impl Engine<'_> {
                     _ => Loop::write_stp_q(&region),
                 };
                 streaming(body, true, only, data(wb_region, WRITTEN))
+            }
+            Kernel::WriteLine => {
+                lay(wb_region, PATTERN);
+                let body = Loop::write_line(&region);
+                streaming(body, true, only, data(wb_region, pattern::LINE_WRITTEN))
             }
             Kernel::CopyTo => {
                 let source = other()?;

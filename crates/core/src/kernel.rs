@@ -95,6 +95,10 @@ pub enum Kernel {
     MaintCvac,
     /// `DC IVAC` (invalidate to the point of coherency) over the range.
     MaintIvac,
+    /// One 8-byte `str` per 64-byte line: a partial-line write stream, which the write
+    /// streaming modes (the A53's read allocate mode, the A76's write streaming) do not take
+    /// for a full-line one, so its misses allocate where the memory type asks.
+    WriteLine,
 }
 
 impl Kernel {
@@ -142,7 +146,7 @@ pub struct KernelSpec {
 }
 
 /// Every kernel, in [`Kernel`] order (`KERNELS[i].kernel as usize == i`).
-pub const KERNELS: [KernelSpec; 13] = [
+pub const KERNELS: [KernelSpec; 14] = [
     KernelSpec {
         kernel: Kernel::ReadLdp,
         name: "read-ldp",
@@ -277,6 +281,16 @@ pub const KERNELS: [KernelSpec; 13] = [
         twin: false,
         summary: "dc ivac per CTR_EL0.DminLine line over the range, then dsb sy; time per line",
     },
+    KernelSpec {
+        kernel: Kernel::WriteLine,
+        name: "write-line",
+        unit: Unit::Bandwidth,
+        normal_only: false,
+        quick: true,
+        granule: Granule::Page,
+        twin: false,
+        summary: "str x,[p],#64 x16 per iteration (1 KiB): one 8-byte store per 64-byte line, a partial-line write that write streaming does not hide; bytes counted as the lines' span (64 per store)",
+    },
 ];
 
 /// Mask of every kernel (bit i = `KERNELS[i]`).
@@ -358,7 +372,8 @@ mod tests {
                 "fill-zva",
                 "maint-civac",
                 "maint-cvac",
-                "maint-ivac"
+                "maint-ivac",
+                "write-line"
             ]
         );
         let normal_only: std::vec::Vec<_> = KERNELS
@@ -389,20 +404,23 @@ mod tests {
 
     #[test]
     fn masks() {
-        assert_eq!(ALL_KERNELS, 0x1fff);
+        assert_eq!(ALL_KERNELS, 0x3fff);
         assert_eq!(
             QUICK_KERNELS,
-            Kernel::ReadLdp.bit() | Kernel::WriteStp.bit()
+            Kernel::ReadLdp.bit() | Kernel::WriteStp.bit() | Kernel::WriteLine.bit()
         );
-        assert_eq!(selected(ALL_KERNELS).count(), 13);
+        assert_eq!(selected(ALL_KERNELS).count(), 14);
         let quick: std::vec::Vec<_> = selected(QUICK_KERNELS).map(|k| k.name).collect();
-        assert_eq!(quick, ["read-ldp", "write-stp"]);
-        assert_eq!(selected(0xe000).count(), 0);
+        assert_eq!(quick, ["read-ldp", "write-stp", "write-line"]);
+        assert_eq!(selected(0xc000).count(), 0);
     }
 
     #[test]
     fn parsing_lists() {
-        assert_eq!(parse_kernels("read-ldp,write-stp"), Ok(QUICK_KERNELS));
+        assert_eq!(
+            parse_kernels("read-ldp,write-stp,write-line"),
+            Ok(QUICK_KERNELS)
+        );
         assert_eq!(
             parse_kernels("maint-ivac,latency,latency"),
             Ok(Kernel::MaintIvac.bit() | Kernel::Latency.bit())

@@ -10,6 +10,10 @@ pub const LAID: Pattern = Pattern::Xor(crate::sweep::SEED);
 /// the public dma-buf report's 0xdeadbeef and 0xcafebabe, alternating).
 pub const WRITTEN: Pattern = Pattern::Pair(0xdead_beef, 0xcafe_babe);
 
+/// What write-line leaves over [`LAID`]: its value in the first word of every 64-byte line,
+/// the laid words in the other seven.
+pub const LINE_WRITTEN: Pattern = Pattern::Lines(0xdead_beef, crate::sweep::SEED);
+
 /// A value for every 64-bit word of a window, by its byte offset from the window's start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pattern {
@@ -18,6 +22,9 @@ pub enum Pattern {
     /// The first value at offsets that are multiples of 16, the second in between (what the
     /// write kernels store: `stp` of a register pair).
     Pair(u64, u64),
+    /// The value at offsets that are multiples of 64 (the first word of each line), the
+    /// words of `Xor(key)` in between (what write-line leaves over a laid window).
+    Lines(u64, u64),
 }
 
 impl Pattern {
@@ -30,6 +37,13 @@ impl Pattern {
                     even
                 } else {
                     odd
+                }
+            }
+            Pattern::Lines(first, key) => {
+                if off.is_multiple_of(64) {
+                    first
+                } else {
+                    off ^ key
                 }
             }
         }
@@ -51,5 +65,14 @@ mod tests {
         }
         let p = Pattern::Pair(1, 2);
         assert_eq!([p.at(0), p.at(8), p.at(16), p.at(24)], [1, 2, 1, 2]);
+        let l = Pattern::Lines(7, 0xff00);
+        assert_eq!(
+            [l.at(0), l.at(8), l.at(56), l.at(64)],
+            [7, 0xff08, 0xff38, 7]
+        );
+        // Over the laid window it differs only in each line's first word.
+        for off in (0..4096).step_by(8) {
+            assert_eq!(LINE_WRITTEN.at(off) == LAID.at(off), off % 64 != 0);
+        }
     }
 }

@@ -18,6 +18,7 @@ extern "C" {
     fn mb_k_write_stp_q(p: u64, len: u64);
     fn mb_k_read_ldnp(p: u64, len: u64);
     fn mb_k_write_stnp(p: u64, len: u64);
+    fn mb_k_write_line(p: u64, len: u64);
     fn mb_k_copy(dst: u64, src: u64, len: u64);
     fn mb_k_chase(start: u64, loads: u64) -> u64;
     fn mb_k_zva(p: u64, len: u64, block: u64);

@@ -28,6 +28,7 @@ enum Body {
     WriteStpQ { va: u64, len: u64 },
     ReadLdnp { va: u64, len: u64 },
     WriteStnp { va: u64, len: u64 },
+    WriteLine { va: u64, len: u64 },
     Copy { dst: u64, src: u64, len: u64 },
     Chase { at: u64, loads: u64 },
     Zva { va: u64, len: u64, block: u64 },
@@ -74,6 +75,12 @@ impl Loop {
     /// [`Loop::write_stp`] writes.
     pub fn write_stnp(w: &Window) -> Option<Loop> {
         fits(w, 256, 16).map(|(va, len)| Loop(Body::WriteStnp { va, len }))
+    }
+
+    /// One 8-byte `str` of 0xdeadbeef in each 64-byte line of the window (a multiple of
+    /// 1 KiB, line-aligned): a partial-line write stream.
+    pub fn write_line(w: &Window) -> Option<Loop> {
+        fits(w, 1024, 64).map(|(va, len)| Loop(Body::WriteLine { va, len }))
     }
 
     /// `ldp`/`stp` copy of `src` into `dst` (equal lengths, a multiple of 128 bytes).
@@ -134,6 +141,10 @@ impl Loop {
                 va: cut(va, len, 512)?,
                 len: bytes,
             },
+            Body::WriteLine { va, len } => Body::WriteLine {
+                va: cut(va, len, 1024)?,
+                len: bytes,
+            },
             Body::Copy { dst, src, len } => Body::Copy {
                 dst: cut(dst, len, 128)?,
                 src: cut(src, len, 128)?,
@@ -189,6 +200,7 @@ impl Loop {
                 Body::WriteStpQ { va, len } => mb_k_write_stp_q(*va, *len),
                 Body::ReadLdnp { va, len } => mb_k_read_ldnp(*va, *len),
                 Body::WriteStnp { va, len } => mb_k_write_stnp(*va, *len),
+                Body::WriteLine { va, len } => mb_k_write_line(*va, *len),
                 Body::Copy { dst, src, len } => mb_k_copy(*dst, *src, *len),
                 Body::Chase { at, loads } => *at = mb_k_chase(*at, *loads),
                 Body::Zva { va, len, block } => mb_k_zva(*va, *len, *block),

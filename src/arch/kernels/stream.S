@@ -199,3 +199,32 @@ mb_k_copy:
     subs    x2, x2, #128
     b.ne    1b
     ret
+
+// write-line: 16 x `str x, [p], #64` = 1 KiB per iteration: one 8-byte store in each
+// 64-byte line, a partial-line write that the cores' write streaming modes do not take for a
+// full-line stream, so a miss allocates where the memory type says (x1: a multiple of 1024).
+.global mb_k_write_line
+.balign 64
+mb_k_write_line:
+    mov     x4, #0xbeef
+    movk    x4, #0xdead, lsl #16
+    .balign 64
+1:  str     x4, [x0], #64
+    str     x4, [x0], #64
+    str     x4, [x0], #64
+    str     x4, [x0], #64
+    str     x4, [x0], #64
+    str     x4, [x0], #64
+    str     x4, [x0], #64
+    str     x4, [x0], #64
+    str     x4, [x0], #64
+    str     x4, [x0], #64
+    str     x4, [x0], #64
+    str     x4, [x0], #64
+    str     x4, [x0], #64
+    str     x4, [x0], #64
+    str     x4, [x0], #64
+    str     x4, [x0], #64
+    subs    x1, x1, #1024
+    b.ne    1b
+    ret

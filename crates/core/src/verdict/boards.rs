@@ -191,3 +191,76 @@ fn a_core_not_in_the_table_is_judged_by_the_architecture() {
         .unwrap();
     assert!(line.contains("\"core_note\":\"this core is not in the table of cores"));
 }
+
+/// write-line measured too: one store per line, which no streaming mode takes for a
+/// full-line stream, so the lines allocate as the memory type says (the A72 board's write
+/// figures), while write-stp still streams.
+fn streams_with_line(kernel: Kernel, t: &MemType, g: Granule, size: u64) -> Option<u64> {
+    match kernel {
+        Kernel::WriteLine => a72(Kernel::WriteStp, t, g, size),
+        _ => streams(kernel, t, g, size),
+    }
+}
+
+/// The same, write-through cached as non-cacheable (the A53, A35, A55 TRMs).
+fn streams_with_line_wt_as_nc(kernel: Kernel, t: &MemType, g: Granule, size: u64) -> Option<u64> {
+    let t = match t.role {
+        Role::WriteThrough => as_role(t, Role::NonCacheable),
+        _ => t,
+    };
+    streams_with_line(kernel, t, g, size)
+}
+
+/// write-line shows write-back lines that do not allocate (a mis-set MAIR byte, an outer
+/// cache that does not allocate): no faster than non-cacheable ones.
+fn line_does_not_allocate(kernel: Kernel, t: &MemType, g: Granule, size: u64) -> Option<u64> {
+    match (kernel, t.role) {
+        (Kernel::WriteLine, Role::WriteBack) => Some(2_100),
+        _ => streams_with_line(kernel, t, g, size),
+    }
+}
+
+#[test]
+fn write_line_judges_allocation_where_streaming_hides_it() {
+    let caches = a72_caches();
+    for c in CORES.iter().filter(|c| c.streaming.is_some()) {
+        let curve: Curve = if c.wt_as_nc.is_some() {
+            streams_with_line_wt_as_nc
+        } else {
+            streams_with_line
+        };
+        let s = sweep(32 * MIB, curve);
+        let mut i = inputs(&caches, &s);
+        i.core = Some(c);
+        let v = judge(&i);
+        assert_eq!(
+            failed(&v),
+            Vec::<&str>::new(),
+            "{}: {:?}",
+            c.name,
+            statuses(&v)
+        );
+        for name in [Name::WriteAllocate, Name::WriteThrough] {
+            let verdict = v.get(name).unwrap();
+            assert_eq!(verdict.status, Status::Pass, "{}: {}", c.name, verdict.why);
+            assert!(
+                verdict
+                    .why
+                    .to_string()
+                    .contains("partial-line writes (write-line)"),
+                "{}: {}",
+                c.name,
+                verdict.why
+            );
+            assert_eq!(verdict.evidence.get("partial_line"), Some((1, 0)));
+        }
+        // The board broken under it: write-line's lines do not allocate, and the verdict
+        // fails, the core's streaming mode no excuse.
+        let s = sweep(32 * MIB, line_does_not_allocate);
+        let mut i = inputs(&caches, &s);
+        i.core = Some(c);
+        let v = judge(&i);
+        assert_eq!(status(&v, Name::WriteAllocate), Status::Fail, "{}", c.name);
+        assert!(why(&v, Name::WriteAllocate).contains("write-back writes do not allocate"));
+    }
+}

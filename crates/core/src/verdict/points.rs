@@ -78,6 +78,20 @@ impl fmt::Display for Times {
     }
 }
 
+/// How a write kernel's writes are named in the sentences: `writes` for write-stp, whose
+/// full-line stream the cores' write streaming may keep from allocating;
+/// `partial-line writes (write-line)` for the kernel it cannot.
+pub(super) struct Writes(pub(super) Kernel);
+
+impl fmt::Display for Writes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Kernel::WriteLine => write!(f, "partial-line writes ({})", self.0.spec().name),
+            _ => f.write_str("writes"),
+        }
+    }
+}
+
 /// Hundredths printed with two decimals.
 pub(super) fn centi(v: u64) -> Decimal {
     Decimal {
@@ -124,6 +138,20 @@ impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
         s.best(kernel, memtype, first, size)
             .or_else(|| s.best(kernel, memtype, second, size))
             .filter(|&v| v > 0)
+    }
+
+    /// The write kernel the allocation verdicts judge by: write-line (one store per line,
+    /// which no write streaming mode takes for a full-line stream) where the sweep measured
+    /// it on the write-back type at the L1 set, else write-stp.
+    pub(super) fn write_kernel(&self) -> Kernel {
+        let line = self
+            .l1_set()
+            .and_then(|size| self.of(Kernel::WriteLine, Role::WriteBack, size));
+        if line.is_some() {
+            Kernel::WriteLine
+        } else {
+            Kernel::WriteStp
+        }
     }
 
     /// [`View::value`] of the first type of `role`.

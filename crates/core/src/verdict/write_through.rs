@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use super::points::{faster, named, Times, View};
+use super::points::{faster, named, Times, View, Writes};
 use super::{Basis, CoreNote, Evidence, Name, Spec, Status, Sweep, Verdict, CLEAR_RATIO};
 use crate::format::Bytes;
 use crate::kernel::{Kernel, Unit};
@@ -11,7 +11,7 @@ use crate::memtype::Role;
 pub const SPEC: Spec = Spec {
     name: Name::WriteThrough,
     id: "write-through",
-    checks: "normal-wt writes (write-stp) at the L1 set are clearly slower than normal-wb's: every store reaches memory.",
+    checks: "normal-wt writes at the L1 set are clearly slower than normal-wb's: every store reaches memory. Judged by write-line where measured, else by write-stp (whose full-line stream a write streaming mode may keep from allocating even on write-back: then a warn).",
     threshold: "WB/WT ≥ 1.50× pass; 1.20× to 1.50× warn; < 1.20× fail (WT behaves as WB).",
     failure: "The write-through alias is written back: its MAIR byte or AttrIndx is wrong (a WT mapping mis-set to WB), so data another observer reads without maintenance is stale. A core may implement WT as non-cacheable (the Cortex-A53 TRM says so); that still passes.",
     basis: Basis::Timing,
@@ -26,6 +26,8 @@ pub const SAME_RATIO: u64 = 120;
 pub enum Why {
     /// WT writes compared with WB's; the ratio says how.
     Compared {
+        /// The write kernel.
+        kernel: Kernel,
         /// The L1 set.
         size: u64,
         /// WB over WT, hundredths.
@@ -33,6 +35,8 @@ pub enum Why {
     },
     /// The same, on a core documented to treat write-through as non-cacheable.
     AsNonCacheable {
+        /// The write kernel.
+        kernel: Kernel,
         /// The L1 set.
         size: u64,
         /// WB over WT, hundredths.
@@ -54,10 +58,15 @@ impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (wb, wt) = (named(Role::WriteBack), named(Role::WriteThrough));
         match *self {
-            Why::Compared { size, ratio } => {
+            Why::Compared {
+                kernel,
+                size,
+                ratio,
+            } => {
                 write!(
                     f,
-                    "{wb} writes at {} run at {} {wt}'s speed",
+                    "{wb} {} at {} run at {} {wt}'s speed",
+                    Writes(kernel),
                     Bytes(size),
                     Times(ratio)
                 )?;
@@ -69,10 +78,15 @@ impl fmt::Display for Why {
                     ": the write-through alias behaves as write-back (check its MAIR byte and AttrIndx)"
                 })
             }
-            Why::AsNonCacheable { size, ratio } => {
+            Why::AsNonCacheable {
+                kernel,
+                size,
+                ratio,
+            } => {
                 write!(
                     f,
-                    "{wb} writes at {} run at {} {wt}'s speed",
+                    "{wb} {} at {} run at {} {wt}'s speed",
+                    Writes(kernel),
                     Bytes(size),
                     Times(ratio)
                 )?;
@@ -100,7 +114,7 @@ impl fmt::Display for Why {
 
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
-    let k = Kernel::WriteStp;
+    let k = v.write_kernel();
     let measured = v.l1_set().and_then(|size| {
         let wb = v.of(k, Role::WriteBack, size)?;
         let wt = v.of(k, Role::WriteThrough, size)?;
@@ -108,7 +122,10 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     });
     let core = v.i.core;
     let as_nc = core.and_then(|c| c.wt_as_nc);
-    let streaming = core.and_then(|c| c.streaming);
+    // Only write-stp's full-line stream can be kept from allocating by a streaming mode.
+    let streaming = core
+        .and_then(|c| c.streaming)
+        .filter(|_| k == Kernel::WriteStp);
     let mut note = None;
     let (status, why) = match measured {
         None => (Status::NotApplicable, Why::Missing),
@@ -119,13 +136,30 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
             e.push("ratio", ratio, 2);
             e.push("min_ratio", CLEAR_RATIO, 2);
             e.push("same_below", SAME_RATIO, 2);
+            if k == Kernel::WriteLine {
+                e.flag("partial_line", true);
+            }
             let clear = ratio >= CLEAR_RATIO;
             if clear && as_nc.is_some() {
                 note = CoreNote::of(core, |c| c.wt_as_nc);
-                (Status::Pass, Why::AsNonCacheable { size, ratio })
+                (
+                    Status::Pass,
+                    Why::AsNonCacheable {
+                        kernel: k,
+                        size,
+                        ratio,
+                    },
+                )
             } else if clear {
                 note = CoreNote::of(core, |_| None);
-                (Status::Pass, Why::Compared { size, ratio })
+                (
+                    Status::Pass,
+                    Why::Compared {
+                        kernel: k,
+                        size,
+                        ratio,
+                    },
+                )
             } else if streaming.is_some() {
                 note = CoreNote::of(core, |c| c.streaming);
                 (Status::Warn, Why::Streaming { size, ratio })
@@ -133,7 +167,14 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
                 // A documented downgrade is never the board's failure: a warn naming the
                 // mismatch.
                 note = CoreNote::of(core, |c| c.wt_as_nc);
-                (Status::Warn, Why::AsNonCacheable { size, ratio })
+                (
+                    Status::Warn,
+                    Why::AsNonCacheable {
+                        kernel: k,
+                        size,
+                        ratio,
+                    },
+                )
             } else {
                 note = CoreNote::of(core, |_| None);
                 let status = if ratio >= SAME_RATIO {
@@ -141,7 +182,14 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
                 } else {
                     Status::Fail
                 };
-                (status, Why::Compared { size, ratio })
+                (
+                    status,
+                    Why::Compared {
+                        kernel: k,
+                        size,
+                        ratio,
+                    },
+                )
             }
         }
     };
