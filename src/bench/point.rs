@@ -31,6 +31,11 @@ enum Verify {
 /// How a maintenance kernel's lines are made before every timed pass (untimed).
 #[derive(Clone, Copy)]
 struct Redirty {
+    /// Reads the range first, so that the writes then hit lines it allocated: full-line
+    /// write misses alone may stream past the cache without allocating (the Cortex-A53's read
+    /// allocate mode, the A76's write streaming; core's table of cores), and the lines the
+    /// maintenance times would not be dirty.
+    read: Loop,
     /// Writes [`WRITTEN`] through the alias.
     write: Loop,
     /// For an invalidate: `DC CVAC` of the range, then the same writes again, so that the
@@ -40,6 +45,7 @@ struct Redirty {
 
 impl Redirty {
     fn run(mut self) {
+        self.read.run();
         self.write.run();
         if let Some(mut clean) = self.clean {
             clean.run();
@@ -253,6 +259,7 @@ impl Engine<'_> {
                     _ => Loop::ivac(&region),
                 };
                 let write = Loop::write_stp(&region).ok_or(ODD_SIZE)?;
+                let read = Loop::read_ldp(&region).ok_or(ODD_SIZE)?;
                 let invalidate = spec.kernel == Kernel::MaintIvac;
                 let (redirty, start) = match (lines, invalidate) {
                     (Lines::NoLine, _) => {
@@ -261,12 +268,19 @@ impl Engine<'_> {
                     }
                     (_, false) => {
                         lay(wb_region, PATTERN);
-                        (Some(Redirty { write, clean: None }), Start::Written)
+                        (
+                            Some(Redirty {
+                                read,
+                                write,
+                                clean: None,
+                            }),
+                            Start::Written,
+                        )
                     }
                     (_, true) => {
                         lay(wb_region, PATTERN);
                         let clean = Some(Loop::cvac(&region).ok_or(ODD_SIZE)?);
-                        (Some(Redirty { write, clean }), Start::Rewritten)
+                        (Some(Redirty { read, write, clean }), Start::Rewritten)
                     }
                 };
                 Ok(Prepared {

@@ -27,6 +27,10 @@ impl Memory {
         let b = |off: u64| off ^ 0x0b0b_0000_0000_b0b0;
 
         wb.clean_invalidate();
+        // Loads first, so that the stores hit allocated lines: full-line write misses alone
+        // may stream past the cache without allocating (the Cortex-A53's read allocate mode,
+        // the A76's write streaming), and the experiment would test no held line.
+        let _ = wb.mismatches(a);
         wb.fill(a);
         Loop::cvac(&wb)?.run();
         let cleaned_visible = nc.mismatches(a).0 == 0;
