@@ -7,6 +7,7 @@ use crate::arch::uefi::Handoff;
 use crate::console::Console;
 use crate::{run, say};
 use mairbench_core::emulation::{Emulation, Tell};
+use mairbench_core::hypervisor::Hypervisor;
 use mairbench_core::platform::{ConsoleKind, Platform, PsciConduit};
 use mairbench_core::record::{self, Record};
 use mairbench_core::schema;
@@ -19,6 +20,8 @@ pub struct Start<'a> {
     pub cpu: &'a CpuId,
     /// Whether, and on whose word, the machine is emulated.
     pub emulation: &'a Emulation<'a>,
+    /// The hypervisor whose guest the firmware runs in, if one says so.
+    pub hypervisor: Option<Hypervisor>,
     /// Whether PSCI may be called.
     pub psci: Psci,
     /// Whether a semihosting host answers.
@@ -38,6 +41,7 @@ impl Start<'_> {
             boot,
             cpu,
             emulation,
+            hypervisor,
             psci,
             semihosting,
             dtb,
@@ -68,6 +72,9 @@ impl Start<'_> {
         }
         if emulation.emulated() {
             start = start.strs("emulated_by", emulation.by());
+        }
+        if let Some(h) = hypervisor {
+            start = start.str("hypervisor", h.name());
         }
         let core = mairbench_core::cores::by_midr(cpu.midr);
         if boot.entry_el == 3 {
@@ -114,6 +121,14 @@ impl Start<'_> {
         );
         if let Some(handoff) = uefi {
             describe_uefi(&handoff);
+        }
+        if let Some(h) = hypervisor {
+            say!(
+                "hypervisor: in a guest of {}: its stage 2 may override the memory types asked \
+                 for (with FEAT_S2FWB Linux's KVM maps guest memory Normal write-back); the \
+                 verdicts say so where that explains a failure",
+                h.name()
+            );
         }
         if boot.entry_el == 3 {
             match core.map(|c| (c.name, c.smpen)) {

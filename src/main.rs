@@ -85,11 +85,18 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
     let emulation = Emulation::of(&platform, bootargs::host(bootargs))
         .with_tells(boot_checks::tells(&cpu, dt_timer_hz));
     run::set_emulated(emulation.emulated());
+    // In a guest? A hypervisor's stage 2 may override the memory types asked for.
+    let hypervisor = mairbench_core::hypervisor::detect(&mairbench_core::hypervisor::Marks {
+        uid: arch::boot::hypervisor_uid(psci),
+        dt_hypervisor: platform.hypervisor,
+        acpi_vendor: None,
+    });
 
     let start = Start {
         boot: &boot,
         cpu: &cpu,
         emulation: &emulation,
+        hypervisor,
         psci,
         semihosting,
         dtb,
@@ -145,6 +152,7 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
                 maintenance: mem.maintenance(),
                 smp: None,
                 clock: verdicts::clock(pmu.cycle_hz, cpu.cntfrq),
+                hypervisor,
             };
             mem.faults();
             mem.device_faults(options.device_faults);

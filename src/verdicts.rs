@@ -5,6 +5,7 @@
 use crate::arch::{cpu, mmu};
 use crate::console::Console;
 use crate::{run, say};
+use mairbench_core::hypervisor::Hypervisor;
 use mairbench_core::verdict::{self, Clock, Inputs, Maintenance, Smp, Stale, Status, Sweep};
 
 /// What the run gathered for the verdicts besides the sweep.
@@ -18,6 +19,8 @@ pub struct Gathered {
     pub smp: Option<Smp>,
     /// PMCCNTR_EL0 against CNTVCT_EL0.
     pub clock: Option<Clock>,
+    /// The hypervisor whose guest the firmware runs in, if one says so.
+    pub hypervisor: Option<Hypervisor>,
 }
 
 /// The clock cross-check from a measured cycle rate: PMCCNTR_EL0 cycles over one second of
@@ -48,6 +51,7 @@ pub fn report(sweep: &dyn Sweep, gathered: &Gathered) {
         smp: gathered.smp,
         clock: gathered.clock,
         core: mairbench_core::cores::by_midr(cpu::cpu_id().midr),
+        hypervisor: gathered.hypervisor,
     };
     let verdicts = verdict::judge(&inputs);
     say!("");

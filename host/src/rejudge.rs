@@ -269,6 +269,12 @@ pub fn rejudge(bytes: &[u8]) -> Rejudged {
         smp,
         clock,
         core: midr.and_then(mairbench_core::cores::by_midr),
+        hypervisor: start.and_then(|s| str_of(s, "hypervisor")).and_then(|h| {
+            use mairbench_core::hypervisor::Hypervisor;
+            [Hypervisor::Kvm, Hypervisor::Xen, Hypervisor::Other]
+                .into_iter()
+                .find(|x| x.name() == h)
+        }),
     };
     Rejudged {
         verdicts: verdict::judge(&inputs),

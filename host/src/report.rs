@@ -733,7 +733,7 @@ impl Written {
 /// present in a run gives `<kernels>.svg` (best value over size) and `ratio-<kernels>.svg`
 /// (over the baseline's, [`model::RowKind::baseline`]), named after the kernels of the group
 /// the run measured (their names in core's kernel table).
-pub const CHARTS: [(&[Kernel], &str); 7] = [
+pub const CHARTS: [(&[Kernel], &str); 8] = [
     (&[Kernel::ReadLdp, Kernel::WriteStp], "Streaming bandwidth"),
     (
         &[Kernel::ReadLdpQ, Kernel::WriteStpQ],
@@ -750,6 +750,7 @@ pub const CHARTS: [(&[Kernel], &str); 7] = [
         &[Kernel::MaintCivac, Kernel::MaintCvac, Kernel::MaintIvac],
         "Cache maintenance by VA",
     ),
+    (&[Kernel::WriteLine], "Partial-line writes (one store per line)"),
 ];
 
 /// Writes `results.csv`, `results.json`, `scaling.csv` (when the run has multi-core points),

@@ -120,3 +120,39 @@ fn caches_off_fails_caches_on_and_the_run() {
     assert_eq!(sctlr & (1 << 2), 0, "SCTLR_EL1.C in {mmu}");
     assert!(run.of_kind("hello").is_empty());
 }
+
+#[test]
+fn a_guest_says_whose() {
+    // A device tree with Xen's /hypervisor node: the start record names the hypervisor and
+    // the console says what its stage 2 may do to the memory types; the run goes on. (KVM is
+    // told by its SMCCC UID, which QEMU's own PSCI does not answer: no hypervisor there.)
+    let xen = common::dtb::virt_with(
+        "xen-guest.dtb",
+        &[],
+        &[common::dtb::Node::new("hypervisor").prop("compatible", "xen,xen-4.17\0xen,xen\0")],
+    );
+    let run = boot(
+        &[("MAIRBENCH_DTB", xen.to_str().unwrap())],
+        &[
+            "mairbench.quick",
+            "mairbench.kernels=read-ldp",
+            "mairbench.sizes=4K",
+        ],
+    );
+    run.assert_pass();
+    assert_eq!(run.one("start")["hypervisor"], "xen");
+    assert!(
+        run.console.contains("hypervisor: in a guest of xen"),
+        "{}",
+        run.console
+    );
+    let plain = boot(
+        &[],
+        &[
+            "mairbench.quick",
+            "mairbench.kernels=read-ldp",
+            "mairbench.sizes=4K",
+        ],
+    );
+    assert!(plain.one("start")["hypervisor"].is_null());
+}

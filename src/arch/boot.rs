@@ -119,3 +119,33 @@ pub fn el2_traps_zeroed(entry_el: u64) -> impl Iterator<Item = &'static str> {
         .filter(move |_| fgt)
         .chain(core::iter::once("HCRX_EL2").filter(move |_| hcx))
 }
+
+/// The SMCCC vendor-specific hypervisor service's UID (w0..w3), asked over HVC only where a
+/// hypervisor answers it as Linux's `kvm_init_hyp_services` expects: PSCI's conduit is HVC
+/// and usable, PSCI is 1.0 or later, PSCI_FEATURES says SMCCC_VERSION exists and it says
+/// 1.1 or later (an unknown function then answers NOT_SUPPORTED). QEMU's own PSCI at EL1
+/// stops at PSCI_FEATURES. `None` when any step says no, or an HVC took an exception.
+pub fn hypervisor_uid(psci: Psci) -> Option<[u32; 4]> {
+    use smccc::{arch, psci as p, Hvc};
+    if psci.usable() != Some(PsciConduit::Hvc) {
+        return None;
+    }
+    let ask = || -> Option<[u32; 4]> {
+        let v = p::version::<Hvc>().ok()?;
+        if v.major < 1 {
+            return None;
+        }
+        p::psci_features::<Hvc>(arch::SMCCC_VERSION).ok()?;
+        let smccc = arch::version::<Hvc>().ok()?;
+        if (smccc.major, smccc.minor) < (1, 1) {
+            return None;
+        }
+        let r =
+            <Hvc as smccc::Call>::call32(mairbench_core::hypervisor::VENDOR_HYP_CALL_UID, [0; 7]);
+        Some([r[0], r[1], r[2], r[3]])
+    };
+    // SAFETY: each HVC is the only instruction of the calls that may take an exception (the
+    // conduit was checked usable: it lands in a hypervisor or PSCI firmware at EL2); a caught
+    // one leaves the results unused.
+    unsafe { super::exceptions::probe(ask) }.ok().flatten()
+}

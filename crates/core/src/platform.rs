@@ -517,6 +517,9 @@ pub struct Platform<'a> {
     /// What in the device tree (or the ACPI tables) marks QEMU, in words (`None` when nothing
     /// does).
     pub qemu_mark: Option<&'static str>,
+    /// The `compatible` strings (NUL-separated) of the device tree's `/hypervisor` node, when
+    /// there is one (Xen's `xen,xen`): the firmware runs in a guest.
+    pub hypervisor: Option<&'a [u8]>,
     /// Whether a DTB was passed and passed the structure check.
     pub dtb_ok: bool,
     /// Which tables described the machine: [`Tables::Dtb`] once a DTB passed the structure
@@ -748,6 +751,7 @@ pub const QEMU_VIRT: Platform<'static> = Platform {
     model: "unknown",
     emulated: false,
     qemu_mark: None,
+    hypervisor: None,
     dtb_ok: false,
     tables: Tables::None,
     acpi: AcpiFacts::NONE,
@@ -852,6 +856,10 @@ pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
 
     let compatible = root.property("compatible");
     p.qemu_mark = qemu_mark(root);
+    p.hypervisor = fdt
+        .find_node("/hypervisor")
+        .and_then(|n| n.property("compatible"))
+        .map(|c| c.value());
     p.emulated = p.qemu_mark.is_some();
     p.model = prop_str(root, "model")
         .filter(|m| !m.is_empty())

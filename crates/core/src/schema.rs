@@ -211,6 +211,12 @@ pub const START: Kind = Kind {
             "What says the run is emulated, present when it is: \"bootarg\" (mairbench.host=), \"dtb\" (the device tree is QEMU's: root compatible linux,dummy-virt, or a qemu,fw-cfg-mmio or qemu,platform node), \"acpi\" (the ACPI tables are QEMU's: OEM ID BOCHS, OEM table ID BXPC), \"tells\" (the machine behaves like QEMU's TCG, see emulation_tells: suspected when nothing else says so). QEMU's board machines boot the real board's device tree: there the bootarg or the tells say so.",
         ),
         Field::optional(
+            "hypervisor",
+            Str,
+            "",
+            "The hypervisor whose guest the firmware runs in, when one says so: \"kvm\" (its SMCCC vendor-hypervisor UID, asked over HVC where PSCI's conduit is HVC and SMCCC is 1.1 or later), \"xen\" (a /hypervisor node compatible xen,xen) or \"other\"; a stage 2 that forces Normal write-back (FEAT_S2FWB) then makes the uncached and write-through verdicts n/a instead of failing. Absent outside a guest, and under QEMU's own PSCI.",
+        ),
+        Field::optional(
             "smpen_set",
             Bool,
             "",

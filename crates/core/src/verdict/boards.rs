@@ -264,3 +264,45 @@ fn write_line_judges_allocation_where_streaming_hides_it() {
         assert!(why(&v, Name::WriteAllocate).contains("write-back writes do not allocate"));
     }
 }
+
+/// A KVM guest on a host with FEAT_S2FWB: stage 2 forces Normal write-back, so the
+/// non-cacheable and write-through aliases behave as write-back.
+fn stage2_forces_wb(kernel: Kernel, t: &MemType, g: Granule, size: u64) -> Option<u64> {
+    let t = match t.role {
+        Role::NonCacheable | Role::WriteThrough | Role::WriteBackHinted => {
+            as_role(t, Role::WriteBack)
+        }
+        _ => t,
+    };
+    a72(kernel, t, g, size)
+}
+
+#[test]
+fn a_hypervisor_that_forces_write_back_is_no_failure_of_the_board() {
+    let caches = a72_caches();
+    let s = sweep(32 * MIB, stage2_forces_wb);
+    let mut i = inputs(&caches, &s);
+    i.stale = Some(Stale {
+        stale_words: 0,
+        words: 8192,
+    });
+    // Not known to be a guest: the board fails what it must.
+    let v = judge(&i);
+    let f = failed(&v);
+    assert!(
+        f.contains(&"uncached") && f.contains(&"write-through"),
+        "{f:?}"
+    );
+    // A KVM guest: n/a with the reason, the numbers kept.
+    i.hypervisor = Some(crate::hypervisor::Hypervisor::Kvm);
+    let v = judge(&i);
+    assert_eq!(failed(&v), Vec::<&str>::new(), "{:?}", statuses(&v));
+    for name in [Name::Uncached, Name::WriteThrough] {
+        assert_eq!(status(&v, name), Status::NotApplicable);
+        assert!(why(&v, name).starts_with("in a guest of kvm: a hypervisor's stage 2"));
+    }
+    assert!(ev(&v, Name::WriteThrough, "ratio").is_some());
+    // SCTLR_EL1.C clear still fails, guest or not.
+    i.sctlr_c = false;
+    assert_eq!(status(&judge(&i), Name::CachesOn), Status::Fail);
+}

@@ -287,6 +287,7 @@ mod tests {
             smp: None,
             clock: None,
             core: None,
+            hypervisor: None,
         };
         // 0 stale words alone fails.
         assert_eq!(status(&judge(&i), Name::CachesOn), Status::Fail);

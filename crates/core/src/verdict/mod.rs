@@ -24,6 +24,7 @@ use core::fmt::{self, Write};
 
 use crate::cache::CacheLevel;
 use crate::cores::{Cited, Core};
+use crate::hypervisor::Hypervisor;
 use crate::kernel::Kernel;
 use crate::paging::Granule;
 use crate::record::Record;
@@ -302,6 +303,9 @@ pub struct Inputs<'a, S: Sweep + ?Sized> {
     /// The boot CPU's row of core's table of cores ([`crate::cores::by_midr`]), when it has
     /// one: what the core is documented to do where the architecture lets it choose.
     pub core: Option<&'a Core>,
+    /// The hypervisor whose guest the firmware runs in, when one says so
+    /// ([`crate::hypervisor::detect`]).
+    pub hypervisor: Option<Hypervisor>,
 }
 
 /// Most numbers one verdict's evidence holds.
@@ -374,6 +378,9 @@ impl Default for Evidence {
 pub enum Why {
     /// Under emulation, for a verdict that rests on timings or PMU counts.
     Emulated,
+    /// In a guest: the cached and uncached aliases behaved alike and no word was stale
+    /// without maintenance, which a hypervisor's stage 2 forcing Normal write-back explains.
+    Overridden(Hypervisor),
     /// Nothing to judge by; the text says what is missing.
     Missing(&'static str),
     /// `caches-on`.
@@ -403,6 +410,11 @@ impl fmt::Display for Why {
                 "QEMU models no caches, so its timings and PMU counts cannot judge this",
             ),
             Why::Missing(what) => write!(f, "not measured: {what}"),
+            Why::Overridden(h) => write!(
+                f,
+                "in a guest of {}: a hypervisor's stage 2 may override the memory type (with FEAT_S2FWB Linux's KVM maps guest memory Normal write-back), and no word was stale without maintenance, so the aliases cannot be judged here",
+                h.name()
+            ),
             Why::CachesOn(w) => w.fmt(f),
             Why::Uncached(w) => w.fmt(f),
             Why::WriteAllocate(w) => w.fmt(f),
@@ -579,8 +591,42 @@ pub fn judge<S: Sweep + ?Sized>(inputs: &Inputs<'_, S>) -> Verdicts {
             clock::judge(&v),
             cache_geometry::judge(&v),
         ]
-        .map(|verdict| under_emulation(verdict, inputs.emulated)),
+        .map(|verdict| under_emulation(verdict, inputs.emulated))
+        .map(|verdict| in_a_guest(verdict, inputs)),
     )
+}
+
+/// The verdicts a hypervisor's stage 2 can make fail by forcing Normal write-back on every
+/// alias: they rest on the uncached or write-through aliases being slower.
+const OVERRIDABLE: [Name; 4] = [
+    Name::CachesOn,
+    Name::Uncached,
+    Name::WriteAllocate,
+    Name::WriteThrough,
+];
+
+/// In a guest, such a verdict's `fail` with 0 stale words in the no-maintenance
+/// demonstration (the non-cacheable alias was cached too) is `n/a` with the reason, keeping
+/// its numbers: the board owner cannot change the host's stage 2. SCTLR_EL1.C or I clear
+/// still fails.
+fn in_a_guest<S: Sweep + ?Sized>(verdict: Verdict, inputs: &Inputs<'_, S>) -> Verdict {
+    let Some(h) = inputs.hypervisor else {
+        return verdict;
+    };
+    let coherent = inputs.stale.is_some_and(|s| s.stale_words == 0);
+    let registers = matches!(verdict.why, Why::CachesOn(caches_on::Why::Disabled { .. }));
+    if verdict.status != Status::Fail
+        || !coherent
+        || registers
+        || !OVERRIDABLE.contains(&verdict.name)
+    {
+        return verdict;
+    }
+    Verdict {
+        status: Status::NotApplicable,
+        why: Why::Overridden(h),
+        ..verdict
+    }
 }
 
 /// Under emulation a verdict that rests on timings or PMU counts is `n/a`, keeping the
@@ -816,6 +862,7 @@ mod tests {
             smp: None,
             clock: None,
             core: None,
+            hypervisor: None,
         };
         let v = judge(&i);
         assert!(
