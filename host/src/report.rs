@@ -750,7 +750,10 @@ pub const CHARTS: [(&[Kernel], &str); 8] = [
         &[Kernel::MaintCivac, Kernel::MaintCvac, Kernel::MaintIvac],
         "Cache maintenance by VA",
     ),
-    (&[Kernel::WriteLine], "Partial-line writes (one store per line)"),
+    (
+        &[Kernel::WriteLine],
+        "Partial-line writes (one store per line)",
+    ),
 ];
 
 /// Writes `results.csv`, `results.json`, `scaling.csv` (when the run has multi-core points),
