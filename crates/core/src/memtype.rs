@@ -387,9 +387,12 @@ mod tests {
 
     #[test]
     fn mair_value_by_hand() {
-        // Slot 7 .. slot 0: device-gre 0c, device-ngre 08, device-ngnre 04,
-        // device-ngnrne 00, normal-nc 44, normal-wt bb, normal-wb-noalloc cc, normal-wb ff.
-        assert_eq!(mair_el1(), 0x0c08_0400_44bb_ccff);
+        // Slot n is byte n, slot 0 the lowest: the table's bytes read as a little-endian
+        // word (computed here without mair_el1's shifts). The shipped table, slot 7 .. slot
+        // 0, is device-gre 0c, device-ngre 08, device-ngnre 04, device-ngnrne 00, normal-nc
+        // 44, normal-wt bb, normal-wb-noalloc cc, normal-wb ff: 0x0c08_0400_44bb_ccff.
+        let bytes: [u8; 8] = core::array::from_fn(|i| MEMTYPES[i].mair);
+        assert_eq!(mair_el1(), u64::from_le_bytes(bytes));
     }
 
     #[test]
@@ -490,19 +493,6 @@ mod tests {
     #[test]
     fn against_aarch64_paging() {
         use NormalMemory as N;
-        let normal = |n: N| MairAttribute::normal(n, n);
-        let theirs = Mair::new([
-            normal(N::WriteBackNonTransientReadWriteAllocate),
-            normal(N::WriteBackNonTransient),
-            normal(N::WriteThroughNonTransientReadWriteAllocate),
-            normal(N::NonCacheable),
-            MairAttribute::DEVICE_NGNRNE,
-            MairAttribute::DEVICE_NGNRE,
-            MairAttribute::DEVICE_NGRE,
-            MairAttribute::DEVICE_GRE,
-        ]);
-        assert_eq!(theirs.0, mair_el1());
-
         // Every Normal field value, decoded by us, against its name in aarch64-paging.
         let all = [
             (
@@ -571,5 +561,23 @@ mod tests {
                 "{n:?}"
             );
         }
+        // The table's MAIR_EL1 built by aarch64-paging from the attributes we decode each
+        // byte as (its constructors compose the byte, not us).
+        let field = |c: Cacheability| {
+            let text = c.to_string();
+            all.iter()
+                .find(|(_, w)| *w == text)
+                .map(|(n, _)| *n)
+                .unwrap()
+        };
+        let theirs = Mair::new(MEMTYPES.map(|t| match describe_mair_byte(t.mair) {
+            MairAttr::Device(DeviceType::NGnRnE) => MairAttribute::DEVICE_NGNRNE,
+            MairAttr::Device(DeviceType::NGnRE) => MairAttribute::DEVICE_NGNRE,
+            MairAttr::Device(DeviceType::NGRE) => MairAttribute::DEVICE_NGRE,
+            MairAttr::Device(DeviceType::GRE) => MairAttribute::DEVICE_GRE,
+            MairAttr::Normal { inner, outer } => MairAttribute::normal(field(outer), field(inner)),
+            MairAttr::Unpredictable(b) => panic!("{}: {b:#x}", t.name),
+        }));
+        assert_eq!(theirs.0, mair_el1());
     }
 }

@@ -760,10 +760,12 @@ mod tests {
 
     #[test]
     fn line_states_follow_the_attributes() {
-        use crate::memtype::MEMTYPES;
-        let names: Vec<&str> = MEMTYPES
+        use crate::memtype::{Role, MEMTYPES};
+        // The shipped table's bytes, slot by slot.
+        let shipped = [0xff, 0xcc, 0xbb, 0x44, 0x00, 0x04, 0x08, 0x0c];
+        let names: Vec<&str> = shipped
             .iter()
-            .map(|m| Lines::after_writes(m.mair).name())
+            .map(|&b| Lines::after_writes(b).name())
             .collect();
         assert_eq!(
             names,
@@ -778,6 +780,18 @@ mod tests {
                 "no-line"
             ]
         );
+        // Whatever the table holds, a role's lines follow from what it stands for.
+        for t in &MEMTYPES {
+            let want = match t.role {
+                Role::WriteBack => Some(Lines::Dirty),
+                Role::WriteThrough => Some(Lines::Clean),
+                Role::NonCacheable | Role::Device => Some(Lines::NoLine),
+                Role::WriteBackHinted => None,
+            };
+            if let Some(w) = want {
+                assert_eq!(Lines::after_writes(t.mair), w, "{}", t.name);
+            }
+        }
         assert_eq!(Lines::after_writes(0x77), Lines::Dirty); // write-back transient, RW
         assert_eq!(Lines::after_writes(0x66), Lines::NotAllocated); // transient, R only
         assert_eq!(Lines::after_writes(0x88), Lines::NotAllocated); // write-through, no alloc
