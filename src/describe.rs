@@ -64,7 +64,7 @@ impl Start<'_> {
             .bool("entry_dcache", boot.entry_sctlr & (1 << 2) != 0)
             .hex("midr", cpu.midr)
             .hex("mpidr", cpu.mpidr)
-            .u64("cntfrq_hz", cpu.cntfrq)
+            .u64("cntfrq_hz", crate::arch::cpu::cntfrq_register())
             .str("platform", platform.model)
             .bool("emulated", emulation.emulated());
         if let Some(host) = emulation.host {
@@ -75,6 +75,9 @@ impl Start<'_> {
         }
         if let Some(h) = hypervisor {
             start = start.str("hypervisor", h.name());
+        }
+        if cpu.cntfrq != crate::arch::cpu::cntfrq_register() {
+            start = start.u64("counter_hz", cpu.cntfrq);
         }
         let core = mairbench_core::cores::by_midr(cpu.midr);
         if boot.entry_el == 3 {
@@ -148,6 +151,14 @@ impl Start<'_> {
             say!(
                 "el3: no TZASC or GIC secure set-up is done, so EL3 entry is supported on QEMU \
                  only: on a board, enter at EL2 or EL1 from the boot ROM's or TF-A's hand-off"
+            );
+        }
+        let register = crate::arch::cpu::cntfrq_register();
+        if cpu.cntfrq != register {
+            say!(
+                "timer: the device tree's /timer clock-frequency {} Hz is used, not CNTFRQ_EL0's \
+                 {register} Hz, as Linux does (a boot loader left the register wrong)",
+                cpu.cntfrq
             );
         }
         if let Some(hz) = boot.cntfrq_programmed {

@@ -85,6 +85,14 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
     let emulation = Emulation::of(&platform, bootargs::host(bootargs))
         .with_tells(boot_checks::tells(&cpu, dt_timer_hz));
     run::set_emulated(emulation.emulated());
+    // The device tree's /timer rate over CNTFRQ_EL0, as Linux prefers it, on silicon: an
+    // emulator's counter runs at its own rate whatever the board's tree says.
+    if let Some(hz) =
+        mairbench_core::platform::counter_from_dtb(cpu.cntfrq, dt_timer_hz, emulation.emulated())
+    {
+        cpu::set_counter_hz(hz);
+    }
+    let cpu = cpu::cpu_id();
     // In a guest? A hypervisor's stage 2 may override the memory types asked for.
     let hypervisor = mairbench_core::hypervisor::detect(&mairbench_core::hypervisor::Marks {
         uid: arch::boot::hypervisor_uid(psci),

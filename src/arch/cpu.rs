@@ -1,7 +1,7 @@
 //! The CPU running the code: identification, the virtual counter, waiting for good, and the
 //! cache geometry and `DC ZVA` block its ID registers report.
 
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use mairbench_core::counter::{self, Errata};
 
 /// Identification of the CPU running the firmware.
@@ -17,15 +17,41 @@ pub struct CpuId {
     pub el: u64,
 }
 
-/// Reads the CPU identification registers.
+/// Reads the CPU identification registers (`cntfrq`: the counter's rate the firmware times
+/// with, [`counter_hz`]).
 pub fn cpu_id() -> CpuId {
-    use aarch64_cpu::registers::{CurrentEL, Readable, CNTFRQ_EL0, MIDR_EL1, MPIDR_EL1};
+    use aarch64_cpu::registers::{CurrentEL, Readable, MIDR_EL1, MPIDR_EL1};
     CpuId {
         midr: MIDR_EL1.get(),
         mpidr: MPIDR_EL1.get(),
-        cntfrq: CNTFRQ_EL0.get(),
+        cntfrq: counter_hz(),
         el: CurrentEL.read(CurrentEL::EL),
     }
+}
+
+/// The counter's rate set by [`set_counter_hz`] (0: CNTFRQ_EL0's).
+static COUNTER_HZ: AtomicU64 = AtomicU64::new(0);
+
+/// Times with `hz` instead of CNTFRQ_EL0 from now on: the device tree's `/timer`
+/// `clock-frequency`, which Linux prefers where a boot loader left CNTFRQ_EL0 wrong (below
+/// EL3 the firmware cannot write the register). Set before the secondary CPUs start.
+pub fn set_counter_hz(hz: u64) {
+    COUNTER_HZ.store(hz, Ordering::Relaxed);
+}
+
+/// The counter's rate, Hz: [`set_counter_hz`]'s, else CNTFRQ_EL0 (its bits 31:0).
+pub fn counter_hz() -> u64 {
+    use aarch64_cpu::registers::{Readable, CNTFRQ_EL0};
+    match COUNTER_HZ.load(Ordering::Relaxed) {
+        0 => CNTFRQ_EL0.get() & u64::from(u32::MAX),
+        hz => hz,
+    }
+}
+
+/// CNTFRQ_EL0 itself (bits 31:0), whatever the firmware times with.
+pub fn cntfrq_register() -> u64 {
+    use aarch64_cpu::registers::{Readable, CNTFRQ_EL0};
+    CNTFRQ_EL0.get() & u64::from(u32::MAX)
 }
 
 /// The counter errata of this machine ([`mairbench_core::counter::Errata::bits`]), set once

@@ -6,10 +6,16 @@ use super::exceptions;
 /// Where QEMU `virt` puts the device tree when it starts an ELF (x0 = 0): the base of RAM.
 pub const QEMU_VIRT_DTB: usize = 0x4000_0000;
 
-/// Finds the device tree, with the MMU still off: at the boot loader's `x0`, else at the
-/// start of QEMU virt RAM. A blob is taken only where its header reads as a device tree.
+/// Finds the device tree, with the MMU still off: at the boot loader's `x0`, else, when `x0`
+/// is 0 as QEMU leaves it for an ELF, at the start of QEMU virt RAM, and only if the blob
+/// there is QEMU's own virt tree (on a board that RAM may hold a stale one).
 pub fn find_dtb(x0: usize) -> Option<(usize, &'static [u8])> {
-    find_dtb_at(x0).or_else(|| find_dtb_at(QEMU_VIRT_DTB))
+    find_dtb_at(x0).or_else(|| {
+        (x0 == 0)
+            .then(|| find_dtb_at(QEMU_VIRT_DTB))
+            .flatten()
+            .filter(|(_, blob)| mairbench_core::platform::is_qemu_virt_dtb(blob))
+    })
 }
 
 /// The device tree at `addr` only, if one is there (MMU off).

@@ -118,23 +118,33 @@ static CNTFRQ_PROGRAMMED: Global<Option<u64>> = Global::new(None);
 #[no_mangle]
 extern "C" fn el3_setup(dtb_arg: usize) {
     use aarch64_cpu::registers::{Readable, CNTFRQ_EL0};
-    use mairbench_core::platform::{cntfrq_to_program, dtb_size, timer_frequency};
+    use mairbench_core::platform::{
+        cntfrq_to_program, dtb_size, is_qemu_virt_dtb, timer_frequency,
+    };
     let current = CNTFRQ_EL0.get();
     if current != 0 {
         return;
     }
-    let hz = [dtb_arg, dtb::QEMU_VIRT_DTB].into_iter().find_map(|addr| {
-        if addr == 0 || !addr.is_multiple_of(8) {
-            return None;
-        }
-        // SAFETY: the MMU is off, so the address is physical; the boot loader hands the
-        // device tree over for reading, and at QEMU virt's RAM base a load either reads
-        // memory or faults, which abandons this function (see above). Nothing writes it.
-        let header = unsafe { core::slice::from_raw_parts(addr as *const u8, 40) };
-        let size = dtb_size(header)?;
-        // SAFETY: as above; the header says the blob is `size` bytes long.
-        timer_frequency(unsafe { core::slice::from_raw_parts(addr as *const u8, size) })
-    });
+    // The boot loader's tree, else (x0 = 0, as QEMU starts an ELF) QEMU virt's own only.
+    let fallback = if dtb_arg == 0 { dtb::QEMU_VIRT_DTB } else { 0 };
+    let hz = [(dtb_arg, false), (fallback, true)]
+        .into_iter()
+        .find_map(|(addr, qemu_only)| {
+            if addr == 0 || !addr.is_multiple_of(8) {
+                return None;
+            }
+            // SAFETY: the MMU is off, so the address is physical; the boot loader hands the
+            // device tree over for reading, and at QEMU virt's RAM base a load either reads
+            // memory or faults, which abandons this function (see above). Nothing writes it.
+            let header = unsafe { core::slice::from_raw_parts(addr as *const u8, 40) };
+            let size = dtb_size(header)?;
+            // SAFETY: as above; the header says the blob is `size` bytes long.
+            let blob = unsafe { core::slice::from_raw_parts(addr as *const u8, size) };
+            if qemu_only && !is_qemu_virt_dtb(blob) {
+                return None;
+            }
+            timer_frequency(blob)
+        });
     if let Some(hz) = cntfrq_to_program(current, hz) {
         // SAFETY: at EL3 (entry.S calls this only there) CNTFRQ_EL0 is writable; it only
         // tells software the counter's frequency.

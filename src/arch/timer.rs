@@ -7,7 +7,7 @@
 //! once rather than spinning on a counter that might not run.
 
 use aarch64_cpu::asm::barrier;
-use aarch64_cpu::registers::{Readable, CNTFRQ_EL0, CNTVCT_EL0};
+use aarch64_cpu::registers::{Readable, CNTVCT_EL0};
 use embedded_hal::delay::DelayNs;
 
 /// Nanoseconds in a second.
@@ -15,7 +15,7 @@ const NS_PER_S: u64 = 1_000_000_000;
 
 /// The counter's frequency, Hz (CNTFRQ_EL0 holds it in bits \[31:0\]).
 fn frequency() -> u64 {
-    CNTFRQ_EL0.get() & u64::from(u32::MAX)
+    super::cpu::counter_hz()
 }
 
 /// The virtual counter, read after the instructions before it.

@@ -1181,6 +1181,16 @@ fn prop_u32_or(node: Node<'_>, name: &str, default: u32) -> Option<u32> {
 /// Compatible strings of the Arm generic timer's node.
 const ARCH_TIMER_COMPATIBLE: [&str; 2] = ["arm,armv8-timer", "arm,armv7-timer"];
 
+/// Whether `dtb` is the device tree QEMU writes for its `virt` machine (root compatible
+/// `linux,dummy-virt`): the only blob the firmware takes from the base of RAM when the boot
+/// loader passed none (QEMU starts an ELF with x0 = 0 and puts its tree there; on a board,
+/// RAM at that address may hold anything, a stale tree among it).
+pub fn is_qemu_virt_dtb(dtb: &[u8]) -> bool {
+    dtb_size(dtb).is_some()
+        && Fdt::new(dtb)
+            .is_ok_and(|f| qemu_mark(f.root()) == Some("root compatible linux,dummy-virt"))
+}
+
 /// The generic timer's frequency in Hz as the device tree states it: `clock-frequency` of
 /// `/timer`, else of the first root child whose `compatible` names the Arm generic timer
 /// (`arm,armv8-timer` or `arm,armv7-timer`). `None` when the blob is not a valid DTB, there
@@ -1218,6 +1228,16 @@ pub fn counter_errata(dtb: Option<&[u8]>, midr: u64) -> crate::counter::Errata {
     let node = fdt.as_ref().and_then(timer_node);
     let core = crate::cores::by_midr(midr).and_then(|c| c.counter);
     crate::counter::Errata::of(|p| node.is_some_and(|n| n.property(p).is_some()), core)
+}
+
+/// The rate the firmware times the counter with, below EL3 (where it cannot write
+/// CNTFRQ_EL0): the device tree's `/timer` `clock-frequency` (`dtb_hz`) where it is given and
+/// differs from the register's `cntfrq`, as Linux prefers it, except under an emulator,
+/// whose counter runs at its own rate whatever the board's tree says (QEMU's board machines
+/// boot real trees: the i.MX 8M Plus EVK's says 8 MHz, QEMU counts 62.5 MHz). `None`: the
+/// register's.
+pub fn counter_from_dtb(cntfrq: u64, dtb_hz: Option<u64>, emulated: bool) -> Option<u64> {
+    dtb_hz.filter(|&hz| hz != 0 && hz != cntfrq && !emulated)
 }
 
 /// What to write to CNTFRQ_EL0 at EL3: the device tree's frequency `dtb_hz`, only when the

@@ -211,6 +211,12 @@ pub const START: Kind = Kind {
             "What says the run is emulated, present when it is: \"bootarg\" (mairbench.host=), \"dtb\" (the device tree is QEMU's: root compatible linux,dummy-virt, or a qemu,fw-cfg-mmio or qemu,platform node), \"acpi\" (the ACPI tables are QEMU's: OEM ID BOCHS, OEM table ID BXPC), \"tells\" (the machine behaves like QEMU's TCG, see emulation_tells: suspected when nothing else says so). QEMU's board machines boot the real board's device tree: there the bootarg or the tells say so.",
         ),
         Field::optional(
+            "counter_hz",
+            U64,
+            "Hz",
+            "The counter rate the firmware times with when it is not CNTFRQ_EL0's: the device tree's /timer clock-frequency, which Linux prefers (a boot loader left the register wrong; not under an emulator, whose counter runs at its own rate); absent otherwise.",
+        ),
+        Field::optional(
             "hypervisor",
             Str,
             "",

@@ -135,3 +135,16 @@ fn real_boards_are_not_emulated_unless_the_runner_says_so() {
         );
     }
 }
+
+#[test]
+fn only_qemus_virt_tree_is_taken_from_the_base_of_ram() {
+    use mairbench_core::platform::is_qemu_virt_dtb;
+    for name in ["qemu-virt.dtb", "qemu-virt-el2.dtb", "qemu-virt-el3.dtb"] {
+        assert!(is_qemu_virt_dtb(&fixture(name)), "{name}");
+    }
+    // A real board's tree (what a board's RAM may hold, stale), or no tree at all: no.
+    let pi4 = std::fs::read(dtb_dir().join("bcm2711-rpi-4-b.dtb")).expect("qemu/dtbs ran");
+    assert!(!is_qemu_virt_dtb(&pi4));
+    assert!(!is_qemu_virt_dtb(b"\xd0\x0d\xfe\xed garbage"));
+    assert!(!is_qemu_virt_dtb(&[]));
+}

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use common::{fixture, minimal_tree};
 use mairbench_core::counter::Erratum;
-use mairbench_core::platform::{cntfrq_to_program, counter_errata, timer_frequency};
+use mairbench_core::platform::{
+    cntfrq_to_program, counter_errata, counter_from_dtb, timer_frequency,
+};
 
 /// Where `qemu/dtbs` keeps the real boards' DTBs (as in `tests/boards.rs`).
 fn board(name: &str) -> Vec<u8> {
@@ -162,4 +164,23 @@ fn counter_errata_census() {
         "{seen:?}"
     );
     assert!(!seen.contains_key("cortex-a73-858921"), "{seen:?}");
+}
+
+#[test]
+fn the_trees_rate_below_el3_on_silicon_only() {
+    // A board whose boot loader left CNTFRQ_EL0 at 0 or wrong: the tree's rate, as Linux.
+    assert_eq!(counter_from_dtb(0, Some(8_000_000), false), Some(8_000_000));
+    assert_eq!(
+        counter_from_dtb(24_000_000, Some(8_000_000), false),
+        Some(8_000_000)
+    );
+    // The same rate, no tree rate, or a zero: the register's.
+    assert_eq!(counter_from_dtb(8_000_000, Some(8_000_000), false), None);
+    assert_eq!(counter_from_dtb(8_000_000, None, false), None);
+    assert_eq!(counter_from_dtb(8_000_000, Some(0), false), None);
+    // QEMU's imx8mp-evk boots the board's tree (8 MHz) and counts 62.5 MHz: the register's.
+    let imx = board("imx8mp-evk.dtb");
+    let hz = timer_frequency(&imx).map(u64::from);
+    assert_eq!(hz, Some(8_000_000));
+    assert_eq!(counter_from_dtb(62_500_000, hz, true), None);
 }

@@ -187,7 +187,6 @@ fn post(blocks: &[usize], job: impl Fn(usize) -> Job) -> Option<u64> {
 /// CNTVCT value, which this CPU waits for too before returning. `None` if a CPU did not
 /// line up before `deadline` (or a block is out of range); the sequence number otherwise.
 fn start(blocks: &[usize], job: impl Fn(usize) -> Job, deadline: &Deadline) -> Option<u64> {
-    use aarch64_cpu::registers::{Readable, CNTFRQ_EL0};
     let seq = post(blocks, job)?;
     while ARRIVED.load(Ordering::Acquire) < blocks.len() as u64 {
         if deadline.expired() {
@@ -195,7 +194,7 @@ fn start(blocks: &[usize], job: impl Fn(usize) -> Job, deadline: &Deadline) -> O
         }
         core::hint::spin_loop();
     }
-    let margin = (CNTFRQ_EL0.get() & u64::from(u32::MAX)) * START_MARGIN_US / 1_000_000;
+    let margin = crate::arch::cpu::counter_hz() * START_MARGIN_US / 1_000_000;
     let at = ticks().wrapping_add(margin);
     START_AT.store(at, Ordering::Relaxed);
     GO.store(seq, Ordering::Release);
