@@ -51,6 +51,11 @@ fn loop_of(disassembly: &str, symbol: &str) -> Vec<(String, String)> {
 
 /// The firmware image, disassembled by the toolchain's llvm-objdump.
 fn disassembly() -> String {
+    disassemble(&common::firmware())
+}
+
+/// `elf`, disassembled by the toolchain's llvm-objdump.
+fn disassemble(elf: &std::path::Path) -> String {
     let objdump = Command::new("rustc")
         .args(["--print", "sysroot"])
         .output()
@@ -63,7 +68,7 @@ fn disassembly() -> String {
         .expect("llvm-objdump (rustup component llvm-tools, see rust-toolchain.toml)");
     let out = Command::new(tool)
         .args(["-d", "--no-show-raw-insn"])
-        .arg(common::firmware())
+        .arg(elf)
         .output()
         .unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -79,6 +84,88 @@ fn instructions(disassembly: &str) -> Vec<(&str, &str)> {
             Some((rest.split_whitespace().next()?, line))
         })
         .collect()
+}
+
+/// The first and last address of the loop of kernel `symbol` (from the target of its
+/// closing `b.ne` to the branch).
+fn loop_span(disassembly: &str, symbol: &str) -> (u64, u64) {
+    let mut inside = false;
+    let mut addrs: Vec<(u64, String, String)> = Vec::new();
+    for line in disassembly.lines() {
+        if line.ends_with(&format!("<{symbol}>:")) {
+            inside = true;
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        if line.trim().is_empty() || line.ends_with(">:") {
+            break;
+        }
+        let Some((addr, rest)) = line.trim().split_once(':') else {
+            continue;
+        };
+        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else {
+            continue;
+        };
+        let mut parts = rest.split_whitespace();
+        let m = parts.next().unwrap_or("").to_owned();
+        addrs.push((addr, m, parts.collect::<Vec<_>>().join(" ")));
+    }
+    let (end, _, ops) = addrs
+        .iter()
+        .find(|(_, m, _)| m == "b.ne")
+        .unwrap_or_else(|| panic!("{symbol}: no closing b.ne"));
+    let target = ops
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .trim_start_matches("0x");
+    (u64::from_str_radix(target, 16).unwrap(), *end)
+}
+
+/// Every timed loop of `elf` starts on a 64-byte line and ends in the page it starts in.
+fn loops_are_placed(elf: &std::path::Path, symbols: &[&str]) {
+    let d = disassemble(elf);
+    for symbol in symbols {
+        let (start, end) = loop_span(&d, symbol);
+        println!("{}: {symbol} loop {start:#x}..={end:#x}", elf.display());
+        assert_eq!(start % 64, 0, "{symbol}'s loop starts at {start:#x}");
+        assert_eq!(
+            start / 4096,
+            end / 4096,
+            "{symbol}'s loop crosses a page: {start:#x}..={end:#x}"
+        );
+    }
+}
+
+/// The loops of both binaries (the Linux twin runs the EL0 ones).
+const LOOPS: [&str; 13] = [
+    "mb_k_read_ldp",
+    "mb_k_write_stp",
+    "mb_k_read_ldp_q",
+    "mb_k_write_stp_q",
+    "mb_k_read_ldnp",
+    "mb_k_write_stnp",
+    "mb_k_write_line",
+    "mb_k_copy",
+    "mb_k_chase",
+    "mb_k_zva",
+    "mb_k_civac",
+    "mb_k_cvac",
+    "mb_k_ivac",
+];
+
+#[test]
+fn every_loop_starts_on_a_line_and_stays_in_its_page() {
+    loops_are_placed(&common::firmware(), &LOOPS);
+    let twin = common::root().join("target/aarch64-unknown-none/release/mairbench-linux");
+    assert!(
+        twin.exists(),
+        "no twin at {}: test.sh builds it",
+        twin.display()
+    );
+    loops_are_placed(&twin, &LOOPS[..9]);
 }
 
 #[test]

@@ -6,7 +6,7 @@
 .section .text.kernels, "ax"
 
 .global mb_k_chase
-.balign 64
+.balign 128
 mb_k_chase:
 1:  ldr     x0, [x0]
     ldr     x0, [x0]

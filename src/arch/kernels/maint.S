@@ -7,7 +7,7 @@
 
 .macro maint name, op
 .global \name
-.balign 64
+.balign 128
 \name:
 1:  dc      \op, x0
     add     x0, x0, x2

@@ -1,3 +1,8 @@
+// Every timed loop starts on a 128-byte boundary (`.balign 128` before its first
+// instruction) and is shorter than 128 bytes, so it starts on a 64-byte line and never
+// crosses a 4 KiB page (a test checks the placement in both binaries): a loop across a page
+// costs a TLB lookup or, under QEMU, ends a translated block in every iteration.
+//
 // Streaming kernels: the ldp/stp loops of the public dma-buf report "Performance Anomaly
 // Investigation", unrolled 16x so that 16 of the loop's 18
 // instructions (89 %) are loads or stores (16 of 19, 84 %, for the non-temporal pairs). AAPCS64: x0 = pointer, x1 = bytes (a non-zero
@@ -7,7 +12,7 @@
 
 // read-ldp: 16 x `ldp x, x, [p], #16` = 256 bytes per iteration.
 .global mb_k_read_ldp
-.balign 64
+.balign 128
 mb_k_read_ldp:
 1:  ldp     x4, x5, [x0], #16
     ldp     x6, x7, [x0], #16
@@ -32,13 +37,13 @@ mb_k_read_ldp:
 // write-stp: 16 x `stp x, x, [p], #16` = 256 bytes per iteration; the dma-buf report's
 // values 0xdeadbeef, 0xcafebabe alternate in memory.
 .global mb_k_write_stp
-.balign 64
+.balign 128
 mb_k_write_stp:
     mov     x4, #0xbeef
     movk    x4, #0xdead, lsl #16
     mov     x5, #0xbabe
     movk    x5, #0xcafe, lsl #16
-    .balign 64
+    .balign 128
 1:  stp     x4, x5, [x0], #16
     stp     x4, x5, [x0], #16
     stp     x4, x5, [x0], #16
@@ -61,7 +66,7 @@ mb_k_write_stp:
 
 // read-ldp-q: 16 x `ldp q, q, [p], #32` = 512 bytes per iteration (v0-v3 are caller-saved).
 .global mb_k_read_ldp_q
-.balign 64
+.balign 128
 mb_k_read_ldp_q:
 1:  ldp     q0, q1, [x0], #32
     ldp     q2, q3, [x0], #32
@@ -85,7 +90,7 @@ mb_k_read_ldp_q:
 
 // write-stp-q: 16 x `stp q, q, [p], #32` = 512 bytes per iteration, same values as write-stp.
 .global mb_k_write_stp_q
-.balign 64
+.balign 128
 mb_k_write_stp_q:
     mov     x4, #0xbeef
     movk    x4, #0xdead, lsl #16
@@ -93,7 +98,7 @@ mb_k_write_stp_q:
     movk    x5, #0xcafe, lsl #16
     fmov    d0, x4
     mov     v0.d[1], x5
-    .balign 64
+    .balign 128
 1:  stp     q0, q0, [x0], #32
     stp     q0, q0, [x0], #32
     stp     q0, q0, [x0], #32
@@ -119,7 +124,7 @@ mb_k_write_stp_q:
 // the loop's 19 instructions are loads). The non-temporal hint is the streaming hint of
 // tinymembench's STNP fill; a core may treat it as a plain ldp, or not allocate the lines.
 .global mb_k_read_ldnp
-.balign 64
+.balign 128
 mb_k_read_ldnp:
 1:  ldnp    x4, x5, [x0, #0]
     ldnp    x6, x7, [x0, #16]
@@ -146,13 +151,13 @@ mb_k_read_ldnp:
 // write-stp (0xdeadbeef, 0xcafebabe alternating in memory); offsets and one add as in
 // read-ldnp (16 of 19 instructions are stores).
 .global mb_k_write_stnp
-.balign 64
+.balign 128
 mb_k_write_stnp:
     mov     x4, #0xbeef
     movk    x4, #0xdead, lsl #16
     mov     x5, #0xbabe
     movk    x5, #0xcafe, lsl #16
-    .balign 64
+    .balign 128
 1:  stnp    x4, x5, [x0, #0]
     stnp    x4, x5, [x0, #16]
     stnp    x4, x5, [x0, #32]
@@ -178,7 +183,7 @@ mb_k_write_stnp:
 // instructions are loads or stores). x0 = destination, x1 = source, x2 = bytes (a non-zero
 // multiple of 128).
 .global mb_k_copy
-.balign 64
+.balign 128
 mb_k_copy:
 1:  ldp     x4, x5, [x1], #16
     ldp     x6, x7, [x1], #16
@@ -204,11 +209,11 @@ mb_k_copy:
 // 64-byte line, a partial-line write that the cores' write streaming modes do not take for a
 // full-line stream, so a miss allocates where the memory type says (x1: a multiple of 1024).
 .global mb_k_write_line
-.balign 64
+.balign 128
 mb_k_write_line:
     mov     x4, #0xbeef
     movk    x4, #0xdead, lsl #16
-    .balign 64
+    .balign 128
 1:  str     x4, [x0], #64
     str     x4, [x0], #64
     str     x4, [x0], #64

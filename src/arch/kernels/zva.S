@@ -5,9 +5,10 @@
 .section .text.kernels, "ax"
 
 .global mb_k_zva
-.balign 64
+.balign 128
 mb_k_zva:
     lsl     x3, x2, #2
+    .balign 128
 1:  dc      zva, x0
     add     x0, x0, x2
     dc      zva, x0
