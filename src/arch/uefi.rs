@@ -152,9 +152,14 @@ impl Handoff {
 /// started as a UEFI application (the BSS is cleared on every other path).
 static HANDOFF: Global<Option<Handoff>> = Global::new(None);
 
-/// The memory map's buffer: 16 KiB, some 340 descriptors of 48 bytes (EDK2 on QEMU virt
-/// writes about 40). A static, so that reading the map allocates nothing.
-static mut MAP: [u64; 2048] = [0; 2048];
+/// The memory map's buffer, in bytes: 64 KiB, some 1,360 descriptors of 48 bytes (EDK2 on
+/// QEMU virt writes about 40; a large server's map a few hundred). GetMemoryMap's answer
+/// says how much a map needs; one larger than this is named, with both sizes.
+const MAP_BYTES: usize = 64 << 10;
+
+/// The memory map's buffer. A static (in the BSS, no image bytes), so that reading the map
+/// allocates nothing.
+static mut MAP: [u64; MAP_BYTES / 8] = [0; MAP_BYTES / 8];
 /// The bootargs, ASCII.
 static mut BOOTARGS: [u8; 1024] = [0; 1024];
 
@@ -240,21 +245,21 @@ pub struct Next {
 ///
 /// # Safety
 /// `st` is the valid system table and boot services have not exited.
-unsafe fn fail(st: *const SystemTable, name: &str, detail: &str) -> ! {
+unsafe fn fail(st: *const SystemTable, name: &str, detail: core::fmt::Arguments<'_>) -> ! {
     // SAFETY: the caller's promise.
     let mut out = ConOut(unsafe { (*st).con_out });
     let _ = writeln!(out, "FAIL {name}: {detail}");
     let _ = Record::new(&mut out, &schema::CHECK)
         .str("name", name)
         .bool("ok", false)
-        .str("detail", detail)
+        .fmt("detail", detail)
         .finish();
     let _ = Record::new(&mut out, &schema::END)
         .str("status", "fail")
         .u64("checks", 1)
         .u64("failed", 1)
         .u64("warnings", 0)
-        .str("reason", detail)
+        .fmt("reason", detail)
         .u64("run_us", 0)
         .strs("failed_checks", [name])
         .finish();
@@ -317,8 +322,10 @@ unsafe extern "C" fn efi_main(image: Handle, st: *const SystemTable) -> Next {
                 fail(
                     st,
                     "uefi-tables",
-                    "the firmware installs neither a device tree (EFI_DTB_TABLE) nor an ACPI \
-                     2.0 RSDP: nothing describes the machine",
+                    format_args!(
+                        "the firmware installs neither a device tree (EFI_DTB_TABLE) nor an \
+                         ACPI 2.0 RSDP: nothing describes the machine"
+                    ),
                 )
             }
         }
@@ -370,14 +377,29 @@ unsafe extern "C" fn efi_main(image: Handle, st: *const SystemTable) -> Next {
                 &mut version,
             )
         };
-        if status != 0 {
-            let why = if status == BUFFER_TOO_SMALL {
-                "GetMemoryMap: the memory map is larger than the firmware's 16 KiB buffer"
-            } else {
-                "GetMemoryMap failed"
-            };
+        if status == BUFFER_TOO_SMALL {
+            // GetMemoryMap answered with the size it needs.
             // SAFETY: boot services run (ExitBootServices has not succeeded).
-            unsafe { fail(st, "uefi-memory-map", why) }
+            unsafe {
+                fail(
+                    st,
+                    "uefi-memory-map",
+                    format_args!(
+                        "GetMemoryMap needs {size} bytes for the memory map, more than the \
+                         firmware's buffer of {MAP_BYTES} bytes (MAP_BYTES in src/arch/uefi.rs)"
+                    ),
+                )
+            }
+        }
+        if status != 0 {
+            // SAFETY: boot services run (ExitBootServices has not succeeded).
+            unsafe {
+                fail(
+                    st,
+                    "uefi-memory-map",
+                    format_args!("GetMemoryMap failed (status {status:#x})"),
+                )
+            }
         }
         tries += 1;
         // SAFETY: ExitBootServices with the key of the map just read.

@@ -125,6 +125,21 @@ impl Name {
             .unwrap_or(&VERDICTS[0])
     }
 
+    /// What the verdict rests on: its row's `basis`, taken at compile time like [`Name::id`].
+    pub const fn basis(self) -> Basis {
+        match self {
+            Name::CachesOn => caches_on::SPEC.basis,
+            Name::Uncached => uncached::SPEC.basis,
+            Name::WriteAllocate => write_allocate::SPEC.basis,
+            Name::WriteThrough => write_through::SPEC.basis,
+            Name::Maintenance => maintenance::SPEC.basis,
+            Name::DeviceReadCliff => device_read_cliff::SPEC.basis,
+            Name::SmpConfig => smp_config::SPEC.basis,
+            Name::Clock => clock::SPEC.basis,
+            Name::CacheGeometry => cache_geometry::SPEC.basis,
+        }
+    }
+
     /// The verdict's name, e.g. `caches-on`: its row's `id`, taken from each file's `SPEC`
     /// at compile time, so that a binary that only names verdicts (the firmware) does not
     /// carry the table's prose.
@@ -633,7 +648,7 @@ fn in_a_guest<S: Sweep + ?Sized>(verdict: Verdict, inputs: &Inputs<'_, S>) -> Ve
 /// numbers it would have judged by (what a board would be judged on, shown on QEMU too).
 /// `caches-on`, which also rests on registers and data, decides for itself.
 fn under_emulation(verdict: Verdict, emulated: bool) -> Verdict {
-    if !emulated || verdict.name.spec().basis != Basis::Timing {
+    if !emulated || verdict.name.basis() != Basis::Timing {
         return verdict;
     }
     let why = match verdict.name {
@@ -687,6 +702,7 @@ mod tests {
             assert_eq!(s.name as usize, i);
             assert_eq!(s.name.spec(), s);
             assert_eq!(s.name.id(), s.id);
+            assert_eq!(s.name.basis(), s.basis);
             assert_eq!(by_name(s.id), Some(s));
             for text in [s.checks, s.threshold, s.failure] {
                 assert!(!text.is_empty() && !text.contains('\n') && !text.contains('|'));
