@@ -4,10 +4,9 @@
 mod common;
 use std::process::Command;
 
-/// The loop of kernel `symbol`: the instructions from the target of its closing `b.ne` to
-/// that branch, as (mnemonic, operands).
-fn loop_of(disassembly: &str, symbol: &str) -> Vec<(String, String)> {
-    let mut body: Vec<(u64, String, String)> = Vec::new();
+/// The instructions of function `symbol`, as (address, mnemonic, operands).
+fn function(disassembly: &str, symbol: &str) -> Vec<(u64, String, String)> {
+    let mut body = Vec::new();
     let mut inside = false;
     for line in disassembly.lines() {
         if line.ends_with(&format!("<{symbol}>:")) {
@@ -31,6 +30,13 @@ fn loop_of(disassembly: &str, symbol: &str) -> Vec<(String, String)> {
         let operands = parts.collect::<Vec<_>>().join(" ");
         body.push((addr, mnemonic, operands));
     }
+    body
+}
+
+/// The first and last address of the loop of kernel `symbol`: from the target of its
+/// closing `b.ne` to the branch.
+fn loop_span(disassembly: &str, symbol: &str) -> (u64, u64) {
+    let body = function(disassembly, symbol);
     let (at, _, ops) = body
         .iter()
         .find(|(_, m, _)| m == "b.ne")
@@ -43,9 +49,16 @@ fn loop_of(disassembly: &str, symbol: &str) -> Vec<(String, String)> {
         16,
     )
     .unwrap_or_else(|_| panic!("{symbol}: branch target in {ops}"));
-    body.iter()
-        .filter(|(a, _, _)| (target..=*at).contains(a))
-        .map(|(_, m, o)| (m.clone(), o.clone()))
+    (target, *at)
+}
+
+/// The loop of kernel `symbol`, as (mnemonic, operands).
+fn loop_of(disassembly: &str, symbol: &str) -> Vec<(String, String)> {
+    let (start, end) = loop_span(disassembly, symbol);
+    function(disassembly, symbol)
+        .into_iter()
+        .filter(|(a, _, _)| (start..=end).contains(a))
+        .map(|(_, m, o)| (m, o))
         .collect()
 }
 
@@ -84,44 +97,6 @@ fn instructions(disassembly: &str) -> Vec<(&str, &str)> {
             Some((rest.split_whitespace().next()?, line))
         })
         .collect()
-}
-
-/// The first and last address of the loop of kernel `symbol` (from the target of its
-/// closing `b.ne` to the branch).
-fn loop_span(disassembly: &str, symbol: &str) -> (u64, u64) {
-    let mut inside = false;
-    let mut addrs: Vec<(u64, String, String)> = Vec::new();
-    for line in disassembly.lines() {
-        if line.ends_with(&format!("<{symbol}>:")) {
-            inside = true;
-            continue;
-        }
-        if !inside {
-            continue;
-        }
-        if line.trim().is_empty() || line.ends_with(">:") {
-            break;
-        }
-        let Some((addr, rest)) = line.trim().split_once(':') else {
-            continue;
-        };
-        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else {
-            continue;
-        };
-        let mut parts = rest.split_whitespace();
-        let m = parts.next().unwrap_or("").to_owned();
-        addrs.push((addr, m, parts.collect::<Vec<_>>().join(" ")));
-    }
-    let (end, _, ops) = addrs
-        .iter()
-        .find(|(_, m, _)| m == "b.ne")
-        .unwrap_or_else(|| panic!("{symbol}: no closing b.ne"));
-    let target = ops
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .trim_start_matches("0x");
-    (u64::from_str_radix(target, 16).unwrap(), *end)
 }
 
 /// Every timed loop of `elf` starts on a 64-byte line and ends in the page it starts in.

@@ -3,11 +3,10 @@
 //! the parts for which boot/entry.S sets CPUECTLR_EL1.SMPEN at EL3 are the table's rows with
 //! `smpen`.
 
+mod generated;
+
 use mairbench_core::cores::{self, CORES};
 use std::path::Path;
-
-const BEGIN: &str = "<!-- cores:begin -->\n";
-const END: &str = "<!-- cores:end -->\n";
 
 fn file(name: &str) -> (std::path::PathBuf, String) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -19,19 +18,14 @@ fn file(name: &str) -> (std::path::PathBuf, String) {
 
 #[test]
 fn bringup_md_holds_the_table_of_cores() {
-    let (path, text) = file("docs/bringup.md");
-    let (head, rest) = text.split_once(BEGIN).expect("the begin marker");
-    let (generated, tail) = rest.split_once(END).expect("the end marker");
     let mut table = String::new();
     cores::write_markdown(&mut table).unwrap();
-    if std::env::var_os("MAIRBENCH_BLESS").is_some() {
-        std::fs::write(&path, format!("{head}{BEGIN}{table}{END}{tail}")).unwrap();
-        return;
-    }
-    assert!(
-        generated == table,
-        "docs/bringup.md is out of date with crates/core/src/cores.rs: regenerate it with\n  \
-         MAIRBENCH_BLESS=1 cargo test -p mairbench-core --target host-tuple --test cores_doc"
+    generated::check(
+        "docs/bringup.md",
+        "cores",
+        &table,
+        "crates/core/src/cores.rs",
+        "cores_doc",
     );
     assert_eq!(table.lines().count(), 2 + CORES.len());
 }

@@ -2,11 +2,10 @@
 //! what `verdict::write_markdown` renders (`MAIRBENCH_BLESS=1` rewrites it), and the README's
 //! "Verdicts" section names every verdict, one line each.
 
+mod generated;
+
 use mairbench_core::verdict::{self, VERDICTS};
 use std::path::Path;
-
-const BEGIN: &str = "<!-- verdicts:begin -->\n";
-const END: &str = "<!-- verdicts:end -->\n";
 
 fn doc(name: &str) -> (std::path::PathBuf, String) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -18,19 +17,14 @@ fn doc(name: &str) -> (std::path::PathBuf, String) {
 
 #[test]
 fn bringup_md_holds_the_verdict_table() {
-    let (path, text) = doc("docs/bringup.md");
-    let (head, rest) = text.split_once(BEGIN).expect("the begin marker");
-    let (generated, tail) = rest.split_once(END).expect("the end marker");
     let mut table = String::new();
     verdict::write_markdown(&mut table).unwrap();
-    if std::env::var_os("MAIRBENCH_BLESS").is_some() {
-        std::fs::write(&path, format!("{head}{BEGIN}{table}{END}{tail}")).unwrap();
-        return;
-    }
-    assert!(
-        generated == table,
-        "docs/bringup.md is out of date with crates/core/src/verdict/: regenerate it with\n  \
-         MAIRBENCH_BLESS=1 cargo test -p mairbench-core --target host-tuple --test verdicts_doc"
+    let head = generated::check(
+        "docs/bringup.md",
+        "verdicts",
+        &table,
+        "crates/core/src/verdict/",
+        "verdicts_doc",
     );
     assert!(head.contains("\n## Verdicts\n"));
 }
