@@ -743,7 +743,15 @@ pub const CHARTS: [(&[Kernel], &str); 8] = [
         &[Kernel::ReadLdnp, Kernel::WriteStnp],
         "Streaming bandwidth, non-temporal pairs",
     ),
-    (&[Kernel::CopyTo, Kernel::CopyFrom], "Copy bandwidth"),
+    (
+        &[
+            Kernel::CopyTo,
+            Kernel::CopyFrom,
+            Kernel::CopyToQ,
+            Kernel::CopyFromQ,
+        ],
+        "Copy bandwidth",
+    ),
     (&[Kernel::Latency], "Load latency"),
     (&[Kernel::FillZva], "DC ZVA fill"),
     (

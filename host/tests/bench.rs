@@ -385,7 +385,7 @@ fn default_run_covers_every_kernel_and_shows_progress() {
         .find(|l| l.starts_with("benchmark:"))
         .unwrap()
         .to_owned();
-    assert!(sizes.contains("14 kernels x 8 memory types"), "{sizes}");
+    assert!(sizes.contains("16 kernels x 8 memory types"), "{sizes}");
     for kernel in kernels {
         let of: Vec<_> = results(&run)
             .into_iter()

@@ -93,7 +93,7 @@ fn anon_sweep_runs_every_kernel_framed_conforming_and_intact() {
     assert_eq!(sources[0]["size"], 65536);
 
     let kernels = twin_kernels();
-    assert_eq!(kernels.len(), 9, "{kernels:?}");
+    assert_eq!(kernels.len(), 11, "{kernels:?}");
     let results = of_kind(&records, "result");
     // 4K, 8K, 16K, 32K, 64K, each with every kernel the twin runs, once.
     assert_eq!(results.len(), 5 * kernels.len(), "{stdout}");

@@ -857,10 +857,10 @@ fn skipped(
 enum Body {
     /// A streaming kernel over the source.
     Stream(Kernel),
-    /// The copy from the anonymous partner into the source.
-    CopyTo,
-    /// The copy from the source into the anonymous partner.
-    CopyFrom,
+    /// The copy from the anonymous partner into the source (`true`: with q registers).
+    CopyTo(bool),
+    /// The copy from the source into the anonymous partner (`true`: with q registers).
+    CopyFrom(bool),
     /// The chase, from the address it stopped at, `loads` loads a pass.
     Chase { at: u64, loads: u64 },
 }
@@ -870,7 +870,10 @@ enum Body {
 /// same size (the heap's memory, where the firmware copies with `normal-wb`).
 fn sweep_source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, name: &str, m: &mut sys::Mapping) {
     let cap = m.size();
-    let copies = Kernel::CopyTo.bit() | Kernel::CopyFrom.bit();
+    let copies = Kernel::CopyTo.bit()
+        | Kernel::CopyFrom.bit()
+        | Kernel::CopyToQ.bit()
+        | Kernel::CopyFromQ.bit();
     let mut partner = None;
     if ctx.kernels & copies != 0 {
         match sys::Mapping::anon(cap) {
@@ -944,14 +947,15 @@ fn point(
             lay(m, size, PATTERN);
             (Body::Stream(k), size, size)
         }
-        Kernel::CopyTo | Kernel::CopyFrom => {
+        Kernel::CopyTo | Kernel::CopyFrom | Kernel::CopyToQ | Kernel::CopyFromQ => {
             let Some(p) = partner.as_deref_mut() else {
                 return;
             };
-            let (src, dst, body) = if k == Kernel::CopyTo {
-                (p, m as &mut sys::Mapping, Body::CopyTo)
+            let q = matches!(k, Kernel::CopyToQ | Kernel::CopyFromQ);
+            let (src, dst, body) = if matches!(k, Kernel::CopyTo | Kernel::CopyToQ) {
+                (p, m as &mut sys::Mapping, Body::CopyTo(q))
             } else {
-                (m as &mut sys::Mapping, p, Body::CopyFrom)
+                (m as &mut sys::Mapping, p, Body::CopyFrom(q))
             };
             lay(src, size, PATTERN);
             lay(dst, size, WRITTEN);
@@ -985,13 +989,13 @@ fn point(
     let mut run = |body: &mut Body, passes: u64| -> bool {
         match body {
             Body::Stream(k) => m.stream(*k, size, passes).is_some(),
-            Body::CopyTo => partner
+            Body::CopyTo(q) => partner
                 .as_deref()
-                .and_then(|p| sys::Mapping::copy(m, p, size, passes))
+                .and_then(|p| sys::Mapping::copy(m, p, size, passes, *q))
                 .is_some(),
-            Body::CopyFrom => partner
+            Body::CopyFrom(q) => partner
                 .as_deref_mut()
-                .and_then(|p| sys::Mapping::copy(p, m, size, passes))
+                .and_then(|p| sys::Mapping::copy(p, m, size, passes, *q))
                 .is_some(),
             Body::Chase { at, loads } => m
                 .chase(*at, *loads, passes)
@@ -1049,8 +1053,8 @@ fn point(
     let bad = match k {
         Kernel::ReadLdp | Kernel::ReadLdpQ | Kernel::ReadLdnp => mismatch(m, size, PATTERN),
         Kernel::WriteStp | Kernel::WriteStpQ | Kernel::WriteStnp => mismatch(m, size, WRITTEN),
-        Kernel::CopyTo => mismatch(m, size, PATTERN),
-        Kernel::CopyFrom => partner.and_then(|p| mismatch(p, size, PATTERN)),
+        Kernel::CopyTo | Kernel::CopyToQ => mismatch(m, size, PATTERN),
+        Kernel::CopyFrom | Kernel::CopyFromQ => partner.and_then(|p| mismatch(p, size, PATTERN)),
         Kernel::Latency => (!chain_intact(m, size)).then_some(0),
         // No other kernel got this far (the match above).
         _ => Some(0),
@@ -1066,7 +1070,7 @@ fn point(
             "FAIL integrity: {} on {name} at {}: data wrong at offset {off:#x}{}",
             spec.name,
             Bytes(size),
-            if k == Kernel::CopyFrom {
+            if matches!(k, Kernel::CopyFrom | Kernel::CopyFromQ) {
                 " of the anonymous copy"
             } else {
                 ""
@@ -1086,7 +1090,10 @@ fn point(
             spec.name,
             Bytes(size),
             median.unwrap_or(0),
-            if matches!(k, Kernel::CopyTo | Kernel::CopyFrom) {
+            if matches!(
+                k,
+                Kernel::CopyTo | Kernel::CopyFrom | Kernel::CopyToQ | Kernel::CopyFromQ
+            ) {
                 "bytes copied counted once"
             } else {
                 "bytes read or written once"

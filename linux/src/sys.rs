@@ -767,17 +767,23 @@ impl Mapping {
         Some(())
     }
 
-    /// The ldp/stp copy (mb_k_copy) of the first `len` bytes of `src` over the first `len`
-    /// bytes of `dst`, `passes` times: `None` unless `len` is a non-zero multiple of 128
-    /// inside both.
-    pub fn copy(dst: &mut Mapping, src: &Mapping, len: u64, passes: u64) -> Option<()> {
-        dst.fits(len, 128)?;
-        src.fits(len, 128)?;
+    /// The ldp/stp copy (mb_k_copy, or mb_k_copy_q with q registers when `q`) of the first
+    /// `len` bytes of `src` over the first `len` bytes of `dst`, `passes` times: `None`
+    /// unless `len` is a non-zero multiple of the loop's step (128 bytes, 256 for q) inside
+    /// both.
+    pub fn copy(dst: &mut Mapping, src: &Mapping, len: u64, passes: u64, q: bool) -> Option<()> {
+        let (f, step): (unsafe extern "C" fn(u64, u64, u64), u64) = if q {
+            (mb_k_copy_q, 256)
+        } else {
+            (mb_k_copy, 128)
+        };
+        dst.fits(len, step)?;
+        src.fits(len, step)?;
         for _ in 0..passes {
             // SAFETY: both ranges lie in their read-write mappings (distinct: `dst` is borrowed
-            // mutably), len is a non-zero multiple of the loop's 128 bytes, both starts are
-            // page-aligned; the kernel uses caller-saved registers only.
-            unsafe { mb_k_copy(dst.va, src.va, len) };
+            // mutably), len is a non-zero multiple of the loop's step, both starts are
+            // page-aligned; the kernels use caller-saved registers only.
+            unsafe { f(dst.va, src.va, len) };
         }
         Some(())
     }

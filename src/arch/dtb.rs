@@ -6,14 +6,13 @@ use super::exceptions;
 /// Where QEMU `virt` puts the device tree when it starts an ELF (x0 = 0): the base of RAM.
 pub const QEMU_VIRT_DTB: usize = 0x4000_0000;
 
-/// Finds the device tree, with the MMU still off: at the boot loader's `x0`, else, when `x0`
-/// is 0 as QEMU leaves it for an ELF, at the start of QEMU virt RAM, and only if the blob
-/// there is QEMU's own virt tree (on a board that RAM may hold a stale one).
+/// Finds the device tree, with the MMU still off: at the boot loader's `x0`, else (QEMU
+/// starting an ELF with x0 = 0, U-Boot's `bootm` of a standalone program with no tree in x0)
+/// at the start of QEMU virt RAM, and only if the blob there is QEMU's own virt tree (on a
+/// board that RAM may hold a stale one).
 pub fn find_dtb(x0: usize) -> Option<(usize, &'static [u8])> {
     find_dtb_at(x0).or_else(|| {
-        (x0 == 0)
-            .then(|| find_dtb_at(QEMU_VIRT_DTB))
-            .flatten()
+        find_dtb_at(QEMU_VIRT_DTB)
             .filter(|(_, blob)| mairbench_core::platform::is_qemu_virt_dtb(blob))
     })
 }

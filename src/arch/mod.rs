@@ -125,9 +125,8 @@ extern "C" fn el3_setup(dtb_arg: usize) {
     if current != 0 {
         return;
     }
-    // The boot loader's tree, else (x0 = 0, as QEMU starts an ELF) QEMU virt's own only.
-    let fallback = if dtb_arg == 0 { dtb::QEMU_VIRT_DTB } else { 0 };
-    let hz = [(dtb_arg, false), (fallback, true)]
+    // The boot loader's tree, else QEMU virt's own only, at the base of its RAM.
+    let hz = [(dtb_arg, false), (dtb::QEMU_VIRT_DTB, true)]
         .into_iter()
         .find_map(|(addr, qemu_only)| {
             if addr == 0 || !addr.is_multiple_of(8) {

@@ -203,19 +203,25 @@ impl Engine<'_> {
                 let body = Loop::write_line(&region);
                 streaming(body, true, only, data(wb_region, pattern::LINE_WRITTEN))
             }
-            Kernel::CopyTo => {
+            Kernel::CopyTo | Kernel::CopyToQ => {
                 let source = other()?;
                 lay(source, PATTERN);
                 lay(wb_region, WRITTEN);
-                let body = Loop::copy(&region, &source);
+                let body = match spec.kernel {
+                    Kernel::CopyTo => Loop::copy(&region, &source),
+                    _ => Loop::copy_q(&region, &source),
+                };
                 let touched = [Some(wb_region), Some(source)];
                 streaming(body, true, touched, data(wb_region, PATTERN))
             }
-            Kernel::CopyFrom => {
+            Kernel::CopyFrom | Kernel::CopyFromQ => {
                 let target = other()?;
                 lay(wb_region, PATTERN);
                 lay(target, WRITTEN);
-                let body = Loop::copy(&target, &region);
+                let body = match spec.kernel {
+                    Kernel::CopyFrom => Loop::copy(&target, &region),
+                    _ => Loop::copy_q(&target, &region),
+                };
                 let touched = [Some(wb_region), Some(target)];
                 streaming(body, false, touched, data(target, PATTERN))
             }

@@ -223,8 +223,8 @@ pub fn split_key_value(token: &str) -> (&str, Option<&str>) {
 /// What `mairbench.kernels=` accepts (every name of the kernel table; a test keeps the two
 /// in step).
 const KERNELS_EXPECTED: &str = "some of read-ldp,write-stp,read-ldp-q,write-stp-q,read-ldnp,\
-     write-stnp,copy-to,copy-from,latency,fill-zva,maint-civac,maint-cvac,maint-ivac,write-line, \
-     separated \
+     write-stnp,copy-to,copy-from,latency,fill-zva,maint-civac,maint-cvac,maint-ivac,write-line,\
+     copy-to-q,copy-from-q, separated \
      by commas";
 
 /// What `mairbench.host=` accepts (see [`host`]).

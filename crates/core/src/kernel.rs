@@ -99,6 +99,11 @@ pub enum Kernel {
     /// streaming modes (the A53's read allocate mode, the A76's write streaming) do not take
     /// for a full-line one, so its misses allocate where the memory type asks.
     WriteLine,
+    /// Copy with `ldp`/`stp` of q registers (32 bytes a pair) from the `normal-wb` alias into
+    /// the memory type under test: the fastest copy on most cores.
+    CopyToQ,
+    /// The same from the memory type under test into the `normal-wb` alias.
+    CopyFromQ,
 }
 
 impl Kernel {
@@ -146,7 +151,7 @@ pub struct KernelSpec {
 }
 
 /// Every kernel, in [`Kernel`] order (`KERNELS[i].kernel as usize == i`).
-pub const KERNELS: [KernelSpec; 14] = [
+pub const KERNELS: [KernelSpec; 16] = [
     KernelSpec {
         kernel: Kernel::ReadLdp,
         name: "read-ldp",
@@ -291,6 +296,28 @@ pub const KERNELS: [KernelSpec; 14] = [
         twin: false,
         summary: "str x,[p],#64 x16 per iteration (1 KiB): one 8-byte store per 64-byte line, a partial-line write that write streaming does not hide; bytes counted as the lines' span (64 per store)",
     },
+    KernelSpec {
+        kernel: Kernel::CopyToQ,
+        name: "copy-to-q",
+        unit: Unit::Bandwidth,
+        normal_only: false,
+        quick: false,
+        granule: Granule::Page,
+        twin: true,
+        summary: "ldp/stp q copy from normal-wb into the type (256 B per iteration, 32 B a \
+                  pair); bytes copied counted once",
+    },
+    KernelSpec {
+        kernel: Kernel::CopyFromQ,
+        name: "copy-from-q",
+        unit: Unit::Bandwidth,
+        normal_only: false,
+        quick: false,
+        granule: Granule::Page,
+        twin: true,
+        summary: "ldp/stp q copy from the type into normal-wb (256 B per iteration, 32 B a \
+                  pair); bytes copied counted once",
+    },
 ];
 
 /// Mask of every kernel (bit i = `KERNELS[i]`).
@@ -373,7 +400,9 @@ mod tests {
                 "maint-civac",
                 "maint-cvac",
                 "maint-ivac",
-                "write-line"
+                "write-line",
+                "copy-to-q",
+                "copy-from-q"
             ]
         );
         let normal_only: std::vec::Vec<_> = KERNELS
@@ -404,15 +433,15 @@ mod tests {
 
     #[test]
     fn masks() {
-        assert_eq!(ALL_KERNELS, 0x3fff);
+        assert_eq!(ALL_KERNELS, 0xffff);
         assert_eq!(
             QUICK_KERNELS,
             Kernel::ReadLdp.bit() | Kernel::WriteStp.bit() | Kernel::WriteLine.bit()
         );
-        assert_eq!(selected(ALL_KERNELS).count(), 14);
+        assert_eq!(selected(ALL_KERNELS).count(), 16);
         let quick: std::vec::Vec<_> = selected(QUICK_KERNELS).map(|k| k.name).collect();
         assert_eq!(quick, ["read-ldp", "write-stp", "write-line"]);
-        assert_eq!(selected(0xc000).count(), 0);
+        assert_eq!(selected(0).count(), 0);
     }
 
     #[test]

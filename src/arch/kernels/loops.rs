@@ -20,6 +20,7 @@ extern "C" {
     fn mb_k_write_stnp(p: u64, len: u64);
     fn mb_k_write_line(p: u64, len: u64);
     fn mb_k_copy(dst: u64, src: u64, len: u64);
+    fn mb_k_copy_q(dst: u64, src: u64, len: u64);
     fn mb_k_chase(start: u64, loads: u64) -> u64;
     fn mb_k_zva(p: u64, len: u64, block: u64);
     fn mb_k_civac(p: u64, len: u64, line: u64);

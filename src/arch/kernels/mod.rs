@@ -30,6 +30,7 @@ enum Body {
     WriteStnp { va: u64, len: u64 },
     WriteLine { va: u64, len: u64 },
     Copy { dst: u64, src: u64, len: u64 },
+    CopyQ { dst: u64, src: u64, len: u64 },
     Chase { at: u64, loads: u64 },
     Zva { va: u64, len: u64, block: u64 },
     Civac { va: u64, len: u64, line: u64 },
@@ -94,6 +95,18 @@ impl Loop {
         }))
     }
 
+    /// `ldp`/`stp` q-register copy of `src` into `dst` (equal lengths, a multiple of 256
+    /// bytes).
+    pub fn copy_q(dst: &Window, src: &Window) -> Option<Loop> {
+        let (d, len) = fits(dst, 256, 32)?;
+        let (s, _) = fits(src, 256, 32).filter(|&(_, l)| l == len)?;
+        Some(Loop(Body::CopyQ {
+            dst: d,
+            src: s,
+            len,
+        }))
+    }
+
     /// A chase of `loads` dependent loads (a non-zero multiple of 8) along `chain`, from its
     /// first line. Each run continues where the previous one stopped. (Should the chain be
     /// overwritten meanwhile, the loads go wherever its words point: loads only, and a fault
@@ -150,6 +163,11 @@ impl Loop {
                 src: cut(src, len, 128)?,
                 len: bytes,
             },
+            Body::CopyQ { dst, src, len } => Body::CopyQ {
+                dst: cut(dst, len, 256)?,
+                src: cut(src, len, 256)?,
+                len: bytes,
+            },
             Body::Zva { va, len, block } => Body::Zva {
                 va: cut(va, len, 4 * block)?,
                 len: bytes,
@@ -202,6 +220,7 @@ impl Loop {
                 Body::WriteStnp { va, len } => mb_k_write_stnp(*va, *len),
                 Body::WriteLine { va, len } => mb_k_write_line(*va, *len),
                 Body::Copy { dst, src, len } => mb_k_copy(*dst, *src, *len),
+                Body::CopyQ { dst, src, len } => mb_k_copy_q(*dst, *src, *len),
                 Body::Chase { at, loads } => *at = mb_k_chase(*at, *loads),
                 Body::Zva { va, len, block } => mb_k_zva(*va, *len, *block),
                 Body::Civac { va, len, line } => mb_k_civac(*va, *len, *line),
