@@ -97,7 +97,7 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
     let hypervisor = mairbench_core::hypervisor::detect(&mairbench_core::hypervisor::Marks {
         uid: arch::boot::hypervisor_uid(psci),
         dt_hypervisor: platform.hypervisor,
-        acpi_vendor: None,
+        acpi_vendor: platform.acpi.hypervisor_vendor,
     });
 
     let start = Start {

@@ -566,6 +566,7 @@ mod tests {
             status: status.into(),
             evidence: vec![],
             why: format!("{name} is {status}"),
+            core_note: None,
         };
         let mut a = Run::default();
         let mut b = Run::default();

@@ -597,6 +597,7 @@ fn verdict_record(f: &Map<String, Value>) -> Option<model::Verdict> {
         status: text(f, "status")?,
         evidence,
         why: text(f, "why")?,
+        core_note: text(f, "core_note"),
     })
 }
 

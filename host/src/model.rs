@@ -214,6 +214,9 @@ pub struct Verdict {
     pub evidence: Vec<(String, f64)>,
     /// One sentence saying why.
     pub why: String,
+    /// What the core's row of core's table of cores documents that the verdict took into
+    /// account (`core_note`); `None` when the record has none.
+    pub core_note: Option<String>,
 }
 
 /// One source the Linux twin tried (`source` record): mapped (`size`) or refused (`error`).

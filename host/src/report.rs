@@ -179,6 +179,9 @@ pub fn verdict_table(out: &mut String, run: &Run) {
     let width = run.verdicts.iter().map(|v| v.name.len()).max().unwrap_or(0);
     for v in &run.verdicts {
         let _ = writeln!(out, "  {:<width$}  {:<4}  {}", v.name, v.status, v.why);
+        if let Some(note) = &v.core_note {
+            let _ = writeln!(out, "  {:<width$}        core: {note}", "");
+        }
     }
 }
 
@@ -192,7 +195,12 @@ pub fn verdicts_json(run: &Run) -> serde_json::Value {
                 .iter()
                 .map(|(k, n)| (k.clone(), json!(n)))
                 .collect();
-            json!({"name": v.name, "status": v.status, "evidence": evidence, "why": v.why})
+            let mut j =
+                json!({"name": v.name, "status": v.status, "evidence": evidence, "why": v.why});
+            if let Some(note) = &v.core_note {
+                j["core_note"] = json!(note);
+            }
+            j
         })
         .collect()
 }
@@ -926,6 +934,30 @@ mod tests {
     }
 
     #[test]
+    fn a_verdicts_core_note_is_quoted() {
+        let note = "Cortex-A55 only memory both inner and outer write-back is cached (TRM)";
+        let run = Run {
+            verdicts: vec![crate::model::Verdict {
+                name: "write-through".into(),
+                status: "pass".into(),
+                evidence: vec![],
+                why: "as documented".into(),
+                core_note: Some(note.into()),
+            }],
+            ..Run::default()
+        };
+        let mut t = String::new();
+        verdict_table(&mut t, &run);
+        assert!(
+            t.contains(&format!(
+                "\n  write-through  pass  as documented\n                       core: {note}\n"
+            )),
+            "{t}"
+        );
+        assert_eq!(verdicts_json(&run)[0]["core_note"], note);
+    }
+
+    #[test]
     fn verdicts_come_first() {
         let run = Run {
             measurements: vec![m("normal-wb", 4096, 100.0)],
@@ -935,12 +967,14 @@ mod tests {
                     status: "fail".into(),
                     evidence: vec![("sctlr_c".into(), 0.0)],
                     why: "SCTLR_EL1.C is clear".into(),
+                    core_note: None,
                 },
                 crate::model::Verdict {
                     name: "device-read-cliff".into(),
                     status: "n/a".into(),
                     evidence: vec![],
                     why: "not measured".into(),
+                    core_note: None,
                 },
             ],
             ..Run::default()

@@ -121,6 +121,8 @@ const MPIDR_AFFINITY: u64 = 0xff_00ff_ffff;
 
 /// FADT: ARM boot architecture flags (2 bytes) and the minor revision, by offset.
 const FADT_ARM_BOOT_FLAGS: usize = 129;
+/// FADT: the Hypervisor Vendor Identity (ACPI 6.0 and later), 8 bytes.
+const FADT_HYPERVISOR_VENDOR: usize = 268;
 const FADT_MINOR_REVISION: usize = 131;
 const FADT_PSCI_COMPLIANT: u16 = 1 << 0;
 const FADT_PSCI_USE_HVC: u16 = 1 << 1;
@@ -404,7 +406,11 @@ pub fn discover<'a, P: Phys + ?Sized>(mem: &'a P, rsdp: u64) -> Platform<'a> {
     }
 
     match fadt {
-        Some(fadt) => p.psci = psci(fadt, &mut p),
+        Some(fadt) => {
+            p.acpi.hypervisor_vendor =
+                u64_at(fadt.bytes, FADT_HYPERVISOR_VENDOR).filter(|&v| v != 0);
+            p.psci = psci(fadt, &mut p);
+        }
         None => p.problems.insert(Problem::AcpiNoFadt),
     }
     match madt {

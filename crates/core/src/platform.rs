@@ -584,6 +584,9 @@ pub struct AcpiFacts<'a> {
     pub cpus_online_capable: usize,
     /// Enabled GICC entries with a parking protocol mailbox (version and address nonzero).
     pub cpus_parked: usize,
+    /// The FADT's Hypervisor Vendor Identity (ACPI 6.0, 8 bytes at offset 268), when the FADT
+    /// is long enough and it is not zero: the firmware runs in a guest.
+    pub hypervisor_vendor: Option<u64>,
 }
 
 impl AcpiFacts<'_> {
@@ -600,6 +603,7 @@ impl AcpiFacts<'_> {
         cpus_disabled: 0,
         cpus_online_capable: 0,
         cpus_parked: 0,
+        hypervisor_vendor: None,
     };
 }
 

@@ -220,7 +220,7 @@ pub const START: Kind = Kind {
             "hypervisor",
             Str,
             "",
-            "The hypervisor whose guest the firmware runs in, when one says so: \"kvm\" (its SMCCC vendor-hypervisor UID, asked over HVC where PSCI's conduit is HVC and SMCCC is 1.1 or later), \"xen\" (a /hypervisor node compatible xen,xen) or \"other\"; a stage 2 that forces Normal write-back (FEAT_S2FWB) then makes the uncached and write-through verdicts n/a instead of failing. Absent outside a guest, and under QEMU's own PSCI.",
+            "The hypervisor whose guest the firmware runs in, when one says so: \"kvm\" (its SMCCC vendor-hypervisor UID, asked over HVC where PSCI's conduit is HVC and SMCCC is 1.1 or later), \"xen\" (a /hypervisor node compatible xen,xen) or \"other\" (another UID or /hypervisor node, or the ACPI FADT's Hypervisor Vendor Identity: QEMU's names \"QEMU\"); a stage 2 that forces Normal write-back (FEAT_S2FWB) then makes the uncached and write-through verdicts n/a instead of failing. Absent outside a guest, and under QEMU's own PSCI.",
         ),
         Field::optional(
             "smpen_set",

@@ -77,6 +77,8 @@ fn qemu_virt_under_edk2() {
             // QEMU's SPCR says 9600 (configured baud rate 3).
             console_baud: Some(9600),
             gicc_entries: 4,
+            // QEMU's FADT names its VMM in the Hypervisor Vendor Identity: "QEMU".
+            hypervisor_vendor: Some(u64::from_le_bytes(*b"QEMU\0\0\0\0")),
             ..Facts::NONE
         }
     );

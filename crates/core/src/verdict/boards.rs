@@ -306,3 +306,32 @@ fn a_hypervisor_that_forces_write_back_is_no_failure_of_the_board() {
     i.sctlr_c = false;
     assert_eq!(status(&judge(&i), Name::CachesOn), Status::Fail);
 }
+
+#[test]
+fn the_pmu_confirms_allocation_the_timings_do_not_show() {
+    // write-line's write-back lines no faster than non-cacheable ones, yet the PMU counts
+    // no L1D refill re-writing them: they were allocated (a bus that absorbs the stores as
+    // fast as the cache would): no fail. Without the count the same timings fail.
+    let caches = a72_caches();
+    let mut s = sweep(32 * MIB, line_does_not_allocate);
+    let mut i = inputs(&caches, &s);
+    i.core = None;
+    assert_eq!(status(&judge(&i), Name::WriteAllocate), Status::Fail);
+    s.pmu = |k, t, _, event| {
+        (k == Kernel::WriteLine && t.role == Role::WriteBack && event == event::L1D_CACHE_REFILL)
+            .then_some(1)
+    };
+    let mut i = inputs(&caches, &s);
+    i.core = None;
+    let v = judge(&i);
+    assert_ne!(
+        status(&v, Name::WriteAllocate),
+        Status::Fail,
+        "{}",
+        why(&v, Name::WriteAllocate)
+    );
+    assert_eq!(
+        ev(&v, Name::WriteAllocate, "l1d_cache_refill_per_line"),
+        Some(1)
+    );
+}
