@@ -217,7 +217,9 @@ efi_pe_entry:
     b.hs    2f
     stp     xzr, xzr, [x1], #16
     b       1b
-2:  ldp     x0, x1, [sp, #16]
+2:  adrp    x2, mb_efi_x18          // the firmware's x18, for every call back into it
+    str     x18, [x2, :lo12:mb_efi_x18] // (src/arch/uefi.rs, mb_efi_call)
+    ldp     x0, x1, [sp, #16]
     bl      efi_main
     cbnz    x0, 3f
     mov     x0, x1

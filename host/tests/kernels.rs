@@ -214,3 +214,39 @@ fn streaming_loops_are_at_least_80_percent_loads_and_stores() {
         );
     }
 }
+
+#[test]
+fn the_firmware_is_called_with_its_x18() {
+    // Every call into UEFI firmware goes through mb_efi_call, which loads the firmware's x18
+    // (saved at entry) right before its one indirect branch; efi_main and what it inlines
+    // (ConOut, the failure path, the memory map) make no indirect call of their own.
+    let d = disassembly();
+    let trampoline = function(&d, "mb_efi_call");
+    let blr: Vec<usize> = (0..trampoline.len())
+        .filter(|&i| trampoline[i].1 == "blr")
+        .collect();
+    assert_eq!(blr.len(), 1, "{trampoline:?}");
+    let before = &trampoline[..blr[0]];
+    assert!(
+        before
+            .iter()
+            .any(|(_, m, o)| m == "ldr" && o.starts_with("x18,")),
+        "x18 is not loaded before the call: {trampoline:?}"
+    );
+    assert!(
+        !before[before
+            .iter()
+            .rposition(|(_, _, o)| o.starts_with("x18,"))
+            .unwrap()
+            + 1..]
+            .iter()
+            .any(|(_, _, o)| o.starts_with("x18")),
+        "x18 changed again before the call: {trampoline:?}"
+    );
+    let main = function(&d, "efi_main");
+    assert!(!main.is_empty(), "no efi_main in the image");
+    assert!(
+        main.iter().all(|(_, m, _)| m != "blr"),
+        "efi_main calls something indirectly, not through mb_efi_call"
+    );
+}

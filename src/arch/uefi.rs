@@ -16,6 +16,52 @@ use mairbench_core::record::Record;
 use mairbench_core::schema;
 use mairbench_core::uefi::{self as efi, MemoryMap, OptionsNote, Tables};
 
+// Every call into the firmware goes through `mb_efi_call`, which puts back the firmware's x18
+// (the AArch64 platform register, which UEFI firmware may rely on: `efi_pe_entry` saves it
+// at entry into `mb_efi_x18`) right before the call. Stable Rust cannot keep the compiler off
+// x18 (`+reserve-x18` is an unstable target feature), so Rust code between the calls may
+// use it; the trampoline makes that invisible to the firmware. x0 = the function, x1..x5 its
+// arguments.
+core::arch::global_asm!(
+    ".section .bss.mb_efi_x18, \"aw\", %nobits",
+    ".balign 8",
+    ".global mb_efi_x18",
+    "mb_efi_x18: .zero 8",
+    ".section .text.mb_efi_call, \"ax\"",
+    ".global mb_efi_call",
+    ".balign 4",
+    "mb_efi_call:",
+    "    stp     x29, x30, [sp, #-16]!",
+    "    mov     x29, sp",
+    "    mov     x16, x0",
+    "    mov     x0, x1",
+    "    mov     x1, x2",
+    "    mov     x2, x3",
+    "    mov     x3, x4",
+    "    mov     x4, x5",
+    "    adrp    x17, mb_efi_x18",
+    "    ldr     x18, [x17, :lo12:mb_efi_x18]",
+    "    blr     x16",
+    "    ldp     x29, x30, [sp], #16",
+    "    ret",
+);
+
+extern "C" {
+    fn mb_efi_call(f: usize, a0: usize, a1: usize, a2: usize, a3: usize, a4: usize) -> usize;
+}
+
+/// Calls the firmware's function `f` (its address) with up to five integer or pointer
+/// arguments, the firmware's x18 restored first.
+///
+/// # Safety
+/// `f` must be a UEFI function valid now that takes these arguments (unused ones are
+/// ignored) and follows AAPCS64, as UEFI functions on AArch64 do.
+unsafe fn efi_call(f: usize, args: [usize; 5]) -> usize {
+    // SAFETY: the caller's promise; the trampoline changes x16-x18 and the call's
+    // caller-saved registers only.
+    unsafe { mb_efi_call(f, args[0], args[1], args[2], args[3], args[4]) }
+}
+
 type Handle = *mut c_void;
 type Status = usize;
 
@@ -206,7 +252,12 @@ impl Write for ConOut {
             buf[*n] = 0;
             // SAFETY: `self.0` is the system table's ConOut, valid until ExitBootServices
             // (this writer is never used after it); the string is NUL-terminated.
-            unsafe { ((*self.0).output_string)(self.0, buf.as_ptr()) };
+            unsafe {
+                efi_call(
+                    (*self.0).output_string as usize,
+                    [self.0 as usize, buf.as_ptr() as usize, 0, 0, 0],
+                )
+            };
             *n = 0;
         };
         for c in s.chars() {
@@ -270,7 +321,14 @@ unsafe fn fail(st: *const SystemTable, name: &str, detail: core::fmt::Arguments<
     // SAFETY: runtime services are valid while boot services run (and after); ResetSystem
     // does not return.
     unsafe {
-        ((*(*st).runtime_services).reset_system)(RESET_SHUTDOWN, ABORTED, 0, core::ptr::null())
+        efi_call(
+            (*(*st).runtime_services).reset_system as usize,
+            [RESET_SHUTDOWN as usize, ABORTED, 0, 0, 0],
+        )
+    };
+    // ResetSystem does not return; should it, nothing is left to do.
+    loop {
+        core::hint::spin_loop();
     }
 }
 
@@ -335,7 +393,18 @@ unsafe extern "C" fn efi_main(image: Handle, st: *const SystemTable) -> Next {
     // option's optional data, U-Boot's bootargs).
     let mut loaded: *mut c_void = core::ptr::null_mut();
     // SAFETY: HandleProtocol with this image's handle and a GUID in our memory.
-    let status = unsafe { (bs.handle_protocol)(image, &efi::LOADED_IMAGE_PROTOCOL, &mut loaded) };
+    let status = unsafe {
+        efi_call(
+            bs.handle_protocol as usize,
+            [
+                image as usize,
+                &efi::LOADED_IMAGE_PROTOCOL as *const efi::Guid as usize,
+                &mut loaded as *mut *mut c_void as usize,
+                0,
+                0,
+            ],
+        )
+    };
     let (mut bootargs_len, mut options_note) = (0, None);
     if status == 0 && !loaded.is_null() {
         // SAFETY: the firmware's EFI_LOADED_IMAGE_PROTOCOL for this image.
@@ -356,7 +425,7 @@ unsafe extern "C" fn efi_main(image: Handle, st: *const SystemTable) -> Next {
 
     // SAFETY: SetWatchdogTimer(0, ...) disables the watchdog (5 minutes in EDK2's boot
     // manager), which would otherwise reset the machine in the middle of a run.
-    let watchdog_off = unsafe { (bs.set_watchdog_timer)(0, 0, 0, core::ptr::null()) } == 0;
+    let watchdog_off = unsafe { efi_call(bs.set_watchdog_timer as usize, [0; 5]) } == 0;
     let _ = writeln!(out, "mairbench: exiting boot services");
 
     // The memory map, read again when ExitBootServices says the key is stale (something
@@ -369,12 +438,15 @@ unsafe extern "C" fn efi_main(image: Handle, st: *const SystemTable) -> Next {
         let (mut key, mut stride, mut version) = (0usize, 0usize, 0u32);
         // SAFETY: GetMemoryMap into our static buffer of `size` bytes.
         let status = unsafe {
-            (bs.get_memory_map)(
-                &mut size,
-                map.as_mut_ptr().cast(),
-                &mut key,
-                &mut stride,
-                &mut version,
+            efi_call(
+                bs.get_memory_map as usize,
+                [
+                    &mut size as *mut usize as usize,
+                    map.as_mut_ptr() as usize,
+                    &mut key as *mut usize as usize,
+                    &mut stride as *mut usize as usize,
+                    &mut version as *mut u32 as usize,
+                ],
             )
         };
         if status == BUFFER_TOO_SMALL {
@@ -403,7 +475,12 @@ unsafe extern "C" fn efi_main(image: Handle, st: *const SystemTable) -> Next {
         }
         tries += 1;
         // SAFETY: ExitBootServices with the key of the map just read.
-        match unsafe { (bs.exit_boot_services)(image, key) } {
+        match unsafe {
+            efi_call(
+                bs.exit_boot_services as usize,
+                [image as usize, key, 0, 0, 0],
+            )
+        } {
             0 => break (size, stride),
             INVALID_PARAMETER if tries < 8 => continue,
             _ => {
