@@ -147,21 +147,32 @@ fn unknown_bootargs_are_named_and_ignored() {
             "mairbench.bogus=1",
             "mairbench.quick",
             "mairbench.quick=maybe",
+            "mairbench.rep=1",
         ],
     );
     run.assert_pass();
+    let bogus = run
+        .console
+        .lines()
+        .find(|l| l.contains("unknown option 'mairbench.bogus' ignored"))
+        .expect("the unknown key is named");
+    assert!(!bogus.contains("did you mean"), "{bogus}");
     assert!(run
         .console
-        .contains("unknown option 'mairbench.bogus' ignored"));
+        .contains("unknown option 'mairbench.rep' ignored; did you mean 'mairbench.reps'?"));
+    // The typo is ignored, so the quick set's three repetitions stay.
+    let results = run.of_kind("result");
+    assert!(!results.is_empty() && results.iter().all(|r| r["reps"] != 1));
     assert!(run
         .console
         .contains("'console=ttyAMA0' is not a mairbench option"));
     assert!(run.console.contains("bad value 'maybe'"));
-    assert_eq!(run.one("end")["warnings"], 2);
+    assert_eq!(run.one("end")["warnings"], 3);
     assert_eq!(
         run.one("start")["bootargs"],
         common::with_host(
-            "console=ttyAMA0 mairbench.bogus=1 mairbench.quick mairbench.quick=maybe"
+            "console=ttyAMA0 mairbench.bogus=1 mairbench.quick mairbench.quick=maybe \
+             mairbench.rep=1"
         )
         .as_str()
     );

@@ -223,7 +223,7 @@ pub fn main() -> ! {
             tally.warnings += 1;
         }
         match note {
-            Note::UnknownKey(k) => say!(out, "bootargs: unknown option '{k}' ignored"),
+            Note::UnknownKey(_) => say!(out, "bootargs: {note}"),
             Note::BadValue {
                 key,
                 value,

@@ -120,6 +120,54 @@ pub fn parse_types(list: &str) -> Result<u8, &str> {
     Ok(mask)
 }
 
+/// Every key this firmware reads: what an unknown key is compared with for a "did you mean"
+/// (the parser's test checks that each one is read).
+pub const KEYS: [&str; 9] = [
+    "mairbench.quick",
+    "mairbench.selftest",
+    "mairbench.buffer",
+    "mairbench.types",
+    "mairbench.device-faults",
+    "mairbench.kernels",
+    "mairbench.sizes",
+    "mairbench.reps",
+    "mairbench.host",
+];
+
+/// The known key one edit away from the unknown `key` (a letter changed, added, left out,
+/// or two neighbours swapped): `mairbench.quik` → `mairbench.quick`. None when no key, or
+/// more than one, is that close.
+pub fn suggestion(key: &str) -> Option<&'static str> {
+    let mut close = KEYS
+        .iter()
+        .filter(|known| one_edit(key.as_bytes(), known.as_bytes()));
+    let found = close.next()?;
+    close.next().is_none().then_some(*found)
+}
+
+/// Whether `a` and `b` differ by exactly one edit: one byte substituted, inserted or deleted,
+/// or two adjacent bytes transposed.
+fn one_edit(a: &[u8], b: &[u8]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let head = short.iter().zip(long).take_while(|(x, y)| x == y).count();
+    // From the first difference on.
+    let (Some(s), Some(l)) = (short.get(head..), long.get(head..)) else {
+        return false;
+    };
+    let Some((_, l_after)) = l.split_first() else {
+        return false; // equal
+    };
+    if s.len() != l.len() {
+        // A byte more in the longer one: without it, the rest must match.
+        return s == l_after;
+    }
+    let swapped = matches!(
+        (s, l),
+        ([s0, s1, s_rest @ ..], [l0, l1, l_rest @ ..]) if s0 == l1 && s1 == l0 && s_rest == l_rest
+    );
+    s.get(1..) == Some(l_after) || swapped
+}
+
 /// Something worth telling about the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Note<'a> {
@@ -158,7 +206,13 @@ impl Note<'_> {
 impl core::fmt::Display for Note<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            Note::UnknownKey(k) => write!(f, "unknown option '{k}' ignored"),
+            Note::UnknownKey(k) => {
+                write!(f, "unknown option '{k}' ignored")?;
+                match suggestion(k) {
+                    Some(known) => write!(f, "; did you mean '{known}'?"),
+                    None => Ok(()),
+                }
+            }
             Note::BadValue {
                 key,
                 value,
@@ -457,6 +511,53 @@ mod tests {
         assert_eq!(
             run("mairbench.selftest=panic").0.selftest,
             Some(Selftest::Panic)
+        );
+    }
+
+    #[test]
+    fn every_key_is_read() {
+        for key in KEYS {
+            let (_, n) = run(key);
+            assert!(
+                !n.iter().any(|n| matches!(n, Note::UnknownKey(_))),
+                "{key}: {n:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_one_edit_away_is_suggested() {
+        for (typed, meant) in [
+            ("mairbench.quik", "mairbench.quick"),
+            ("mairbench.quickk", "mairbench.quick"),
+            ("mairbench.qiuck", "mairbench.quick"),
+            ("mairbench.qwick", "mairbench.quick"),
+            ("mairbench.kernel", "mairbench.kernels"),
+            ("mairbench.type", "mairbench.types"),
+            ("mairbench.device-fault", "mairbench.device-faults"),
+            ("mairbench.rep", "mairbench.reps"),
+            ("mairbench.hots", "mairbench.host"),
+            ("mairbench.selftset", "mairbench.selftest"),
+        ] {
+            assert_eq!(suggestion(typed), Some(meant), "{typed}");
+        }
+        // Two edits, a known key itself, another prefix, nothing: no guess.
+        for typed in [
+            "mairbench.qk",
+            "mairbench.bogus",
+            "mairbench.quick",
+            "mairbench.",
+            "quik",
+            "mairbench.kernelsxx",
+            "mairbench.\u{e9}quick",
+        ] {
+            assert_eq!(suggestion(typed), None, "{typed}");
+        }
+        let (o, n) = run("mairbench.quik");
+        assert_eq!(o, Options::default(), "an unknown key changes nothing");
+        assert_eq!(
+            std::format!("{}", n[0]),
+            "unknown option 'mairbench.quik' ignored; did you mean 'mairbench.quick'?"
         );
     }
 
