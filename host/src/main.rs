@@ -90,9 +90,9 @@ enum Cmd {
         a: PathBuf,
         /// The log compared with it.
         b: PathBuf,
-        /// Output directory (created when missing).
+        /// Output directory (created when missing); without it nothing is written.
         #[arg(long, value_name = "DIR")]
-        out: PathBuf,
+        out: Option<PathBuf>,
     },
 }
 
@@ -107,8 +107,8 @@ fn compare_about() -> String {
          points both measured (B/A of their loaded/idle ratios, counted beyond 5 %); writes \
          DIR/compare.csv (every point), DIR/compare-loaded-latency.csv (when both have \
          loaded-latency points in common) and DIR/compare-<kernel>.svg for each kernel both \
-         measured. A firmware log and a mairbench-linux log of one board (either order) \
-         instead label each Linux source with the firmware memory type it behaves like (ln \
+         measured (with --out DIR; without it nothing is written). A firmware log and a \
+         mairbench-linux log of one board (either order) instead label each Linux source with the firmware memory type it behaves like (ln \
          of best MB/s over {FIRMWARE_BASELINE}'s / {TWIN_BASELINE}'s, RMS distance, types \
          within ln(1.35) grouped; host/src/classify.rs), with a confidence; writes \
          DIR/classify.csv and DIR/classify.json"
@@ -157,7 +157,7 @@ fn main() -> ExitCode {
             out,
         } => capture(&port, baud, timeout, &out),
         Cmd::Report { log, out } => report_file(&log, out.as_deref()),
-        Cmd::Compare { a, b, out } => compare_files(&a, &b, &out),
+        Cmd::Compare { a, b, out } => compare_files(&a, &b, out.as_deref()),
         Cmd::Verdicts { log, out } => verdicts_file(&log, out.as_deref()),
     };
     match result {
@@ -339,7 +339,7 @@ fn print_written(written: &report::Written) {
     }
 }
 
-fn compare_files(a_path: &Path, b_path: &Path, out: &Path) -> Result<(), Fail> {
+fn compare_files(a_path: &Path, b_path: &Path, out: Option<&Path>) -> Result<(), Fail> {
     let (a, a_failure) = load(a_path)?;
     let (b, b_failure) = load(b_path)?;
     if a.twin != b.twin {
@@ -349,10 +349,7 @@ fn compare_files(a_path: &Path, b_path: &Path, out: &Path) -> Result<(), Fail> {
             ((&b, b_path), (&a, a_path))
         };
         classify_files(fw, fw_path, lx, lx_path, out)?;
-        return match a_failure.or(b_failure) {
-            Some(f) => Err(f),
-            None => Ok(()),
-        };
+        return a_failure.or(b_failure).map_or(Ok(()), Err);
     }
     let changes = compare::changes(&a, &b);
     let loaded = compare::loaded_changes(&a, &b);
@@ -379,6 +376,10 @@ fn compare_files(a_path: &Path, b_path: &Path, out: &Path) -> Result<(), Fail> {
     if a.emulated || b.emulated {
         say!("\nnote: {}", report::EMULATED_CAVEAT);
     }
+    let failure = a_failure.or(b_failure);
+    let Some(out) = out else {
+        return failure.map_or(Ok(()), Err);
+    };
     create_out(out)?;
     let mut written = report::Written::default();
     let file = |w: &mut report::Written, name: &str, s: &str| w.file(out, name, s).map_err(usage);
@@ -399,10 +400,7 @@ fn compare_files(a_path: &Path, b_path: &Path, out: &Path) -> Result<(), Fail> {
             .map_err(usage)?;
     }
     print_written(&written);
-    match a_failure.or(b_failure) {
-        Some(f) => Err(f),
-        None => Ok(()),
-    }
+    failure.map_or(Ok(()), Err)
 }
 
 /// The classification of a twin log's sources against a firmware log of the same board.
@@ -411,7 +409,7 @@ fn classify_files(
     fw_path: &Path,
     lx: &Run,
     lx_path: &Path,
-    out: &Path,
+    out: Option<&Path>,
 ) -> Result<(), Fail> {
     let mut c = classify::compare(fw, lx);
     c.firmware_log = fw_path.display().to_string();
@@ -429,6 +427,9 @@ fn classify_files(
         esay!("warning: {w}");
     }
     say_raw!("{}", classify::table(&c));
+    let Some(out) = out else {
+        return Ok(());
+    };
     create_out(out)?;
     let mut written = report::Written::default();
     written

@@ -660,6 +660,39 @@ fn report_without_out_writes_nothing() {
 }
 
 #[test]
+fn compare_without_out_writes_nothing() {
+    // Two firmware logs (the comparison), then a firmware and a twin log (the classification).
+    for (a, b, shows) in [
+        (
+            "qemu-quick.log",
+            "qemu-kernels.log",
+            "per kernel: geometric mean of B/A",
+        ),
+        (
+            "qemu10-firmware-4k-64k.log",
+            "qemu10-linux-4k-64k.log",
+            "which memory type each Linux source behaves like",
+        ),
+    ] {
+        let dir = scratch(&format!("compare-no-out-{a}"));
+        let o = Command::new(env!("CARGO_BIN_EXE_mairbench-host"))
+            .current_dir(&dir)
+            .args(["compare".as_ref(), data(a).as_os_str(), data(b).as_os_str()])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(0), "{a} {b}: {stdout}");
+        assert!(stdout.contains(shows), "{a} {b}: {stdout}");
+        assert!(!stdout.contains("files written"), "{stdout}");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            0,
+            "nothing written"
+        );
+    }
+}
+
+#[test]
 fn run_in_qemu_end_to_end() {
     common::firmware();
     let out = scratch("run");
