@@ -6,15 +6,6 @@
 mod generated;
 
 use mairbench_core::cores::{self, CORES};
-use std::path::Path;
-
-fn file(name: &str) -> (std::path::PathBuf, String) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
-    (path, text)
-}
 
 #[test]
 fn bringup_md_holds_the_table_of_cores() {
@@ -32,7 +23,7 @@ fn bringup_md_holds_the_table_of_cores() {
 
 #[test]
 fn the_entry_code_sets_smpen_on_the_tables_cores() {
-    let (_, asm) = file("boot/entry.S");
+    let asm = generated::read("boot/entry.S");
     // `cmp x1, #0xd03 // smpen: Cortex-A53` lines of the EL3 path.
     let listed: Vec<(u16, String)> = asm
         .lines()

@@ -5,15 +5,6 @@
 mod generated;
 
 use mairbench_core::verdict::{self, VERDICTS};
-use std::path::Path;
-
-fn doc(name: &str) -> (std::path::PathBuf, String) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
-    (path, text)
-}
 
 #[test]
 fn bringup_md_holds_the_verdict_table() {
@@ -31,7 +22,7 @@ fn bringup_md_holds_the_verdict_table() {
 
 #[test]
 fn readme_names_every_verdict() {
-    let (_, text) = doc("README.md");
+    let text = generated::read("README.md");
     let (_, section) = text
         .split_once("\n## Verdicts\n")
         .expect("a Verdicts section");

@@ -2,17 +2,15 @@
 //! `<!-- NAME:begin -->` and `<!-- NAME:end -->` must be what core renders, and
 //! `MAIRBENCH_BLESS=1` rewrites it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Checks that `doc` (a path from the repository root) holds `table` between the `name`
 /// markers, or with `MAIRBENCH_BLESS` set writes it there; `source` is the file the table
 /// comes from and `test` the test binary that rewrites it, for the message. Returns the text
 /// before the markers, for a test's checks of its prose.
 pub fn check(doc: &str, name: &str, table: &str, source: &str, test: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(doc);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{doc}: {e}"));
+    let path = repo_path(doc);
+    let text = read(doc);
     let (begin, end) = (
         format!("<!-- {name}:begin -->\n"),
         format!("<!-- {name}:end -->\n"),
@@ -29,4 +27,16 @@ pub fn check(doc: &str, name: &str, table: &str, source: &str, test: &str) -> St
         );
     }
     head.to_owned()
+}
+
+/// A file of the repository (`name` from its root).
+fn repo_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(name)
+}
+
+/// The text of a file of the repository (`name` from its root); panics naming it.
+pub fn read(name: &str) -> String {
+    std::fs::read_to_string(repo_path(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
