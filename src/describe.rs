@@ -70,6 +70,9 @@ impl Start<'_> {
         if let Some(host) = emulation.host {
             start = start.str("host", host);
         }
+        if let Some((accel, _)) = emulation.accel() {
+            start = start.str("accel", accel.name());
+        }
         if emulation.emulated() {
             start = start.strs("emulated_by", emulation.by());
         }
@@ -249,16 +252,19 @@ fn describe(
         };
         say!("{source}: {}", problem.message());
     }
+    if emulation.accel_conflict() {
+        run::warn("emulation");
+        say!("emulated: mairbench.accel=kvm, but TCG's tells show: judged TCG");
+    }
+    if emulation.kvm() {
+        say!("QEMU under KVM: real cores and caches, timings count (a guest's)");
+    }
     if emulation.emulated() {
         say!("emulated machine: QEMU models no caches, so timings do not reflect memory types");
         say!("emulated: said by {emulation}");
-        if emulation.suspected() {
-            run::warn("emulation");
-            say!(
-                "emulated: judged as QEMU, so the timing verdicts are n/a; under an emulator \
-                 say so with mairbench.host=<name> (qemu/run adds it); on silicon this is a \
-                 finding: report the tells above"
-            );
+        match emulation.accel() {
+            Some((_, from)) => say!("emulated: TCG, said by {}", from.words()),
+            None => say!("emulated: TCG or KVM unknown: judged TCG"),
         }
     }
 }

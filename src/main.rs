@@ -32,6 +32,7 @@ use console::Console;
 use describe::Start;
 use mairbench_core::bootargs::{self, Selftest};
 use mairbench_core::emulation::Emulation;
+use mairbench_core::hypervisor::Hypervisor;
 use mairbench_core::memtype::MEMTYPES;
 use mairbench_core::platform::Platform;
 use mairbench_core::record::Record;
@@ -82,8 +83,18 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
     let dt_timer_hz = dtb
         .and_then(|(_, blob)| mairbench_core::platform::timer_frequency(blob))
         .map(u64::from);
+    // In a guest? A hypervisor's stage 2 may override the memory types asked for; and KVM's
+    // UID on a machine QEMU describes says QEMU runs it on real cores.
+    let hypervisor = mairbench_core::hypervisor::detect(&mairbench_core::hypervisor::Marks {
+        uid: arch::boot::hypervisor_uid(psci),
+        dt_hypervisor: platform.hypervisor,
+        acpi_vendor: platform.acpi.hypervisor_vendor,
+    });
     let emulation = Emulation::of(&platform, bootargs::host(bootargs))
-        .with_tells(boot_checks::tells(&cpu, dt_timer_hz));
+        .with_tells(boot_checks::tells(&cpu, dt_timer_hz))
+        .with_accel(bootargs::accel(bootargs), hypervisor);
+    // QEMU under KVM is KVM's guest, whether or not its UID was asked.
+    let hypervisor = hypervisor.or(emulation.kvm().then_some(Hypervisor::Kvm));
     run::set_emulated(emulation.emulated());
     // The device tree's /timer rate over CNTFRQ_EL0, as Linux prefers it, on silicon: an
     // emulator's counter runs at its own rate whatever the board's tree says.
@@ -93,12 +104,6 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
         cpu::set_counter_hz(hz);
     }
     let cpu = cpu::cpu_id();
-    // In a guest? A hypervisor's stage 2 may override the memory types asked for.
-    let hypervisor = mairbench_core::hypervisor::detect(&mairbench_core::hypervisor::Marks {
-        uid: arch::boot::hypervisor_uid(psci),
-        dt_hypervisor: platform.hypervisor,
-        acpi_vendor: platform.acpi.hypervisor_vendor,
-    });
 
     let start = Start {
         boot: &boot,

@@ -427,18 +427,25 @@ fn label(types: &Features, groups: &[Vec<String>], name: &str, sweep: &Sweep) ->
 }
 
 /// Whether a run's timings are an emulator's: its start record says `emulated`, or its
-/// platform is QEMU's (`linux,dummy-virt`, or a name with `qemu` in it).
+/// platform is QEMU's (`linux,dummy-virt`, or a name with `qemu` in it) and nothing says
+/// KVM ran it (the start record's `accel`: there the cores and caches are real).
 fn is_emulated(run: &Run) -> bool {
     run.emulated
-        || run.platform == "linux,dummy-virt"
-        || run.platform.to_ascii_lowercase().contains("qemu")
+        || (!run.kvm()
+            && (run.platform == "linux,dummy-virt"
+                || run.platform.to_ascii_lowercase().contains("qemu")))
 }
 
-/// Whether an emulated run is known to be TCG's: the runner said so with
-/// `mairbench.host=qemu-*` (`emulated_by` holds `bootarg`; qemu/run passes it on every boot,
-/// and runs TCG only). The device tree or ACPI tables alone are QEMU's under KVM too.
+/// Whether an emulated run is known to be TCG's: its start record's `accel` says `tcg`, or,
+/// in logs from before that field, the runner named itself (`mairbench.host=qemu-*`:
+/// `emulated_by` holds `bootarg`; qemu/run then ran TCG only). The device tree or ACPI
+/// tables alone are QEMU's under KVM too.
 fn is_tcg(run: &Run) -> bool {
-    is_emulated(run) && run.emulated_by.iter().any(|b| b == "bootarg")
+    is_emulated(run)
+        && match run.accel.as_deref() {
+            Some(accel) => accel == "tcg",
+            None => run.emulated_by.iter().any(|b| b == "bootarg"),
+        }
 }
 
 /// A sentence when the two logs are not from one board: their MIDRs differ or their
@@ -1378,12 +1385,15 @@ mod tests {
     }
 
     fn pair(emulated_by: &str) -> Comparison {
-        let start = format!(
+        pair_of(&format!(
             "\"platform\":\"linux,dummy-virt\",\"emulated\":true,\"emulated_by\":{emulated_by},\
              \"midr\":\"0x410fd083\""
-        );
+        ))
+    }
+
+    fn pair_of(start: &str) -> Comparison {
         let firmware = log(
-            &start,
+            start,
             &[
                 ("memtype", "normal-wb", 1000.0),
                 ("memtype", "device-ngnre", 80.0),
@@ -1434,6 +1444,24 @@ mod tests {
         };
         assert_eq!(real.emulated_note(), None);
         assert!(!table(&real).contains("\nemulated:"));
+    }
+
+    /// The start record's `accel` decides: `tcg` is TCG's note whoever else said QEMU; `kvm`
+    /// is no emulation at all (real cores and caches), though the device tree is QEMU's.
+    #[test]
+    fn the_accelerator_tells_tcg_from_kvm() {
+        let tcg = pair_of(
+            "\"platform\":\"linux,dummy-virt\",\"emulated\":true,\"emulated_by\":[\"dtb\"],\
+             \"accel\":\"tcg\",\"midr\":\"0x410fd083\"",
+        );
+        assert!(tcg.emulated && tcg.tcg, "{tcg:?}");
+        let kvm = pair_of(
+            "\"platform\":\"linux,dummy-virt\",\"emulated\":false,\"host\":\"qemu-10.0.2\",\
+             \"accel\":\"kvm\",\"midr\":\"0x410fd083\"",
+        );
+        assert!(!kvm.emulated && !kvm.tcg, "{kvm:?}");
+        assert_eq!(kvm.emulated_note(), None);
+        assert!(!table(&kvm).contains("\nemulated:"));
     }
 
     /// The reference (anon) is 0 from normal-wb by construction: listed as the reference, with

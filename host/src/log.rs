@@ -374,6 +374,7 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
                     platform: text(f, "platform").unwrap_or_default(),
                     emulated: f.get("emulated").and_then(Value::as_bool).unwrap_or(false),
                     emulated_by: strings(f, "emulated_by"),
+                    accel: text(f, "accel"),
                     midr: text(f, "midr").unwrap_or_default(),
                     version: text(f, "version").unwrap_or_default(),
                     twin: f.contains_key("kernel"),

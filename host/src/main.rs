@@ -321,6 +321,8 @@ fn report_file(path: &Path, out: Option<&Path>) -> Result<(), Fail> {
     say_raw!("{}", report::tables(&run));
     if run.emulated {
         say!("\nnote: {}", report::EMULATED_CAVEAT);
+    } else if run.kvm() {
+        say!("\nnote: {}", report::KVM_NOTE);
     }
     if let Some(out) = out {
         let written = report::write(&run, out).map_err(usage)?;

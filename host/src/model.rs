@@ -249,6 +249,9 @@ pub struct Run {
     /// What said so (`emulated_by` of the `start` record: `bootarg`, `dtb`, `acpi`); empty
     /// when not emulated or in older logs.
     pub emulated_by: Vec<String>,
+    /// How QEMU ran the machine (`accel` of the `start` record: `tcg` or `kvm`); `None` when
+    /// nothing said so, and in older logs.
+    pub accel: Option<String>,
     /// CPU MIDR from the `start` record, e.g. `0x410fd083`.
     pub midr: String,
     /// Firmware version from the `start` record.
@@ -280,6 +283,14 @@ pub struct Run {
     pub timer_hz: Option<u64>,
     /// The bring-up verdicts, in log order (a repeated name keeps the last).
     pub verdicts: Vec<Verdict>,
+}
+
+impl Run {
+    /// Whether QEMU ran the machine under KVM: the host's cores and caches, timings that
+    /// count (a guest's), only the device tree QEMU's.
+    pub fn kvm(&self) -> bool {
+        self.accel.as_deref() == Some("kvm")
+    }
 }
 
 /// The granule of a `result` record that names none: logs from before the `granule` field

@@ -18,6 +18,11 @@ use std::path::{Path, PathBuf};
 pub const EMULATED_CAVEAT: &str =
     "QEMU models no caches: these timings do not reflect memory types";
 
+/// What `report` says of a run QEMU ran under KVM (the `start` record's `accel`).
+pub const KVM_NOTE: &str = "QEMU under KVM: the cores and caches are the host's own, so these \
+timings count; they are a guest's (the host's stage 2 may override the memory types asked for) \
+and only the device tree is QEMU's";
+
 /// A size in binary units as the firmware prints it (core's [`Bytes`]): `4 KiB`, `1 MiB`,
 /// or bytes when it is not a whole KiB.
 pub fn size_label(size: u64) -> String {
@@ -96,7 +101,13 @@ pub fn tables(run: &Run) -> String {
 fn state(run: &Run) -> String {
     format!(
         "{}; status {}",
-        if run.emulated { ", emulated" } else { "" },
+        if run.emulated {
+            ", emulated"
+        } else if run.kvm() {
+            ", QEMU under KVM"
+        } else {
+            ""
+        },
         run.status.as_deref().unwrap_or("none (no end record)")
     )
 }
@@ -647,7 +658,12 @@ fn firmware_json(run: &Run) -> serde_json::Value {
     json!({
         "platform": run.platform,
         "emulated": run.emulated,
-        "caveat": run.emulated.then_some(EMULATED_CAVEAT),
+        "caveat": if run.emulated {
+            Some(EMULATED_CAVEAT)
+        } else {
+            run.kvm().then_some(KVM_NOTE)
+        },
+        "accel": run.accel,
         "midr": run.midr,
         "version": run.version,
         "status": run.status,
@@ -931,6 +947,45 @@ mod tests {
         sheet.clear();
         prediction_sheet(&mut sheet, &run);
         assert!(sheet.is_empty(), "{sheet}");
+    }
+
+    /// A run QEMU ran under KVM is no emulated run: the header and the JSON say KVM, with
+    /// the KVM note for a caveat; under TCG the caveat is the emulated one.
+    #[test]
+    fn kvm_runs_are_told_from_tcg() {
+        let log = |start: &str| {
+            crate::log::parse(
+                format!(
+                    "@mb {{\"kind\":\"start\",\"schema\":1,\"platform\":\"linux,dummy-virt\",{start}}}\n\
+                     @mb {{\"kind\":\"end\",\"status\":\"pass\"}}\n"
+                )
+                .as_bytes(),
+            )
+            .run
+        };
+        let kvm = log("\"emulated\":false,\"host\":\"qemu-10.0.2\",\"accel\":\"kvm\"");
+        assert!(kvm.kvm() && !kvm.emulated);
+        assert!(
+            tables(&kvm).contains(", QEMU under KVM; status pass"),
+            "{}",
+            tables(&kvm)
+        );
+        let j = json(&kvm);
+        assert_eq!(
+            (j["caveat"].as_str(), j["accel"].as_str()),
+            (Some(KVM_NOTE), Some("kvm"))
+        );
+        let tcg = log("\"emulated\":true,\"accel\":\"tcg\",\"emulated_by\":[\"bootarg\"]");
+        assert!(!tcg.kvm() && tcg.emulated);
+        assert!(
+            tables(&tcg).contains(", emulated; status pass"),
+            "{}",
+            tables(&tcg)
+        );
+        assert_eq!(json(&tcg)["caveat"], EMULATED_CAVEAT);
+        // Older logs: no accel, read as before.
+        let old = log("\"emulated\":true");
+        assert_eq!((old.accel.as_deref(), old.kvm()), (None, false));
     }
 
     #[test]

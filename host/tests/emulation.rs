@@ -118,7 +118,59 @@ fn qemu_virt_is_emulated_by_the_bootarg_its_device_tree_and_its_tells() {
     assert!(run
         .console
         .contains("; device tree: root compatible linux,dummy-virt"));
+    // TCG, said by the runner and shown by the machine (whose word comes first).
+    assert_eq!(run.one("start")["accel"], "tcg");
+    assert!(
+        run.console.contains("emulated: TCG, said by its tells"),
+        "{}",
+        run.console
+    );
     assert_report_says_emulated(&run.console, &scratch("virt"));
+}
+
+/// A QEMU booted by hand that claims KVM (`mairbench.accel=kvm`) while the machine shows
+/// TCG's tells is judged TCG: emulated, with a warning that names the conflict. Nothing
+/// said at all: TCG by the tells.
+#[test]
+fn kvm_said_against_tcg_tells_is_judged_tcg_with_a_warning() {
+    let env = [("MAIRBENCH_HOST_BOOTARG", "0")];
+    let run = boot(
+        &env,
+        &[
+            "mairbench.quick",
+            "mairbench.kernels=read-ldp",
+            "mairbench.sizes=4K",
+            "mairbench.host=qemu-by-hand",
+            "mairbench.accel=kvm",
+        ],
+    );
+    run.assert_pass();
+    let start = run.one("start");
+    assert_eq!(
+        (&start["emulated"], &start["accel"]),
+        (&serde_json::json!(true), &serde_json::json!("tcg")),
+        "{start}"
+    );
+    assert!(
+        run.console
+            .contains("emulated: mairbench.accel=kvm, but TCG's tells show: judged TCG"),
+        "{}",
+        run.console
+    );
+    assert!(run.one("end")["warnings"].as_u64() >= Some(1));
+    assert!(!run.console.contains("QEMU under KVM"), "{}", run.console);
+    let run = boot(
+        &env,
+        &[
+            "mairbench.quick",
+            "mairbench.kernels=read-ldp",
+            "mairbench.sizes=4K",
+        ],
+    );
+    run.assert_pass();
+    let start = run.one("start");
+    assert_eq!(start["accel"], "tcg", "{start}");
+    assert!(start.get("host").is_none(), "{start}");
 }
 
 #[test]

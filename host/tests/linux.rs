@@ -70,7 +70,16 @@ fn twin_gets_its_arguments_and_the_end_record_decides() {
         .map(|l| l.trim_end_matches('\r'))
         .collect();
     let host = format!("[mairbench.host={}]", qemu_host());
-    assert_eq!(args, ["[pass]", "[two words]", host.as_str()], "{c}");
+    assert_eq!(
+        args,
+        [
+            "[pass]",
+            "[two words]",
+            host.as_str(),
+            "[mairbench.accel=tcg]"
+        ],
+        "{c}"
+    );
     assert!(
         c.contains("mairbench: /init: /mairbench-linux exited with status 3"),
         "{c}"

@@ -107,6 +107,7 @@ fn bad_settings_give_status_2_before_any_tool_runs() {
         ("MAIRBENCH_MACHINE", "pc"),
         ("MAIRBENCH_DTB", "/nonexistent.dtb"),
         ("MAIRBENCH_LOG", "/nonexistent/console.log"),
+        ("MAIRBENCH_ACCEL", "hvf"),
     ] {
         let mut env = vec![(k, v)];
         if k == "MAIRBENCH_DTB" {
@@ -141,6 +142,50 @@ fn bad_uboot_settings_still_give_status_2() {
     ] {
         let out = run_elf(&elf, &env, None);
         assert_eq!(out.status, 2, "{env:?}: {}", out.stderr);
+    }
+}
+
+/// MAIRBENCH_ACCEL=kvm: settings that cannot apply under KVM give status 2 and say why; a
+/// host that cannot run an arm64 guest under KVM gives status 3 and says why, never running
+/// QEMU (under TCG such a run would pass for KVM's).
+#[test]
+fn kvm_is_refused_where_it_cannot_run() {
+    let elf = firmware();
+    for (k, v) in [
+        ("MAIRBENCH_EL", "2"),
+        ("MAIRBENCH_MACHINE", "raspi3b"),
+        ("MAIRBENCH_CPU", "cortex-a53"),
+        ("MAIRBENCH_ICOUNT", "1"),
+    ] {
+        let out = run_elf(&elf, &[("MAIRBENCH_ACCEL", "kvm"), (k, v)], None);
+        assert_eq!(out.status, 2, "{k}={v}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("MAIRBENCH_ACCEL=kvm"),
+            "{k}={v}: {}",
+            out.stderr
+        );
+    }
+    let kvm = Path::new("/dev/kvm").exists();
+    let arm64 = std::env::consts::ARCH == "aarch64";
+    // A QEMU that would pass: only the host's refusal may end the run.
+    let fakes = Scratch::new("kvm");
+    fakes.tool(
+        "qemu-system-aarch64",
+        r#"case "$*" in *--version*) echo "QEMU emulator version 10.0.2";; *) echo '@mb {"kind":"end","status":"pass"}';; esac"#,
+    );
+    if !arm64 {
+        let out = run_elf(&elf, &[("MAIRBENCH_ACCEL", "kvm")], Some(&fakes));
+        assert_eq!(out.status, 3, "{}", out.stderr);
+        assert!(out.stderr.contains("needs an arm64 host"), "{}", out.stderr);
+        assert!(out.stdout.is_empty(), "QEMU ran: {}", out.stdout);
+    }
+    if !kvm {
+        // The same on an arm64 host (uname says so) without /dev/kvm.
+        fakes.tool("uname", "echo aarch64");
+        let out = run_elf(&elf, &[("MAIRBENCH_ACCEL", "kvm")], Some(&fakes));
+        assert_eq!(out.status, 3, "{}", out.stderr);
+        assert!(out.stderr.contains("needs /dev/kvm"), "{}", out.stderr);
+        assert!(out.stdout.is_empty(), "QEMU ran: {}", out.stdout);
     }
 }
 

@@ -40,6 +40,7 @@ mod sys;
 use core::fmt::{self, Write};
 use mairbench_core::bootargs::{self, Note, Selftest};
 use mairbench_core::counter;
+use mairbench_core::emulation::Accel;
 use mairbench_core::format::{Bytes, Decimal};
 use mairbench_core::kernel::{self, Kernel, KernelSpec, Unit, ALL_KERNELS, KERNELS};
 use mairbench_core::pattern::{self, Pattern};
@@ -248,6 +249,9 @@ pub fn main() -> ! {
         }
     });
     let host = bootargs::host(cmdline);
+    // Said by the runner: under KVM the cores and caches are real, so the run's timings
+    // count (only the device tree is QEMU's); the twin has no tells of its own to weigh.
+    let accel = bootargs::accel(cmdline);
     let uname = sys::Uname::get();
     let freq = sys::freq_hz();
 
@@ -265,6 +269,7 @@ pub fn main() -> ! {
             n_by += 1;
         }
     }
+    let emulated = n_by != 0 && accel != Some(Accel::Kvm);
     let mut midr_buf = [0u8; 64];
     let midr = sys::read_file(
         "/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
@@ -301,13 +306,17 @@ pub fn main() -> ! {
         .hex("mpidr", 0)
         .u64("cntfrq_hz", freq)
         .str("platform", platform)
-        .bool("emulated", n_by != 0);
+        .bool("emulated", emulated);
     let r = match host {
         Some(h) => r.str("host", h),
         None => r,
     };
+    let r = match accel {
+        Some(a) => r.str("accel", a.name()),
+        None => r,
+    };
     let r = match emulated_by.get(..n_by) {
-        Some(by) if !by.is_empty() => r.strs("emulated_by", by.iter().copied()),
+        Some(by) if emulated && !by.is_empty() => r.strs("emulated_by", by.iter().copied()),
         _ => r,
     };
     let _ = r

@@ -4,6 +4,7 @@
 //!
 //! Parsing never fails: a bad token produces a [`Note`] and the default stays in force.
 
+use crate::emulation::Accel;
 use crate::kernel::{self, ALL_KERNELS, QUICK_KERNELS};
 use crate::memtype::{self, MEMTYPES};
 use crate::placement;
@@ -122,7 +123,7 @@ pub fn parse_types(list: &str) -> Result<u8, &str> {
 
 /// Every key this firmware reads: what an unknown key is compared with for a "did you mean"
 /// (the parser's test checks that each one is read).
-pub const KEYS: [&str; 9] = [
+pub const KEYS: [&str; 10] = [
     "mairbench.quick",
     "mairbench.selftest",
     "mairbench.buffer",
@@ -132,6 +133,7 @@ pub const KEYS: [&str; 9] = [
     "mairbench.sizes",
     "mairbench.reps",
     "mairbench.host",
+    "mairbench.accel",
 ];
 
 /// The known key one edit away from the unknown `key` (a letter changed, added, left out,
@@ -309,6 +311,20 @@ pub fn host(cmdline: &str) -> Option<&str> {
         .last()
 }
 
+/// What `mairbench.accel=` accepts (see [`accel`]).
+const ACCEL_EXPECTED: &str = "how QEMU runs the guest: tcg or kvm";
+
+/// `mairbench.accel=`: how the emulator runs the guest, as its runner says (`qemu/run` adds
+/// `mairbench.accel=tcg` or `kvm` with `mairbench.host=`). The last good value; `None`
+/// without one. [`parse`] reports bad values.
+pub fn accel(cmdline: &str) -> Option<Accel> {
+    tokens(cmdline)
+        .map(split_key_value)
+        .filter_map(|(key, value)| (key == "mairbench.accel").then_some(value).flatten())
+        .filter_map(Accel::by_name)
+        .last()
+}
+
 /// What `mairbench.types=` accepts.
 const TYPES_EXPECTED: &str = "memory-type names separated by commas, e.g. normal-wb,device-ngnre";
 
@@ -444,6 +460,12 @@ pub fn parse<'a>(cmdline: &'a str, mut note: impl FnMut(Note<'a>)) -> Options {
             "host" => {
                 if !value.is_some_and(valid_host) {
                     bad(HOST_EXPECTED);
+                }
+            }
+            // Read by [`accel`], likewise.
+            "accel" => {
+                if value.and_then(Accel::by_name).is_none() {
+                    bad(ACCEL_EXPECTED);
                 }
             }
             _ => note(Note::UnknownKey(key)),
@@ -853,6 +875,34 @@ mod tests {
             host(&std::format!("mairbench.host={}", "q".repeat(32))).map(str::len),
             Some(32)
         );
+    }
+
+    #[test]
+    fn accel_names_tcg_or_kvm() {
+        let (o, n) = run("mairbench.host=qemu-10.0.2 mairbench.accel=kvm");
+        assert!(n.is_empty(), "{n:?}");
+        assert_eq!(o, Options::default());
+        assert_eq!(accel("mairbench.accel=tcg"), Some(Accel::Tcg));
+        assert_eq!(accel("mairbench.accel=\"kvm\""), Some(Accel::Kvm));
+        // The last good value wins; a bad one is a warning and keeps the one before.
+        assert_eq!(
+            accel("mairbench.accel=kvm mairbench.accel=tcg mairbench.accel=hvf"),
+            Some(Accel::Tcg)
+        );
+        assert_eq!(accel("mairbench.quick"), None);
+        for bad in [
+            "mairbench.accel=hvf",
+            "mairbench.accel",
+            "mairbench.accel=KVM",
+        ] {
+            assert_eq!(accel(bad), None, "{bad}");
+            let (_, n) = run(bad);
+            assert!(
+                matches!(n[..], [Note::BadValue { key: "mairbench.accel", expected, .. }] if expected == ACCEL_EXPECTED),
+                "{bad}: {n:?}"
+            );
+        }
+        assert_eq!(suggestion("mairbench.acel"), Some("mairbench.accel"));
     }
 
     #[test]

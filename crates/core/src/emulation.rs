@@ -15,11 +15,69 @@
 //! A real board could show the first or the third alone (a 1 GHz core clocked from the
 //! counter's PLL; a boot loader that left CNTFRQ_EL0 wrong), so the run is suspected only on
 //! the PMU's event list, or on two tells together.
+//!
+//! QEMU runs a guest two ways ([`Accel`]): TCG translates every instruction and models no
+//! caches, so its timings say nothing about memory types; KVM runs the guest on the host's own
+//! cores, whose caches are real, so its timings count (they are a guest's: the host's stage 2
+//! may override the memory types asked for, [`crate::hypervisor`]). Only the device tree is
+//! QEMU's there. The runner says which (`mairbench.accel=`); else TCG's tells or KVM's SMCCC
+//! UID do; a QEMU machine that neither names stays emulated, on the safe side.
 
 use core::fmt;
 
 use crate::format::Decimal;
+use crate::hypervisor::Hypervisor;
 use crate::platform::{Platform, Tables};
+
+/// How QEMU runs the guest's instructions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Accel {
+    /// The Tiny Code Generator: instructions translated in software, no caches modelled.
+    Tcg,
+    /// The host's KVM: the guest runs on the host's cores and caches.
+    Kvm,
+}
+
+impl Accel {
+    /// Every accelerator, in the order `mairbench.accel=` lists them.
+    pub const ALL: [Accel; 2] = [Accel::Tcg, Accel::Kvm];
+
+    /// Its name, as QEMU's `-accel` and `mairbench.accel=` spell it and the `start` record's
+    /// `accel` carries it: `tcg` or `kvm`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Accel::Tcg => "tcg",
+            Accel::Kvm => "kvm",
+        }
+    }
+
+    /// The accelerator of that name.
+    pub fn by_name(name: &str) -> Option<Accel> {
+        Accel::ALL.into_iter().find(|a| a.name() == name)
+    }
+}
+
+/// Who named the accelerator ([`Emulation::accel`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccelFrom {
+    /// The runner: `mairbench.accel=`.
+    Bootarg,
+    /// The machine: TCG's [`Tells`].
+    Tells,
+    /// KVM's SMCCC vendor-hypervisor UID, on a machine QEMU describes.
+    Uid,
+}
+
+impl AccelFrom {
+    /// In words, for the console.
+    pub const fn words(self) -> &'static str {
+        match self {
+            AccelFrom::Bootarg => "mairbench.accel=",
+            AccelFrom::Tells => "its tells",
+            AccelFrom::Uid => "KVM's UID",
+        }
+    }
+}
 
 /// QEMU's generic counter frequency: 62.5 MHz (a 16 ns tick).
 pub const QEMU_CNTFRQ_HZ: u64 = 62_500_000;
@@ -178,16 +236,24 @@ pub struct Emulation<'a> {
     pub tables: Tables,
     /// The tells of QEMU's TCG the machine showed.
     pub tells: Tells,
+    /// The accelerator the runner named (`mairbench.accel=`).
+    pub accel_said: Option<Accel>,
+    /// The hypervisor whose guest the firmware runs in, as [`crate::hypervisor::detect`]
+    /// found it.
+    pub hypervisor: Option<Hypervisor>,
 }
 
 impl<'a> Emulation<'a> {
-    /// From the platform found and the command line's `mairbench.host=` (no tells yet).
+    /// From the platform found and the command line's `mairbench.host=` (no tells, no
+    /// accelerator, no hypervisor yet).
     pub fn of(platform: &Platform<'_>, host: Option<&'a str>) -> Self {
         Emulation {
             host,
             dtb: platform.qemu_mark,
             tables: platform.tables,
             tells: Tells::default(),
+            accel_said: None,
+            hypervisor: None,
         }
     }
 
@@ -196,9 +262,51 @@ impl<'a> Emulation<'a> {
         Emulation { tells, ..self }
     }
 
-    /// Whether the run is emulated: said so, or suspected.
-    pub fn emulated(&self) -> bool {
+    /// The same, with the accelerator the runner named and the hypervisor found.
+    pub fn with_accel(self, said: Option<Accel>, hypervisor: Option<Hypervisor>) -> Self {
+        Emulation {
+            accel_said: said,
+            hypervisor,
+            ..self
+        }
+    }
+
+    /// Whether QEMU runs this machine, on anyone's word: the runner, its tables, its tells.
+    pub fn qemu(&self) -> bool {
         self.host.is_some() || self.dtb.is_some() || self.tells.suspect()
+    }
+
+    /// How QEMU runs it, and who says so, when anyone does. TCG's tells come first: a
+    /// machine that shows them is translated, whatever was said (a runner's
+    /// `mairbench.accel=kvm` then [conflicts](Emulation::accel_conflict)). Then the runner's
+    /// word, then KVM's UID on a machine QEMU describes (its host named or its tables QEMU's).
+    pub fn accel(&self) -> Option<(Accel, AccelFrom)> {
+        if self.tells.suspect() {
+            Some((Accel::Tcg, AccelFrom::Tells))
+        } else if let Some(a) = self.accel_said {
+            Some((a, AccelFrom::Bootarg))
+        } else if self.qemu() && self.hypervisor == Some(Hypervisor::Kvm) {
+            Some((Accel::Kvm, AccelFrom::Uid))
+        } else {
+            None
+        }
+    }
+
+    /// Whether the runner said KVM while the machine shows TCG's tells.
+    pub fn accel_conflict(&self) -> bool {
+        self.accel_said == Some(Accel::Kvm) && self.tells.suspect()
+    }
+
+    /// Whether QEMU runs the machine under KVM: real cores and caches, timings that count.
+    pub fn kvm(&self) -> bool {
+        matches!(self.accel(), Some((Accel::Kvm, _)))
+    }
+
+    /// Whether the run is emulated in the sense that matters to its numbers: QEMU runs it and
+    /// not under KVM (TCG, or an accelerator nobody named: on the safe side), so its timings
+    /// do not reflect memory types.
+    pub fn emulated(&self) -> bool {
+        self.qemu() && !self.kvm()
     }
 
     /// Whether only the tells say so: nothing named the emulator, the run behaves like one.
@@ -356,5 +464,44 @@ mod tests {
         let e = Emulation::of(&p, Some("qemu-10.0.2")).with_tells(Tells::of(&QEMU));
         assert!(e.emulated() && !e.suspected());
         assert_eq!(e.by().collect::<Vec<_>>(), ["bootarg", "tells"]);
+    }
+
+    #[test]
+    fn tcg_and_kvm_told_apart() {
+        let p = crate::platform::discover(None);
+        let host = Some("qemu-10.0.2");
+        let kvm = Some(Hypervisor::Kvm);
+        // The runner says TCG, the machine shows its tells: emulated.
+        let tcg = Emulation::of(&p, host)
+            .with_tells(Tells::of(&QEMU))
+            .with_accel(Some(Accel::Tcg), None);
+        assert_eq!(tcg.accel(), Some((Accel::Tcg, AccelFrom::Tells)));
+        assert!(tcg.emulated() && tcg.qemu() && !tcg.kvm() && !tcg.accel_conflict());
+        // The runner says KVM, no tells, KVM's UID: real cores, timings count.
+        let said = Emulation::of(&p, host).with_accel(Some(Accel::Kvm), kvm);
+        assert_eq!(said.accel(), Some((Accel::Kvm, AccelFrom::Bootarg)));
+        assert!(said.qemu() && said.kvm() && !said.emulated());
+        // Nobody said anything but the machine answers KVM's UID: KVM. Without the UID, a
+        // machine QEMU describes stays emulated (TCG or KVM, nobody knows).
+        let mut hand = Emulation::of(&p, host);
+        assert_eq!(hand.accel(), None);
+        assert!(hand.emulated());
+        hand.hypervisor = kvm;
+        assert_eq!(hand.accel(), Some((Accel::Kvm, AccelFrom::Uid)));
+        assert!(!hand.emulated());
+        // KVM's UID on a machine nothing marks as QEMU's: a guest, not QEMU.
+        let guest = Emulation::of(&p, None).with_accel(None, kvm);
+        assert_eq!(guest.accel(), None);
+        assert!(!guest.qemu() && !guest.emulated());
+        // The runner says KVM, the machine shows TCG's tells: TCG, and a conflict.
+        let wrong = Emulation::of(&p, host)
+            .with_tells(Tells::of(&QEMU))
+            .with_accel(Some(Accel::Kvm), None);
+        assert_eq!(wrong.accel(), Some((Accel::Tcg, AccelFrom::Tells)));
+        assert!(wrong.accel_conflict() && wrong.emulated());
+        for a in Accel::ALL {
+            assert_eq!(Accel::by_name(a.name()), Some(a));
+        }
+        assert_eq!(Accel::by_name("hvf"), None);
     }
 }

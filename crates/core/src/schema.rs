@@ -196,13 +196,19 @@ pub const START: Kind = Kind {
             "emulated",
             Bool,
             "",
-            "Whether the machine is an emulator (QEMU): timings then do not reflect memory types. True when the runner said so (mairbench.host=), the device tree or ACPI tables are QEMU's, or the machine shows QEMU's tells; see emulated_by.",
+            "Whether the machine is emulated in the sense that matters to its numbers: QEMU runs it, and not under KVM, so its timings do not reflect memory types. True when the runner said so (mairbench.host=), the device tree or ACPI tables are QEMU's, or the machine shows QEMU's tells (see emulated_by), unless QEMU runs it under KVM (see accel): there the cores and caches are real and the timings count.",
         ),
         Field::optional(
             "host",
             Str,
             "",
             "The emulator the runner named with mairbench.host=, e.g. \"qemu-10.0.2\" (qemu/run adds it on every boot path); absent without it.",
+        ),
+        Field::optional(
+            "accel",
+            Str,
+            "",
+            "How QEMU runs the machine, when something says so: \"tcg\" (instructions translated, no caches modelled: emulated) or \"kvm\" (the host's own cores and caches: timings count, as a guest's). From the machine's TCG tells first, then the runner's mairbench.accel= (qemu/run adds it with mairbench.host=), then KVM's SMCCC vendor-hypervisor UID on a machine QEMU describes; absent when nothing does (a QEMU machine then stays emulated).",
         ),
         Field::optional(
             "emulated_by",

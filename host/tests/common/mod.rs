@@ -149,9 +149,10 @@ pub fn qemu_host() -> String {
     format!("qemu-{version}")
 }
 
-/// The command line the firmware sees for `args`: qemu/run appends `mairbench.host=`.
+/// The command line the firmware sees for `args`: qemu/run appends `mairbench.host=` and
+/// `mairbench.accel=` (TCG, its default).
 pub fn with_host(args: &str) -> String {
-    let host = format!("mairbench.host={}", qemu_host());
+    let host = format!("mairbench.host={} mairbench.accel=tcg", qemu_host());
     if args.is_empty() {
         host
     } else {
