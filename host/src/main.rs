@@ -321,6 +321,7 @@ fn report_file(path: &Path, out: Option<&Path>) -> Result<(), Fail> {
     say_raw!("{}", report::tables(&run));
     if run.emulated {
         say!("\nnote: {}", report::EMULATED_CAVEAT);
+        say!("note: {}", report::EMULATED_STEPS);
     } else if run.kvm() {
         say!("\nnote: {}", report::KVM_NOTE);
     }

@@ -8,7 +8,7 @@ mod common;
 
 use common::{boot, qemu_host, Run};
 use mairbench_host::chart::EMULATED_NOTE;
-use mairbench_host::report::EMULATED_CAVEAT;
+use mairbench_host::report::{EMULATED_CAVEAT, EMULATED_STEPS};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -89,6 +89,10 @@ fn assert_report_says_emulated(console: &str, dir: &Path) -> PathBuf {
         out.as_os_str(),
     ]);
     assert!(stdout.contains(EMULATED_CAVEAT), "{stdout}");
+    assert!(
+        stdout.contains(&format!("note: {EMULATED_STEPS}")),
+        "{stdout}"
+    );
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     let mut rows = csv.lines();
     assert!(rows.next().unwrap().ends_with(",emulated"), "{csv}");

@@ -8,7 +8,7 @@ use crate::memory::Alias;
 use crate::{run, say, say_inline};
 use mairbench_core::counter::Dropped;
 use mairbench_core::format::{Bytes, Decimal};
-use mairbench_core::kernel::{KernelSpec, Unit};
+use mairbench_core::kernel::{Kernel, KernelSpec, Unit};
 use mairbench_core::memtype::{self, MEMTYPES};
 use mairbench_core::paging::Granule;
 use mairbench_core::pmu::Counts;
@@ -16,6 +16,13 @@ use mairbench_core::record::Record;
 use mairbench_core::schema;
 use mairbench_core::stats::{self, Summary};
 use mairbench_core::sweep::{Lines, Sizes, Start, MAX_SIZES};
+
+/// What the latency table's steps are in an emulated run (docs/lab.md, step 2e): the host
+/// CPU's own caches show through TCG whatever the guest's `cache:` lines say, and a chase over
+/// more 4 KiB pages than QEMU's software TLB holds takes a slow TLB refill on most loads.
+const EMULATED_STEPS: &str = "(emulated: the steps are the host CPU's caches and QEMU's \
+     software TLB, whose 4 KiB entries cover 1 MiB by default and 2 MiB or more once a boot \
+     loader has grown it; not the guest's caches: docs/lab.md, step 2e)";
 
 /// A measured point, as the report needs it.
 pub(super) struct Point {
@@ -213,6 +220,9 @@ impl Table {
         say!("{} ({unit} of {reps}): {}", spec.name, spec.summary);
         if run::emulated() {
             say!("  (emulated: QEMU models no caches; these timings do not reflect memory types)");
+            if spec.kernel == Kernel::Latency {
+                say!("  {EMULATED_STEPS}");
+            }
         }
         if spec.granule == Granule::Block {
             say!("  (2 MiB-block aliases; the row marked (4K) is normal-wb on 4 KiB pages)");

@@ -106,7 +106,10 @@ impl Memory {
     }
 
     /// Device memory: real cores take an alignment fault for an unaligned access and for
-    /// `DC ZVA`; QEMU 7.2 models neither. Tried only on request, and reported as information.
+    /// `DC ZVA`. QEMU 10.0 faults on the unaligned load only with more than one CPU (its
+    /// Device alignment check follows the access's atomicity, which serial TCG lowers to
+    /// bytes: docs/lab.md, step 2e) and never on `DC ZVA`. Tried only on request, and
+    /// reported as information.
     #[inline(never)] // its frame is on the stack only during the call
     pub fn device_faults(&self, enabled: bool) {
         say!(
