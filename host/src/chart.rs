@@ -6,13 +6,19 @@
 //! the working-set size on a log2 scale ("4K", "64K", "1M"...) (for [`scaling`], the cores
 //! running at once), the y axis the kernel's unit from 0 (or, for [`compare`] and [`ratio`],
 //! a ratio); when a panel's values span more than [`LOG_Y_ABOVE`] times (4 ns next to 14 ns
-//! does not, 600 MB/s next to 15000 MB/s does) the y axis is a log10 scale and says so.
-//! Reported cache sizes are vertical dashed lines labelled "L1 32K". Each memory type has the
+//! does not, 600 MB/s next to 15000 MB/s does) the y axis is a log10 scale and says so; its
+//! ends are then grid values, both labelled. Reported cache sizes are vertical
+//! dashed lines labelled "L1 32K" in a strip above the plot, never over the data; in an
+//! emulated run "guest L1 32K", with a note that the steps come from QEMU's software TLB and
+//! the host ([`GUEST_CACHES_NOTE`]). Lines under the title also name the memory types the
+//! firmware skipped for a kernel and why, and warn, in the scaling chart of an emulated run,
+//! about more vCPUs than host cores ([`scaling_note`]). Each memory type has the
 //! same colour, marker and line width in every chart, from one table ([`LOOKS`]) in the
 //! order of core's memory-type table ([`MEMTYPES`]): eight colours, eight marker shapes,
 //! filled for Normal types and hollow for Device ones (the table's [`Class`]), and line
 //! widths that shrink within a class so that types with equal values (as under QEMU) show as
-//! nested bands instead of one line.
+//! nested bands instead of one line. A Linux twin's sources are drawn the same way from
+//! their own table ([`SOURCE_LOOKS`]), keyed by the kind of source in core's source table.
 //!
 //! The SVG has exactly one `<polyline>` per drawn series (memory type x panel): markers,
 //! dashes, legend swatches and reference lines are drawn as circles, rectangles and
@@ -85,7 +91,7 @@ pub const LOOKS: [Look; MEMTYPES.len()] = [
 /// like Normal memory (7, 5, 4, 3 px), so that `anon`, `udmabuf` and a `_wc` BAR, which tie
 /// under QEMU, show as nested bands. Whether the marker is filled comes from the memory type
 /// the source table expects ([`source::SourceSpec::expected`]): hollow for a Device type.
-/// Two sources of one kind in a chart (two BARs) are told apart by colour ([`Palette`]).
+/// Two sources of one kind in a chart (two BARs) are told apart by colour.
 pub const SOURCE_LOOKS: [Look; SOURCES.len()] = [
     look_of(31, 119, 180, Shape::Circle, 7),
     look_of(255, 127, 14, Shape::Square, 5),
@@ -526,7 +532,7 @@ impl Panel {
         });
         let log_y = lo > 0.0 && hi / lo > LOG_Y_ABOVE;
         let y_range = if log_y {
-            (log_floor(lo / 1.05, hi * 1.15), hi * 1.15)
+            log_range(lo, hi)
         } else if reference.is_some() {
             let pad = ((hi - lo) * 0.08).max(0.05);
             ((lo - pad).max(0.0), hi + pad)
@@ -1038,27 +1044,45 @@ fn draw_legend(
     Ok(())
 }
 
-/// The bottom of a log10 axis whose values start at `lo` and whose top is `hi`: the largest
-/// grid value (1 to 9 times a power of ten) at or below `lo` that is a label of
-/// [`log_ticks`] or lies at least 6 % of the axis below the lowest label (the axis then
-/// labels it too, [`draw_panel`]), so that the lowest tick is labelled, no point lies below
-/// it, and its label does not crowd the next one.
-fn log_floor(lo: f64, hi: f64) -> f64 {
-    let k = lo.log10().floor() as i32;
-    let candidates = (k - 1..=k)
-        .rev()
-        .flat_map(|k| (1..=9).rev().map(move |m| f64::from(m) * 10f64.powi(k)))
-        .filter(|v| *v <= lo);
-    for v in candidates {
-        let (y0, y1) = (v.log10(), hi.log10());
+/// The ends of a log10 axis for values from `lo` to `hi` (both positive): each a grid value
+/// (1 to 9 times a power of ten) a little beyond the values, which the axis labels
+/// ([`draw_panel`]), so that the lowest and the highest tick are labelled.
+fn log_range(lo: f64, hi: f64) -> (f64, f64) {
+    let top = log_end(hi * 1.05, lo / 1.05, true);
+    let bottom = log_end(lo / 1.05, top, false);
+    // Again over the range as it now is, which the bottom may have widened.
+    (bottom, log_end(hi * 1.05, bottom, true))
+}
+
+/// One end of a log10 axis: the grid value (1 to 9 times a power of ten) nearest `v` on the
+/// outside (at or above it when `up`, else at or below) that is a label of [`log_ticks`] over
+/// the range from `other`, or lies at least 8 % of the range beyond the outermost such label,
+/// so that its own label does not crowd that one.
+fn log_end(v: f64, other: f64, up: bool) -> f64 {
+    let k = v.log10().floor() as i32;
+    let mut candidates: Vec<f64> = (k - 1..=k + 1)
+        .flat_map(|k| (1..=9).map(move |m| f64::from(m) * 10f64.powi(k)))
+        .filter(|c| if up { *c >= v } else { *c <= v })
+        .collect();
+    if !up {
+        candidates.reverse();
+    }
+    for c in &candidates {
+        let (lo, hi) = if up { (other, *c) } else { (*c, other) };
+        let (y0, y1) = (lo.log10(), hi.log10());
         let (bold, _) = log_ticks(y0, y1);
-        match bold.first() {
-            Some(first) if (first - y0).abs() < 1e-9 || first - y0 >= 0.06 * (y1 - y0) => return v,
-            None => return v,
+        let (end, outer) = if up {
+            (y1, bold.last())
+        } else {
+            (y0, bold.first())
+        };
+        match outer {
+            Some(t) if (t - end).abs() < 1e-9 || (t - end).abs() >= 0.08 * (y1 - y0) => return *c,
+            None => return *c,
             _ => {}
         }
     }
-    10f64.powi(k - 1)
+    candidates.last().copied().unwrap_or(v)
 }
 
 /// Labels and grid lines of a log10 axis from `y0` to `y1` (log10 of the values): 1, 2 and
@@ -1121,10 +1145,13 @@ fn draw_panel(
     };
     let y_at = |v: f64| if log { v.log10() } else { v };
     let (ticks, light) = if log {
-        // The bottom is a grid value ([`log_floor`]): labelled, even when not 1, 2 or 5.
+        // The ends are grid values ([`log_range`]): labelled, even when not 1, 2 or 5.
         let (mut bold, light) = log_ticks(y0, y1);
         if bold.first().is_none_or(|t| (t - y0).abs() > 1e-9) {
             bold.insert(0, y0);
+        }
+        if bold.last().is_none_or(|t| (t - y1).abs() > 1e-9) {
+            bold.push(y1);
         }
         (bold, light)
     } else {
@@ -1698,18 +1725,29 @@ mod tests {
             bottom <= lowest && bottom > lowest / 10.0,
             "{bottom} {lowest}"
         );
+        // So is the highest, at or above the highest value.
+        let highest = run
+            .measurements
+            .iter()
+            .filter(|m| m.kernel == "latency")
+            .map(|m| m.best)
+            .fold(0.0, f64::max);
+        let top = labels.iter().copied().fold(0.0, f64::max);
+        assert!(top >= highest && top < highest * 10.0, "{top} {highest}");
     }
 
     #[test]
     fn log_axis_bottom_is_a_labelled_grid_value() {
-        for (lo, hi, bottom) in [
-            (5.2, 600.0, 3.0),
-            (230.0, 9000.0, 200.0),
-            (0.047, 1.6, 0.03),
-            (100.0, 5000.0, 70.0),
+        for (lo, hi, bottom, top) in [
+            (5.2, 600.0, 3.0, 800.0),
+            (230.0, 9000.0, 200.0, 10000.0),
+            (0.047, 1.6, 0.03, 2.0),
+            (100.0, 4000.0, 70.0, 5000.0),
+            (100.0, 5000.0, 60.0, 8000.0),
         ] {
-            let b = log_floor(lo / 1.05, hi * 1.15);
-            assert!((b - bottom).abs() < 1e-9, "{lo}..{hi}: {b}");
+            let (b, t) = log_range(lo, hi);
+            assert!((b - bottom).abs() < 1e-9, "{lo}..{hi}: bottom {b}");
+            assert!((t - top).abs() < 1e-9, "{lo}..{hi}: top {t}");
         }
         // Each log label has its own decimals: 0.05 and 1, not 1.00.
         let mut run = synthetic(false);
