@@ -6,13 +6,19 @@
 //! the working-set size on a log2 scale ("4K", "64K", "1M"...) (for [`scaling`], the cores
 //! running at once), the y axis the kernel's unit from 0 (or, for [`compare`] and [`ratio`],
 //! a ratio); when a panel's values span more than [`LOG_Y_ABOVE`] times (4 ns next to 14 ns
-//! does not, 600 MB/s next to 15000 MB/s does) the y axis is a log10 scale and says so.
-//! Reported cache sizes are vertical dashed lines labelled "L1 32K". Each memory type has the
+//! does not, 600 MB/s next to 15000 MB/s does) the y axis is a log10 scale and says so; its
+//! ends are then grid values, both labelled. Reported cache sizes are vertical
+//! dashed lines labelled "L1 32K" in a strip above the plot, never over the data; in an
+//! emulated run "guest L1 32K", with a note that the steps come from QEMU's software TLB and
+//! the host ([`GUEST_CACHES_NOTE`]). Lines under the title also name the memory types the
+//! firmware skipped for a kernel and why, and warn, in the scaling chart of an emulated run,
+//! about more vCPUs than host cores ([`scaling_note`]). Each memory type has the
 //! same colour, marker and line width in every chart, from one table ([`LOOKS`]) in the
 //! order of core's memory-type table ([`MEMTYPES`]): eight colours, eight marker shapes,
 //! filled for Normal types and hollow for Device ones (the table's [`Class`]), and line
 //! widths that shrink within a class so that types with equal values (as under QEMU) show as
-//! nested bands instead of one line.
+//! nested bands instead of one line. A Linux twin's sources are drawn the same way from
+//! their own table ([`SOURCE_LOOKS`]), keyed by the kind of source in core's source table.
 //!
 //! The SVG has exactly one `<polyline>` per drawn series (memory type x panel): markers,
 //! dashes, legend swatches and reference lines are drawn as circles, rectangles and
@@ -31,6 +37,7 @@ use crate::model::{self, CacheLevel, Run, Unit};
 use mairbench_core::format::ShortBytes;
 use mairbench_core::kernel::Kernel;
 use mairbench_core::memtype::{self, Class, MEMTYPES};
+use mairbench_core::source::{self, SOURCES};
 
 /// A marker shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +85,23 @@ pub const LOOKS: [Look; MEMTYPES.len()] = [
     look_of(188, 189, 34, Shape::Hourglass, 1),
 ];
 
+/// The look of each of the twin's source kinds, by place in core's [`SOURCES`] (keyed by its
+/// [`source::Form`]): `anon`, `udmabuf`, `dma-heap:`, the BAR's `_wc` form, the BAR, `devmem:`,
+/// `drm-dumb:`. Distinct colours and shapes; widths shrink over the sources that should behave
+/// like Normal memory (7, 5, 4, 3 px), so that `anon`, `udmabuf` and a `_wc` BAR, which tie
+/// under QEMU, show as nested bands. Whether the marker is filled comes from the memory type
+/// the source table expects ([`source::SourceSpec::expected`]): hollow for a Device type.
+/// Two sources of one kind in a chart (two BARs) are told apart by colour.
+pub const SOURCE_LOOKS: [Look; SOURCES.len()] = [
+    look_of(31, 119, 180, Shape::Circle, 7),
+    look_of(255, 127, 14, Shape::Square, 5),
+    look_of(44, 160, 44, Shape::TriangleUp, 4),
+    look_of(214, 39, 40, Shape::Diamond, 3),
+    look_of(148, 103, 189, Shape::TriangleDown, 5),
+    look_of(140, 86, 75, Shape::Plus, 3),
+    look_of(188, 189, 34, Shape::Pentagon, 1),
+];
+
 const fn look_of(r: u8, g: u8, b: u8, shape: Shape, width: u32) -> Look {
     Look {
         colour: RGBColor(r, g, b),
@@ -116,6 +140,15 @@ const FOOT_COLOUR: RGBColor = RGBColor(110, 110, 110);
 /// The subtitle of charts of emulated runs.
 pub const EMULATED_NOTE: &str = "QEMU models no caches: timings do not reflect memory types";
 
+/// What the cache markers of an emulated run's charts are (labelled `guest L1 32K`): the
+/// geometry the guest's CPU model reports, not caches its timings went through.
+pub const GUEST_CACHES_NOTE: &str = "dashed lines: the cache sizes the guest reports \
+    (CCSIDR_EL1); under emulation the steps come from QEMU's software TLB and the host, not \
+    from these caches";
+
+/// The prefix of an emulated run's cache marker labels.
+const GUEST: &str = "guest ";
+
 /// An SVG of two panels side by side, `left_kernel` | `right_kernel` (e.g. a read and a write
 /// kernel), each the kernel's `best` value against working-set size per memory type.
 /// A kernel without data gets a panel saying so; Err when neither has data.
@@ -134,12 +167,9 @@ pub fn pair(
             "no usable measurements of {left_kernel} or {right_kernel} in this run"
         ));
     }
-    render(
-        &run_header(run, title),
-        &panels,
-        &cache_marks(&run.caches, ""),
-        PANEL_W,
-    )
+    let marks = run_marks(run);
+    let header = noted_header(run, title, &[left_kernel, right_kernel], &marks);
+    render(&header, &panels, &marks, PANEL_W)
 }
 
 /// An SVG of one panel per kernel whose name starts with `kernel_prefix`, in the order the
@@ -169,14 +199,75 @@ fn panel_width(panels: &[Panel]) -> u32 {
     }
 }
 
-/// The SVG of `panels` under the run's header, with its cache markers.
-fn render_panels(run: &Run, title: &str, panels: &[Panel]) -> Result<String, String> {
-    render(
-        &run_header(run, title),
-        panels,
-        &cache_marks(&run.caches, ""),
-        panel_width(panels),
-    )
+/// The SVG of `panels` (of `kernels`) under the run's header and notes, with its cache
+/// markers.
+fn render_panels(
+    run: &Run,
+    title: &str,
+    kernels: &[&str],
+    panels: &[Panel],
+) -> Result<String, String> {
+    let marks = run_marks(run);
+    let header = noted_header(run, title, kernels, &marks);
+    render(&header, panels, &marks, panel_width(panels))
+}
+
+/// The run's cache markers: `L1 32K`, or for an emulated run `guest L1 32K` (the geometry the
+/// guest reports, [`GUEST_CACHES_NOTE`]).
+fn run_marks(run: &Run) -> Vec<Mark> {
+    cache_marks(&run.caches, if run.emulated { GUEST } else { "" })
+}
+
+/// [`run_header`] with the notes a chart of `kernels` needs under the title: what the cache
+/// markers of an emulated run are ([`GUEST_CACHES_NOTE`]), and which memory types the firmware
+/// skipped for each kernel and why (`fill-zva` on Device memory), so that a missing line is
+/// explained.
+fn noted_header(run: &Run, title: &str, kernels: &[&str], marks: &[Mark]) -> Header {
+    let mut header = run_header(run, title);
+    if run.emulated && !marks.is_empty() {
+        header
+            .lines
+            .push((GUEST_CACHES_NOTE.to_string(), CACHE_COLOUR));
+    }
+    for line in skipped_notes(run, kernels) {
+        header.lines.push((line, FOOT_COLOUR));
+    }
+    header
+}
+
+/// One sentence per kernel of `kernels` and reason the run skipped it for: "not measured,
+/// skipped by the firmware: fill-zva on device-ngnrne, device-gre (real cores take an
+/// alignment fault for DC ZVA to Device memory)", the types in table order; "at some sizes"
+/// when the records name sizes.
+fn skipped_notes(run: &Run, kernels: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for kernel in kernels {
+        let mut reasons: Vec<&str> = Vec::new();
+        for s in run.skipped.iter().filter(|s| s.kernel == *kernel) {
+            if !reasons.contains(&s.why.as_str()) {
+                reasons.push(&s.why);
+            }
+        }
+        for why in reasons {
+            let of = || {
+                run.skipped
+                    .iter()
+                    .filter(move |s| s.kernel == *kernel && s.why == why)
+            };
+            let mut types: Vec<&str> = model::distinct(of().map(|s| s.memtype.as_str()));
+            types.sort_by_key(|t| order(t));
+            let sizes = if of().any(|s| s.size.is_some()) {
+                " at some sizes"
+            } else {
+                ""
+            };
+            out.push(format!(
+                "not measured, skipped by the firmware: {kernel} on {}{sizes} ({why})",
+                types.join(", ")
+            ));
+        }
+    }
+    out
 }
 
 /// An SVG of one panel per kernel of `kernels`, in that order, as [`single`] draws them.
@@ -189,7 +280,7 @@ pub fn panels_of(run: &Run, kernels: &[&str], title: &str) -> Result<String, Str
             kernels.join(" or ")
         ));
     }
-    render_panels(run, title, &panels)
+    render_panels(run, title, kernels, &panels)
 }
 
 /// An SVG of the ratio B/A of `best` for `kernel`, per memory type and size measured in both
@@ -323,7 +414,7 @@ pub fn ratio(run: &Run, kernels: &[&str], baseline: &str, title: &str) -> Result
             kernels.join(" or ")
         ));
     }
-    render_panels(run, title, &panels)
+    render_panels(run, title, kernels, &panels)
 }
 
 /// An SVG of the multi-core points (`scaling` records): one panel per kernel, in the order
@@ -367,7 +458,22 @@ pub fn scaling(run: &Run, title: &str) -> Result<String, String> {
             Kernel::WriteStp.spec().name
         ));
     }
-    render(&run_header(run, title), &panels, &[], panel_width(&panels))
+    let mut header = run_header(run, title);
+    let most = run.scaling.iter().map(|p| p.cores).max().unwrap_or(1);
+    if run.emulated && most > 1 {
+        // As the console says under its scaling table; the log does not say how many cores
+        // the host has.
+        header.lines.push((scaling_note(most), NOTE_COLOUR));
+    }
+    render(&header, &panels, &[], panel_width(&panels))
+}
+
+/// The warning of an emulated run's scaling chart with up to `vcpus` cores at once.
+pub fn scaling_note(vcpus: u64) -> String {
+    format!(
+        "emulated, {vcpus} vCPUs: with more vCPUs than host cores they take turns, so \
+         aggregate MB/s and skew show the host's scheduling, not memory"
+    )
 }
 
 /// One panel's content.
@@ -426,7 +532,7 @@ impl Panel {
         });
         let log_y = lo > 0.0 && hi / lo > LOG_Y_ABOVE;
         let y_range = if log_y {
-            (lo / 1.15, hi * 1.15)
+            log_range(lo, hi)
         } else if reference.is_some() {
             let pad = ((hi - lo) * 0.08).max(0.05);
             ((lo - pad).max(0.0), hi + pad)
@@ -587,9 +693,11 @@ fn cache_marks(caches: &[CacheLevel], prefix: &str) -> Vec<Mark> {
     out
 }
 
-/// The look of a memory type and whether its marker is filled: from [`LOOKS`] by its place
-/// in [`MEMTYPES`], filled for Normal memory (hollow for a series marked with its granule,
-/// see [`model::series`]); an unknown type gets a look hashed from its name, 2 px wide.
+/// The look of a series and whether its marker is filled. A memory type: from [`LOOKS`] by
+/// its place in [`MEMTYPES`], filled for Normal memory (hollow for a series marked with its
+/// granule, see [`model::series`]). A twin's source: from [`SOURCE_LOOKS`] by its kind, filled
+/// unless the source table expects a Device type. Any other name gets a look hashed from it,
+/// 2 px wide.
 fn look(memtype: &str) -> (Look, bool) {
     let base = model::series_memtype(memtype);
     if let Some(t) = memtype::by_name(base) {
@@ -598,6 +706,13 @@ fn look(memtype: &str) -> (Look, bool) {
             LOOKS[usize::from(t.index)],
             t.class() != Class::Device && !marked,
         );
+    }
+    if let Some(spec) = source::by_name(memtype) {
+        let device = spec
+            .expected
+            .and_then(memtype::by_name)
+            .is_some_and(|t| t.class() == Class::Device);
+        return (SOURCE_LOOKS[spec.kind as usize], !device);
     }
     // FNV-1a: stable across charts and runs.
     let h = memtype.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
@@ -614,10 +729,44 @@ fn look(memtype: &str) -> (Look, bool) {
     )
 }
 
-/// Sort key of a memory type: the fixed order ([`model::table_position`]), then by name
-/// (unknown types, and a type's series on two granules).
-fn order(memtype: &str) -> (usize, &str) {
-    (model::table_position(memtype), memtype)
+/// The looks of one chart's series: [`look`] of each, except that a second (third...) source
+/// of one kind (two BARs, two DMA heaps) takes the next of [`EXTRA_COLOURS`], so that no two
+/// series of a chart look the same.
+struct Palette(BTreeMap<String, (Look, bool)>);
+
+impl Palette {
+    /// The looks of `names`, in chart order ([`order`]).
+    fn of(names: &[&str]) -> Palette {
+        let mut sorted = names.to_vec();
+        sorted.sort_by_key(|n| order(n));
+        let mut looks = BTreeMap::new();
+        let mut seen = [0usize; SOURCES.len()];
+        for name in sorted {
+            let mut l = look(name);
+            if let Some(spec) = source::by_name(name) {
+                let n = &mut seen[spec.kind as usize];
+                if *n > 0 {
+                    l.0.colour = EXTRA_COLOURS[(*n - 1) % EXTRA_COLOURS.len()];
+                }
+                *n += 1;
+            }
+            looks.insert(name.to_string(), l);
+        }
+        Palette(looks)
+    }
+
+    /// The look of `name` (one of the chart's).
+    fn get(&self, name: &str) -> (Look, bool) {
+        self.0.get(name).copied().unwrap_or_else(|| look(name))
+    }
+}
+
+/// Sort key of a series: the memory-type table's order ([`model::table_position`]), then the
+/// source table's ([`SOURCES`], for a twin's sources), then by name (unknown types, a type's
+/// series on two granules, two sources of one kind).
+fn order(memtype: &str) -> (usize, usize, &str) {
+    let source = source::by_name(memtype).map_or(SOURCES.len(), |s| s.kind as usize);
+    (model::table_position(memtype), source, memtype)
 }
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
@@ -670,8 +819,11 @@ fn text_width(size: u32, text: &str) -> i32 {
     (f64::from(size) / 1.24 / 1.24 * 0.7 * text.chars().count() as f64).round() as i32
 }
 
-fn draw_marker(root: &Area, (x, y): (i32, i32), memtype: &str) -> Result<(), String> {
-    let (look, filled) = look(memtype);
+fn draw_marker(
+    root: &Area,
+    (x, y): (i32, i32),
+    (look, filled): (Look, bool),
+) -> Result<(), String> {
     let colour = look.colour;
     let white = WHITE.filled();
     let (outer, inner): (ShapeStyle, ShapeStyle) = if filled {
@@ -739,6 +891,45 @@ fn draw_marker(root: &Area, (x, y): (i32, i32), memtype: &str) -> Result<(), Str
     Ok(())
 }
 
+/// `text` broken at spaces into as few lines at most `max_px` wide in a `size` px font as
+/// it takes (a word longer than that stays whole), of about equal widths.
+fn wrap(text: &str, size: u32, max_px: i32) -> Vec<String> {
+    let lines = wrap_greedy(text, size, max_px);
+    let n = lines.len();
+    // Narrow the limit while the text still takes n lines: no short last line.
+    let mut best = lines;
+    let mut limit = max_px;
+    while n > 1 && limit > 40 {
+        limit -= 10;
+        let narrower = wrap_greedy(text, size, limit);
+        if narrower.len() > n {
+            break;
+        }
+        best = narrower;
+    }
+    best
+}
+
+/// `text` broken at spaces, filling each line up to `max_px`.
+fn wrap_greedy(text: &str, size: u32, max_px: i32) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let longer = if line.is_empty() {
+            word.to_string()
+        } else {
+            format!("{line} {word}")
+        };
+        if !line.is_empty() && text_width(size, &longer) > max_px {
+            lines.push(std::mem::replace(&mut line, word.to_string()));
+        } else {
+            line = longer;
+        }
+    }
+    lines.push(line);
+    lines
+}
+
 fn render(head: &Header, panels: &[Panel], marks: &[Mark], panel_w: u32) -> Result<String, String> {
     let (xmin, xmax) = panels
         .iter()
@@ -761,8 +952,27 @@ fn render(head: &Header, panels: &[Panel], marks: &[Mark], panel_w: u32) -> Resu
         .unwrap_or(0);
     let legend_w = LEGEND_W.max(44 + 8 * longest);
     let width = panel_w * n + legend_w;
-    let title_h = 44 + 22 * head.lines.len() as u32;
-    let height = HEIGHT + 22 * head.lines.len().saturating_sub(1) as u32;
+    // The lines under the title, each broken to fit the chart's width.
+    let lines: Vec<(String, RGBColor)> = head
+        .lines
+        .iter()
+        .flat_map(|(line, colour)| {
+            wrap(line, 17, width as i32 - 40)
+                .into_iter()
+                .map(move |l| (l, *colour))
+        })
+        .collect();
+    let title_h = 44 + 22 * lines.len() as u32;
+    let height = HEIGHT + 22 * lines.len().saturating_sub(1) as u32;
+
+    let mut names: Vec<&str> = Vec::new();
+    for s in panels.iter().flat_map(|p| p.series.iter()) {
+        if !names.contains(&s.memtype.as_str()) {
+            names.push(&s.memtype);
+        }
+    }
+    names.sort_by_key(|m| order(m));
+    let palette = Palette::of(&names);
 
     let mut svg = String::new();
     {
@@ -773,7 +983,7 @@ fn render(head: &Header, panels: &[Panel], marks: &[Mark], panel_w: u32) -> Resu
         let centre = (width / 2) as i32;
         root.draw(&Text::new(head.title.clone(), (centre, 12), title_style))
             .map_err(err)?;
-        for (i, (line, colour)) in head.lines.iter().enumerate() {
+        for (i, (line, colour)) in lines.iter().enumerate() {
             let style = text_style(17, *colour, HPos::Center, VPos::Top);
             root.draw(&Text::new(
                 line.clone(),
@@ -785,23 +995,22 @@ fn render(head: &Header, panels: &[Panel], marks: &[Mark], panel_w: u32) -> Resu
 
         let (_, body) = root.split_vertically(title_h);
         let (plots, legend) = body.split_horizontally(panel_w * n);
-        let mut legend_types: Vec<&str> = Vec::new();
         for (area, panel) in plots.split_evenly((1, n as usize)).iter().zip(panels) {
-            draw_panel(&root, area, panel, x_range, marks)?;
-            for s in &panel.series {
-                if !legend_types.contains(&s.memtype.as_str()) {
-                    legend_types.push(&s.memtype);
-                }
-            }
+            draw_panel(&root, area, panel, x_range, marks, &palette)?;
         }
-        legend_types.sort_by_key(|m| order(m));
-        draw_legend(&root, &legend, head, &legend_types)?;
+        draw_legend(&root, &legend, head, &names, &palette)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
 }
 
-fn draw_legend(root: &Area, legend: &Area, head: &Header, types: &[&str]) -> Result<(), String> {
+fn draw_legend(
+    root: &Area,
+    legend: &Area,
+    head: &Header,
+    types: &[&str],
+    palette: &Palette,
+) -> Result<(), String> {
     let footer = &head.footer;
     let (xs, ys) = legend.get_pixel_range();
     let x = xs.start + 8;
@@ -812,13 +1021,13 @@ fn draw_legend(root: &Area, legend: &Area, head: &Header, types: &[&str]) -> Res
         .map_err(err)?;
     for memtype in types {
         y += 24;
-        let colour = look(memtype).0.colour;
+        let look = palette.get(memtype);
         root.draw(&Rectangle::new(
             [(x, y - 1), (x + 28, y + 1)],
-            colour.filled(),
+            look.0.colour.filled(),
         ))
         .map_err(err)?;
-        draw_marker(root, (x + 14, y), memtype)?;
+        draw_marker(root, (x + 14, y), look)?;
         let style = text_style(16, BLACK, HPos::Left, VPos::Center);
         root.draw(&Text::new(memtype.to_string(), (x + 36, y), style))
             .map_err(err)?;
@@ -833,6 +1042,47 @@ fn draw_legend(root: &Area, legend: &Area, head: &Header, types: &[&str]) -> Res
         .map_err(err)?;
     }
     Ok(())
+}
+
+/// The ends of a log10 axis for values from `lo` to `hi` (both positive): each a grid value
+/// (1 to 9 times a power of ten) a little beyond the values, which the axis labels
+/// ([`draw_panel`]), so that the lowest and the highest tick are labelled.
+fn log_range(lo: f64, hi: f64) -> (f64, f64) {
+    let top = log_end(hi * 1.05, lo / 1.05, true);
+    let bottom = log_end(lo / 1.05, top, false);
+    // Again over the range as it now is, which the bottom may have widened.
+    (bottom, log_end(hi * 1.05, bottom, true))
+}
+
+/// One end of a log10 axis: the grid value (1 to 9 times a power of ten) nearest `v` on the
+/// outside (at or above it when `up`, else at or below) that is a label of [`log_ticks`] over
+/// the range from `other`, or lies at least 8 % of the range beyond the outermost such label,
+/// so that its own label does not crowd that one.
+fn log_end(v: f64, other: f64, up: bool) -> f64 {
+    let k = v.log10().floor() as i32;
+    let mut candidates: Vec<f64> = (k - 1..=k + 1)
+        .flat_map(|k| (1..=9).map(move |m| f64::from(m) * 10f64.powi(k)))
+        .filter(|c| if up { *c >= v } else { *c <= v })
+        .collect();
+    if !up {
+        candidates.reverse();
+    }
+    for c in &candidates {
+        let (lo, hi) = if up { (other, *c) } else { (*c, other) };
+        let (y0, y1) = (lo.log10(), hi.log10());
+        let (bold, _) = log_ticks(y0, y1);
+        let (end, outer) = if up {
+            (y1, bold.last())
+        } else {
+            (y0, bold.first())
+        };
+        match outer {
+            Some(t) if (t - end).abs() < 1e-9 || (t - end).abs() >= 0.08 * (y1 - y0) => return *c,
+            None => return *c,
+            _ => {}
+        }
+    }
+    candidates.last().copied().unwrap_or(v)
 }
 
 /// Labels and grid lines of a log10 axis from `y0` to `y1` (log10 of the values): 1, 2 and
@@ -859,8 +1109,9 @@ fn draw_panel(
     panel: &Panel,
     (x0, x1): (f64, f64),
     marks: &[Mark],
+    palette: &Palette,
 ) -> Result<(), String> {
-    let (xs, _) = area.get_pixel_range();
+    let (xs, ys) = area.get_pixel_range();
     let plot_w = (xs.end - xs.start) - 110;
     // At most one size label per 55 px, every 1st, 2nd, 4th... power of two.
     let (first, last) = (x0.ceil() as i32, x1.floor() as i32);
@@ -894,7 +1145,15 @@ fn draw_panel(
     };
     let y_at = |v: f64| if log { v.log10() } else { v };
     let (ticks, light) = if log {
-        log_ticks(y0, y1)
+        // The ends are grid values ([`log_range`]): labelled, even when not 1, 2 or 5.
+        let (mut bold, light) = log_ticks(y0, y1);
+        if bold.first().is_none_or(|t| (t - y0).abs() > 1e-9) {
+            bold.insert(0, y0);
+        }
+        if bold.last().is_none_or(|t| (t - y1).abs() > 1e-9) {
+            bold.push(y1);
+        }
+        (bold, light)
     } else {
         let linear = RangedCoordf64::from(y0..y1);
         (linear.key_points(Y_LABELS), linear.key_points(Y_LABELS * 3))
@@ -908,12 +1167,22 @@ fn draw_panel(
         .iter()
         .map(|&t| if log { 10f64.powf(t) } else { t })
         .collect();
-    let decimals = (0..6)
-        .find(|d| shown.iter().all(|v| exact(*d, *v)))
-        .unwrap_or(6);
+    let decimals = |values: &[f64]| {
+        (0..6)
+            .find(|d| values.iter().all(|v| exact(*d, *v)))
+            .unwrap_or(6)
+    };
+    let common = decimals(&shown);
+    // A linear axis's labels share their decimals (0.5, 1.0, 1.5); a log axis's each have
+    // their own (0.05, 0.1, 1, 2).
     let y_fmt = |v: &f64| {
-        let v = if log { 10f64.powf(*v) } else { *v };
-        format!("{v:.decimals$}")
+        if log {
+            let v = 10f64.powf(*v);
+            let d = decimals(&[v]);
+            format!("{v:.d$}")
+        } else {
+            format!("{v:.common$}")
+        }
     };
     let widest = ticks
         .iter()
@@ -926,14 +1195,48 @@ fn draw_panel(
         bold: ticks,
         light,
     };
+    let y_label_w = (widest + 40).max(56);
+
+    // Cache markers' labels sit in a strip between the caption and the plot, never over the
+    // data: one row, and a row more for each label that would overlap its left neighbour's.
+    // Where the plot will be (the builder's margins and label area, below).
+    let (plot_l, plot_r) = (xs.start + 8 + y_label_w, xs.end - 22);
+    let x_px = |x: f64| plot_l + ((x - x0) / (x1 - x0) * f64::from(plot_r - plot_l)).round() as i32;
+    let mut sorted: Vec<&Mark> = marks.iter().filter(|m| m.0 > x0 && m.0 < x1).collect();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut row_ends: Vec<i32> = Vec::new();
+    let mut placed: Vec<(f64, &str, usize)> = Vec::new();
+    for (x, label) in sorted {
+        let px = x_px(*x);
+        let row = row_ends
+            .iter()
+            .position(|end| *end < px)
+            .unwrap_or(row_ends.len());
+        if row == row_ends.len() {
+            row_ends.push(0);
+        }
+        row_ends[row] = px + 4 + text_width(14, label) + 6;
+        placed.push((*x, label, row));
+    }
+    const CAPTION_H: i32 = 30;
+    const ROW_H: i32 = 18;
+    let strip = ROW_H * row_ends.len() as i32;
+
+    let caption = TextStyle::from((FONT, 20, FontStyle::Bold).into_font())
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    root.draw(&Text::new(
+        panel.caption.clone(),
+        ((xs.start + xs.end) / 2, ys.start + 6),
+        caption,
+    ))
+    .map_err(err)?;
     let mut chart = ChartBuilder::on(area)
-        .caption(&panel.caption, (FONT, 20, FontStyle::Bold))
-        .margin_top(6)
+        .margin_top((6 + CAPTION_H + strip) as u32)
         .margin_left(8)
         .margin_right(22)
         .margin_bottom(8)
         .x_label_area_size(X_LABEL_AREA)
-        .y_label_area_size((widest + 40).max(56) as u32)
+        .y_label_area_size(y_label_w as u32)
         .build_cartesian_2d(x_spec, y_spec)
         .map_err(err)?;
 
@@ -985,14 +1288,11 @@ fn draw_panel(
         .map_err(err)?;
     }
 
-    // Cache markers: dashed verticals, labels near the top on a white background, moved
-    // down a row when they would overlap their left neighbour's.
-    let mut sorted: Vec<&Mark> = marks.iter().filter(|m| m.0 > x0 && m.0 < x1).collect();
-    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut row_ends: Vec<i32> = Vec::new();
-    for (x, label) in sorted {
-        let px = chart.backend_coord(&(*x, y0)).0;
-        let mut y = top;
+    // Cache markers: dashed verticals from their label (row 0 just above the plot) down.
+    for (x, label, row) in placed {
+        let px = chart.backend_coord(&(x, y0)).0;
+        let ty = top - ROW_H * (row as i32 + 1);
+        let mut y = ty;
         while y < bottom {
             let end = (y + 6).min(bottom);
             root.draw(&Rectangle::new(
@@ -1002,30 +1302,15 @@ fn draw_panel(
             .map_err(err)?;
             y += 10;
         }
-        let w = text_width(14, label);
-        let row = row_ends
-            .iter()
-            .position(|end| *end < px)
-            .unwrap_or(row_ends.len());
-        if row == row_ends.len() {
-            row_ends.push(0);
-        }
-        row_ends[row] = px + 4 + w + 6;
-        let ty = top + 4 + 18 * row as i32;
-        root.draw(&Rectangle::new(
-            [(px + 2, ty - 1), (px + 6 + w, ty + 15)],
-            WHITE.mix(0.85).filled(),
-        ))
-        .map_err(err)?;
         let style = text_style(14, CACHE_COLOUR, HPos::Left, VPos::Top);
-        root.draw(&Text::new(label.clone(), (px + 4, ty), style))
+        root.draw(&Text::new(label.to_string(), (px + 4, ty), style))
             .map_err(err)?;
     }
 
     let mut series: Vec<&Series> = panel.series.iter().collect();
     series.sort_by_key(|s| order(&s.memtype));
     for s in &series {
-        let (look, _) = look(&s.memtype);
+        let (look, _) = palette.get(&s.memtype);
         chart
             .draw_series(LineSeries::new(
                 s.points.iter().map(|&(x, v)| (x, y_at(v))),
@@ -1035,7 +1320,11 @@ fn draw_panel(
     }
     for s in &series {
         for &(x, v) in &s.points {
-            draw_marker(root, chart.backend_coord(&(x, y_at(v))), &s.memtype)?;
+            draw_marker(
+                root,
+                chart.backend_coord(&(x, y_at(v))),
+                palette.get(&s.memtype),
+            )?;
         }
     }
 
@@ -1422,6 +1711,57 @@ mod tests {
         assert!(!t.iter().any(|x| x == "0"));
         assert_series(&svg, &names(), 1);
         assert!(!svg.contains("NaN"));
+        // The lowest tick is labelled and lies at or below the lowest value, within a
+        // decade of it.
+        let lowest = run
+            .measurements
+            .iter()
+            .filter(|m| m.kernel == "latency")
+            .map(|m| m.best)
+            .fold(f64::INFINITY, f64::min);
+        let labels: Vec<f64> = t.iter().filter_map(|x| x.parse().ok()).collect();
+        let bottom = labels.iter().copied().fold(f64::INFINITY, f64::min);
+        assert!(
+            bottom <= lowest && bottom > lowest / 10.0,
+            "{bottom} {lowest}"
+        );
+        // So is the highest, at or above the highest value.
+        let highest = run
+            .measurements
+            .iter()
+            .filter(|m| m.kernel == "latency")
+            .map(|m| m.best)
+            .fold(0.0, f64::max);
+        let top = labels.iter().copied().fold(0.0, f64::max);
+        assert!(top >= highest && top < highest * 10.0, "{top} {highest}");
+    }
+
+    #[test]
+    fn log_axis_bottom_is_a_labelled_grid_value() {
+        for (lo, hi, bottom, top) in [
+            (5.2, 600.0, 3.0, 800.0),
+            (230.0, 9000.0, 200.0, 10000.0),
+            (0.047, 1.6, 0.03, 2.0),
+            (100.0, 4000.0, 70.0, 5000.0),
+            (100.0, 5000.0, 60.0, 8000.0),
+        ] {
+            let (b, t) = log_range(lo, hi);
+            assert!((b - bottom).abs() < 1e-9, "{lo}..{hi}: bottom {b}");
+            assert!((t - top).abs() < 1e-9, "{lo}..{hi}: top {t}");
+        }
+        // Each log label has its own decimals: 0.05 and 1, not 1.00.
+        let mut run = synthetic(false);
+        for m in run
+            .measurements
+            .iter_mut()
+            .filter(|m| m.memtype.starts_with("device"))
+        {
+            m.best /= 5.0;
+        }
+        let t = texts(&ratio(&run, &["read-ldp"], "normal-wb", "x").unwrap());
+        assert!(t.iter().any(|x| x == "1"), "{t:?}");
+        assert!(t.iter().any(|x| x == "0.05"), "{t:?}");
+        assert!(!t.iter().any(|x| x == "1.00"), "{t:?}");
     }
 
     #[test]
@@ -1486,6 +1826,12 @@ mod tests {
             !t.iter().any(|x| x == "L1 32K"),
             "no cache marks over cores"
         );
+        assert!(!t.join(" ").contains("vCPUs"), "a board: no warning");
+        // Emulated: the console's warning about more vCPUs than host cores.
+        run.emulated = true;
+        let t = texts(&scaling(&run, "Scaling").unwrap());
+        assert!(t.join(" ").contains(&scaling_note(4)), "{t:?}");
+        assert!(scaling_note(4).contains("4 vCPUs"));
     }
 
     /// A `Run` from the `@mb` records of a log, as `report` reads it.
@@ -1508,7 +1854,177 @@ mod tests {
         assert_eq!(polylines(&svg).len(), 2);
         let t = texts(&svg);
         assert!(t.iter().any(|x| x == EMULATED_NOTE));
-        assert!(t.iter().any(|x| x == "L1 32K"));
+        // An emulated run's cache markers are the guest's reported geometry, and say so.
+        assert!(t.iter().any(|x| x == "guest L1 32K"), "{t:?}");
+        assert!(!t.iter().any(|x| x == "L1 32K"));
+        assert!(t.join(" ").contains(GUEST_CACHES_NOTE), "{t:?}");
+    }
+
+    /// The `y` of each `<text>` element whose content is `text`.
+    fn text_ys(svg: &str, text: &str) -> Vec<i32> {
+        svg.split("<text")
+            .skip(1)
+            .filter(|t| {
+                t.find('>')
+                    .is_some_and(|i| t[i + 1..].trim().starts_with(text))
+            })
+            .filter_map(|t| {
+                let y = &t[t.find(" y=\"")? + 4..];
+                y[..y.find('"')?].parse().ok()
+            })
+            .collect()
+    }
+
+    /// The top of each panel's plot frame (the dark grey rectangle).
+    fn frame_tops(svg: &str) -> Vec<i32> {
+        svg.split("<rect")
+            .skip(1)
+            .filter(|r| r.contains("stroke=\"#3C3C3C\""))
+            .filter_map(|r| {
+                let y = &r[r.find(" y=\"")? + 4..];
+                y[..y.find('"')?].parse().ok()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn cache_labels_sit_above_the_plot() {
+        let svg = pair(&synthetic(false), "read-ldp", "write-stp", "x").unwrap();
+        let tops = frame_tops(&svg);
+        assert_eq!(tops.len(), 2, "two frames");
+        for label in ["L1 32K", "L2 1M"] {
+            let ys = text_ys(&svg, label);
+            assert_eq!(ys.len(), 2, "{label}");
+            for y in ys {
+                // 14 px text, top-aligned: it ends above the frame.
+                assert!(y + 14 <= tops[0], "{label} at {y}, frame at {}", tops[0]);
+            }
+        }
+        assert!(!svg.contains("CCSIDR_EL1"), "a board's caches need no note");
+        // Labels that would overlap go to a second row, still above the plot.
+        let mut run = synthetic(false);
+        run.caches.push(CacheLevel {
+            level: 3,
+            kind: "unified".into(),
+            size: 48 << 10,
+        });
+        let svg = single(&run, "latency", "x").unwrap();
+        let (l1, l3) = (text_ys(&svg, "L1 32K")[0], text_ys(&svg, "L3 48K")[0]);
+        assert_ne!(l1, l3, "one row each");
+        assert!(l1.max(l3) + 14 <= frame_tops(&svg)[0]);
+    }
+
+    #[test]
+    fn twin_sources_look_apart() {
+        // The source table's looks: distinct colours and shapes, hollow where the table
+        // expects a Device type.
+        for (i, l) in SOURCE_LOOKS.iter().enumerate() {
+            assert!(!SOURCE_LOOKS[..i].iter().any(|o| o.colour == l.colour));
+            assert!(!SOURCE_LOOKS[..i].iter().any(|o| o.shape == l.shape));
+            assert!(
+                !EXTRA_COLOURS.contains(&l.colour),
+                "kept for a kind's second source"
+            );
+        }
+        assert!(look("anon").1 && look("udmabuf").1 && look("pci:0000:00:01.0:res2_wc").1);
+        assert!(!look("pci:0000:00:01.0:res2").1 && !look("devmem:0x40000000+64K").1);
+
+        let names = [
+            "anon",
+            "udmabuf",
+            "pci:0000:00:01.0:res2",
+            "pci:0000:00:01.0:res2_wc",
+            "pci:0000:00:02.0:res2",
+        ];
+        let mut run = Run {
+            twin: true,
+            ..Run::default()
+        };
+        for name in names {
+            for k in 12..=16 {
+                run.measurements.push(m(
+                    name,
+                    "read-ldp",
+                    1 << k,
+                    Unit::MegabytesPerSecond,
+                    1000.0,
+                ));
+            }
+        }
+        let svg = single(&run, "read-ldp", "x").unwrap();
+        let lines = polylines(&svg);
+        assert_eq!(lines.len(), names.len());
+        let strokes: Vec<&str> = lines
+            .iter()
+            .map(|l| {
+                let at = l.find("stroke=\"").unwrap();
+                &l[at..at + 16]
+            })
+            .collect();
+        for (i, s) in strokes.iter().enumerate() {
+            assert!(!strokes[..i].contains(s), "{strokes:?}");
+        }
+        // The legend in the source table's order: anon, udmabuf, the _wc BAR, the BARs.
+        let t = texts(&svg);
+        let at = |n: &str| t.iter().position(|x| x == n).unwrap();
+        assert!(at("anon") < at("udmabuf"));
+        assert!(at("udmabuf") < at("pci:0000:00:01.0:res2_wc"));
+        assert!(at("pci:0000:00:01.0:res2_wc") < at("pci:0000:00:01.0:res2"));
+        assert!(at("pci:0000:00:01.0:res2") < at("pci:0000:00:02.0:res2"));
+        assert_eq!(
+            stroke("anon"),
+            format!("stroke=\"#{:02X}{:02X}{:02X}\"", 31, 119, 180)
+        );
+    }
+
+    #[test]
+    fn skipped_types_are_named_with_the_reason() {
+        let mut run = synthetic(true);
+        run.measurements.retain(|m| m.memtype.starts_with("normal"));
+        for m in run
+            .measurements
+            .iter_mut()
+            .filter(|m| m.kernel == "write-stp")
+        {
+            m.kernel = "fill-zva".into();
+        }
+        let why = "real cores take an alignment fault for DC ZVA to Device memory";
+        for memtype in ["device-gre", "device-ngnrne"] {
+            run.skipped.push(crate::model::Skipped {
+                memtype: memtype.into(),
+                kernel: "fill-zva".into(),
+                granule: "4K".into(),
+                size: None,
+                why: why.into(),
+            });
+        }
+        let svg = single(&run, "fill-zva", "DC ZVA fill").unwrap();
+        let all = texts(&svg).join(" ");
+        assert!(
+            all.contains(&format!(
+                "not measured, skipped by the firmware: fill-zva on device-ngnrne, device-gre \
+                 ({why})"
+            )),
+            "table order, the reason: {all}"
+        );
+        // The ratio chart says it too; a kernel without skips says nothing.
+        let all = texts(&ratio(&run, &["fill-zva"], "normal-wb", "x").unwrap()).join(" ");
+        assert!(all.contains("skipped by the firmware: fill-zva"), "{all}");
+        let all = texts(&single(&run, "read-ldp", "x").unwrap()).join(" ");
+        assert!(!all.contains("skipped"), "{all}");
+    }
+
+    #[test]
+    fn header_lines_wrap_to_the_width() {
+        let text = "one two three four five six seven eight nine ten eleven twelve";
+        let lines = wrap(text, 17, 200);
+        assert!(lines.len() > 1);
+        assert_eq!(lines.join(" "), text);
+        assert!(lines.iter().all(|l| text_width(17, l) <= 200), "{lines:?}");
+        // Balanced: the last line is not a lone word.
+        assert!(lines.last().unwrap().contains(' '), "{lines:?}");
+        assert_eq!(wrap("short", 17, 200), ["short"]);
+        assert_eq!(wrap("unbreakablelongword", 17, 10), ["unbreakablelongword"]);
     }
 
     /// Writes the charts of the synthetic runs and, when `MAIRBENCH_CHART_LOG` names a log,
