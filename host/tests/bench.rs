@@ -407,6 +407,35 @@ fn default_run_covers_every_kernel_and_shows_progress() {
     }
     // A progress line at least every two seconds of a sweep that takes several.
     assert!(run.console.contains("progress: "), "{}", run.console);
+    // The README's count of the lines a terminal shows (the human ones) and of all of them.
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let quoted = |before: &str, after: &str| -> f64 {
+        let at = readme
+            .find(before)
+            .expect("the README quotes the line counts")
+            + before.len();
+        let digits: String = readme[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == ',')
+            .filter(char::is_ascii_digit)
+            .collect();
+        assert!(readme[at..].contains(after));
+        digits.parse().unwrap()
+    };
+    let human = quoted("a default run shows about ", " human lines");
+    let all = quoted("human lines instead of some ", " (most of them");
+    let lines: Vec<&str> = run.console.lines().collect();
+    let records = lines.iter().filter(|l| l.starts_with("@mb ")).count();
+    for (what, quoted, counted) in [
+        ("human lines", human, lines.len() - records),
+        ("lines", all, lines.len()),
+    ] {
+        let ratio = counted as f64 / quoted;
+        assert!(
+            (0.8..=1.2).contains(&ratio),
+            "README says about {quoted} {what}, the default run printed {counted}"
+        );
+    }
 }
 
 #[test]

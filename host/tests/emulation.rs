@@ -93,6 +93,22 @@ fn assert_report_says_emulated(console: &str, dir: &Path) -> PathBuf {
         stdout.contains(&format!("note: {EMULATED_STEPS}")),
         "{stdout}"
     );
+    // As the lab (step 2f) quotes them: the header's end and the note's line.
+    let caveat = format!("note: {EMULATED_CAVEAT}");
+    assert!(stdout.lines().any(|l| l == caveat), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .next()
+            .unwrap()
+            .contains(", emulated; status "),
+        "{stdout}"
+    );
+    let lab = std::fs::read_to_string(common::root().join("docs/lab.md")).unwrap();
+    assert!(
+        lab.contains(&format!("`{caveat}`")),
+        "docs/lab.md quotes the note"
+    );
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     let mut rows = csv.lines();
     assert!(rows.next().unwrap().ends_with(",emulated"), "{csv}");
