@@ -360,10 +360,22 @@ fn compare_files(a_path: &Path, b_path: &Path, out: Option<&Path>) -> Result<(),
             b_path.display()
         )));
     }
-    say!("A = {}\nB = {}\n", a_path.display(), b_path.display());
+    let (label_a, label_b) = compare::labels(a_path, b_path);
+    say!(
+        "A = {} ({label_a})\n    {}\nB = {} ({label_b})\n    {}\n",
+        a_path.display(),
+        compare::describe(&a),
+        b_path.display(),
+        compare::describe(&b)
+    );
     let verdicts = compare::verdict_table(&a, &b);
     if !verdicts.is_empty() {
         say!("{verdicts}");
+    }
+    let overall = compare::overall(&changes);
+    if !changes.is_empty() {
+        say_raw!("{}", compare::overall_line(&overall));
+        say!("");
     }
     say_raw!("{}", compare::summary_table(&compare::summary(&changes)));
     say!("");
@@ -390,13 +402,15 @@ fn compare_files(a_path: &Path, b_path: &Path, out: Option<&Path>) -> Result<(),
     }
     for kernel in compare::common_kernels(&a, &changes) {
         let name = format!("compare-{kernel}.svg");
-        let title = format!(
-            "{kernel}: B/A ({} vs {})",
-            b_path.display(),
-            a_path.display()
-        );
+        let title = format!("{kernel}: B/A, {label_b} over {label_a}");
+        let runs = chart::Pair {
+            a: &a,
+            b: &b,
+            label_a: &label_a,
+            label_b: &label_b,
+        };
         written
-            .chart(out, &name, chart::compare(&a, &b, kernel, &title))
+            .chart(out, &name, chart::compare(&runs, kernel, &title, &changes))
             .map_err(usage)?;
     }
     print_written(&written);
