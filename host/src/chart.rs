@@ -279,10 +279,14 @@ pub fn compare(
             );
         }
     }
-    let of_kernel = changes.iter().filter(|c| c.kernel == kernel);
-    let (points, flagged) = of_kernel.fold((0, 0), |(n, f), c| {
-        (n + 1, f + usize::from(c.significant()))
-    });
+    let of_kernel: Vec<_> = changes.iter().filter(|c| c.kernel == kernel).collect();
+    let points = of_kernel.len();
+    panel.rings = of_kernel
+        .iter()
+        .filter(|c| c.significant() && c.size > 0)
+        .map(|c| (log2(c.size), c.ratio))
+        .collect();
+    let flagged = panel.rings.len();
 
     let grey = RGBColor(40, 40, 40);
     let mut lines = vec![
@@ -296,7 +300,7 @@ pub fn compare(
         ),
         (
             format!(
-                "shaded: noise, {:.3}x overall \u{b1} {:.1} %; {flagged} of {points} points significant",
+                "shaded: noise, {:.3}x overall \u{b1} {:.1} %; ringed: the {flagged} of {points} points significant",
                 overall.factor, overall.threshold_pct
             ),
             FOOT_COLOUR,
@@ -438,6 +442,8 @@ struct Panel {
     reference: Option<f64>,
     /// A shaded horizontal band between these values ([`compare`]'s noise).
     band: Option<(f64, f64)>,
+    /// Points ringed in black (x, value): [`compare`]'s significant points.
+    rings: Vec<(f64, f64)>,
 }
 
 /// What a panel's x axis shows.
@@ -498,6 +504,7 @@ impl Panel {
             log_y,
             reference,
             band: None,
+            rings: Vec::new(),
         }
     }
 }
@@ -1110,6 +1117,11 @@ fn draw_panel(
             draw_marker(root, chart.backend_coord(&(x, y_at(v))), &s.memtype)?;
         }
     }
+    for &(x, v) in &panel.rings {
+        let at = chart.backend_coord(&(x, y_at(v)));
+        root.draw(&Circle::new(at, 10, BLACK.stroke_width(2)))
+            .map_err(err)?;
+    }
 
     if panel.series.is_empty() {
         let style = text_style(18, FOOT_COLOUR, HPos::Center, VPos::Center);
@@ -1369,7 +1381,8 @@ mod tests {
         // across the plot, named under the title.
         assert!(
             t.iter()
-                .any(|x| x.starts_with("shaded: noise, 2.000x overall \u{b1} 5.0 %; 0 of ")),
+                .any(|x| x
+                    .starts_with("shaded: noise, 2.000x overall \u{b1} 5.0 %; ringed: the 0 of ")),
             "{t:?}"
         );
         assert!(svg.contains("opacity=\"0.18\""), "the band is drawn");

@@ -101,16 +101,29 @@ enum Cmd {
 /// [`TWIN_BASELINE`]).
 fn compare_about() -> String {
     format!(
-        "Compare two logs: the verdicts whose status changed, then per kernel a summary \
-         (geometric mean of B/A, points significantly better or worse: |B/A - 1| > max(5 %, \
-         cv A + cv B)), then the significant points, biggest first, then the loaded-latency \
-         points both measured (B/A of their loaded/idle ratios, counted beyond 5 %); writes \
-         DIR/compare.csv (every point), DIR/compare-loaded-latency.csv (when both have \
-         loaded-latency points in common) and DIR/compare-<kernel>.svg for each kernel both \
-         measured (with --out DIR; without it nothing is written). A firmware log and a \
-         mairbench-linux log of one board (either order) instead label each Linux source with the firmware memory type it behaves like (ln \
-         of best MB/s over {FIRMWARE_BASELINE}'s / {TWIN_BASELINE}'s, RMS distance, types \
-         within ln(1.35) grouped; host/src/classify.rs), with a confidence; writes \
+        "Compare two logs: each run's platform, CPU and MIDR, the verdicts whose status \
+         changed, the overall factor (median B/A of best values over all points, reported \
+         once), then per kernel a summary (geometric mean of B/A, points significantly better \
+         or worse, shared shifts), then the significant points, biggest first, then the \
+         loaded-latency points both measured (B/A of their loaded/idle ratios, counted beyond \
+         5 %). The rule (host/src/compare.rs): each point is judged against the points \
+         measured with it, the median B/A of the same kernel and size over the memory types of \
+         its class (Normal or Device) and over all types; the pair's noise is 1.4826 x the \
+         median deviation from those; a point is beyond when B/A of its best values and of its \
+         medians both differ from both references by more than max(5 %, 5 x noise, the \
+         best/median spread of A plus that of B) plus a quarter of the distance of its \
+         class's reference from the overall factor, in one direction. Control for judging a \
+         thousand points at once: a point is significant only when 3 adjacent sizes of its \
+         kernel and memory type are beyond in the same direction (all sizes of a series of \
+         fewer), or when that series' median difference is beyond 1.5 x max(5 %, 5 x noise). \
+         Writes DIR/compare.csv (every point, with its threshold and references), \
+         DIR/compare-loaded-latency.csv (when both have loaded-latency points in common) and \
+         DIR/compare-<kernel>.svg for each kernel both measured (shaded: the noise band around \
+         the overall factor) (with --out DIR; without it nothing is written). A firmware log \
+         and a mairbench-linux log of one board (either order) instead label each Linux source \
+         with the firmware memory type it behaves like (ln of best MB/s over \
+         {FIRMWARE_BASELINE}'s / {TWIN_BASELINE}'s, RMS distance, types within ln(1.35) \
+         grouped; host/src/classify.rs), with a confidence; writes \
          DIR/classify.csv and DIR/classify.json"
     )
 }
