@@ -306,6 +306,20 @@ pub fn compare(
             FOOT_COLOUR,
         ),
     ];
+    let shared = crate::compare::summary(changes)
+        .into_iter()
+        .find(|s| s.kernel == kernel)
+        .map_or(0, |s| s.shared_shifts);
+    if shared > 0 {
+        lines.push((
+            format!(
+                "{shared} {} (a size and class) moved together away from the overall factor: \
+                 a shift of the moment, not judged point by point",
+                if shared == 1 { "group" } else { "groups" }
+            ),
+            FOOT_COLOUR,
+        ));
+    }
     if a.emulated || b.emulated {
         lines.push((EMULATED_NOTE.to_string(), NOTE_COLOUR));
     }
@@ -1386,6 +1400,19 @@ mod tests {
             "{t:?}"
         );
         assert!(svg.contains("opacity=\"0.18\""), "the band is drawn");
+        // The Device types at 64 KiB moved together: said once under the title.
+        let mut moved = a.clone();
+        for m in &mut moved.measurements {
+            if m.size == 64 << 10 && m.memtype.starts_with("device") {
+                m.best *= 3.0;
+            }
+        }
+        let t = texts(&cmp(&a, &moved, "read-ldp", "x").unwrap());
+        assert!(
+            t.iter()
+                .any(|x| x.starts_with("1 group (a size and class) moved together")),
+            "{t:?}"
+        );
 
         let svg = cmp(&a, &b, "latency", "x").unwrap();
         assert!(texts(&svg)

@@ -108,11 +108,12 @@ fn compare_about() -> String {
          loaded-latency points both measured (B/A of their loaded/idle ratios, counted beyond \
          5 %). The rule (host/src/compare.rs): each point is judged against the points \
          measured with it, the median B/A of the same kernel and size over the memory types of \
-         its class (Normal or Device) and over all types; the pair's noise is 1.4826 x the \
-         median deviation from those; a point is beyond when B/A of its best values and of its \
-         medians both differ from both references by more than max(5 %, 5 x noise, the \
-         best/median spread of A plus that of B) plus a quarter of the distance of its \
-         class's reference from the overall factor, in one direction. Control for judging a \
+         its class (Normal or Device) and over all types; the noise is 1.4826 x the median \
+         deviation from those, over all points and over each kernel's (the larger counts); a \
+         point is beyond when B/A of its best values and of its medians both differ from both \
+         references by more than max(5 %, 5 x noise, the best/median spread of A plus that of \
+         B) plus a quarter of the distance of its class's reference from the overall factor, \
+         in one direction. Control for judging a \
          thousand points at once: a point is significant only when 3 adjacent sizes of its \
          kernel and memory type are beyond in the same direction (all sizes of a series of \
          fewer), or when that series' median difference is beyond 1.5 x max(5 %, 5 x noise). \

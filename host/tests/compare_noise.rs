@@ -5,7 +5,10 @@
 //! The sweep is the default one cut to 4 KiB - 1 MiB (every kernel, eight memory types, nine
 //! sizes: more than 1000 points, about 8 s a boot). QEMU on a loaded host slows whole
 //! stretches of a run; that noise is what the rule must not report, so these tests pass on a
-//! loaded machine too. Each run prints its counts (`--nocapture` shows them).
+//! loaded machine too. The planted change goes into the steadiest bandwidth kernel of the
+//! pair; a pair the host disturbed so much that no point can move less than 10 % and count is
+//! booted again (at most three pairs), the noise rate being asserted for every pair. Each run
+//! prints its counts (`--nocapture` shows them).
 
 mod common;
 
@@ -35,7 +38,12 @@ fn plant(from: &Path, to: &Path, kernel: &str, memtype: &str, factor: f64) -> us
                 return line.to_string();
             };
             let mut r: serde_json::Value = serde_json::from_str(&line[at + 4..]).unwrap();
-            if r["kind"] != "result" || r["kernel"] != kernel || r["memtype"] != memtype {
+            let measured = r.get("best_mbps").is_some();
+            if r["kind"] != "result"
+                || r["kernel"] != kernel
+                || r["memtype"] != memtype
+                || !measured
+            {
                 return line.to_string();
             }
             for field in ["best_mbps", "median_mbps"] {
@@ -95,12 +103,23 @@ fn compare(a: &Path, b: &Path, test: &str) -> tool::Done {
 #[test]
 fn two_runs_of_one_image_flag_at_most_one_percent_and_a_planted_change_is_found() {
     common::firmware();
-    let dir = tool::scratch("compare_noise", "logs");
+    for attempt in 1..=3 {
+        if attempt_once(attempt) {
+            return;
+        }
+    }
+    panic!("three pairs in a row had thresholds above 10 %: the host is too busy for this test");
+}
+
+/// One pair of boots: asserts the noise rate, and where the pair is steady enough, the
+/// planted change; false when it was not.
+fn attempt_once(attempt: u32) -> bool {
+    let dir = tool::scratch("compare_noise", &format!("logs-{attempt}"));
     let a = boot_to(&dir, "a");
     let b = boot_to(&dir, "b");
 
-    // Identical image: at most 1 % flagged.
-    let d = compare(&a, &b, "identical");
+    // Identical image: at most 1 % flagged, in every attempt.
+    let d = compare(&a, &b, &format!("identical-{attempt}"));
     let same = rows(&d);
     let flagged = same.iter().filter(|r| r.better != "same").count();
     eprintln!(
@@ -127,16 +146,34 @@ fn two_runs_of_one_image_flag_at_most_one_percent_and_a_planted_change_is_found(
         d.stdout
     );
 
-    // The planted change goes into the steadiest bandwidth kernel of this pair (the smallest
-    // median deviation from the references): a kernel the host slowed in patches cannot show
-    // a 20 % change under QEMU, and that is the host's doing, not the rule's.
+    // A pair whose smallest threshold is above 10 % (the host disturbed both runs through and
+    // through) cannot show a 20 % change: boot again.
+    let needs: f64 = d
+        .stdout
+        .split("a point needs at least ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no threshold in:\n{}", d.stdout));
+    if needs > 10.0 {
+        eprintln!(
+            "attempt {attempt}: the pair needs {needs} %: the host was too busy to plant 20 %"
+        );
+        return false;
+    }
+
+    // The planted change goes into the steadiest bandwidth kernel of this pair that has both
+    // planted memory types (the smallest median deviation from the references): a kernel the
+    // host slowed in patches cannot show a 20 % change under QEMU, and that is the host's
+    // doing, not the rule's.
     let mut kernels: Vec<(f64, String)> = Vec::new();
     for kernel in same
         .iter()
         .filter(|r| r.unit == "mbps")
         .map(|r| r.kernel.clone())
     {
-        if kernels.iter().any(|k| k.1 == kernel) {
+        let has = |t: &str| same.iter().any(|r| r.kernel == kernel && r.memtype == t);
+        if kernels.iter().any(|k| k.1 == kernel) || !has("normal-nc") || !has("device-ngnre") {
             continue;
         }
         let mut dev: Vec<f64> = same
@@ -152,7 +189,7 @@ fn two_runs_of_one_image_flag_at_most_one_percent_and_a_planted_change_is_found(
     for (memtype, factor, better) in [("normal-nc", 1.2, "B"), ("device-ngnre", 1.0 / 1.2, "A")] {
         let planted = dir.join(format!("b-{memtype}.log"));
         assert_eq!(plant(&b, &planted, &kernel, memtype, factor), 9);
-        let d = compare(&a, &planted, &format!("planted-{memtype}"));
+        let d = compare(&a, &planted, &format!("planted-{memtype}-{attempt}"));
         let all = rows(&d);
         let ours = |r: &&Row| r.kernel == kernel && r.memtype == memtype;
         let found = all
@@ -174,4 +211,5 @@ fn two_runs_of_one_image_flag_at_most_one_percent_and_a_planted_change_is_found(
         );
         assert!(others * 100 <= all.len(), "{others} others:\n{}", d.stdout);
     }
+    true
 }
