@@ -16,8 +16,8 @@
 //!    deviation), over all points (the pair's) and over each kernel's points
 //!    ([`kernel_noise`]): a kernel the host disturbed while it ran is judged by its own,
 //!    larger noise. A point's *threshold* is the largest of [`MIN_CHANGE_PCT`] %,
-//!    [`NOISE_TIMES`] x the pair's noise, [`NOISE_TIMES`] x its kernel's noise, and the
-//!    spread of its samples in both runs
+//!    [`NOISE_TIMES`] x the pair's noise, [`KERNEL_NOISE_TIMES`] x its kernel's noise, and
+//!    the spread of its samples in both runs
 //!    (|ln(best/median)| of A plus that of B), plus [`SHIFT_SHARE`] of the distance (in ln)
 //!    of its class's reference from the overall factor: a group the host slowed as a whole
 //!    scatters more within.
@@ -27,8 +27,8 @@
 //!    [`RUN_SIZES`] adjacent sizes of its series (kernel and memory type) including it (a
 //!    series of fewer sizes: all of them), or when the median over the series' sizes of each
 //!    of those four differences is beyond [`SERIES_TIMES`] x the largest of
-//!    [`MIN_CHANGE_PCT`] % and [`NOISE_TIMES`] x either noise, in its direction (a change at
-//!    every size that noise interrupts at some). Control for judging a thousand points at once
+//!    [`MIN_CHANGE_PCT`] % and the two noise terms, in its direction (a change at every size
+//!    that noise interrupts at some). Control for judging a thousand points at once
 //!    comes from demanding that neighbouring sizes agree: noise seldom hits three in a row.
 //!
 //! A point that is not significant is "same": no run is named better there. Memory types
@@ -91,6 +91,10 @@ pub const MIN_CHANGE_PCT: f64 = 5.0;
 
 /// How many times the pair's noise a point must move to be beyond it.
 pub const NOISE_TIMES: f64 = 5.0;
+
+/// How many times its kernel's noise a point must move to be beyond it (the kernel's noise
+/// counts where it is the larger: a kernel the host disturbed while it ran).
+pub const KERNEL_NOISE_TIMES: f64 = 3.0;
 
 /// How many times a point's smallest threshold the median over its series must move for
 /// the series as a whole to count (the module's step 5).
@@ -237,7 +241,7 @@ pub fn judge(changes: &mut [Change]) {
         let noise = noise_of.get(kernel).copied().unwrap_or(0.0);
         (pair.threshold_pct / 100.0)
             .ln_1p()
-            .max(NOISE_TIMES * noise)
+            .max(KERNEL_NOISE_TIMES * noise)
     };
     let spread = |best: f64, median: f64| (best / median).ln().abs();
     // The four differences of step 4, in ln.
@@ -440,8 +444,8 @@ pub fn overall_line(o: &Overall) -> String {
          against the points measured with it\n\
          noise of this pair: {:.1} % (1.4826 x median deviation from those; each kernel's in \
          the table); a point needs at least {:.1} % (max({MIN_CHANGE_PCT:.0} %, \
-         {NOISE_TIMES:.0} x noise, its samples' spread), more in a noisier kernel or a group \
-         that moved together, and {RUN_SIZES} adjacent sizes agreeing\n",
+         {NOISE_TIMES:.0} x noise, {KERNEL_NOISE_TIMES:.0} x its kernel's, its samples' spread), \
+         more in a group that moved together, and {RUN_SIZES} adjacent sizes agreeing\n",
         o.factor, o.points, o.noise_pct, o.threshold_pct
     )
 }

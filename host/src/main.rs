@@ -109,14 +109,15 @@ fn compare_about() -> String {
          5 %). The rule (host/src/compare.rs): each point is judged against the points \
          measured with it, the median B/A of the same kernel and size over the memory types of \
          its class (Normal or Device) and over all types; the noise is 1.4826 x the median \
-         deviation from those, over all points and over each kernel's (the larger counts); a \
-         point is beyond when B/A of its best values and of its medians both differ from both \
-         references by more than max(5 %, 5 x noise, the best/median spread of A plus that of \
-         B) plus a quarter of the distance of its class's reference from the overall factor, \
+         deviation from those, over all points (the pair's) and over each kernel's; a point is \
+         beyond when B/A of its best values and of its medians both differ from both \
+         references by more than max(5 %, 5 x the pair's noise, 3 x its kernel's, the \
+         best/median spread of A plus that of B) plus a quarter of the distance of its class's reference from the overall factor, \
          in one direction. Control for judging a \
          thousand points at once: a point is significant only when 3 adjacent sizes of its \
          kernel and memory type are beyond in the same direction (all sizes of a series of \
-         fewer), or when that series' median difference is beyond 1.5 x max(5 %, 5 x noise). \
+         fewer), or when that series' median difference is beyond 1.5 x the larger of 5 % and \
+         the noise terms. \
          Writes DIR/compare.csv (every point, with its threshold and references), \
          DIR/compare-loaded-latency.csv (when both have loaded-latency points in common) and \
          DIR/compare-<kernel>.svg for each kernel both measured (shaded: the noise band around \
