@@ -283,10 +283,32 @@ pub fn panels_of(run: &Run, kernels: &[&str], title: &str) -> Result<String, Str
     render_panels(run, title, kernels, &panels)
 }
 
+/// The two runs of a comparison and their short labels (see `compare::labels`).
+pub struct Pair<'a> {
+    /// Run A, the reference.
+    pub a: &'a Run,
+    /// Run B.
+    pub b: &'a Run,
+    /// A's short label (its file stem).
+    pub label_a: &'a str,
+    /// B's short label.
+    pub label_b: &'a str,
+}
+
 /// An SVG of the ratio B/A of `best` for `kernel`, per memory type and size measured in both
-/// runs, with a line at 1.0. The axis label says what a ratio above 1 means ("B faster" for
-/// MB/s, "B slower" for times). Err when the runs share no point of the kernel.
-pub fn compare(a: &Run, b: &Run, kernel: &str, title: &str) -> Result<String, String> {
+/// runs, with a line at 1.0 and a shaded band for the noise: the overall factor of the judged
+/// `changes` times and divided by (1 + their smallest threshold) ([`crate::compare::Overall`]),
+/// so that points inside it read as noise. The axis label says what a ratio above 1 means
+/// ("B faster" for MB/s, "B slower" for times); a line under the title names each run by
+/// label, platform and CPU, another the band and the kernel's significant points. Err when
+/// the runs share no point of the kernel.
+pub fn compare(
+    runs: &Pair,
+    kernel: &str,
+    title: &str,
+    changes: &[crate::compare::Change],
+) -> Result<String, String> {
+    let (a, b) = (runs.a, runs.b);
     let Some(unit) = a.unit_of(kernel) else {
         return Err(format!("run A has no measurements of {kernel}"));
     };
@@ -329,18 +351,66 @@ pub fn compare(a: &Run, b: &Run, kernel: &str, title: &str) -> Result<String, St
     } else {
         "B slower"
     };
-    let panel = Panel::new(
+    let mut panel = Panel::new(
         format!("{kernel}: B/A"),
         format!("ratio B/A of best {} (> 1: {meaning})", unit.label()),
         XKind::Size,
         series,
         Some(1.0),
     );
+    let overall = crate::compare::overall(changes);
+    let spread = 1.0 + overall.threshold_pct / 100.0;
+    let band = (overall.factor / spread, overall.factor * spread);
+    if band.0.is_finite() && band.1.is_finite() && band.0 > 0.0 {
+        panel.band = Some(band);
+        if !panel.log_y {
+            panel.y_range = (
+                panel.y_range.0.min(band.0 - 0.02).max(0.0),
+                panel.y_range.1.max(band.1 + 0.02),
+            );
+        }
+    }
+    let of_kernel: Vec<_> = changes.iter().filter(|c| c.kernel == kernel).collect();
+    let points = of_kernel.len();
+    panel.rings = of_kernel
+        .iter()
+        .filter(|c| c.significant() && c.size > 0)
+        .map(|c| (log2(c.size), c.ratio))
+        .collect();
+    let flagged = panel.rings.len();
 
+    let grey = RGBColor(40, 40, 40);
     let mut lines = vec![
-        (format!("A: {}", describe(a)), RGBColor(40, 40, 40)),
-        (format!("B: {}", describe(b)), RGBColor(40, 40, 40)),
+        (
+            format!("A = {}: {}", runs.label_a, crate::compare::describe(a)),
+            grey,
+        ),
+        (
+            format!("B = {}: {}", runs.label_b, crate::compare::describe(b)),
+            grey,
+        ),
+        (
+            format!(
+                "shaded: noise, {:.3}x overall \u{b1} {:.1} %; ringed: the {flagged} of {points} points significant",
+                overall.factor, overall.threshold_pct
+            ),
+            FOOT_COLOUR,
+        ),
     ];
+    let shared = crate::compare::summary(changes)
+        .into_iter()
+        .find(|s| s.kernel == kernel)
+        .map_or(0, |s| s.shared_shifts);
+    if shared > 0 {
+        lines.push((
+            format!(
+                "{shared} {} (a size and class) moved together away from the overall factor: \
+                 a shift of the moment, not judged point by point",
+                if shared == 1 { "group" } else { "groups" }
+            ),
+            FOOT_COLOUR,
+        ));
+    }
     if a.emulated || b.emulated {
         lines.push((EMULATED_NOTE.to_string(), NOTE_COLOUR));
     }
@@ -490,6 +560,10 @@ struct Panel {
     log_y: bool,
     /// A horizontal reference line at this value.
     reference: Option<f64>,
+    /// A shaded horizontal band between these values ([`compare`]'s noise).
+    band: Option<(f64, f64)>,
+    /// Points ringed in black (x, value): [`compare`]'s significant points.
+    rings: Vec<(f64, f64)>,
 }
 
 /// What a panel's x axis shows.
@@ -549,6 +623,8 @@ impl Panel {
             y_range,
             log_y,
             reference,
+            band: None,
+            rings: Vec::new(),
         }
     }
 }
@@ -632,23 +708,6 @@ fn kernel_panel(run: &Run, kernel: &str) -> Panel {
         None => String::new(),
     };
     Panel::new(kernel.to_string(), y_desc, XKind::Size, series, None)
-}
-
-fn describe(run: &Run) -> String {
-    let mut s = if run.platform.is_empty() {
-        "unknown platform".to_string()
-    } else {
-        run.platform.clone()
-    };
-    let extra: Vec<String> = [("MIDR ", &run.midr), ("mairbench ", &run.version)]
-        .iter()
-        .filter(|(_, v)| !v.is_empty())
-        .map(|(k, v)| format!("{k}{v}"))
-        .collect();
-    if !extra.is_empty() {
-        s += &format!(" ({})", extra.join(", "));
-    }
-    s
 }
 
 fn run_header(run: &Run, title: &str) -> Header {
@@ -1103,6 +1162,37 @@ fn log_ticks(y0: f64, y1: f64) -> (Vec<f64>, Vec<f64>) {
     (bold, light)
 }
 
+/// [`compare`]'s noise band: a light grey rectangle from `lo` to `hi` across the plot,
+/// clipped to it.
+fn draw_band<X, Y>(
+    root: &Area,
+    chart: &ChartContext<SVGBackend, Cartesian2d<X, Y>>,
+    panel: &Panel,
+    (lo, hi): (f64, f64),
+    (x0, x1): (f64, f64),
+) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let (y0, y1) = panel.y_range;
+    let at = |v: f64| {
+        let v = v.clamp(y0, y1);
+        if panel.log_y {
+            v.log10()
+        } else {
+            v
+        }
+    };
+    let (left, top) = chart.backend_coord(&(x0, at(hi)));
+    let (right, bottom) = chart.backend_coord(&(x1, at(lo)));
+    root.draw(&Rectangle::new(
+        [(left, top), (right, bottom)],
+        RGBColor(120, 120, 120).mix(0.18).filled(),
+    ))
+    .map_err(err)
+}
+
 fn draw_panel(
     root: &Area,
     area: &Area,
@@ -1279,6 +1369,9 @@ fn draw_panel(
     ))
     .map_err(err)?;
 
+    if let Some((lo, hi)) = panel.band {
+        draw_band(root, &chart, panel, (lo, hi), (x0, x1))?;
+    }
     if let Some(r) = panel.reference {
         let y = chart.backend_coord(&(x0, y_at(r))).1;
         root.draw(&Rectangle::new(
@@ -1327,6 +1420,11 @@ fn draw_panel(
             )?;
         }
     }
+    for &(x, v) in &panel.rings {
+        let at = chart.backend_coord(&(x, y_at(v)));
+        root.draw(&Circle::new(at, 10, BLACK.stroke_width(2)))
+            .map_err(err)?;
+    }
 
     if panel.series.is_empty() {
         let style = text_style(18, FOOT_COLOUR, HPos::Center, VPos::Center);
@@ -1345,6 +1443,17 @@ fn draw_panel(
 mod tests {
     use super::*;
     use crate::model::Measurement;
+
+    /// [`compare`] of `a` and `b`, labelled "a" and "b", judged as `cargo host compare` does.
+    fn cmp(a: &Run, b: &Run, kernel: &str, title: &str) -> Result<String, String> {
+        let runs = Pair {
+            a,
+            b,
+            label_a: "a",
+            label_b: "b",
+        };
+        compare(&runs, kernel, title, &crate::compare::changes(a, b))
+    }
 
     const SIZES: std::ops::RangeInclusive<u32> = 12..=25; // 4K..32M
 
@@ -1523,9 +1632,9 @@ mod tests {
         assert!(pair(&Run::default(), "read-ldp", "write-stp", "x").is_err());
         assert!(single(&run, "fill-", "x").is_err());
         assert!(single(&Run::default(), "", "x").is_err());
-        assert!(compare(&run, &Run::default(), "read-ldp", "x").is_err());
-        assert!(compare(&Run::default(), &run, "read-ldp", "x").is_err());
-        assert!(compare(&run, &run, "copy-to", "x").is_err());
+        assert!(cmp(&run, &Run::default(), "read-ldp", "x").is_err());
+        assert!(cmp(&Run::default(), &run, "read-ldp", "x").is_err());
+        assert!(cmp(&run, &run, "copy-to", "x").is_err());
     }
 
     #[test]
@@ -1555,7 +1664,7 @@ mod tests {
         for m in &mut b.measurements {
             m.best *= 2.0;
         }
-        let svg = compare(&a, &b, "read-ldp", "B vs A").unwrap();
+        let svg = cmp(&a, &b, "read-ldp", "B vs A").unwrap();
         assert_series(&svg, &names(), 1);
         let t = texts(&svg);
         assert!(
@@ -1564,19 +1673,44 @@ mod tests {
             "{t:?}"
         );
         assert!(t.iter().any(|x| x == "B vs A"));
-        assert!(t.iter().any(|x| x.starts_with("A: rockchip,rk3588")));
-        assert!(t.iter().any(|x| x.starts_with("B: linux,dummy-virt")));
+        assert!(
+            t.iter().any(|x| x.starts_with("A = a: rockchip,rk3588")),
+            "{t:?}"
+        );
+        assert!(t.iter().any(|x| x.starts_with("B = b: linux,dummy-virt")));
         assert!(t.iter().any(|x| x == EMULATED_NOTE));
         assert!(t.iter().any(|x| x == "2.0"), "ratio 2 on the axis: {t:?}");
+        // The noise band around the overall factor (2.0: every point doubled), one rectangle
+        // across the plot, named under the title.
+        assert!(
+            t.iter()
+                .any(|x| x
+                    .starts_with("shaded: noise, 2.000x overall \u{b1} 5.0 %; ringed: the 0 of ")),
+            "{t:?}"
+        );
+        assert!(svg.contains("opacity=\"0.18\""), "the band is drawn");
+        // The Device types at 64 KiB moved together: said once under the title.
+        let mut moved = a.clone();
+        for m in &mut moved.measurements {
+            if m.size == 64 << 10 && m.memtype.starts_with("device") {
+                m.best *= 3.0;
+            }
+        }
+        let t = texts(&cmp(&a, &moved, "read-ldp", "x").unwrap());
+        assert!(
+            t.iter()
+                .any(|x| x.starts_with("1 group (a size and class) moved together")),
+            "{t:?}"
+        );
 
-        let svg = compare(&a, &b, "latency", "x").unwrap();
+        let svg = cmp(&a, &b, "latency", "x").unwrap();
         assert!(texts(&svg)
             .iter()
             .any(|x| x == "ratio B/A of best ns per load (> 1: B slower)"));
 
         // Different caches: both sets, prefixed.
         b.caches[1].size = 2 << 20;
-        let t = texts(&compare(&a, &b, "latency", "x").unwrap());
+        let t = texts(&cmp(&a, &b, "latency", "x").unwrap());
         assert!(t.iter().any(|x| x == "A L2 1M") && t.iter().any(|x| x == "B L2 2M"));
         assert!(t.iter().any(|x| x == "L1 32K"), "shared: no prefix");
     }
@@ -1640,9 +1774,9 @@ mod tests {
         for m in &mut b.measurements {
             m.best = 0.0;
         }
-        let svg = compare(&run, &b, "read-ldp", "x").unwrap();
+        let svg = cmp(&run, &b, "read-ldp", "x").unwrap();
         assert!(!svg.contains("NaN") && !svg.contains("inf"));
-        assert!(compare(&b, &run, "read-ldp", "x").is_err());
+        assert!(cmp(&b, &run, "read-ldp", "x").is_err());
 
         // Only non-finite or negative values: no data.
         let mut bad = run.clone();
@@ -1677,7 +1811,7 @@ mod tests {
             t.iter().any(|x| x == "2.9K"),
             "the odd size is labelled: {t:?}"
         );
-        let svg = compare(&run, &run, "latency", "x").unwrap();
+        let svg = cmp(&run, &run, "latency", "x").unwrap();
         assert_eq!(polylines(&svg).len(), 1);
     }
 
@@ -2064,7 +2198,7 @@ mod tests {
         let a = &runs.last().unwrap().1;
         write(
             "compare-read".into(),
-            compare(a, &b, "read-ldp", "Read bandwidth, B vs A"),
+            cmp(a, &b, "read-ldp", "Read bandwidth, B vs A"),
         );
         let mut sparse = runs[0].1.clone();
         sparse
@@ -2077,7 +2211,7 @@ mod tests {
         );
         write(
             "compare-latency".into(),
-            compare(&runs[0].1, &b, "latency", "Latency, B vs A"),
+            cmp(&runs[0].1, &b, "latency", "Latency, B vs A"),
         );
     }
 }

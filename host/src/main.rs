@@ -101,16 +101,31 @@ enum Cmd {
 /// [`TWIN_BASELINE`]).
 fn compare_about() -> String {
     format!(
-        "Compare two logs: the verdicts whose status changed, then per kernel a summary \
-         (geometric mean of B/A, points significantly better or worse: |B/A - 1| > max(5 %, \
-         cv A + cv B)), then the significant points, biggest first, then the loaded-latency \
-         points both measured (B/A of their loaded/idle ratios, counted beyond 5 %); writes \
-         DIR/compare.csv (every point), DIR/compare-loaded-latency.csv (when both have \
-         loaded-latency points in common) and DIR/compare-<kernel>.svg for each kernel both \
-         measured (with --out DIR; without it nothing is written). A firmware log and a \
-         mairbench-linux log of one board (either order) instead label each Linux source with the firmware memory type it behaves like (ln \
-         of best MB/s over {FIRMWARE_BASELINE}'s / {TWIN_BASELINE}'s, RMS distance, types \
-         within ln(1.35) grouped; host/src/classify.rs), with a confidence; writes \
+        "Compare two logs: each run's platform, CPU and MIDR, the verdicts whose status \
+         changed, the overall factor (median B/A of best values over all points, reported \
+         once), then per kernel a summary (geometric mean of B/A, points significantly better \
+         or worse, shared shifts), then the significant points, biggest first, then the \
+         loaded-latency points both measured (B/A of their loaded/idle ratios, counted beyond \
+         5 %). The rule (host/src/compare.rs): each point is judged against the points \
+         measured with it, the median B/A of the same kernel and size over the memory types of \
+         its class (Normal or Device) and over all types; the noise is 1.4826 x the median \
+         deviation from those, over all points (the pair's) and over each kernel's; a point is \
+         beyond when B/A of its best values and of its medians both differ from both \
+         references by more than max(5 %, 5 x the pair's noise, 3 x its kernel's, the \
+         best/median spread of A plus that of B) plus a quarter of the distance of its class's reference from the overall factor, \
+         in one direction. Control for judging a \
+         thousand points at once: a point is significant only when 3 adjacent sizes of its \
+         kernel and memory type are beyond in the same direction (all sizes of a series of \
+         fewer), or when that series' median difference is beyond 1.5 x the larger of 5 % and \
+         the noise terms. \
+         Writes DIR/compare.csv (every point, with its threshold and references), \
+         DIR/compare-loaded-latency.csv (when both have loaded-latency points in common) and \
+         DIR/compare-<kernel>.svg for each kernel both measured (shaded: the noise band around \
+         the overall factor) (with --out DIR; without it nothing is written). A firmware log \
+         and a mairbench-linux log of one board (either order) instead label each Linux source \
+         with the firmware memory type it behaves like (ln of best MB/s over \
+         {FIRMWARE_BASELINE}'s / {TWIN_BASELINE}'s, RMS distance, types within ln(1.35) \
+         grouped; host/src/classify.rs), with a confidence; writes \
          DIR/classify.csv and DIR/classify.json"
     )
 }
@@ -363,10 +378,22 @@ fn compare_files(a_path: &Path, b_path: &Path, out: Option<&Path>) -> Result<(),
             b_path.display()
         )));
     }
-    say!("A = {}\nB = {}\n", a_path.display(), b_path.display());
+    let (label_a, label_b) = compare::labels(a_path, b_path);
+    say!(
+        "A = {} ({label_a})\n    {}\nB = {} ({label_b})\n    {}\n",
+        a_path.display(),
+        compare::describe(&a),
+        b_path.display(),
+        compare::describe(&b)
+    );
     let verdicts = compare::verdict_table(&a, &b);
     if !verdicts.is_empty() {
         say!("{verdicts}");
+    }
+    let overall = compare::overall(&changes);
+    if !changes.is_empty() {
+        say_raw!("{}", compare::overall_line(&overall));
+        say!("");
     }
     say_raw!("{}", compare::summary_table(&compare::summary(&changes)));
     say!("");
@@ -393,13 +420,15 @@ fn compare_files(a_path: &Path, b_path: &Path, out: Option<&Path>) -> Result<(),
     }
     for kernel in compare::common_kernels(&a, &changes) {
         let name = format!("compare-{kernel}.svg");
-        let title = format!(
-            "{kernel}: B/A ({} vs {})",
-            b_path.display(),
-            a_path.display()
-        );
+        let title = format!("{kernel}: B/A, {label_b} over {label_a}");
+        let runs = chart::Pair {
+            a: &a,
+            b: &b,
+            label_a: &label_a,
+            label_b: &label_b,
+        };
         written
-            .chart(out, &name, chart::compare(&a, &b, kernel, &title))
+            .chart(out, &name, chart::compare(&runs, kernel, &title, &changes))
             .map_err(usage)?;
     }
     print_written(&written);

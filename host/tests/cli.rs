@@ -328,7 +328,7 @@ fn compare_golden_logs() {
     assert!(!d.out.join("compare.svg").exists());
     // The summary first, then only the points beyond the runs' spread.
     assert!(
-        d.stdout.contains("per kernel: geometric mean of B/A; a point counts when |B/A - 1| > max(5 %, cv A + cv B)"),
+        d.stdout.contains("per kernel: geometric mean of B/A; better/worse count significant points (best and median beyond the threshold, 3 adjacent sizes agreeing)"),
         "{}",
         d.stdout
     );
