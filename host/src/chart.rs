@@ -411,8 +411,18 @@ pub fn compare(
             FOOT_COLOUR,
         ));
     }
+    // Labelled as the guest's where both runs are emulated; a board's next to an emulated
+    // run keeps plain labels (the note under the title says what the emulated run's are).
+    let prefix = if a.emulated && b.emulated { GUEST } else { "" };
+    let (ma, mb) = (
+        cache_marks(&a.caches, prefix),
+        cache_marks(&b.caches, prefix),
+    );
     if a.emulated || b.emulated {
         lines.push((EMULATED_NOTE.to_string(), NOTE_COLOUR));
+        if !ma.is_empty() || !mb.is_empty() {
+            lines.push((GUEST_CACHES_NOTE.to_string(), CACHE_COLOUR));
+        }
     }
     let header = Header {
         title: title.to_string(),
@@ -421,7 +431,6 @@ pub fn compare(
         legend: a.rows().label,
     };
     // Cache markers of both runs; one that only one run reported is prefixed "A " or "B ".
-    let (ma, mb) = (cache_marks(&a.caches, ""), cache_marks(&b.caches, ""));
     let mut marks: Vec<Mark> = Vec::new();
     for (mark, other, prefix) in [(&ma, &mb, "A "), (&mb, &ma, "B ")] {
         for m in mark {

@@ -31,6 +31,11 @@
 //!    that noise interrupts at some). Control for judging a thousand points at once
 //!    comes from demanding that neighbouring sizes agree: noise seldom hits three in a row.
 //!
+//! 6. A change a whole class shares, which step 2 absorbs point by point, is judged as a
+//!    class ([`class_shifts`]): the Device types' median B/A over the Normal types', beyond
+//!    the kernel's floor and [`CLASS_MIN_PCT`] %, at [`RUN_SIZES`] adjacent sizes and at
+//!    least half of the kernel's sizes in one direction, is named once per run of sizes.
+//!
 //! A point that is not significant is "same": no run is named better there. Memory types
 //! of one class that moved together at a size, away from the overall factor, are counted
 //! per kernel in the summary ("shared shifts") instead of being listed point by point.
@@ -434,6 +439,132 @@ pub fn summary(changes: &[Change]) -> Vec<KernelSummary> {
             })
         })
         .collect()
+}
+
+/// The smallest shift of a whole class against the other that [`class_shifts`] names,
+/// percent: under QEMU on a loaded 2-core host, two runs of one image put the Device types
+/// up to 1.6x apart relative to the Normal types over most of a kernel's sizes (55 pairs of
+/// identical runs, 1125 and 1500 points each); a 2x change stands out of that.
+pub const CLASS_MIN_PCT: f64 = 100.0;
+
+/// Device types that moved against the Normal types of one kernel over a run of sizes: a
+/// change a whole class shares (all four Device mappings fixed, a bus clock for uncached
+/// accesses changed), which step 2 judges each point of against its own class and so never
+/// lists point by point. At one size it can be the host (the class's points run back to
+/// back); at [`RUN_SIZES`] adjacent sizes in one direction it is not, since each size runs
+/// both classes in turn.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassShift {
+    /// Kernel name.
+    pub kernel: String,
+    /// Unit of the kernel's values.
+    pub unit: Unit,
+    /// The first size of the run, bytes.
+    pub from: u64,
+    /// The last size of the run, bytes.
+    pub to: u64,
+    /// Sizes in the run.
+    pub sizes: usize,
+    /// The median over the run's sizes of (Device types' reference B/A) / (Normal types').
+    pub factor: f64,
+}
+
+impl ClassShift {
+    /// Which run's Device types fare better against its Normal ones: `"A"` or `"B"`.
+    pub fn better(&self) -> &'static str {
+        if (self.factor > 1.0) == self.unit.higher_is_better() {
+            "B"
+        } else {
+            "A"
+        }
+    }
+}
+
+/// The class shifts of judged `changes`: per kernel, each run of at least [`RUN_SIZES`]
+/// adjacent sizes (all sizes of a kernel measured at fewer) at which ln(Device reference)
+/// - ln(Normal reference) is beyond the kernel's floor (the larger of the pair's smallest
+/// threshold and [`KERNEL_NOISE_TIMES`] x its noise, as for a point) in one direction. Both
+/// classes need [`MIN_GROUP`] types at a size for it to count.
+pub fn class_shifts(changes: &[Change]) -> Vec<ClassShift> {
+    let pair = overall(changes);
+    let noise = kernel_noise(changes);
+    let mut out = Vec::new();
+    for kernel in distinct(changes.iter().map(|c| c.kernel.as_str())) {
+        let of: Vec<&Change> = changes.iter().filter(|c| c.kernel == kernel).collect();
+        let floor = (pair.threshold_pct / 100.0)
+            .ln_1p()
+            .max(KERNEL_NOISE_TIMES * noise.get(kernel).copied().unwrap_or(0.0))
+            .max((CLASS_MIN_PCT / 100.0).ln_1p());
+        let mut sizes: Vec<u64> = of.iter().map(|c| c.size).collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        // Per size: ln(Device reference / Normal reference), when both classes have a group.
+        let shift = |size: u64| -> Option<f64> {
+            let reference = |class: u8| {
+                let members: Vec<&&Change> = of
+                    .iter()
+                    .filter(|c| c.size == size && class_of(&c.memtype) == class)
+                    .collect();
+                (members.len() >= MIN_GROUP).then(|| members[0].reference.ln())
+            };
+            Some(reference(1)? - reference(0)?)
+        };
+        let d: Vec<(u64, Option<f64>)> = sizes.iter().map(|&s| (s, shift(s))).collect();
+        let dir = |x: Option<f64>| match x {
+            Some(x) if x > floor => 1,
+            Some(x) if x < -floor => -1,
+            _ => 0,
+        };
+        let need = RUN_SIZES.max(d.len().div_ceil(2)).min(d.len());
+        let mut start = 0;
+        while start < d.len() {
+            let sign = dir(d[start].1);
+            let mut end = start + 1;
+            while end < d.len() && dir(d[end].1) == sign {
+                end += 1;
+            }
+            if sign != 0 && end - start >= need {
+                let run = &d[start..end];
+                out.push(ClassShift {
+                    kernel: kernel.into(),
+                    unit: of[0].unit,
+                    from: run[0].0,
+                    to: run[run.len() - 1].0,
+                    sizes: run.len(),
+                    factor: median(run.iter().filter_map(|x| x.1).collect()).exp(),
+                });
+            }
+            start = end;
+        }
+    }
+    out
+}
+
+/// The class shifts for the terminal: one line each, or nothing when there are none.
+pub fn class_shift_table(shifts: &[ClassShift]) -> String {
+    if shifts.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "Device types against Normal types ({RUN_SIZES} adjacent sizes agreeing, beyond the \
+         kernel's threshold): a change the whole class shares\n\
+         {:<14}{:>22}{:>7}{:>24}  better\n",
+        "kernel", "sizes", "count", "B/A Device over Normal"
+    );
+    for s in shifts {
+        let _ = writeln!(
+            out,
+            "{:<14}{:>22}{:>7}{:>23.3}x  {} (Device types, {}, {} is better)",
+            s.kernel,
+            format!("{} to {}", size_label(s.from), size_label(s.to)),
+            s.sizes,
+            s.factor,
+            s.better(),
+            s.unit.label(),
+            s.unit.better()
+        );
+    }
+    out
 }
 
 /// The overall line: the factor common to all points, reported once, and the noise the
@@ -888,6 +1019,43 @@ mod tests {
         assert!(changes(&a, &a)
             .iter()
             .all(|c| c.ratio == 1.0 && c.better() == "same"));
+    }
+
+    /// A whole class moved: every Device type of one kernel 3x faster in B at every size
+    /// is one class shift (no point of it is listed: each moved with its class); at 1.5x
+    /// (within [`CLASS_MIN_PCT`]), or 3x at two sizes only, there is none; host-slowed points
+    /// and a planted single-type change make none either.
+    #[test]
+    fn a_whole_class_that_moved_is_named_once() {
+        let a = noisy_run(1, 1.0, |_, _, _| false, None);
+        let with = |f: f64, at: &dyn Fn(u32) -> bool| {
+            let mut b = noisy_run(2, 1.0, |k, t, s| k == 2 && t == 5 && s == 3, None);
+            for m in &mut b.measurements {
+                let s = (m.size / 4096).trailing_zeros();
+                let device = memtype::by_name(&m.memtype).unwrap().class() == Class::Device;
+                if m.kernel == "write-stp" && device && at(s) {
+                    (m.best, m.median) = (m.best * f, m.median * f);
+                }
+            }
+            class_shifts(&changes(&a, &b))
+        };
+        let found = with(3.0, &|_| true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let s = &found[0];
+        assert_eq!(
+            (s.kernel.as_str(), s.from, s.to, s.sizes, s.better()),
+            ("write-stp", 4096, 4096 << 11, 12, "B")
+        );
+        assert!((s.factor - 3.0).abs() < 0.1, "{s:?}");
+        let t = class_shift_table(&found);
+        assert!(
+            t.contains("write-stp") && t.contains("4 KiB to 8 MiB"),
+            "{t}"
+        );
+        assert!(with(1.5, &|_| true).is_empty());
+        assert!(with(3.0, &|s| s == 4 || s == 5).is_empty());
+        assert!(with(1.0, &|_| true).is_empty());
+        assert_eq!(class_shift_table(&[]), "");
     }
 
     /// A full sweep of one kernel: eight memory types x `sizes` sizes from 4 KiB, MB/s, each

@@ -117,7 +117,10 @@ fn compare_about() -> String {
          thousand points at once: a point is significant only when 3 adjacent sizes of its \
          kernel and memory type are beyond in the same direction (all sizes of a series of \
          fewer), or when that series' median difference is beyond 1.5 x the larger of 5 % and \
-         the noise terms. \
+         the noise terms. A whole class that moved against the other (the Device types' \
+         median B/A over the Normal types', beyond the kernel's threshold and at least 2x, at \
+         3 adjacent sizes and at least half of the kernel's sizes) is named once per kernel, \
+         as a class shift. \
          Writes DIR/compare.csv (every point, with its threshold and references), \
          DIR/compare-loaded-latency.csv (when both have loaded-latency points in common) and \
          DIR/compare-<kernel>.svg for each kernel both measured (shaded: the noise band around \
@@ -396,6 +399,11 @@ fn compare_files(a_path: &Path, b_path: &Path, out: Option<&Path>) -> Result<(),
         say!("");
     }
     say_raw!("{}", compare::summary_table(&compare::summary(&changes)));
+    let shifts = compare::class_shift_table(&compare::class_shifts(&changes));
+    if !shifts.is_empty() {
+        say!("");
+        say_raw!("{shifts}");
+    }
     say!("");
     say_raw!("{}", compare::table(&changes));
     let loaded_table = compare::loaded_table(&a, &b);

@@ -343,11 +343,37 @@ fn compare_golden_logs() {
         .count();
     assert_eq!(listed, rows.len() - same, "{}", d.stdout);
 
+    // A plain quick run against an icount one (host/tests/data/README.md): under icount the
+    // Device types leave TCG's slow path out of the clock, so the whole class moved against
+    // the Normal types, named once per kernel; and nothing of the sort between a log and
+    // itself.
+    let d = compare(
+        &data("qemu10-quick.log"),
+        &data("qemu10-quick-icount.log"),
+        "compare-class",
+    );
+    assert_eq!(d.code, Some(0), "{}", d.stderr);
+    let shifts: Vec<&str> = d
+        .stdout
+        .lines()
+        .filter(|l| l.contains("(Device types, MB/s, higher is better)"))
+        .collect();
+    assert_eq!(shifts.len(), 3, "{}", d.stdout);
+    for kernel in ["read-ldp", "write-stp", "write-line"] {
+        assert!(
+            shifts.iter().any(|l| l.starts_with(kernel)
+                && l.contains("4 KiB to 4 MiB")
+                && l.ends_with("B (Device types, MB/s, higher is better)")),
+            "{kernel}: {shifts:?}"
+        );
+    }
+
     let d = compare(
         &data("qemu-kernels.log"),
         &data("qemu-kernels.log"),
         "compare-self",
     );
+    assert!(!d.stdout.contains("(Device types, "), "{}", d.stdout);
     assert_eq!(d.code, Some(0), "{}", d.stderr);
     let rows = d.csv_rows("compare.csv");
     assert_eq!(rows.len(), 441);
