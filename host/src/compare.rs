@@ -480,11 +480,11 @@ impl ClassShift {
     }
 }
 
-/// The class shifts of judged `changes`: per kernel, each run of at least [`RUN_SIZES`]
-/// adjacent sizes (all sizes of a kernel measured at fewer) at which ln(Device reference)
-/// - ln(Normal reference) is beyond the kernel's floor (the larger of the pair's smallest
-/// threshold and [`KERNEL_NOISE_TIMES`] x its noise, as for a point) in one direction. Both
-/// classes need [`MIN_GROUP`] types at a size for it to count.
+/// The class shifts of judged `changes`: per kernel, each run of adjacent sizes, at least
+/// [`RUN_SIZES`] and half of the kernel's sizes (all of them when it has fewer), at which the
+/// Device reference over the Normal reference (in ln) is beyond the kernel's floor (the
+/// largest of the pair's smallest threshold, [`KERNEL_NOISE_TIMES`] x its noise and
+/// [`CLASS_MIN_PCT`] %) in one direction. Both classes need [`MIN_GROUP`] types at a size.
 pub fn class_shifts(changes: &[Change]) -> Vec<ClassShift> {
     let pair = overall(changes);
     let noise = kernel_noise(changes);
