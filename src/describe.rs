@@ -254,17 +254,21 @@ fn describe(
     }
     if emulation.accel_conflict() {
         run::warn("emulation");
-        say!("emulated: mairbench.accel=kvm, but TCG's tells show: judged TCG");
+        say!("emulated: accel=kvm, but TCG's tells: judged TCG");
     }
     if emulation.kvm() {
-        say!("QEMU under KVM: real cores and caches, timings count (a guest's)");
+        say!("QEMU under KVM: real caches, timings count");
     }
     if emulation.emulated() {
         say!("emulated machine: QEMU models no caches, so timings do not reflect memory types");
         say!("emulated: said by {emulation}");
-        match emulation.accel() {
-            Some((_, from)) => say!("emulated: TCG, said by {}", from.words()),
-            None => say!("emulated: TCG or KVM unknown: judged TCG"),
+        if emulation.suspected() {
+            run::warn("emulation");
+            say!(
+                "emulated: judged as QEMU, so the timing verdicts are n/a; under an emulator \
+                 say so with mairbench.host=<name> (qemu/run adds it); on silicon this is a \
+                 finding: report the tells above"
+            );
         }
     }
 }

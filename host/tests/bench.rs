@@ -314,7 +314,7 @@ fn latency_on_blocks_and_the_non_temporal_kernels() {
     assert!(table.contains("\n  device-gre "), "{table}");
     // Emulated, it says what its steps are (the host's caches, QEMU's software TLB); the
     // streaming tables do not.
-    let steps = "\n  (emulated: the steps are the host CPU's caches and QEMU's software TLB";
+    let steps = "\n  (emulated: the steps are the host's caches and QEMU's TLB";
     assert!(table.contains(steps), "{table}");
     assert_eq!(run.console.matches(steps).count(), 1, "{}", run.console);
     assert!(run.console.contains("\nread-ldnp (MB/s"), "{}", run.console);

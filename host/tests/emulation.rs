@@ -138,13 +138,8 @@ fn qemu_virt_is_emulated_by_the_bootarg_its_device_tree_and_its_tells() {
     assert!(run
         .console
         .contains("; device tree: root compatible linux,dummy-virt"));
-    // TCG, said by the runner and shown by the machine (whose word comes first).
+    // TCG, said by the runner and shown by the machine.
     assert_eq!(run.one("start")["accel"], "tcg");
-    assert!(
-        run.console.contains("emulated: TCG, said by its tells"),
-        "{}",
-        run.console
-    );
     assert_report_says_emulated(&run.console, &scratch("virt"));
 }
 
@@ -173,7 +168,7 @@ fn kvm_said_against_tcg_tells_is_judged_tcg_with_a_warning() {
     );
     assert!(
         run.console
-            .contains("emulated: mairbench.accel=kvm, but TCG's tells show: judged TCG"),
+            .contains("emulated: accel=kvm, but TCG's tells: judged TCG"),
         "{}",
         run.console
     );

@@ -20,9 +20,8 @@ use mairbench_core::sweep::{Lines, Sizes, Start, MAX_SIZES};
 /// What the latency table's steps are in an emulated run (docs/lab.md, step 2e): the host
 /// CPU's own caches show through TCG whatever the guest's `cache:` lines say, and a chase over
 /// more 4 KiB pages than QEMU's software TLB holds takes a slow TLB refill on most loads.
-const EMULATED_STEPS: &str = "(emulated: the steps are the host CPU's caches and QEMU's \
-     software TLB, whose 4 KiB entries cover 1 MiB by default and 2 MiB or more once a boot \
-     loader has grown it; not the guest's caches: docs/lab.md, step 2e)";
+const EMULATED_STEPS: &str =
+    "(emulated: the steps are the host's caches and QEMU's TLB: docs/lab.md, step 2e)";
 
 /// A measured point, as the report needs it.
 pub(super) struct Point {

@@ -312,7 +312,7 @@ pub fn host(cmdline: &str) -> Option<&str> {
 }
 
 /// What `mairbench.accel=` accepts (see [`accel`]).
-const ACCEL_EXPECTED: &str = "how QEMU runs the guest: tcg or kvm";
+const ACCEL_EXPECTED: &str = "tcg or kvm";
 
 /// `mairbench.accel=`: how the emulator runs the guest, as its runner says (`qemu/run` adds
 /// `mairbench.accel=tcg` or `kvm` with `mairbench.host=`). The last good value; `None`
