@@ -231,10 +231,12 @@ impl<'p> Plan<'p> {
             run::warn("cpus-beyond-cap");
             say!("cpus: {beyond} more CPUs in /cpus beyond the firmware's {MAX_CPUS}: not started");
         }
+        // Counted as the smp record counts them: the selftest's missing CPU was tried too.
+        let listed = self.platform.cpus().len().max(1) + beyond;
         say!(
             "cpus: {} of {} running at EL1",
             cores.count() + 1,
-            (self.platform.cpus().len() + beyond).max(1)
+            listed + usize::from(self.ask_missing)
         );
         evidence.first_differing = first.map(|(mpidr, i, ..)| (mpidr, Regs::NAMES[i]));
         if evidence.started == 0 {

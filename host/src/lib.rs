@@ -5,6 +5,7 @@ pub mod capture;
 pub mod chart;
 pub mod classify;
 pub mod compare;
+pub mod failure;
 pub mod log;
 pub mod model;
 pub mod rejudge;

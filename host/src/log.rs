@@ -64,6 +64,40 @@ pub struct Parsed {
     pub warned: (Vec<String>, u64),
     /// Number of lines in the log.
     pub lines: usize,
+    /// The records that say why the run failed or warned, for [`crate::failure`].
+    pub evidence: Evidence,
+    /// The last record: its line and kind.
+    pub last_record: Option<(usize, String)>,
+    /// The last line that holds more than blanks (escapes and noise removed): its number
+    /// and text.
+    pub last_text: Option<(usize, String)>,
+}
+
+/// One record kept whole, with its line.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Kept {
+    /// 1-based line number in the log.
+    pub line: usize,
+    /// Its fields, `kind` included.
+    pub fields: Map<String, Value>,
+}
+
+/// The records of a run that explain a failure or a warning ([`crate::failure::lead`]), in
+/// log order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Evidence {
+    /// `exception` records: exceptions nobody expected.
+    pub exceptions: Vec<Kept>,
+    /// `panic` records.
+    pub panics: Vec<Kept>,
+    /// `memtype` records whose proof failed (`ok` false).
+    pub memtypes: Vec<Kept>,
+    /// `result` records with an `integrity_fail_offset`.
+    pub integrity: Vec<Kept>,
+    /// `cpu` records: CPUs that did not start.
+    pub cpus: Vec<Kept>,
+    /// `check` records that failed (`ok` false).
+    pub checks: Vec<Kept>,
 }
 
 /// How a log must be judged once parsed.
@@ -108,7 +142,13 @@ pub fn parse(bytes: &[u8]) -> Parsed {
                     }
                 }
                 take(&mut p, line, &fields);
+                let kind = text(&fields, "kind").unwrap_or_default();
+                p.last_record = Some((line, kind));
             }
+        }
+        let words = clean(&String::from_utf8_lossy(raw));
+        if !words.trim().is_empty() {
+            p.last_text = Some((line, words.trim().to_owned()));
         }
     }
     // A final line feed ends the last line; it does not start another.
@@ -467,6 +507,21 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
                 p.run.timer_hz = Some(hz);
             }
         }
+        _ => {}
+    }
+    let kept = || Kept {
+        line,
+        fields: f.clone(),
+    };
+    let failed = f.get("ok") == Some(&Value::Bool(false));
+    let e = &mut p.evidence;
+    match f.get("kind").and_then(Value::as_str).unwrap_or_default() {
+        "exception" => e.exceptions.push(kept()),
+        "panic" => e.panics.push(kept()),
+        "cpu" => e.cpus.push(kept()),
+        "memtype" if failed => e.memtypes.push(kept()),
+        "check" if failed => e.checks.push(kept()),
+        "result" if f.contains_key("integrity_fail_offset") => e.integrity.push(kept()),
         _ => {}
     }
 }

@@ -6,7 +6,7 @@
 
 use clap::{Parser, Subcommand};
 use mairbench_host::model::{Run, FIRMWARE_BASELINE, TWIN_BASELINE};
-use mairbench_host::{capture, chart, classify, compare, log, rejudge, report};
+use mairbench_host::{capture, chart, classify, compare, failure, log, rejudge, report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -61,7 +61,7 @@ enum Cmd {
         out: PathBuf,
     },
     /// Parse a console log (QEMU or a board's, U-Boot output and serial noise allowed) and
-    /// print the summary tables (with the scaling, the loaded latency and the prediction
+    /// print, first for a failed or incomplete run, why (as `why` does), then the summary tables (with the scaling, the loaded latency and the prediction
     /// sheet); with --out, also write results.csv, results.json, scaling.csv,
     /// loaded_latency.csv, pmu.csv (where the PMU counted) and SVG charts to DIR.
     Report {
@@ -70,6 +70,17 @@ enum Cmd {
         /// Output directory (created when missing); without it nothing is written.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+    },
+    /// Print why a run failed, from its records: what `report` prints first, alone (qemu/judge
+    /// calls it). An exception's class, ESR, FAR (where valid), ELR and the addr2line command;
+    /// a panic's message and location; a failed memtype proof's alias, expected and found
+    /// attribute and PA; a failed integrity check's kernel, alias, size and offset; other
+    /// failed checks and verdicts; each CPU that did not start (a PSCI return code named);
+    /// without an end record, the last record and the last line before the console went
+    /// silent. Exit status as `report`'s.
+    Why {
+        /// The console log.
+        log: PathBuf,
     },
     /// Judge a log's verdicts again with today's logic (core's verdicts and table of cores)
     /// from its records alone: an old firmware's log, or a board's captured earlier. Prints
@@ -177,6 +188,7 @@ fn main() -> ExitCode {
         Cmd::Report { log, out } => report_file(&log, out.as_deref()),
         Cmd::Compare { a, b, out } => compare_files(&a, &b, out.as_deref()),
         Cmd::Verdicts { log, out } => verdicts_file(&log, out.as_deref()),
+        Cmd::Why { log } => why_file(&log),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -249,6 +261,11 @@ fn capture(port: &str, baud: u32, timeout: Option<f64>, out: &Path) -> Result<()
 /// Reads and parses a log; a log that cannot be used at all is an error (status 2); a
 /// failed or truncated run comes back with its sentence.
 fn load(path: &Path) -> Result<(Run, Option<Fail>), Fail> {
+    load_parsed(path).map(|(p, failure)| (p.run, failure))
+}
+
+/// [`load`], keeping the whole parse (the records that explain a failure).
+fn load_parsed(path: &Path) -> Result<(log::Parsed, Option<Fail>), Fail> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| usage(format!("cannot read {name}: {e}.")))?;
     let parsed = log::parse(&bytes);
@@ -266,7 +283,19 @@ fn load(path: &Path) -> Result<(Run, Option<Fail>), Fail> {
             parsed.problems.len() - SHOWN
         );
     }
-    Ok((parsed.run, verdict.map(|v| Fail(1, v.sentence))))
+    Ok((parsed, verdict.map(|v| Fail(1, v.sentence))))
+}
+
+/// Prints why the run of the log at `path` failed (`cargo host why`): the lead of its report.
+fn why_file(path: &Path) -> Result<(), Fail> {
+    let (parsed, failure) = load_parsed(path)?;
+    let lead = failure::lead(&parsed);
+    if lead.is_empty() {
+        say!("the run passed: nothing to explain");
+    } else {
+        say_raw!("{lead}");
+    }
+    failure.map_or(Ok(()), Err)
 }
 
 /// Judges the log at `path` again (`cargo host verdicts`).
@@ -335,7 +364,12 @@ fn verdicts_file(path: &Path, out: Option<&Path>) -> Result<(), Fail> {
 
 /// Prints the tables of the log at `path`, and with `out` writes the report files there.
 fn report_file(path: &Path, out: Option<&Path>) -> Result<(), Fail> {
-    let (run, failure) = load(path)?;
+    let (parsed, failure) = load_parsed(path)?;
+    let lead = failure::lead(&parsed);
+    if !lead.is_empty() {
+        say!("{lead}");
+    }
+    let run = parsed.run;
     say_raw!("{}", report::tables(&run));
     if run.emulated {
         say!("\nnote: {}", report::EMULATED_CAVEAT);

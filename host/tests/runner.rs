@@ -26,13 +26,15 @@ impl Scratch {
     }
 
     /// An executable bash script on the scratch directory, which fakes a tool. A fake QEMU
-    /// answers `--version` as QEMU 10.0.2 does (qemu/deps and qemu/run ask).
+    /// answers `--version` as QEMU 10.0.2 does (qemu/deps and qemu/run ask), and `-cpu help`
+    /// with two models (qemu/run checks MAIRBENCH_CPU).
     fn tool(&self, name: &str, body: &str) {
         use std::os::unix::fs::PermissionsExt;
         // A fake QEMU answers `--version` as a new enough one does, so that qemu/deps
         // leaves it alone.
         let version = if name == "qemu-system-aarch64" {
-            "[[ \"${1:-}\" == --version ]] && { echo 'QEMU emulator version 10.0.2 (fake)'; exit 0; }\n"
+            "[[ \"${1:-}\" == --version ]] && { echo 'QEMU emulator version 10.0.2 (fake)'; exit 0; }\n\
+             [[ \" $* \" == *' -cpu help '* ]] && { printf 'Available CPUs:\\n  cortex-a53\\n  cortex-a72\\n'; exit 0; }\n"
         } else {
             ""
         };
@@ -116,6 +118,23 @@ fn bad_settings_give_status_2_before_any_tool_runs() {
         let out = run_elf(&bogus, &env, None);
         assert_eq!(out.status, 2, "{k}={v}: {}", out.stderr);
         assert!(out.stderr.contains(k), "{k}={v}: {}", out.stderr);
+    }
+    // A CPU model this QEMU does not offer (QEMU itself would refuse to start, and the run
+    // end without an end record): refused, the models it offers named.
+    let out = run_elf(&bogus, &[("MAIRBENCH_CPU", "cortex-a99")], None);
+    assert_eq!(out.status, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("MAIRBENCH_CPU=cortex-a99 is not a CPU model of this QEMU; it offers: "),
+        "{}",
+        out.stderr
+    );
+    for model in ["cortex-a53", "cortex-a72", "max", "neoverse-n1"] {
+        assert!(
+            out.stderr.split_whitespace().any(|w| w == model),
+            "{model}: {}",
+            out.stderr
+        );
     }
     let usage = script("run", &[], &[], None);
     assert_eq!(usage.status, 2, "{}", usage.stderr);
@@ -345,4 +364,77 @@ fn judge_needs_qemu_to_have_exited_with_0_and_a_readable_log() {
     let out = script("judge", &["/nonexistent/console.log"], &[], None);
     assert_eq!(out.status, 2, "{}", out.stderr);
     assert_eq!(script("judge", &[], &[], None).status, 2);
+}
+
+#[test]
+fn judge_explains_a_failed_run_with_the_host_tool_or_without_it() {
+    let dir = Scratch::new("why");
+    let log = dir.file(
+        "console.log",
+        "@mb {\"kind\":\"start\",\"schema\":1}\n\
+         !! panic: panicked at src/main.rs:7:5:\n\
+         oops\n\
+         @mb {\"kind\":\"panic\",\"message\":\"oops\",\"file\":\"src/main.rs\",\"line\":7}\n\
+         @mb {\"kind\":\"end\",\"status\":\"fail\",\"reason\":\"panic\"}\n",
+    );
+    let log = log.to_str().unwrap();
+    // The host tool cargo built for these tests, where judge looks for it.
+    let tool = PathBuf::from(env!("CARGO_BIN_EXE_mairbench-host"));
+    let target = tool
+        .ancestors()
+        .nth(3)
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let out = script("judge", &[log], &[("CARGO_TARGET_DIR", &target)], None);
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.ends_with(
+            "the run failed\nwhy the run failed:\n  line 4: panic at src/main.rs:7: oops\n"
+        ),
+        "{}",
+        out.stderr
+    );
+    // Without one it builds nothing: the console's own lines, and the command.
+    let empty = Scratch::new("why-no-tool");
+    let out = script(
+        "judge",
+        &[log],
+        &[("CARGO_TARGET_DIR", empty.0.to_str().unwrap())],
+        None,
+    );
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.ends_with(&format!(
+            "the run failed\n!! panic: panicked at src/main.rs:7:5:\noops\n\
+             mairbench: the records say why in full: cargo host why {log}\n"
+        )),
+        "{}",
+        out.stderr
+    );
+    let silent = dir.file(
+        "silent.log",
+        "@mb {\"kind\":\"start\",\"schema\":1}\nselftest: hanging\r\n\n",
+    );
+    let out = script(
+        "judge",
+        &[silent.to_str().unwrap()],
+        &[("CARGO_TARGET_DIR", empty.0.to_str().unwrap())],
+        None,
+    );
+    assert!(
+        out.stderr.contains(
+            "without an end record\nlast line before silence: line 2: selftest: hanging\n"
+        ),
+        "{}",
+        out.stderr
+    );
+    // A passing run is not explained.
+    let out = judge(
+        "why-pass",
+        "@mb {\"kind\":\"end\",\"status\":\"pass\"}\n",
+        None,
+    );
+    assert_eq!((out.status, out.stderr.as_str()), (0, ""));
 }

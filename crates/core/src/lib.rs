@@ -56,6 +56,7 @@ pub mod platform;
 pub mod pmu;
 pub mod problems;
 pub mod proof;
+pub mod psci;
 pub mod random;
 pub mod record;
 pub mod reserved;
