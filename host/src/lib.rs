@@ -6,6 +6,7 @@ pub mod chart;
 pub mod classify;
 pub mod compare;
 pub mod failure;
+pub mod fleet;
 pub mod log;
 pub mod model;
 pub mod rejudge;

@@ -6,7 +6,7 @@
 
 use clap::{Parser, Subcommand};
 use mairbench_host::model::{Run, FIRMWARE_BASELINE, TWIN_BASELINE};
-use mairbench_host::{capture, chart, classify, compare, failure, log, rejudge, report};
+use mairbench_host::{capture, chart, classify, compare, failure, fleet, log, rejudge, report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -90,6 +90,21 @@ enum Cmd {
     Verdicts {
         /// The console log.
         log: PathBuf,
+        /// Output directory (created when missing); without it nothing is written.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// The fleet table of two or more firmware logs, any mix of boards: one row per log
+    /// (board, MIDR, firmware, date: the log file's modification time, UTC; emulated), the
+    /// status of each verdict, and the key figures with their cv: Device/WB reads at DRAM
+    /// size; NC/WB, WB-noalloc/WB and WT/WB writes at the L1 set; latency at DRAM size, at
+    /// the points the verdicts compare (host/src/fleet.rs). A figure a log lacks is `-` with
+    /// a footnote saying why; a failed or truncated run is a warning. With --out DIR, writes
+    /// DIR/fleet.csv, DIR/fleet.json and DIR/fleet.svg (the ratios, one mark per log).
+    Table {
+        /// The console logs (two or more).
+        #[arg(required = true, num_args = 1..)]
+        logs: Vec<PathBuf>,
         /// Output directory (created when missing); without it nothing is written.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
@@ -189,6 +204,7 @@ fn main() -> ExitCode {
         Cmd::Compare { a, b, out } => compare_files(&a, &b, out.as_deref()),
         Cmd::Verdicts { log, out } => verdicts_file(&log, out.as_deref()),
         Cmd::Why { log } => why_file(&log),
+        Cmd::Table { logs, out } => table_files(&logs, out.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -512,6 +528,56 @@ fn classify_files(
     let json = serde_json::to_string_pretty(&classify::json(&c)).unwrap_or_default();
     written
         .file(out, "classify.json", &(json + "\n"))
+        .map_err(usage)?;
+    print_written(&written);
+    Ok(())
+}
+
+/// The fleet table of the logs at `paths` (`cargo host table`).
+fn table_files(paths: &[PathBuf], out: Option<&Path>) -> Result<(), Fail> {
+    if paths.len() < 2 {
+        return Err(usage(format!(
+            "the fleet table needs two or more logs, not {}.",
+            paths.len()
+        )));
+    }
+    let mut rows = Vec::new();
+    for path in paths {
+        let (run, failure) = load(path)?;
+        if run.twin {
+            return Err(usage(format!(
+                "{} is a mairbench-linux log: the fleet table compares firmware logs.",
+                path.display()
+            )));
+        }
+        if let Some(Fail(_, sentence)) = failure {
+            esay!("warning: {sentence}");
+        }
+        rows.push(fleet::row(path, &run));
+    }
+    say_raw!("{}", fleet::table(&rows));
+    if rows.iter().any(|r| r.emulated) {
+        say!("\nnote: {}", report::EMULATED_CAVEAT);
+    }
+    let Some(out) = out else {
+        return Ok(());
+    };
+    create_out(out)?;
+    let mut written = report::Written::default();
+    written
+        .file(out, "fleet.csv", &fleet::csv(&rows))
+        .map_err(usage)?;
+    let json = serde_json::to_string_pretty(&fleet::json(&rows)).unwrap_or_default();
+    written
+        .file(out, "fleet.json", &(json + "\n"))
+        .map_err(usage)?;
+    let title = format!("fleet: key ratios of {} logs", rows.len());
+    written
+        .chart(
+            out,
+            "fleet.svg",
+            chart::fleet(&fleet::chart_data(&rows), &title),
+        )
         .map_err(usage)?;
     print_written(&written);
     Ok(())
