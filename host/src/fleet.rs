@@ -4,12 +4,12 @@
 //! its coefficient of variation.
 //!
 //! The points are those the verdicts compare, by the rule of core's
-//! `crates/core/src/verdict/points.rs` (mirrored here, its `View` being private to core):
-//! - the **L1 set**: the largest measured size ≤ half the first reported data cache; without
-//!   a reported cache, the smallest measured size;
-//! - **DRAM size**: the smallest size ≥ 4× the last-level cache at which the write-back
-//!   reference was measured (`device-read-cliff`'s rule; 4× 0 bytes, the smallest size, when
-//!   no cache is reported);
+//! `crates/core/src/verdict/points.rs`:
+//! - the **L1 set**: [`verdict::l1_set_of`], the largest measured size ≤ half the first
+//!   reported data cache; without a reported cache, the smallest measured size;
+//! - **DRAM size**: the smallest size ≥ [`verdict::dram_bound`] (4× the last-level cache) at
+//!   which the write-back reference was measured (`device-read-cliff`'s rule; the smallest
+//!   size when no cache is reported);
 //! - a value is the point's best on 4 KiB pages, else on 2 MiB blocks, except latency's,
 //!   which prefers blocks (no page walks);
 //! - the writes are write-line's where the log measured it on the write-back type at the L1
@@ -27,7 +27,7 @@ use std::path::Path;
 use mairbench_core::kernel::Kernel;
 use mairbench_core::memtype::{self, Role, MEMTYPES};
 use mairbench_core::paging::Granule;
-use mairbench_core::verdict::VERDICTS;
+use mairbench_core::verdict::{self, VERDICTS};
 use serde_json::{json, Value};
 
 use crate::model::{Measurement, Run};
@@ -210,17 +210,13 @@ fn caches(run: &Run) -> Vec<u64> {
 
 /// The L1 set of the log (see the module).
 pub fn l1_set(run: &Run) -> Option<u64> {
-    let sizes = sizes(run);
-    match caches(run).first() {
-        Some(l1) => sizes.iter().rev().copied().find(|&s| s <= l1 / 2),
-        None => sizes.first().copied(),
-    }
+    verdict::l1_set_of(&sizes(run), caches(run))
 }
 
-/// The smallest size ≥ 4× the last-level cache where `kernel` on the write-back reference
+/// The smallest size ≥ [`verdict::dram_bound`] where `kernel` on the write-back reference
 /// was measured; the bound as well.
 pub fn dram(run: &Run, kernel: Kernel) -> (Option<u64>, u64) {
-    let bound = caches(run).last().map_or(0, |c| c.saturating_mul(4));
+    let bound = verdict::dram_bound(caches(run));
     let wb = named(Role::WriteBack);
     let size = sizes(run)
         .into_iter()
@@ -255,7 +251,8 @@ pub fn figure(run: &Run, key: &Key) -> Result<Figure, String> {
             (Some(s), _) => s,
             (None, bound) => {
                 return Err(format!(
-                    "no {kname} point of {wb} at DRAM size (≥ 4× the last-level cache: {})",
+                    "no {kname} point of {wb} at DRAM size (≥ {}× the last-level cache: {})",
+                    verdict::DRAM_TIMES,
                     size_label(bound)
                 ))
             }

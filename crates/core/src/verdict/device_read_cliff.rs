@@ -76,8 +76,7 @@ impl fmt::Display for Why {
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
     let k = Kernel::ReadLdp;
-    let llc = v.caches().last().map_or(0, CacheLevel::size);
-    let dram = llc.saturating_mul(4);
+    let dram = super::points::dram_bound(v.caches().map(CacheLevel::size));
     let wb = super::points::position(Role::WriteBack);
     let found = devices().find_map(|t| {
         let (size, wb) = v.at_least(k, wb, dram)?;

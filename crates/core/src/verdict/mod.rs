@@ -38,6 +38,7 @@ mod clock;
 mod device_read_cliff;
 mod maintenance;
 mod points;
+pub use points::{dram_bound, l1_set_of, DRAM_TIMES};
 mod smp_config;
 #[cfg(test)]
 mod testing;

@@ -18,6 +18,28 @@ use crate::kernel::{Kernel, Unit};
 use crate::memtype::{self, Role, MEMTYPES};
 use crate::paging::Granule;
 
+/// How many times the last-level cache a working set must be to be a DRAM point.
+pub const DRAM_TIMES: u64 = 4;
+
+/// The L1 set of a sweep over `sizes` (ascending) on a machine whose data caches are
+/// `cache_sizes` bytes, innermost first: the largest size ≤ half the first, else (no cache
+/// reported) the smallest size. The verdicts' rule, for the host's tables too.
+pub fn l1_set_of(sizes: &[u64], cache_sizes: impl IntoIterator<Item = u64>) -> Option<u64> {
+    match cache_sizes.into_iter().next() {
+        Some(l1) => sizes.iter().rev().copied().find(|&s| s <= l1 / 2),
+        None => sizes.first().copied(),
+    }
+}
+
+/// The smallest working set that is a DRAM point on a machine whose data caches are
+/// `cache_sizes` bytes, innermost first: [`DRAM_TIMES`] the last one (0 without one).
+pub fn dram_bound(cache_sizes: impl IntoIterator<Item = u64>) -> u64 {
+    cache_sizes
+        .into_iter()
+        .last()
+        .map_or(0, |llc| llc.saturating_mul(DRAM_TIMES))
+}
+
 /// Position in [`MEMTYPES`] of the first type of `role`; a position beyond the table, which
 /// no sweep answers for, when the table has none.
 pub(super) fn position(role: Role) -> usize {
@@ -187,11 +209,7 @@ impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
 
     /// The L1 set: the largest size ≤ L1/2, else (no cache reported) the smallest size.
     pub(super) fn l1_set(&self) -> Option<u64> {
-        let sizes = self.i.sweep.sizes();
-        match self.caches().next() {
-            Some(l1) => sizes.iter().rev().copied().find(|&s| s <= l1.size() / 2),
-            None => sizes.first().copied(),
-        }
+        l1_set_of(self.i.sweep.sizes(), self.caches().map(CacheLevel::size))
     }
 
     /// The set of the level after L1 (≤ L2/2), if there is one and it differs from the L1
@@ -218,5 +236,25 @@ impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
             outside,
             ratio: faster(unit, vin, vout)?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_l1_set_and_the_dram_bound() {
+        const K: u64 = 1024;
+        let sizes = [4 * K, 8 * K, 16 * K, 32 * K, 4096 * K];
+        assert_eq!(l1_set_of(&sizes, [32 * K, 1024 * K]), Some(16 * K));
+        assert_eq!(l1_set_of(&sizes, [64 * K]), Some(32 * K));
+        // No reported cache: the smallest size; a cache smaller than every set: none.
+        assert_eq!(l1_set_of(&sizes, []), Some(4 * K));
+        assert_eq!(l1_set_of(&sizes, [4 * K]), None);
+        assert_eq!(l1_set_of(&[], [32 * K]), None);
+        assert_eq!(dram_bound([32 * K, 1024 * K]), 4096 * K);
+        assert_eq!(dram_bound([]), 0);
+        assert_eq!(dram_bound([u64::MAX]), u64::MAX);
     }
 }
