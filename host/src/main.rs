@@ -360,11 +360,11 @@ fn verdicts_file(path: &Path, out: Option<&Path>) -> Result<(), Fail> {
     }
     if let Some(out) = out {
         create_out(out)?;
-        let file = out.join("verdicts.json");
-        let text = serde_json::to_string_pretty(&rejudge::json(&r)).unwrap_or_default();
-        std::fs::write(&file, text + "\n")
-            .map_err(|e| usage(format!("cannot write {}: {e}.", file.display())))?;
-        say!("\nfiles written:\n  {}", file.display());
+        let mut written = report::Written::default();
+        written
+            .json(out, "verdicts.json", &rejudge::json(&r))
+            .map_err(usage)?;
+        print_written(&written);
     }
     if v.must_fail() {
         return Err(Fail(
@@ -525,9 +525,8 @@ fn classify_files(
     written
         .file(out, "classify.csv", &classify::csv(&c))
         .map_err(usage)?;
-    let json = serde_json::to_string_pretty(&classify::json(&c)).unwrap_or_default();
     written
-        .file(out, "classify.json", &(json + "\n"))
+        .json(out, "classify.json", &classify::json(&c))
         .map_err(usage)?;
     print_written(&written);
     Ok(())
@@ -567,9 +566,8 @@ fn table_files(paths: &[PathBuf], out: Option<&Path>) -> Result<(), Fail> {
     written
         .file(out, "fleet.csv", &fleet::csv(&rows))
         .map_err(usage)?;
-    let json = serde_json::to_string_pretty(&fleet::json(&rows)).unwrap_or_default();
     written
-        .file(out, "fleet.json", &(json + "\n"))
+        .json(out, "fleet.json", &fleet::json(&rows))
         .map_err(usage)?;
     let title = format!("fleet: key ratios of {} logs", rows.len());
     written

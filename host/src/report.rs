@@ -746,6 +746,18 @@ impl Written {
         Ok(())
     }
 
+    /// Writes `value` to `dir/name` as pretty-printed JSON with a final newline, and records
+    /// it.
+    pub fn json(
+        &mut self,
+        dir: &Path,
+        name: &str,
+        value: &serde_json::Value,
+    ) -> Result<(), String> {
+        let text = serde_json::to_string_pretty(value).unwrap_or_default();
+        self.file(dir, name, &(text + "\n"))
+    }
+
     /// Writes a chart, or notes why there is none.
     pub fn chart(
         &mut self,
@@ -807,8 +819,7 @@ pub fn write(run: &Run, dir: &Path) -> Result<Written, String> {
         .map_err(|e| format!("cannot create the output directory {}: {e}.", dir.display()))?;
     let mut w = Written::default();
     w.file(dir, "results.csv", &csv(run))?;
-    let json = serde_json::to_string_pretty(&json(run)).unwrap_or_default();
-    w.file(dir, "results.json", &(json + "\n"))?;
+    w.json(dir, "results.json", &json(run))?;
     if !run.scaling.is_empty() {
         w.file(dir, "scaling.csv", &scaling_csv(run))?;
     }

@@ -68,17 +68,6 @@ pub enum AccelFrom {
     Uid,
 }
 
-impl AccelFrom {
-    /// In words, for the console.
-    pub const fn words(self) -> &'static str {
-        match self {
-            AccelFrom::Bootarg => "mairbench.accel=",
-            AccelFrom::Tells => "its tells",
-            AccelFrom::Uid => "KVM's UID",
-        }
-    }
-}
-
 /// QEMU's generic counter frequency: 62.5 MHz (a 16 ns tick).
 pub const QEMU_CNTFRQ_HZ: u64 = 62_500_000;
 
