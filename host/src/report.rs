@@ -5,6 +5,7 @@
 
 use crate::chart;
 use crate::model::{self, distinct, LoadedLatency, Measurement, Run, Unit};
+use mairbench_core::diagnosis;
 use mairbench_core::format::Bytes;
 use mairbench_core::kernel::Kernel;
 use mairbench_core::sweep::ticks_to_ns;
@@ -86,6 +87,7 @@ pub fn tables(run: &Run) -> String {
     let mut out = String::new();
     if run.twin {
         twin_header(&mut out, run);
+        out.push_str(&twin_diagnosis(run));
         return body(out, run);
     }
     let _ = writeln!(
@@ -155,6 +157,86 @@ sources ({}):",
         };
         let _ = writeln!(out, "  {:<width$}  {what}", s.name);
     }
+}
+
+/// The twin's diagnosis of each source against its reference (core's [`diagnosis`]): per
+/// source the finding in one sentence, then its read (`read-ldp`), write (`write-stp`) and
+/// copy (`copy-from`: out of the source) slowdowns at the L1-, L2- and DRAM-sized working
+/// sets ([`diagnosis::levels`] from the log's caches). Empty for a log with no source but
+/// the reference.
+pub fn twin_diagnosis(run: &Run) -> String {
+    let base = run.rows().baseline;
+    let caches: Vec<u64> = run.caches.iter().map(|c| c.size).collect();
+    let mut sizes: Vec<u64> = run.measurements.iter().map(|m| m.size).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let levels = diagnosis::levels(&sizes, &caches);
+    let at = |kernel: &str, row: &str, size: u64| {
+        run.measurements.iter().find(|m| {
+            m.kernel == kernel
+                && m.memtype == row
+                && m.size == size
+                && m.unit == Unit::MegabytesPerSecond
+        })
+    };
+    let figures = |kernel: &str, row: &str| -> [Option<diagnosis::Slower>; 3] {
+        levels.map(|size| {
+            let (a, s) = (at(kernel, base, size?)?, at(kernel, row, size?)?);
+            // Tenths of a percent, whole MB/s: the record's own precision.
+            let tenths = |cv: f64| (cv * 10.0).round().max(0.0) as u64;
+            diagnosis::Slower::of(
+                a.best.round() as u64,
+                s.best.round() as u64,
+                tenths(a.cv_pct),
+                tenths(s.cv_pct),
+            )
+        })
+    };
+    let rows = distinct(
+        run.measurements
+            .iter()
+            .map(|m| m.memtype.as_str())
+            .filter(|r| *r != base),
+    );
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "\ndiagnosis against {base} (times slower than {base}, best MB/s over best MB/s, \
+         spread = both cv added; slow = {} or more with the spread taken off, alike = \
+         within {} either way):\n",
+        diagnosis_times(diagnosis::SLOW_MILLI),
+        diagnosis_times(diagnosis::LIKE_MILLI),
+    );
+    for row in rows {
+        let f = diagnosis::Figures {
+            sizes: levels,
+            read: figures("read-ldp", row),
+            write: figures("write-stp", row),
+            copy: figures("copy-from", row),
+        };
+        let _ = writeln!(out, "  {row}: {}", diagnosis::Sentence(&f));
+        for (name, figures) in [("read", &f.read), ("write", &f.write), ("copy", &f.copy)] {
+            let _ = writeln!(
+                out,
+                "    {}",
+                diagnosis::Row {
+                    name,
+                    figures,
+                    sizes: &levels
+                }
+            );
+        }
+    }
+    if run.emulated {
+        let _ = writeln!(out, "  ({})", diagnosis::EMULATED);
+    }
+    out
+}
+
+/// `3.0×` for 3000 thousandths.
+fn diagnosis_times(milli: u64) -> String {
+    format!("{}.{}×", milli / 1000, milli % 1000 / 100)
 }
 
 /// Everything after the header: verdicts, the per-kernel tables, skips, scaling, loaded

@@ -764,3 +764,38 @@ fn run_in_qemu_end_to_end() {
         1 + 3 * 8 * 3
     );
 }
+
+#[test]
+fn a_twin_report_leads_with_each_sources_diagnosis_against_anon() {
+    let dir = scratch("twin-diagnosis");
+    let o = Command::new(env!("CARGO_BIN_EXE_mairbench-host"))
+        .current_dir(&dir)
+        .args([
+            "report".as_ref(),
+            data("qemu10-linux-4k-64k.log").as_os_str(),
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{stdout}");
+    let lead = stdout.find("diagnosis against anon").expect("a diagnosis");
+    assert!(
+        lead < stdout.find("read-ldp (MB/s").unwrap(),
+        "before the tables: {stdout}"
+    );
+    // QEMU 10's slow path for Device pages shows on res2 (Device-nGnRE); Normal-NC (res2_wc)
+    // and the udmabuf time like anon under emulation, and the summary says what that means.
+    for line in [
+        "  pci:0000:00:01.0:res2: reads 14× and writes 13× slower than anon: uncached both ways",
+        "  udmabuf: times like anon (reads within 1.0×, writes within 1.1×): cached",
+        "  pci:0000:00:01.0:res2_wc: times like anon",
+        "    read   L1-sized (4 KiB): 14× ±0.2 %  L2-sized: -  DRAM-sized: -",
+        "(emulated: QEMU models no caches;",
+    ] {
+        assert!(stdout.contains(line), "{line:?} in:\n{stdout}");
+    }
+    assert!(
+        !stdout.contains("  anon: "),
+        "the reference is not diagnosed: {stdout}"
+    );
+}
