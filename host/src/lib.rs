@@ -5,6 +5,7 @@ pub mod capture;
 pub mod chart;
 pub mod classify;
 pub mod compare;
+pub mod console;
 pub mod failure;
 pub mod fleet;
 pub mod log;
