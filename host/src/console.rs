@@ -37,7 +37,12 @@ impl Port for Box<dyn serialport::SerialPort> {
         match io::Read::read(self, buf) {
             Ok(0) => Err(io::Error::new(io::ErrorKind::UnexpectedEof, "end of file")),
             Ok(n) => Ok(n),
-            Err(e) if matches!(e.kind(), io::ErrorKind::TimedOut | io::ErrorKind::Interrupted) => {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+                ) =>
+            {
                 Ok(0)
             }
             Err(e) => Err(e),
@@ -103,8 +108,7 @@ pub const ERRORS: &[(&str, &str)] = &[
 
 /// The first command word of the script lines that do not come back when they work.
 const NO_RETURN: &[&str] = &[
-    "booti", "bootm", "bootz", "bootefi", "go", "boot", "bootd", "bootflow", "reset",
-    "poweroff",
+    "booti", "bootm", "bootz", "bootefi", "go", "boot", "bootd", "bootflow", "reset", "poweroff",
 ];
 
 /// A command of a boot script, with its line number.
@@ -140,7 +144,10 @@ pub fn script(text: &str) -> Result<Vec<Command>, String> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        if let Some(c) = line.chars().find(|c| !(' '..='~').contains(c) && *c != '\t') {
+        if let Some(c) = line
+            .chars()
+            .find(|c| !(' '..='~').contains(c) && *c != '\t')
+        {
             return Err(format!(
                 "line {}: {c:?} is not printable ASCII (U-Boot's console takes ASCII).",
                 i + 1
@@ -238,7 +245,10 @@ impl Sink {
             .write_all(bytes)
             .and_then(|()| self.log.flush())
             .map_err(|e| format!("cannot write the console log: {e}."))?;
-        let _ = self.screen.write_all(bytes).and_then(|()| self.screen.flush());
+        let _ = self
+            .screen
+            .write_all(bytes)
+            .and_then(|()| self.screen.flush());
         self.received.extend_from_slice(bytes);
         Ok(())
     }
@@ -629,7 +639,11 @@ fn upload(
     _note: &mut dyn FnMut(&str),
 ) -> Result<Option<Outcome>, Stop> {
     let from = r.lines.len();
-    r.until(|r| r.lines[from..].iter().any(|l| l.contains("Ready for binary")))?;
+    r.until(|r| {
+        r.lines[from..]
+            .iter()
+            .any(|l| l.contains("Ready for binary"))
+    })?;
     Ok(Some(Outcome::SendFailed(format!(
         "cannot send {name}: this build has no YMODEM sender."
     ))))
@@ -824,7 +838,10 @@ mod tests {
         fn recv(&mut self, buf: &mut [u8], timeout: Duration) -> io::Result<usize> {
             if self.out.is_empty() {
                 if self.close_when_empty {
-                    return Err(io::Error::new(io::ErrorKind::BrokenPipe, "the line is gone"));
+                    return Err(io::Error::new(
+                        io::ErrorKind::BrokenPipe,
+                        "the line is gone",
+                    ));
                 }
                 std::thread::sleep(timeout.min(Duration::from_millis(10)));
                 return Ok(0);
@@ -875,7 +892,11 @@ mod tests {
                 };
                 self.print(text);
                 if marked {
-                    let rc = if self.hush { status.to_string() } else { "$?".into() };
+                    let rc = if self.hush {
+                        status.to_string()
+                    } else {
+                        "$?".into()
+                    };
                     self.print(&format!("{MARKER}{rc}\r\n"));
                 }
                 let p = self.prompt;
@@ -916,7 +937,9 @@ mod tests {
             quiet: Duration::from_millis(200),
         };
         let mut notes = Vec::new();
-        let (o, sink) = boot(port, sink, &commands, &mut opts, &mut |n| notes.push(n.to_owned()));
+        let (o, sink) = boot(port, sink, &commands, &mut opts, &mut |n| {
+            notes.push(n.to_owned())
+        });
         (o, sink.received, notes)
     }
 
@@ -924,7 +947,13 @@ mod tests {
     fn script_skips_comments_and_blank_lines_and_refuses_bad_lines() {
         let c = script(SCRIPT).unwrap();
         assert_eq!(c.len(), 3);
-        assert_eq!(c[0], Command { line: 3, text: "setenv bootargs mairbench.quick".into() });
+        assert_eq!(
+            c[0],
+            Command {
+                line: 3,
+                text: "setenv bootargs mairbench.quick".into()
+            }
+        );
         assert!(c[2].no_return() && !c[1].no_return());
         assert!(script("# only\n\n").unwrap_err().contains("no command"));
         assert!(script("echo é\n").unwrap_err().starts_with("line 1:"));
@@ -949,7 +978,10 @@ mod tests {
         assert!(notes.iter().any(|n| n == "autoboot stopped"), "{notes:?}");
         assert!(notes.iter().any(|n| n.contains("\"=> \"")), "{notes:?}");
         let text = String::from_utf8_lossy(&received);
-        assert!(text.contains("Hit any key") && text.ends_with("\"pass\"}\r\n"), "{text}");
+        assert!(
+            text.contains("Hit any key") && text.ends_with("\"pass\"}\r\n"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -958,7 +990,10 @@ mod tests {
         port.prompt = "ZynqMP> ";
         let (o, _, notes) = run(&mut port, SCRIPT, Duration::from_secs(20));
         assert_eq!(o, Outcome::Ended, "{notes:?}");
-        assert!(notes.iter().any(|n| n.contains("\"ZynqMP> \"")), "{notes:?}");
+        assert!(
+            notes.iter().any(|n| n.contains("\"ZynqMP> \"")),
+            "{notes:?}"
+        );
         assert!(!notes.iter().any(|n| n == "autoboot stopped"), "{notes:?}");
     }
 
@@ -969,21 +1004,45 @@ mod tests {
         let text = "load virtio 0:1 ${kernel_addr_r} missing.bin\nbooti ${kernel_addr_r}\n";
         let started = Instant::now();
         let (o, _, _) = run(&mut port, text, Duration::from_secs(60));
-        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
-        let Outcome::CommandFailed { command, status, lines } = o else { panic!("{o:?}") };
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+        let Outcome::CommandFailed {
+            command,
+            status,
+            lines,
+        } = o
+        else {
+            panic!("{o:?}")
+        };
         assert_eq!(command.line, 1);
         assert_eq!(status, Some(1));
-        assert!(lines.iter().any(|l| l == "Failed to load 'missing.bin'"), "{lines:?}");
+        assert!(
+            lines.iter().any(|l| l == "Failed to load 'missing.bin'"),
+            "{lines:?}"
+        );
         let words = explain(&lines);
         assert!(words[0].contains("not on that partition"), "{words:?}");
-        assert_eq!(history.lock().unwrap().len(), 1, "booti is not typed after a failure");
+        assert_eq!(
+            history.lock().unwrap().len(),
+            1,
+            "booti is not typed after a failure"
+        );
     }
 
     #[test]
     fn booti_that_returns_to_the_prompt_failed() {
         let mut port = fake(uboot).autobooting();
-        let (o, _, _) = run(&mut port, "booti 0x0 - ${fdtcontroladdr}\n", Duration::from_secs(20));
-        let Outcome::CommandFailed { status, lines, .. } = o else { panic!("{o:?}") };
+        let (o, _, _) = run(
+            &mut port,
+            "booti 0x0 - ${fdtcontroladdr}\n",
+            Duration::from_secs(20),
+        );
+        let Outcome::CommandFailed { status, lines, .. } = o else {
+            panic!("{o:?}")
+        };
         assert_eq!(status, None);
         assert_eq!(lines, ["Bad Linux ARM64 Image magic!"]);
         assert!(explain(&lines)[0].contains("raw Image"));
@@ -993,19 +1052,28 @@ mod tests {
     fn without_hush_the_known_error_lines_decide() {
         let mut port = fake(uboot).autobooting();
         port.hush = false;
-        assert_eq!(run(&mut port, SCRIPT, Duration::from_secs(20)).0, Outcome::Ended);
+        assert_eq!(
+            run(&mut port, SCRIPT, Duration::from_secs(20)).0,
+            Outcome::Ended
+        );
         let mut port = fake(uboot).autobooting();
         port.hush = false;
         let (o, _, _) = run(&mut port, "nosuch thing\n", Duration::from_secs(20));
-        assert!(matches!(o, Outcome::CommandFailed { status: None, .. }), "{o:?}");
+        assert!(
+            matches!(o, Outcome::CommandFailed { status: None, .. }),
+            "{o:?}"
+        );
     }
 
     #[test]
     fn garbage_on_the_line_says_baud() {
         let mut port = fake(uboot);
-        port.out.extend((0..400u32).map(|i| (0x80 + i % 0x7f) as u8));
+        port.out
+            .extend((0..400u32).map(|i| (0x80 + i % 0x7f) as u8));
         let (o, _, _) = run(&mut port, SCRIPT, Duration::from_secs(20));
-        let Outcome::NoPrompt(why) = o else { panic!("{o:?}") };
+        let Outcome::NoPrompt(why) = o else {
+            panic!("{o:?}")
+        };
         assert!(why.contains("baud"), "{why}");
     }
 
@@ -1015,7 +1083,9 @@ mod tests {
         port.mute = true;
         let started = Instant::now();
         let (o, _, _) = run(&mut port, SCRIPT, Duration::from_secs(30));
-        let Outcome::NoPrompt(why) = o else { panic!("{o:?}") };
+        let Outcome::NoPrompt(why) = o else {
+            panic!("{o:?}")
+        };
         assert!(why.contains("said nothing"), "{why}");
         assert!(started.elapsed() < Duration::from_secs(10));
         let mut port = fake(uboot);
@@ -1031,7 +1101,9 @@ mod tests {
         let mut port = fake(uboot).autobooting();
         let started = Instant::now();
         let (o, _, _) = run(&mut port, "hang\n", Duration::from_secs(3));
-        let Outcome::Timeout(why) = o else { panic!("{o:?}") };
+        let Outcome::Timeout(why) = o else {
+            panic!("{o:?}")
+        };
         assert!(why.contains("started but sent no end record"), "{why}");
         assert!(started.elapsed() < Duration::from_secs(6));
     }
@@ -1109,11 +1181,23 @@ mod tests {
         );
         typist.join().unwrap();
         assert_eq!(o, Outcome::Quit, "{:?}", notes.lock().unwrap());
-        assert_eq!(&*sent.lock().unwrap(), b"setenv a b\r", "{:?}", notes.lock().unwrap());
+        assert_eq!(
+            &*sent.lock().unwrap(),
+            b"setenv a b\r",
+            "{:?}",
+            notes.lock().unwrap()
+        );
         let notes = notes.lock().unwrap();
-        assert!(notes[0].contains("went away (the line is gone)"), "{notes:?}");
+        assert!(
+            notes[0].contains("went away (the line is gone)"),
+            "{notes:?}"
+        );
         let logged = log.lock().unwrap().clone();
-        assert!(logged.starts_with(b"=> setenv a b\r\n=> "), "{:?}", String::from_utf8_lossy(&logged));
+        assert!(
+            logged.starts_with(b"=> setenv a b\r\n=> "),
+            "{:?}",
+            String::from_utf8_lossy(&logged)
+        );
         assert_eq!(sink.received, logged);
     }
 
