@@ -391,3 +391,37 @@ fn console_refuses_bad_scripts_and_ports_in_one_sentence() {
     let (out, _) = console(&["/dev/null", "--timeout", "-1"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Nobody stops autoboot: the stand-in board boots mairbench as the path does without a
+/// pseudo-terminal, and the runner passes. A console that waits for the end record with a
+/// shorter time limit than the 5 s autoboot delay ends with status 124, saying where it was.
+#[test]
+fn unstopped_autoboot_boots_the_image_and_a_short_limit_is_124() {
+    let board = stand_in("uboot");
+    let log = temp("timeout.log");
+    let (out, wall) = console(&[
+        &board.pty,
+        "--until-end",
+        "--timeout",
+        "2",
+        "--log",
+        log.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(124), "{stderr}");
+    assert!(
+        stderr.contains(
+            "time limit of 2 s reached: the time limit passed before the firmware started"
+        ),
+        "{stderr}"
+    );
+    assert!(wall < Duration::from_secs(10), "{wall:?}");
+    let (runner, runner_out, runner_err) = board.finish();
+    assert_eq!(runner, 0, "{runner_err}");
+    assert!(
+        runner_out.contains("Hit any key to stop autoboot"),
+        "{runner_out}"
+    );
+    assert!(runner_out.contains("@mb {\"kind\":\"end\",\"status\":\"pass\""));
+    let _ = std::fs::remove_file(&log);
+}
