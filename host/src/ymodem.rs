@@ -7,17 +7,19 @@
 //! `C` counts only when the line stays quiet after it, so a `C` inside text does not start the
 //! transfer), block 0 with `name NUL size NUL` (size in decimal), 1024-byte STX blocks (the
 //! tail in a 128-byte SOH block when it fits) padded with 0x1A, each with its CRC-16/XMODEM,
-//! EOT (sent again when NAKed), then the empty block 0 that ends the batch. A NAK, a `C` (what
-//! U-Boot sends in place of a NAK after a bad block) or no answer within
-//! [`Options::reply_timeout`] sends the block again, at most [`Options::retries`] times; two
-//! CANs in a row from the receiver end the transfer. U-Boot sends no `C` after ACKing block 0,
-//! so the sender waits [`Options::header_c_wait`] for one, then goes on. Every wait is bounded.
+//! EOT (sent again when NAKed), then the empty block 0 that ends the batch (the file is
+//! complete once the EOT is ACKed, so this last block is sent three times at most and a missing
+//! ACK is no error). A NAK, a `C` (what U-Boot sends in place of a NAK after a bad block) or no
+//! answer within [`Options::reply_timeout`] sends the block again, at most [`Options::retries`]
+//! times; two CANs in a row from the receiver end the transfer. U-Boot sends no `C` after
+//! ACKing block 0, so the sender waits [`Options::header_c_wait`] for one, then goes on. Every
+//! wait is bounded.
 //!
-//! Why not a crate: crates.io's `ymodem` 0.1.1 (last release years old, on `log` 0.3 and
-//! `crc16` 0.3) leaves the receiver's CAN unhandled during the transfer (its own TODOs), prints
-//! with `dbg!`, and times reads only through the device's own timeout; `xmodem` 0.4 has no
-//! YMODEM (no block 0, no batch end); `uboot-shell`'s YMODEM comes with an async U-Boot shell
-//! client. None takes the U-Boot quirks above into account, so this module is its own.
+//! Why not a crate: crates.io's `ymodem` 0.1.1 (on `log` 0.3 and `crc16` 0.3) leaves the
+//! receiver's CAN unhandled during the transfer (its own TODOs), prints with `dbg!`, and times
+//! reads only through the device's own timeout; `xmodem` 0.4 is XMODEM only (no block 0, no
+//! batch end); `uboot-shell` has a YMODEM sender inside a U-Boot shell client (async, on
+//! `futures`). None handles U-Boot's ways above, so this module is its own.
 
 use std::fmt;
 use std::io;
@@ -87,7 +89,7 @@ pub struct Progress {
 pub struct Sent {
     /// File bytes sent (the file's size; padding not counted).
     pub bytes: usize,
-    /// From the receiver's start request (`C`) to its ACK of the end of the batch.
+    /// From the receiver's start request (`C`) to its ACK of the EOT (the file complete).
     pub elapsed: Duration,
 }
 
@@ -112,8 +114,6 @@ pub enum Stage {
     Data(usize),
     /// The end of the file (EOT).
     Eot,
-    /// The empty block 0 that ends the batch.
-    EndOfBatch,
 }
 
 impl fmt::Display for Stage {
@@ -122,7 +122,6 @@ impl fmt::Display for Stage {
             Stage::Header => write!(f, "block 0 (the file's name and size)"),
             Stage::Data(n) => write!(f, "block {n}"),
             Stage::Eot => write!(f, "the end of the file (EOT)"),
-            Stage::EndOfBatch => write!(f, "the end-of-batch block"),
         }
     }
 }
@@ -215,6 +214,8 @@ pub struct Options {
     /// How long to wait for the `C` after block 0's ACK before sending block 1 anyway (default
     /// 1 s; U-Boot sends none and times out after 2 s).
     pub header_c_wait: Duration,
+    /// How long to wait for the ACK of the empty block 0 that ends the batch (default 3 s).
+    pub end_timeout: Duration,
 }
 
 impl Default for Options {
@@ -225,6 +226,7 @@ impl Default for Options {
             retries: 10,
             settle: Duration::from_millis(100),
             header_c_wait: Duration::from_secs(1),
+            end_timeout: Duration::from_secs(3),
         }
     }
 }
@@ -276,17 +278,18 @@ pub fn send_with(
                 elapsed: start.elapsed(),
             });
         }
-        s.send_block(Stage::Eot, &[EOT])?;
-        s.wait_c(options.reply_timeout, Stage::Eot)?;
-        s.send_block(Stage::EndOfBatch, &frame(0, &[], 0))
+        s.send_block(Stage::Eot, &[EOT])
     })();
     if let Err(Error::TooManyRetries { .. }) = &result {
         // Best effort: U-Boot stops after 3 CANs between blocks.
         let _ = s.link.write_all(&[CAN; 8]);
     }
-    result.map(|()| Sent {
+    result?;
+    let elapsed = start.elapsed();
+    s.end_batch();
+    Ok(Sent {
         bytes: total,
-        elapsed: start.elapsed(),
+        elapsed,
     })
 }
 
@@ -423,9 +426,9 @@ impl Sender<'_> {
     }
 
     /// The receiver's answer to what was just sent: ACK, NAK (or `C`), or nothing within
-    /// [`Options::reply_timeout`]; other bytes are skipped.
-    fn reply(&mut self, stage: Stage) -> Result<Reply, Error> {
-        let deadline = Instant::now() + self.options.reply_timeout;
+    /// `wait`; other bytes are skipped.
+    fn reply(&mut self, stage: Stage, wait: Duration) -> Result<Reply, Error> {
+        let deadline = Instant::now() + wait;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -440,12 +443,40 @@ impl Sender<'_> {
         }
     }
 
+    /// After the ACKed EOT: waits for the `C` that asks for the next file and [`Options::settle`]
+    /// of quiet after it (lrzsz's `rb` empties its input right after sending that `C`), sends
+    /// the empty block 0 that ends the batch and waits [`Options::end_timeout`] for its ACK,
+    /// sending it again on a NAK or silence, three times at most. The file is complete by now,
+    /// so nothing here fails the transfer: U-Boot ACKs this block whatever it received.
+    fn end_batch(&mut self) {
+        if self.wait_c(self.options.reply_timeout, Stage::Eot).is_err() {
+            return;
+        }
+        loop {
+            match self.byte(self.options.settle, Stage::Eot) {
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(_) => return,
+            }
+        }
+        let end = frame(0, &[], 0);
+        for _ in 0..3 {
+            if self.link.write_all(&end).is_err() {
+                return;
+            }
+            match self.reply(Stage::Eot, self.options.end_timeout) {
+                Ok(Reply::Nak | Reply::Silence) => {}
+                _ => return,
+            }
+        }
+    }
+
     /// Sends `bytes` until ACKed, at most 1 + [`Options::retries`] times.
     fn send_block(&mut self, stage: Stage, bytes: &[u8]) -> Result<(), Error> {
         let mut timed_out = false;
         for _ in 0..=self.options.retries {
             self.link.write_all(bytes)?;
-            match self.reply(stage)? {
+            match self.reply(stage, self.options.reply_timeout)? {
                 Reply::Ack => return Ok(()),
                 Reply::Nak => timed_out = false,
                 Reply::Silence => timed_out = true,
@@ -508,7 +539,7 @@ mod tests {
         crc_errors: usize,
         headers: usize,
         eots: usize,
-        /// Lengths of the data blocks received (128 or 1024), in order, duplicates too.
+        /// Lengths of the data blocks received (128 or 1024), in order, repeated ones too.
         kinds: Vec<usize>,
         naks_left: usize,
         cans_after_give_up: usize,
@@ -623,8 +654,7 @@ mod tests {
                         self.phase = Phase::Done;
                         return;
                     }
-                    if self.script.nak.is_some_and(|(n, _)| n == self.block) && self.naks_left > 0
-                    {
+                    if self.script.nak.is_some_and(|(n, _)| n == self.block) && self.naks_left > 0 {
                         self.naks_left -= 1;
                         self.block -= 1;
                         self.nak();
@@ -688,6 +718,7 @@ mod tests {
             retries: 10,
             settle: Duration::from_millis(20),
             header_c_wait: Duration::from_millis(30),
+            end_timeout: Duration::from_millis(40),
         }
     }
 
@@ -873,6 +904,20 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_ack_of_the_batch_end_is_no_error() {
+        // Units: block 0, blocks 1 and 2, EOT, the batch end (unanswered).
+        let script = Script {
+            silent_from: Some(5),
+            ..Script::default()
+        };
+        let data = bytes(1500);
+        let (fake, r, _) = run(script, "q", &data);
+        assert_eq!(r.unwrap().bytes, 1500);
+        assert_eq!((fake.units, fake.phase), (4 + 3, Phase::EndOfBatch));
+        assert_eq!(fake.file(), &data[..]);
+    }
+
+    #[test]
     fn eot_naked_once_is_sent_again() {
         let script = Script {
             nak_first_eot: true,
@@ -895,8 +940,13 @@ mod tests {
         let e = send_with(&mut fake, "s", &bytes(10), &quick(), &mut |_| {}).unwrap_err();
         let took = began.elapsed();
         assert!(matches!(e, Error::NeverStarted { naks: 0, .. }), "{e:?}");
-        assert!(e.to_string().starts_with("the YMODEM receiver never started: no 'C' came within 0."));
-        assert!(took >= Duration::from_millis(300) && took < Duration::from_secs(5), "{took:?}");
+        assert!(e
+            .to_string()
+            .starts_with("the YMODEM receiver never started: no 'C' came within 0."));
+        assert!(
+            took >= Duration::from_millis(300) && took < Duration::from_secs(5),
+            "{took:?}"
+        );
 
         // Only NAKs: said so.
         let mut fake = Fake::new(Script::default());
@@ -922,7 +972,10 @@ mod tests {
             }
         ));
         assert_eq!(fake.units, 2 + 11);
-        assert!(took >= Duration::from_millis(11 * 40) && took < Duration::from_secs(10), "{took:?}");
+        assert!(
+            took >= Duration::from_millis(11 * 40) && took < Duration::from_secs(10),
+            "{took:?}"
+        );
     }
 
     #[test]
@@ -937,7 +990,10 @@ mod tests {
             }
         }
         let e = send(&mut Broken, "x", &[1], &mut |_| {}).unwrap_err();
-        assert_eq!(e.to_string(), "the link to the receiver failed: port closed.");
+        assert_eq!(
+            e.to_string(),
+            "the link to the receiver failed: port closed."
+        );
     }
 
     #[test]
@@ -963,6 +1019,13 @@ mod tests {
             elapsed: Duration::from_millis(500),
         };
         assert_eq!(s.rate(), 2000.0);
-        assert_eq!(Sent { bytes: 5, elapsed: Duration::ZERO }.rate(), 0.0);
+        assert_eq!(
+            Sent {
+                bytes: 5,
+                elapsed: Duration::ZERO
+            }
+            .rate(),
+            0.0
+        );
     }
 }
