@@ -12,6 +12,7 @@ pub mod log;
 pub mod model;
 pub mod rejudge;
 pub mod report;
+pub mod ymodem;
 
 use serde_json::Value;
 
