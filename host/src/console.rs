@@ -11,12 +11,14 @@
 //! error lines U-Boot is known to print decide ([`ERRORS`]). A command that does not return
 //! when it works (`booti`, `bootm`, `bootefi`, `go`, ...) is typed alone and is judged by
 //! what comes next: the firmware's start record, or U-Boot's prompt again (it failed).
+//! A `loady` line with a file to send (`--send`) hands the port to the YMODEM sender
+//! ([`ymodem`]) once U-Boot says it is ready, then checks U-Boot's `$?` and "## Total Size".
 //! Each command is typed a character at a time, each waiting for its echo (at most
 //! [`ECHO_WAIT`]), so that a board's receive FIFO never overflows.
 //!
 //! Nothing here ever waits without a bound: every wait ends at the session's deadline.
 
-use crate::log;
+use crate::{log, ymodem};
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
@@ -587,11 +589,13 @@ fn command(
     }
     r.type_line(&format!("{}; echo {MARKER}$?", c.text))?;
     let sent = r.count;
+    let mut expected = None;
     if c.loady() {
         if let Some((name, data)) = opts.send.take() {
             if let Some(o) = upload(r, &name, &data, note)? {
                 return Ok(Some(o));
             }
+            expected = Some((name, data.len()));
         }
     }
     let mut status: Option<Option<u32>> = None;
@@ -613,11 +617,25 @@ fn command(
         // No hush: `$?` was not expanded; U-Boot's known error lines decide.
         None => !explain(&lines).is_empty(),
     };
-    Ok(failed.then(|| Outcome::CommandFailed {
-        command: c.clone(),
-        status: status.flatten(),
-        lines,
-    }))
+    if failed {
+        return Ok(Some(Outcome::CommandFailed {
+            command: c.clone(),
+            status: status.flatten(),
+            lines,
+        }));
+    }
+    if let Some((name, size)) = expected {
+        match total_size(&lines) {
+            Some(got) if got == size => note(&format!("U-Boot received {got} B")),
+            Some(got) => {
+                return Ok(Some(Outcome::SendFailed(format!(
+                    "U-Boot's loady received {got} B of {name}, not its {size} B."
+                ))))
+            }
+            None => note("U-Boot printed no \"## Total Size\" line after loady"),
+        }
+    }
+    Ok(None)
 }
 
 /// What U-Boot printed for a command: `lines` without the echo of the typed line, the marker
@@ -631,12 +649,14 @@ fn said(lines: &[String], typed: &str) -> Vec<String> {
 }
 
 /// The YMODEM upload after a `loady` line: waits for U-Boot's "Ready for binary (ymodem)
-/// download" and the receiver's first 'C'. Without the sender (not in this build), says so.
+/// download" line, hands the port to the sender ([`ymodem::send_with`], which waits for the
+/// receiver's 'C'), shows a progress bar on standard error and the final rate. `Ok(None)` when
+/// the file went through (U-Boot's `$?` and "## Total Size" line are checked after it).
 fn upload(
     r: &mut Reader,
     name: &str,
-    _data: &[u8],
-    _note: &mut dyn FnMut(&str),
+    data: &[u8],
+    note: &mut dyn FnMut(&str),
 ) -> Result<Option<Outcome>, Stop> {
     let from = r.lines.len();
     r.until(|r| {
@@ -644,9 +664,101 @@ fn upload(
             .iter()
             .any(|l| l.contains("Ready for binary"))
     })?;
-    Ok(Some(Outcome::SendFailed(format!(
-        "cannot send {name}: this build has no YMODEM sender."
-    ))))
+    let left = r.deadline.saturating_duration_since(Instant::now());
+    let options = ymodem::Options {
+        start_timeout: left.min(ymodem::Options::default().start_timeout),
+        ..ymodem::Options::default()
+    };
+    // What arrived after the "Ready" line (its first 'C's) goes to the sender first.
+    let pending: std::collections::VecDeque<u8> = r.partial.drain(..).collect();
+    r.partial_from = r.count;
+    let mut wire = Wire {
+        port: &mut *r.port,
+        pending,
+    };
+    let mut shown = 0usize;
+    let mut bar = |p: ymodem::Progress| {
+        if p.sent == shown && p.sent != 0 {
+            return;
+        }
+        shown = p.sent;
+        eprint!("\r{}", progress_bar(p.sent, p.total, p.elapsed));
+    };
+    let sent = ymodem::send_with(&mut wire, name, data, &options, &mut bar);
+    eprintln!();
+    match sent {
+        Ok(s) => {
+            note(&format!(
+                "sent {name}: {} B in {:.2} s, {:.1} kB/s",
+                s.bytes,
+                s.elapsed.as_secs_f64(),
+                s.rate() / 1000.0
+            ));
+            Ok(None)
+        }
+        Err(e) => Ok(Some(Outcome::SendFailed(format!(
+            "the YMODEM upload of {name} failed: {e}"
+        )))),
+    }
+}
+
+/// `[#####     ] 120 kB / 241 kB, 34.5 kB/s` (kB = 10^3 B).
+pub fn progress_bar(sent: usize, total: usize, elapsed: Duration) -> String {
+    const WIDTH: usize = 30;
+    let filled = (sent * WIDTH)
+        .checked_div(total)
+        .unwrap_or(WIDTH)
+        .min(WIDTH);
+    let secs = elapsed.as_secs_f64();
+    let rate = if secs > 0.0 {
+        sent as f64 / secs / 1000.0
+    } else {
+        0.0
+    };
+    format!(
+        "[{}{}] {} kB / {} kB, {rate:.1} kB/s",
+        "#".repeat(filled),
+        " ".repeat(WIDTH - filled),
+        sent / 1000,
+        total / 1000
+    )
+}
+
+/// The port as the YMODEM sender's link, with bytes already received served first.
+struct Wire<'a> {
+    port: &'a mut dyn Port,
+    pending: std::collections::VecDeque<u8>,
+}
+
+impl ymodem::Link for Wire<'_> {
+    fn read_byte(&mut self, timeout: Duration) -> io::Result<Option<u8>> {
+        if let Some(b) = self.pending.pop_front() {
+            return Ok(Some(b));
+        }
+        let mut b = [0u8; 1];
+        match self.port.recv(&mut b, timeout)? {
+            0 => Ok(None),
+            _ => Ok(Some(b[0])),
+        }
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.port.send(bytes)
+    }
+}
+
+/// The size U-Boot's `loady` says it received ("## Total Size      = 0x0003b000 = 241664 Bytes").
+pub fn total_size(lines: &[String]) -> Option<usize> {
+    lines.iter().find_map(|l| {
+        let rest = l.trim().strip_prefix("## Total Size")?;
+        rest.rsplit('=')
+            .next()?
+            .trim()
+            .strip_suffix("Bytes")?
+            .trim()
+            .parse()
+            .ok()
+    })
 }
 
 /// Keeps the console until the end record.
@@ -804,6 +916,12 @@ mod tests {
         history: Arc<Mutex<Vec<String>>>,
         close_when_empty: bool,
         mute: bool,
+        /// `loady` running: the bytes of the block being received, and the file so far.
+        ymodem: Option<Vec<u8>>,
+        file: Arc<Mutex<Vec<u8>>>,
+        size: usize,
+        /// What the fake's `## Total Size` line says beyond the true size.
+        size_error: usize,
     }
 
     fn fake(respond: fn(&str) -> Reply) -> Fake {
@@ -817,6 +935,10 @@ mod tests {
             history: Arc::default(),
             close_when_empty: false,
             mute: false,
+            ymodem: None,
+            file: Arc::default(),
+            size: 0,
+            size_error: 0,
         }
     }
 
@@ -858,6 +980,10 @@ mod tests {
                 return Ok(());
             }
             for &b in bytes {
+                if self.ymodem.is_some() {
+                    self.receive(b);
+                    continue;
+                }
                 if self.counting {
                     self.counting = false;
                     let p = format!("\x08\x08\x08 0 \r\n{}", self.prompt);
@@ -882,6 +1008,13 @@ mod tests {
                     continue;
                 }
                 self.history.lock().unwrap().push(cmd.clone());
+                if cmd.starts_with("loady") {
+                    self.print(
+                        "## Ready for binary (ymodem) download to 0x40400000 at 115200 bps...\r\nC",
+                    );
+                    self.ymodem = Some(Vec::new());
+                    continue;
+                }
                 let (text, status) = match (self.respond)(&cmd) {
                     Reply::Ok(t) => (t, 0),
                     Reply::Fail(t, s) => (t, s),
@@ -903,6 +1036,57 @@ mod tests {
                 self.print(p);
             }
             Ok(())
+        }
+    }
+
+    impl Fake {
+        /// One byte of a YMODEM exchange (U-Boot's loady): blocks ACKed, the header's size
+        /// kept, the empty block 0 ends the batch with U-Boot's lines, marker and prompt.
+        fn receive(&mut self, b: u8) {
+            let block = self.ymodem.as_mut().unwrap();
+            block.push(b);
+            let len = match block[0] {
+                0x04 => {
+                    block.clear();
+                    self.out.push_back(0x06);
+                    self.out.push_back(b'C');
+                    return;
+                }
+                0x01 => 128,
+                0x02 => 1024,
+                _ => {
+                    block.clear();
+                    return;
+                }
+            };
+            if block.len() < 3 + len + 2 {
+                return;
+            }
+            let data = block[3..3 + len].to_vec();
+            let number = block[1];
+            block.clear();
+            self.out.push_back(0x06);
+            if number != 0 {
+                let mut file = self.file.lock().unwrap();
+                let take = (self.size - file.len()).min(len);
+                file.extend_from_slice(&data[..take]);
+            } else if data[0] != 0 {
+                let name_end = data.iter().position(|&c| c == 0).unwrap();
+                let size_text = &data[name_end + 1..];
+                let size_end = size_text.iter().position(|&c| c == 0 || c == b' ').unwrap();
+                self.size = std::str::from_utf8(&size_text[..size_end])
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+            } else {
+                self.ymodem = None;
+                let got = self.size + self.size_error;
+                self.print(&format!(
+                    "## Total Size      = 0x{got:08x} = {got} Bytes\r\n## Start Addr      = 0x40400000\r\n{MARKER}0\r\n"
+                ));
+                let p = self.prompt;
+                self.print(p);
+            }
         }
     }
 
@@ -1210,5 +1394,67 @@ mod tests {
         fn flush(&mut self) -> io::Result<()> {
             Ok(())
         }
+    }
+
+    fn upload(size_error: usize) -> (Outcome, Vec<u8>, Vec<u8>, Vec<String>) {
+        let mut port = fake(uboot).autobooting();
+        port.size_error = size_error;
+        let file = port.file.clone();
+        let data: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let commands =
+            script("loady ${kernel_addr_r}\nbooti ${kernel_addr_r} - ${fdtcontroladdr}\n").unwrap();
+        let sink = Sink::new(Box::new(io::sink()), Box::new(io::sink()));
+        let mut opts = Options {
+            deadline: Instant::now() + Duration::from_secs(30),
+            send: Some(("mairbench.bin".into(), data.clone())),
+            quiet: Duration::from_millis(200),
+        };
+        let mut notes = Vec::new();
+        let (o, _) = boot(&mut port, sink, &commands, &mut opts, &mut |n| {
+            notes.push(n.to_owned())
+        });
+        let got = file.lock().unwrap().clone();
+        (o, data, got, notes)
+    }
+
+    #[test]
+    fn loady_gets_the_file_over_ymodem_and_its_size_is_checked() {
+        let (o, data, got, notes) = upload(0);
+        assert_eq!(o, Outcome::Ended, "{notes:?}");
+        assert_eq!(got, data);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("sent mairbench.bin: 5000 B in ")),
+            "{notes:?}"
+        );
+        assert!(
+            notes.iter().any(|n| n == "U-Boot received 5000 B"),
+            "{notes:?}"
+        );
+        let (o, ..) = upload(1);
+        assert_eq!(
+            o,
+            Outcome::SendFailed(
+                "U-Boot's loady received 5001 B of mairbench.bin, not its 5000 B.".into()
+            )
+        );
+    }
+
+    #[test]
+    fn progress_bar_says_its_units() {
+        assert_eq!(
+            progress_bar(120_000, 241_000, Duration::from_secs(4)),
+            "[##############                ] 120 kB / 241 kB, 30.0 kB/s"
+        );
+        assert_eq!(
+            progress_bar(0, 0, Duration::ZERO),
+            format!("[{}] 0 kB / 0 kB, 0.0 kB/s", "#".repeat(30))
+        );
+        assert_eq!(
+            total_size(&["## Total Size      = 0x0003b000 = 241664 Bytes".into()]),
+            Some(241_664)
+        );
+        assert_eq!(total_size(&["## Total Size = garbage".into()]), None);
     }
 }

@@ -56,7 +56,9 @@ enum Cmd {
     /// the first command U-Boot reports as failed (its status from `$?`, else U-Boot's known
     /// error lines), quoting U-Boot's words and saying what they mean; booti, bootm, bootefi,
     /// go and the like are not waited on for a prompt: the firmware's start record, or the
-    /// prompt coming back (they failed), decides. Then it logs until the end record, as
+    /// prompt coming back (they failed), decides. With --send FILE, the script's `loady` line
+    /// gets FILE over YMODEM (a progress bar on stderr, the rate, U-Boot's "## Total Size"
+    /// checked). Then it logs until the end record, as
     /// --until-end. Exit status: 0 the run passed (or the terminal was quit), 1 the run
     /// failed, a command failed, no U-Boot prompt, or the port closed, 2 bad usage or a port
     /// that cannot be opened, 124 the time limit. `capture` is the read-only form of
@@ -74,7 +76,8 @@ enum Cmd {
         /// U-Boot commands to type, one per line (e.g. boot/board.cmd); implies --until-end.
         #[arg(long, value_name = "FILE")]
         boot: Option<PathBuf>,
-        /// Upload FILE over YMODEM when the boot script's `loady` line runs.
+        /// Upload FILE over YMODEM when the boot script's `loady` line runs (e.g.
+        /// `loady ${kernel_addr_r}` in place of the `load` line).
         #[arg(long, value_name = "FILE", requires = "boot")]
         send: Option<PathBuf>,
         /// Exit when the end record arrives, with the run's status (and why it failed).

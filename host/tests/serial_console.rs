@@ -226,6 +226,69 @@ fn boot_script_over_the_pty_boots_the_image_from_the_virtio_disk() {
     let _ = std::fs::remove_file(&log);
 }
 
+/// `loady` in the boot script and `--send`: the image goes over the pseudo-terminal by YMODEM
+/// (the sender of host/src/ymodem.rs, U-Boot's receiver), U-Boot's "## Total Size" matches it,
+/// and booti starts it.
+#[test]
+fn loady_over_the_pty_takes_the_image_by_ymodem() {
+    let board = stand_in("uboot");
+    let script = temp("loady.cmd");
+    qemu_script(
+        &script,
+        &[
+            "setenv bootargs mairbench.quick",
+            "loady ${kernel_addr_r}",
+            "booti ${kernel_addr_r} - ${fdtcontroladdr}",
+        ],
+    );
+    // qemu/run leaves the raw image next to the ELF before it starts QEMU.
+    let image = firmware().with_extension("bin");
+    let size = std::fs::metadata(&image).unwrap().len();
+    let log = temp("loady.log");
+    let (out, wall) = console(&[
+        &board.pty,
+        "--boot",
+        script.to_str().unwrap(),
+        "--send",
+        image.to_str().unwrap(),
+        "--timeout",
+        "150",
+        "--log",
+        log.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (runner, _, runner_err) = board.finish();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let rate = stderr
+        .lines()
+        .find(|l| l.starts_with("console: sent mairbench.bin: "))
+        .unwrap_or_else(|| panic!("no rate line:\n{stderr}"));
+    eprintln!(
+        "{rate}; console --boot ... --send ... took {:.1} s",
+        wall.as_secs_f64()
+    );
+    assert!(rate.contains(&format!(": {size} B in ")), "{rate}");
+    assert!(
+        stderr.contains(&format!("console: U-Boot received {size} B")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("kB / {} kB, ", size / 1000)),
+        "a progress bar:\n{stderr}"
+    );
+    let kept = String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned();
+    assert!(
+        kept.contains("Ready for binary (ymodem) download"),
+        "{kept}"
+    );
+    assert!(
+        kept.contains("@mb {\"kind\":\"end\",\"status\":\"pass\""),
+        "{kept}"
+    );
+    assert_eq!(runner, 0, "{runner_err}");
+    let _ = std::fs::remove_file(&log);
+}
+
 #[test]
 fn a_failing_command_is_named_and_ends_the_console_at_once() {
     let board = stand_in("uboot-script");
