@@ -338,22 +338,43 @@ fn a_failing_command_is_named_and_ends_the_console_at_once() {
     let _ = std::fs::remove_file(&log);
 }
 
-/// The interactive console with standard input a pipe (no terminal: no raw mode, bytes pass
-/// through): a key stops autoboot, a command is answered, Ctrl-] q quits, the log keeps it.
-#[test]
-fn interactive_console_passes_typing_through_and_quits_on_the_escape() {
+/// The interactive console, its standard input a pipe (no terminal: no raw mode, the bytes pass
+/// through) or, through util-linux's `script`, a pseudo-terminal (raw mode: without it the line
+/// discipline would hold Ctrl-] q until a line end): a key stops autoboot, a command is
+/// answered, Ctrl-] q quits, the log keeps it all.
+fn interactive(on_terminal: bool) {
     let board = stand_in("uboot");
-    let log = temp("interactive.log");
+    let log = temp(&format!("interactive-{on_terminal}.log"));
     let _ = std::fs::remove_file(&log);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mairbench-host"))
-        .args(["console", &board.pty, "--timeout", "120", "--log"])
-        .arg(&log)
+    let exe = env!("CARGO_BIN_EXE_mairbench-host");
+    let mut cmd = if on_terminal {
+        let line = format!(
+            "'{exe}' console {} --timeout 120 --log '{}'",
+            board.pty,
+            log.display()
+        );
+        let mut c = Command::new("script");
+        c.args(["-qec", &line, "/dev/null"]);
+        c
+    } else {
+        let mut c = Command::new(exe);
+        c.args(["console", &board.pty, "--timeout", "120", "--log"])
+            .arg(&log);
+        c
+    };
+    let mut child = cmd
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("mairbench-host runs");
+        .expect("mairbench-host (or util-linux's script) runs");
     let mut stdin = child.stdin.take().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let shown = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = out.read_to_end(&mut s);
+        String::from_utf8_lossy(&s).into_owned()
+    });
     let wait_log = |what: &str| {
         let until = Instant::now() + Duration::from_secs(60);
         loop {
@@ -389,12 +410,18 @@ fn interactive_console_passes_typing_through_and_quits_on_the_escape() {
         .unwrap()
         .read_to_string(&mut stderr)
         .unwrap();
+    let said = format!("{}{stderr}", shown.join().unwrap()).replace('\r', "");
     let (runner, _, _) = board.power_off();
-    assert!(status.success(), "{stderr}");
-    assert!(stderr.contains("Ctrl-] then q quits"), "{stderr}");
+    assert!(status.success(), "{said}");
+    let mode = if on_terminal {
+        "console: raw terminal: Ctrl-] then q quits"
+    } else {
+        "standard input is not a terminal: its bytes pass through"
+    };
+    assert!(said.contains(mode), "{said}");
     assert!(
-        stderr.contains(&format!("appended to {}", log.display())),
-        "{stderr}"
+        said.contains(&format!("appended to {}", log.display())),
+        "{said}"
     );
     let kept = String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned();
     assert!(
@@ -403,6 +430,16 @@ fn interactive_console_passes_typing_through_and_quits_on_the_escape() {
     );
     assert_eq!(runner, 1, "powered off without a run");
     let _ = std::fs::remove_file(&log);
+}
+
+#[test]
+fn interactive_console_from_a_pipe() {
+    interactive(false);
+}
+
+#[test]
+fn interactive_console_on_a_terminal_in_raw_mode() {
+    interactive(true);
 }
 
 #[test]
