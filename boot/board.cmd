@@ -10,7 +10,7 @@
 #   usb 0:1     a USB stick: type `usb start` on a line before the load
 #   virtio 0:1  QEMU's virtio disk (qemu/run MAIRBENCH_SERIAL=pty): `virtio scan` first
 # `part list mmc 0` lists the partitions, `ls mmc 0:1` the files.
-# No card at hand: send the image over the serial line instead (YMODEM, about 10 kB/s at
+# No card at hand: send the image over the serial line instead (YMODEM, at most 11.5 kB/s at
 # 115200 baud): replace the load line by `loady ${kernel_addr_r}` and run
 #   cargo host console PORT --boot FILE --send mairbench.bin
 #

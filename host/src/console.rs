@@ -801,7 +801,7 @@ pub struct Interactive<'a> {
     pub deadline: Option<Instant>,
     /// Whether the end record ends the session.
     pub until_end: bool,
-    /// Bytes typed (standard input), `None` once it is closed.
+    /// Bytes typed (standard input); the channel closes when the input ends.
     pub input: std::sync::mpsc::Receiver<Vec<u8>>,
     /// Opens the port again after it went away (an adapter plugged back).
     pub reopen: &'a mut dyn FnMut() -> Option<Box<dyn Port>>,

@@ -413,8 +413,8 @@ fn console_cmd(a: &ConsoleArgs) -> Result<(), Fail> {
         (None, None) => None,
     };
     let log_path = a.log.clone().unwrap_or_else(default_console_log);
-    let sink = console::Sink::append(&log_path).map_err(usage)?;
     let port = console::open(&a.port, a.baud).map_err(usage)?;
+    let sink = console::Sink::append(&log_path).map_err(usage)?;
     let started = std::time::Instant::now();
     let raw = !scripted
         && std::io::stdin().is_terminal()
