@@ -5,12 +5,14 @@ pub mod capture;
 pub mod chart;
 pub mod classify;
 pub mod compare;
+pub mod console;
 pub mod failure;
 pub mod fleet;
 pub mod log;
 pub mod model;
 pub mod rejudge;
 pub mod report;
+pub mod ymodem;
 
 use serde_json::Value;
 

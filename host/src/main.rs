@@ -6,7 +6,9 @@
 
 use clap::{Parser, Subcommand};
 use mairbench_host::model::{Run, FIRMWARE_BASELINE, TWIN_BASELINE};
-use mairbench_host::{capture, chart, classify, compare, failure, fleet, log, rejudge, report};
+use mairbench_host::{
+    capture, chart, classify, compare, console, failure, fleet, log, rejudge, report,
+};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -42,10 +44,55 @@ enum Cmd {
         #[arg(last = true, value_name = "BOOTARGS")]
         bootargs: Vec<String>,
     },
+    /// A board's serial console (a serial device or a pseudo-terminal, e.g. the one
+    /// MAIRBENCH_SERIAL=pty of qemu/run names). Everything received is appended to the log,
+    /// flushed as it comes. Without --boot it is a terminal: what is typed goes to the board
+    /// (raw mode when standard input is a terminal; Ctrl-C goes to the board too), Ctrl-] then
+    /// q quits (Ctrl-] twice sends one Ctrl-]); an adapter unplugged and plugged back is
+    /// reopened, and said so; on exit it names the log and, when the log holds a run, prints
+    /// `report`'s summary. With --boot FILE it types a U-Boot script: it stops autoboot (or
+    /// sends a CR to a board already at its prompt), learns the prompt, types each command
+    /// (one per line; blank and # lines skipped) and waits for the prompt after it, stops at
+    /// the first command U-Boot reports as failed (its status from `$?`, else U-Boot's known
+    /// error lines), quoting U-Boot's words and saying what they mean; booti, bootm, bootefi,
+    /// go and the like are not waited on for a prompt: the firmware's start record, or the
+    /// prompt coming back (they failed), decides. With --send FILE, the script's `loady` line
+    /// gets FILE over YMODEM (a progress bar on stderr, the rate, U-Boot's "## Total Size"
+    /// checked). Then it logs until the end record, as
+    /// --until-end. Exit status: 0 the run passed (or the terminal was quit), 1 the run
+    /// failed, a command failed, no U-Boot prompt, or the port closed, 2 bad usage or a port
+    /// that cannot be opened, 124 the time limit. `capture` is the read-only form of
+    /// `console --until-end` (it types nothing and writes the report files).
+    Console {
+        /// Serial device or pseudo-terminal, e.g. /dev/ttyUSB0 or /dev/pts/5.
+        port: String,
+        /// Baud rate (8N1).
+        #[arg(long, default_value_t = 115_200)]
+        baud: u32,
+        /// Log file, appended to (default: console-<UTC date>-<time>.log in the current
+        /// directory).
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
+        /// U-Boot commands to type, one per line (e.g. boot/board.cmd); implies --until-end.
+        #[arg(long, value_name = "FILE")]
+        boot: Option<PathBuf>,
+        /// Upload FILE over YMODEM when the boot script's `loady` line runs (e.g.
+        /// `loady ${kernel_addr_r}` in place of the `load` line).
+        #[arg(long, value_name = "FILE", requires = "boot")]
+        send: Option<PathBuf>,
+        /// Exit when the end record arrives, with the run's status (and why it failed).
+        #[arg(long)]
+        until_end: bool,
+        /// Time limit in seconds for everything (default: 600 with --until-end or --boot,
+        /// else none).
+        #[arg(long, value_name = "S")]
+        timeout: Option<f64>,
+    },
     /// Read a board's serial console into DIR/console.log (each chunk flushed) until the
     /// end record, the timeout, or end of file / an error on the port; then report as
-    /// `report` does. Ctrl-C stops at once without a report: console.log keeps everything
-    /// received, run `cargo host report DIR/console.log --out DIR` afterwards.
+    /// `report` does: the read-only form of `console --until-end`, which types nothing.
+    /// Ctrl-C stops at once without a report: console.log keeps everything received, run
+    /// `cargo host report DIR/console.log --out DIR` afterwards.
     Capture {
         /// Serial device, e.g. /dev/ttyUSB0.
         #[arg(long)]
@@ -200,6 +247,23 @@ fn main() -> ExitCode {
             timeout,
             out,
         } => capture(&port, baud, timeout, &out),
+        Cmd::Console {
+            port,
+            baud,
+            log,
+            boot,
+            send,
+            until_end,
+            timeout,
+        } => console_cmd(&ConsoleArgs {
+            port,
+            baud,
+            log,
+            boot,
+            send,
+            until_end,
+            timeout,
+        }),
         Cmd::Report { log, out } => report_file(&log, out.as_deref()),
         Cmd::Compare { a, b, out } => compare_files(&a, &b, out.as_deref()),
         Cmd::Verdicts { log, out } => verdicts_file(&log, out.as_deref()),
@@ -274,6 +338,239 @@ fn capture(port: &str, baud: u32, timeout: Option<f64>, out: &Path) -> Result<()
     report_file(&console, Some(out))
 }
 
+/// The arguments of `console`.
+struct ConsoleArgs {
+    port: String,
+    baud: u32,
+    log: Option<PathBuf>,
+    boot: Option<PathBuf>,
+    send: Option<PathBuf>,
+    until_end: bool,
+    timeout: Option<f64>,
+}
+
+/// `console-<UTC date>-<HHMMSS>.log`.
+fn default_console_log() -> PathBuf {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let t = secs % 86_400;
+    PathBuf::from(format!(
+        "console-{}-{:02}{:02}{:02}.log",
+        fleet::civil_date(secs),
+        t / 3600,
+        t / 60 % 60,
+        t % 60
+    ))
+}
+
+fn console_cmd(a: &ConsoleArgs) -> Result<(), Fail> {
+    use std::io::IsTerminal as _;
+    let scripted = a.boot.is_some();
+    let limit = match a.timeout {
+        Some(s) => Some(
+            Duration::try_from_secs_f64(s)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| usage(format!("--timeout {s} is not a number of seconds.")))?,
+        ),
+        None if scripted || a.until_end => Some(Duration::from_secs(console::DEFAULT_TIMEOUT_S)),
+        None => None,
+    };
+    let commands = match &a.boot {
+        None => Vec::new(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                usage(format!(
+                    "cannot read the boot script {}: {e}.",
+                    path.display()
+                ))
+            })?;
+            console::script(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?
+        }
+    };
+    let loady = commands.iter().find(|c| c.loady());
+    let send = match (&a.send, loady) {
+        (Some(path), Some(_)) => {
+            let data = std::fs::read(path)
+                .map_err(|e| usage(format!("cannot read {} (--send): {e}.", path.display())))?;
+            let name = path
+                .file_name()
+                .map_or_else(|| "mairbench.bin".into(), |n| n.to_string_lossy().into_owned());
+            Some((name, data))
+        }
+        (Some(_), None) => {
+            return Err(usage(
+                "--send needs a `loady` line in the boot script, which starts U-Boot's YMODEM receiver.".into(),
+            ))
+        }
+        (None, Some(c)) => {
+            return Err(usage(format!(
+                "line {} of the boot script is `{}`: give the file to upload with --send FILE.",
+                c.line, c.text
+            )))
+        }
+        (None, None) => None,
+    };
+    let log_path = a.log.clone().unwrap_or_else(default_console_log);
+    let port = console::open(&a.port, a.baud).map_err(usage)?;
+    let sink = console::Sink::append(&log_path).map_err(usage)?;
+    let started = std::time::Instant::now();
+    let raw = !scripted
+        && std::io::stdin().is_terminal()
+        && crossterm::terminal::enable_raw_mode().is_ok();
+    let eol = if raw { "\r\n" } else { "\n" };
+    let mut note = |n: &str| {
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), "console: {n}{eol}");
+    };
+    let (outcome, sink) = if scripted {
+        let mut port = port;
+        let mut opts = console::Options {
+            deadline: started + limit.unwrap_or(Duration::from_secs(console::DEFAULT_TIMEOUT_S)),
+            send,
+            quiet: console::QUIET,
+        };
+        console::boot(&mut port, sink, &commands, &mut opts, &mut note)
+    } else {
+        if raw {
+            note("raw terminal: Ctrl-] then q quits");
+        } else {
+            note("Ctrl-] then q quits (standard input is not a terminal: its bytes pass through)");
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::Read as _;
+            let mut buf = [0u8; 256];
+            let mut stdin = std::io::stdin();
+            loop {
+                match stdin.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if tx.send(buf[..n].to_vec()).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        let (path, baud) = (a.port.clone(), a.baud);
+        let mut reopen = move || -> Option<Box<dyn console::Port>> {
+            console::open(&path, baud)
+                .ok()
+                .map(|p| Box::new(p) as Box<dyn console::Port>)
+        };
+        let settings = console::Interactive {
+            deadline: limit.map(|l| started + l),
+            until_end: a.until_end,
+            input: rx,
+            reopen: &mut reopen,
+        };
+        let out = console::interactive(Box::new(port), sink, settings, &mut note);
+        if raw {
+            let _ = crossterm::terminal::disable_raw_mode();
+        }
+        out
+    };
+    console_end(
+        a,
+        &log_path,
+        outcome,
+        &sink.received,
+        started.elapsed(),
+        limit,
+    )
+}
+
+/// What `console` says and exits with once the session is over.
+fn console_end(
+    a: &ConsoleArgs,
+    log_path: &Path,
+    outcome: console::Outcome,
+    received: &[u8],
+    took: Duration,
+    limit: Option<Duration>,
+) -> Result<(), Fail> {
+    use console::Outcome;
+    let name = log_path.display().to_string();
+    esay!(
+        "\nconsole: {} B received in {:.1} s, appended to {name}",
+        received.len(),
+        took.as_secs_f64()
+    );
+    let parsed = log::parse(received);
+    let has_run = parsed.start_line.is_some();
+    let lead = || {
+        let lead = failure::lead(&parsed);
+        if !lead.is_empty() {
+            say_raw!("{lead}");
+        }
+    };
+    match outcome {
+        Outcome::Ended => {
+            let verdict = log::verdict(&parsed, &name);
+            if a.boot.is_none() && !a.until_end {
+                return report_bytes(&name, received);
+            }
+            match verdict {
+                None => {
+                    say!("the run passed (the tables: cargo host report {name})");
+                    Ok(())
+                }
+                Some(v) => {
+                    lead();
+                    Err(Fail(1, v.sentence))
+                }
+            }
+        }
+        Outcome::Quit if has_run => report_bytes(&name, received).or_else(|f| {
+            // An unfinished run is no error of the terminal's.
+            esay!("{}", f.1);
+            Ok(())
+        }),
+        Outcome::Quit => Ok(()),
+        Outcome::CommandFailed {
+            command,
+            status,
+            lines,
+        } => {
+            let status = status.map_or(String::new(), |s| format!(" (status {s})"));
+            let mut said = format!(
+                "line {} of the boot script failed{status}: {}",
+                command.line, command.text
+            );
+            for l in &lines {
+                said.push_str(&format!("\n  U-Boot: {l}"));
+            }
+            for w in console::explain(&lines) {
+                said.push_str(&format!("\n  {w}"));
+            }
+            Err(Fail(1, said))
+        }
+        Outcome::NoPrompt(why) => Err(Fail(1, format!("no U-Boot prompt: {why}"))),
+        Outcome::SendFailed(why) => Err(Fail(1, why)),
+        Outcome::Closed(why) => {
+            if has_run {
+                lead();
+            }
+            Err(Fail(1, format!("the port {} closed: {why}.", a.port)))
+        }
+        Outcome::Timeout(why) => {
+            if has_run {
+                lead();
+            }
+            let s = limit.map_or(0.0, |l| l.as_secs_f64());
+            Err(Fail(124, format!("time limit of {s} s reached: {why}.")))
+        }
+    }
+}
+
+/// `report` of a console log held in memory (`name` names it), without files.
+fn report_bytes(name: &str, bytes: &[u8]) -> Result<(), Fail> {
+    let (parsed, failure) = parse_named(name, bytes)?;
+    report_parsed(parsed, failure, None)
+}
+
 /// Reads and parses a log; a log that cannot be used at all is an error (status 2); a
 /// failed or truncated run comes back with its sentence.
 fn load(path: &Path) -> Result<(Run, Option<Fail>), Fail> {
@@ -284,8 +581,13 @@ fn load(path: &Path) -> Result<(Run, Option<Fail>), Fail> {
 fn load_parsed(path: &Path) -> Result<(log::Parsed, Option<Fail>), Fail> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| usage(format!("cannot read {name}: {e}.")))?;
-    let parsed = log::parse(&bytes);
-    let verdict = log::verdict(&parsed, &name);
+    parse_named(&name, &bytes)
+}
+
+/// [`load_parsed`] of bytes already read, from the log `name`.
+fn parse_named(name: &str, bytes: &[u8]) -> Result<(log::Parsed, Option<Fail>), Fail> {
+    let parsed = log::parse(bytes);
+    let verdict = log::verdict(&parsed, name);
     if let Some(v) = verdict.as_ref().filter(|v| !v.has_data()) {
         return Err(Fail(2, v.sentence.clone()));
     }
@@ -381,6 +683,15 @@ fn verdicts_file(path: &Path, out: Option<&Path>) -> Result<(), Fail> {
 /// Prints the tables of the log at `path`, and with `out` writes the report files there.
 fn report_file(path: &Path, out: Option<&Path>) -> Result<(), Fail> {
     let (parsed, failure) = load_parsed(path)?;
+    report_parsed(parsed, failure, out)
+}
+
+/// The report of a parsed log (see [`report_file`]).
+fn report_parsed(
+    parsed: log::Parsed,
+    failure: Option<Fail>,
+    out: Option<&Path>,
+) -> Result<(), Fail> {
     let lead = failure::lead(&parsed);
     if !lead.is_empty() {
         say!("{lead}");
