@@ -696,3 +696,180 @@ fn lava_run_records_one_case_per_verdict_and_the_status() {
         );
     }
 }
+
+/// The boot commands of `lava/uboot-board.yaml` (its `commands:` list), BOOTARGS filled in.
+fn uboot_commands(bootargs: &str) -> Vec<String> {
+    let text = render(
+        "lava/uboot-board.yaml",
+        &[
+            ("DEVICE_TYPE", "qemu-virt-u-boot"),
+            ("IMAGE_URL", "http://files.example/mairbench.bin"),
+            ("DTB_URL", "http://files.example/virt.dtb"),
+            ("BOOTARGS", bootargs),
+        ],
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.trim() == "commands:")
+        .expect("a commands: list");
+    lines[at + 1..]
+        .iter()
+        .map_while(|l| l.strip_prefix("    - "))
+        .map(scalar)
+        .collect()
+}
+
+/// What LAVA's u-boot device type fails a boot on (`error-messages` of the u-boot constants
+/// in LAVA 2023.01's `etc/dispatcher-config/device-types/base.jinja2`).
+const UBOOT_ERRORS: [&str; 16] = [
+    "Resetting CPU",
+    "Must RESET board to recover",
+    "TIMEOUT",
+    "Retry count exceeded",
+    "Retry time exceeded; starting again",
+    "ERROR: The remote end did not respond in time.",
+    "File not found",
+    "Bad Linux ARM64 Image magic!",
+    "Wrong Ramdisk Image Format",
+    "Ramdisk image is corrupt or invalid",
+    "ERROR: Failed to allocate",
+    "TFTP error: trying to overwrite reserved memory",
+    "Bad Linux RISCV Image magic!",
+    "Wrong Image Format for boot",
+    "ERROR: Did not find a cmdline Flattened Device Tree",
+    "ERROR: RD image overlaps OS image",
+];
+
+/// Runs `cmd` (QEMU) with stdin closed, killed (by its id) after `limit`; its stdout.
+fn run_limited(cmd: &mut Command, limit: Duration) -> String {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("QEMU starts");
+    let mut pipe = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut pipe, &mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    });
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("QEMU still running after {limit:?}: killed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    reader.join().unwrap()
+}
+
+/// The U-Boot job's commands, with the substitutions LAVA makes for a `type: image` kernel
+/// and a dtb without ramdisk (`lava_dispatcher/actions/boot/__init__.py`,
+/// BootloaderCommandOverlay: `{BOOTX}` is `booti {KERNEL_ADDR} - {DTB_ADDR}`), run by
+/// Debian's U-Boot for QEMU `virt` as its bootcmd: `dhcp` and `tftp` from QEMU's user network
+/// (its host, 10.0.2.2, serves a directory over TFTP as LAVA's dispatcher does), `booti` of
+/// `mairbench.bin` with QEMU's own device tree, dumped, as the board's DTB.
+#[test]
+fn the_uboot_jobs_commands_boot_the_firmware_in_u_boot() {
+    let deps = Command::new(root().join("qemu/deps"))
+        .arg("uboot")
+        .stdin(Stdio::null())
+        .output()
+        .expect("qemu/deps runs");
+    if !deps.status.success() {
+        common::missing_dependency(
+            "Debian's U-Boot for QEMU and mkenvimage (qemu/deps uboot)",
+            &String::from_utf8_lossy(&deps.stderr),
+        );
+        return;
+    }
+    live().assert_pass();
+    let (kernel_addr, dtb_addr) = ("0x40400000", "0x40000000");
+    let commands: Vec<String> = uboot_commands("mairbench.quick")
+        .iter()
+        .map(|c| {
+            c.replace("{SERVER_IP}", "10.0.2.2")
+                .replace("{KERNEL}", "mairbench.bin")
+                .replace("{DTB}", "virt.dtb")
+                .replace("{KERNEL_ADDR}", kernel_addr)
+                .replace("{DTB_ADDR}", dtb_addr)
+                .replace("{BOOTX}", &format!("booti {kernel_addr} - {dtb_addr}"))
+        })
+        .collect();
+    assert_eq!(commands.len(), 7, "{commands:?}");
+    assert!(commands.iter().all(|c| !c.contains('{')), "{commands:?}");
+    assert_eq!(commands.last().unwrap(), "booti 0x40400000 - 0x40000000");
+
+    let dir = common::dtb::tmp("lava-uboot");
+    let tftp = dir.join("tftp");
+    std::fs::create_dir_all(&tftp).unwrap();
+    std::fs::copy(
+        common::firmware().with_extension("bin"),
+        tftp.join("mairbench.bin"),
+    )
+    .unwrap();
+    let machine = ["-machine", "virt", "-cpu", "cortex-a72", "-m", "256M"];
+    let dumped = format!("virt,dumpdtb={}", tftp.join("virt.dtb").display());
+    run_limited(
+        Command::new("qemu-system-aarch64")
+            .args(["-machine", &dumped])
+            .args(&machine[2..])
+            .args(["-nographic", "-monitor", "none"]),
+        Duration::from_secs(30),
+    );
+    // U-Boot's environment in its second flash bank, as qemu/run's U-Boot paths give it; a
+    // failed booti powers off instead of waiting at the prompt.
+    let env_txt = dir.join("env.txt");
+    std::fs::write(
+        &env_txt,
+        format!("bootdelay=0\nbootcmd={}; poweroff\n", commands.join("; ")),
+    )
+    .unwrap();
+    let env = dir.join("env.bin");
+    let made = Command::new("mkenvimage")
+        .args(["-s", "0x40000", "-o"])
+        .arg(&env)
+        .arg(&env_txt)
+        .status()
+        .expect("mkenvimage runs");
+    assert!(made.success());
+    std::fs::File::options()
+        .write(true)
+        .open(&env)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let console = run_limited(
+        Command::new("qemu-system-aarch64")
+            .args(machine)
+            .args(["-nographic", "-monitor", "none"])
+            .args(["-bios", "/usr/lib/u-boot/qemu_arm64/u-boot.bin"])
+            .arg("-drive")
+            .arg(format!(
+                "if=pflash,unit=1,format=raw,file={}",
+                env.display()
+            ))
+            .arg("-netdev")
+            .arg(format!("user,id=n0,tftp={}", tftp.display()))
+            .args(["-device", "virtio-net-pci,netdev=n0"]),
+        Duration::from_secs(90),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    // LAVA's u-boot boot action waits for U-Boot's "Starting kernel" and fails on its errors.
+    assert!(console.contains("Starting kernel"), "{console}");
+    for error in UBOOT_ERRORS {
+        assert!(!console.contains(error), "{error:?} in:\n{console}");
+    }
+    let records = common::records(&console);
+    let start = records
+        .iter()
+        .find(|r| r["kind"] == "start")
+        .expect("a start record");
+    assert_eq!(start["bootargs"], "mairbench.quick", "{console}");
+    assert_eq!(start["image_base"], kernel_addr, "{console}");
+    assert_cases(&console, "pass", "the U-Boot job's commands in U-Boot");
+}
