@@ -11,7 +11,7 @@
 //!   drives ([`Problem::ConsoleFromDbg2`]);
 //! - MADT (signature `APIC`): the GICC entries, one per CPU;
 //! - FADT (signature `FACP`): the ARM boot flags, PSCI and its conduit; and the header of the
-//!   DSDT it points to, for a simulator's mark ([`simulator`]).
+//!   DSDT it points to, for a simulator's mark (`simulator`).
 //!
 //! Nothing else (the DSDT's AML, GTDT, IORT, ...) is read. RAM does not come from ACPI: the
 //! UEFI memory map gives it ([`Platform::set_ram_regions`]).
@@ -24,7 +24,8 @@
 //! Layouts are those of the ACPI 6.5 specification (sections 5.2.5 RSDP, 5.2.6 header,
 //! 5.2.7/5.2.8 RSDT/XSDT, 5.2.9 FADT, 5.2.12.14 GICC), Microsoft's SPCR specification and
 //! Microsoft's *Debug Port Table 2 (DBG2)* (its Table 1, the table; Table 2, the Debug Device
-//! Information structure; Table 3, the port types and serial subtypes), cross-checked with Linux (`drivers/acpi/spcr.c`, `arch/arm64/kernel/acpi.c` and `smp.c`)
+//! Information structure; Table 3, the port types and serial subtypes), cross-checked with
+//! Linux (`drivers/acpi/spcr.c`, `arch/arm64/kernel/acpi.c` and `smp.c`)
 //! and U-Boot's SPCR writer (`acpi_write_spcr`).
 
 pub use crate::platform::{AcpiFacts as Facts, AcpiRoot as Root};
@@ -89,13 +90,13 @@ pub const SPCR_UARTS: [(u8, ConsoleKind); 10] = [
     // SBSA generic UART.
     (0x0e, ConsoleKind::SbsaUart),
     // "BCM2835": the Raspberry Pi's mini-UART, 16550-like registers 4 bytes apart with 32-bit
-    // accesses ([`MINI_UART_REGS`] past the base the table gives). Unambiguous: Table 3 lists
-    // the Pi's other UART, the PL011, as 0x03; EDK2's Raspberry Pi firmware (edk2-platforms
-    // `Platform/RaspberryPi/AcpiTables/Spcr.aslc`) writes 0x10 with the mini-UART's block
-    // (`BCM2836_MINI_UART_BASE_ADDRESS`, SoC + 0x215000) and 0x03 with the PL011; Windows'
-    // serial debugger, the table's own consumer, drives 0x10 as the mini-UART with its data
-    // register at 0x40 (kdcom `miniUart.c`, `AUX_MU_IO_REG`). Linux's `spcr.c` lists 0x10
-    // with the PL011s, which those tables contradict.
+    // accesses ([`MINI_UART_REGS`] past the base the table gives). Unambiguous: the Pi's
+    // other UART, a PL011, has Table 3's PL011 type, 0x03; EDK2's Raspberry Pi firmware
+    // (edk2-platforms `Platform/RaspberryPi/AcpiTables/Spcr.aslc`) writes 0x10 with the
+    // mini-UART's block (`BCM2836_MINI_UART_BASE_ADDRESS`, SoC + 0x215000) and 0x03 with the
+    // PL011; Windows' serial debugger, the table's own consumer, drives 0x10 as the mini-UART
+    // with its data register at 0x40 (kdcom `miniUart.c`, `AUX_MU_IO_REG`). Linux's `spcr.c`
+    // lists 0x10 with the PL011s, which those tables contradict.
     (BCM2835, NS16550_MINI_UART),
     // "SDM845 with clock rate of 1.8432 MHz" and "of 7.372 MHz": Qualcomm's GENI serial
     // engine (QUPv3), at the engine's base as the device tree's `qcom,geni-debug-uart` `reg`
@@ -201,11 +202,11 @@ const DBG2_SERIAL: u16 = 0x8000;
 /// [`Platform::qemu_mark`] for QEMU's ACPI tables.
 pub const QEMU_MARK: &str = "OEM ID BOCHS and OEM table ID BXPC";
 
-/// [`Platform::qemu_mark`] for the tables of QEMU `sbsa-ref`'s firmware ([`simulator`]).
+/// [`Platform::qemu_mark`] for the tables of QEMU `sbsa-ref`'s firmware (`simulator`).
 pub const SBSA_REF_MARK: &str = "OEM ID LINARO, table ID SBSAQEMU: QEMU sbsa-ref";
-/// [`Platform::qemu_mark`] for an Arm FVP's DSDT ([`simulator`]).
+/// [`Platform::qemu_mark`] for an Arm FVP's DSDT (`simulator`).
 pub const FVP_MARK: &str = "DSDT ARMLTD ARM-VEXP: an Arm FVP";
-/// [`Platform::qemu_mark`] for an Arm FVP's older static tables ([`simulator`]).
+/// [`Platform::qemu_mark`] for an Arm FVP's older static tables (`simulator`).
 pub const RTSM_MARK: &str = "OEM ID LINARO, table ID RTSMVEV8: an Arm FVP";
 
 /// A table whose length and checksum were checked: `bytes` is all of it.
@@ -231,7 +232,6 @@ impl<'a> Table<'a> {
     fn oem_table_id(&self) -> &'a [u8] {
         self.bytes.get(16..24).unwrap_or_default()
     }
-
 }
 
 /// The simulator a table header's OEM ID and the start of its OEM table ID name, as the
@@ -402,7 +402,7 @@ fn entries<'a>(root: Table<'a>, kind: Root) -> impl Iterator<Item = u64> + 'a {
 /// - [`Platform::tables`]: [`Tables::Acpi`] once a root table is valid.
 /// - [`Platform::console`]: the SPCR's UART ([`SPCR_UARTS`]), in system memory, not at 0 and
 ///   aligned to its access width; a 16550's register spacing (`reg_shift`) and access width
-///   (`io_width`) from its Generic Address Structure as [`ns16550`] reads it (the larger of
+///   (`io_width`) from its Generic Address Structure as `ns16550` reads it (the larger of
 ///   bit width and access size is the spacing, the smaller the access). Without one (the SPCR
 ///   problems), the DBG2's first serial port of those types ([`Problem::ConsoleFromDbg2`]).
 ///   [`Platform::console_from_dtb`] says either was found. Without any
@@ -421,7 +421,7 @@ fn entries<'a>(root: Table<'a>, kind: Root) -> impl Iterator<Item = u64> + 'a {
 ///   `"unknown"`.
 /// - [`Platform::emulated`] and [`Platform::qemu_mark`]: when a table read (the root, one it
 ///   lists, or the header of the DSDT the FADT points to) carries a simulator's IDs
-///   ([`simulator`]: QEMU's `BOCHS ` `BXPC`, QEMU sbsa-ref's firmware's, an Arm FVP's), the
+///   (`simulator`: QEMU's `BOCHS ` `BXPC`, QEMU sbsa-ref's firmware's, an Arm FVP's), the
 ///   first found.
 /// - [`Platform::acpi`]: the rest ([`Facts`]).
 /// - Not set: `ram` (the UEFI memory map gives it: [`Platform::set_ram_regions`]),
@@ -500,7 +500,11 @@ pub fn discover<'a, P: Phys + ?Sized>(mem: &'a P, rsdp: u64) -> Platform<'a> {
             .filter(|&a| a != 0)
             .or_else(|| u32_at(fadt.bytes, FADT_DSDT).map(u64::from));
         let header = dsdt.and_then(|pa| read(mem, pa, HEADER));
-        mark = mark.or_else(|| header.filter(|h| h.starts_with(b"DSDT")).and_then(simulator));
+        mark = mark.or_else(|| {
+            header
+                .filter(|h| h.starts_with(b"DSDT"))
+                .and_then(simulator)
+        });
     }
     if mark.is_some() {
         p.qemu_mark = mark;
@@ -683,9 +687,10 @@ fn uart(interface: u8, gas: &[u8]) -> Result<ConsoleInfo, Problem> {
 /// The DBG2's first serial port ([`DBG2_SERIAL`]) that [`uart`] drives from its first
 /// Generic Address Structure, when its first address size (when not 0) holds the driver's
 /// registers. Ports of other types or subtypes, or of another address space, are skipped.
-/// Every structure's offsets and lengths are checked against the table and the structure: one
-/// running past either is [`Problem::AcpiDbg2`], and then no port is used. The walk moves forward by
-/// at least [`DBG2_DEV_MIN_LEN`] bytes a structure.
+/// Every structure's offsets and lengths are checked against the table and the structure:
+/// one running past either is [`Problem::AcpiDbg2`], and then no port is used. The walk moves
+/// forward by at least [`DBG2_DEV_MIN_LEN`] bytes a structure, so it ends within the table's
+/// length (at most [`MAX_TABLE_LEN`]) whatever the count says.
 fn dbg2_console(dbg2: &[u8]) -> Result<Option<ConsoleInfo>, Problem> {
     let (Some(mut at), Some(count)) = (
         u32_at(dbg2, DBG2_OFFSET_INFO).and_then(|a| usize::try_from(a).ok()),

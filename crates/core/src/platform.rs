@@ -530,7 +530,8 @@ pub struct Platform<'a> {
     /// marks nothing: there only the runner's `mairbench.host=` tells ([`crate::emulation::Emulation`]).
     pub emulated: bool,
     /// What in the device tree (or the ACPI tables) marks QEMU, in words (`None` when nothing
-    /// does).
+    /// does); from ACPI also another simulator's tables (QEMU sbsa-ref's firmware, an Arm FVP:
+    /// [`crate::acpi::discover`]), which set [`Platform::emulated`] too.
     pub qemu_mark: Option<&'static str>,
     /// The `compatible` strings (NUL-separated) of the device tree's `/hypervisor` node, when
     /// there is one (Xen's `xen,xen`): the firmware runs in a guest.

@@ -240,7 +240,11 @@ fn sixteen_550s_take_their_widths_from_the_generic_address_structure() {
                 assert_eq!(p.acpi.console_baud, None, "baud 0: as the firmware left it");
             }
             None => {
-                assert_eq!(problems(&p), [Problem::AcpiSpcrUnsupported, Problem::AcpiNoConsole], "{case}");
+                assert_eq!(
+                    problems(&p),
+                    [Problem::AcpiSpcrUnsupported, Problem::AcpiNoConsole],
+                    "{case}"
+                );
                 assert_eq!(p.console, QEMU_VIRT.console, "{case}");
                 assert!(!p.console_from_dtb);
             }
@@ -306,7 +310,11 @@ fn geni_consoles_from_spcr_and_dbg2() {
         let p = discover(&mem, RSDP);
         assert_eq!(
             problems(&p),
-            [Problem::AcpiNoSpcr, Problem::ConsoleFromDbg2, Problem::AcpiNoMadt]
+            [
+                Problem::AcpiNoSpcr,
+                Problem::ConsoleFromDbg2,
+                Problem::AcpiNoMadt
+            ]
         );
         assert_eq!((p.console, p.console_from_dtb), (geni, true));
         assert_eq!(p.acpi.console_baud, None, "DBG2 gives no baud rate");
@@ -424,15 +432,24 @@ fn consoles_from_dbg2() {
         },
     );
     let ports = [net, dcc, io, pl011(0x021c_0000), pl011(0x021d_0000)];
-    let (mem, _) = assemble(&[fadt(6, 3, 1), madt(&[gicc(0, 0, ENABLED)]), dbg2(OEM, &ports)]);
+    let (mem, _) = assemble(&[
+        fadt(6, 3, 1),
+        madt(&[gicc(0, 0, ENABLED)]),
+        dbg2(OEM, &ports),
+    ]);
     let p = discover(&mem, RSDP);
-    assert_eq!(problems(&p), [Problem::AcpiNoSpcr, Problem::ConsoleFromDbg2]);
+    assert_eq!(
+        problems(&p),
+        [Problem::AcpiNoSpcr, Problem::ConsoleFromDbg2]
+    );
     let expected = ConsoleInfo {
         kind: ConsoleKind::Pl011,
         base: 0x021c_0000,
     };
     assert_eq!((p.console, p.console_from_dtb), (expected, true));
-    assert!(Problem::ConsoleFromDbg2.message().contains("maybe not the board's console"));
+    assert!(Problem::ConsoleFromDbg2
+        .message()
+        .contains("maybe not the board's console"));
     // An SPCR of a type not driven (DCC): the DBG2's port, both problems named.
     let (mem, _) = assemble(&[
         spcr(0x0f, mmio32(0x4100_0000), 7),
@@ -449,7 +466,10 @@ fn consoles_from_dbg2() {
         dbg2(OEM, &[pl011(0x021c_0000)]),
     ]);
     let p = discover(&mem, RSDP);
-    assert_eq!((problems(&p), p.console), (vec![Problem::AcpiNoMadt, Problem::AcpiNoFadt], PL011_QEMU));
+    assert_eq!(
+        (problems(&p), p.console),
+        (vec![Problem::AcpiNoMadt, Problem::AcpiNoFadt], PL011_QEMU)
+    );
     // Nothing driven in the DBG2, or no port, or no structure at all, or a port without any
     // Generic Address Structure: no console.
     for ports in [
@@ -465,7 +485,12 @@ fn consoles_from_dbg2() {
         let p = discover(&mem, RSDP);
         assert_eq!(
             problems(&p),
-            [Problem::AcpiNoSpcr, Problem::AcpiNoConsole, Problem::AcpiNoMadt, Problem::AcpiNoFadt]
+            [
+                Problem::AcpiNoSpcr,
+                Problem::AcpiNoConsole,
+                Problem::AcpiNoMadt,
+                Problem::AcpiNoFadt
+            ]
         );
         assert_eq!((p.console, p.console_from_dtb), (QEMU_VIRT.console, false));
     }
@@ -506,26 +531,37 @@ fn malformed_dbg2s() {
         assert_eq!(p.cpus().len(), 1, "the other tables are read");
         problems(&p)
     };
-    let malformed = [Problem::AcpiNoSpcr, Problem::AcpiDbg2, Problem::AcpiNoConsole];
+    let malformed = [
+        Problem::AcpiNoSpcr,
+        Problem::AcpiDbg2,
+        Problem::AcpiNoConsole,
+    ];
     let patched = |f: &dyn Fn(&mut Vec<u8>)| {
         let mut t = good.clone();
         f(&mut t);
         fix_checksum(&mut t);
         run(t)
     };
-    let put16 = |t: &mut Vec<u8>, at: usize, v: u16| t[at..at + 2].copy_from_slice(&v.to_le_bytes());
-    let put32 = |t: &mut Vec<u8>, at: usize, v: u32| t[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let put16 =
+        |t: &mut Vec<u8>, at: usize, v: u16| t[at..at + 2].copy_from_slice(&v.to_le_bytes());
+    let put32 =
+        |t: &mut Vec<u8>, at: usize, v: u32| t[at..at + 4].copy_from_slice(&v.to_le_bytes());
     // The structure (at 44) and its fields.
-    let cases: [(&str, &dyn Fn(&mut Vec<u8>)); 9] = [
+    type Patch<'a> = &'a dyn Fn(&mut Vec<u8>);
+    let cases: [(&str, Patch); 9] = [
         ("first structure past the table", &|t| put32(t, 36, 0x1000)),
         ("first structure at u32::MAX", &|t| put32(t, 36, u32::MAX)),
         ("more structures than the table holds", &|t| put32(t, 40, 2)),
         ("a count of u32::MAX", &|t| put32(t, 40, u32::MAX)),
         ("structure length 0", &|t| put16(t, 44 + 1, 0)),
         ("structure length below 22", &|t| put16(t, 44 + 1, 21)),
-        ("structure longer than the table", &|t| put16(t, 44 + 1, 0x200)),
+        ("structure longer than the table", &|t| {
+            put16(t, 44 + 1, 0x200)
+        }),
         ("GAS past the structure", &|t| put16(t, 44 + 18, 36)),
-        ("address size past the structure", &|t| put16(t, 44 + 20, 37)),
+        ("address size past the structure", &|t| {
+            put16(t, 44 + 20, 37)
+        }),
     ];
     for (what, f) in cases {
         assert_eq!(patched(f), malformed, "{what}");
@@ -540,7 +576,9 @@ fn malformed_dbg2s() {
     t[4..8].copy_from_slice(&len.to_le_bytes());
     fix_checksum(&mut t);
     let (mem, _) = assemble(&[t]);
-    assert!(discover(&mem, RSDP).problems.contains(Problem::ConsoleFromDbg2));
+    assert!(discover(&mem, RSDP)
+        .problems
+        .contains(Problem::ConsoleFromDbg2));
     let wide = dbg2(OEM, &[dbg2_serial(0x0103, mmio32(0x021c_0000))]);
     assert_eq!(
         run(wide),
@@ -600,7 +638,14 @@ fn simulators_are_marked_emulated() {
         let (mem, _) = assemble(&[fadt_of(OEM, dsdt)]);
         let p = discover(&mem, RSDP);
         assert!(!p.emulated);
-        assert_eq!(problems(&p), [Problem::AcpiNoSpcr, Problem::AcpiNoConsole, Problem::AcpiNoMadt]);
+        assert_eq!(
+            problems(&p),
+            [
+                Problem::AcpiNoSpcr,
+                Problem::AcpiNoConsole,
+                Problem::AcpiNoMadt
+            ]
+        );
     }
 }
 
@@ -728,7 +773,8 @@ fn missing_tables() {
     assert_eq!(
         why,
         [
-            Problem::AcpiNoSpcr, Problem::AcpiNoConsole,
+            Problem::AcpiNoSpcr,
+            Problem::AcpiNoConsole,
             Problem::AcpiNoMadt,
             Problem::AcpiNoFadt
         ]
@@ -882,7 +928,11 @@ fn bad_listed_tables_are_skipped() {
         t[4..8].copy_from_slice(&len.to_le_bytes());
         fix_checksum(t);
     };
-    let length = [Problem::AcpiTableLength, Problem::AcpiNoSpcr, Problem::AcpiNoConsole];
+    let length = [
+        Problem::AcpiTableLength,
+        Problem::AcpiNoSpcr,
+        Problem::AcpiNoConsole,
+    ];
     assert_eq!(broken(&|t| set_len(t, 0)), length, "zero length");
     assert_eq!(
         broken(&|t| set_len(t, 35)),
@@ -897,7 +947,11 @@ fn bad_listed_tables_are_skipped() {
     );
     assert_eq!(
         broken(&|t| t[50] ^= 0x40),
-        [Problem::AcpiTableChecksum, Problem::AcpiNoSpcr, Problem::AcpiNoConsole]
+        [
+            Problem::AcpiTableChecksum,
+            Problem::AcpiNoSpcr,
+            Problem::AcpiNoConsole
+        ]
     );
     assert_eq!(
         broken(&|t| {
@@ -916,7 +970,8 @@ fn bad_listed_tables_are_skipped() {
         problems(&p),
         [
             Problem::AcpiTableLength,
-            Problem::AcpiNoSpcr, Problem::AcpiNoConsole,
+            Problem::AcpiNoSpcr,
+            Problem::AcpiNoConsole,
             Problem::AcpiNoMadt
         ]
     );
@@ -1026,7 +1081,11 @@ fn repeated_and_looping_tables() {
     let p = discover(&m, RSDP);
     assert_eq!(
         problems(&p),
-        [Problem::AcpiTableRepeated, Problem::AcpiNoSpcr, Problem::AcpiNoConsole]
+        [
+            Problem::AcpiTableRepeated,
+            Problem::AcpiNoSpcr,
+            Problem::AcpiNoConsole
+        ]
     );
     assert_eq!(p.acpi.tables, 3);
 
@@ -1135,7 +1194,11 @@ fn problem_messages_and_kinds() {
         assert!(p.message().len() > 20, "{p:?}");
         let name = format!("{p:?}");
         // ConsoleFromDbg2 is named like the device tree's console fallbacks.
-        assert_eq!(p.acpi(), name.starts_with("Acpi") || name.ends_with("Dbg2"), "{p:?}");
+        assert_eq!(
+            p.acpi(),
+            name.starts_with("Acpi") || name.ends_with("Dbg2"),
+            "{p:?}"
+        );
         if p.acpi() {
             assert!(p.message().contains("ACPI"), "{p:?}: {}", p.message());
         }

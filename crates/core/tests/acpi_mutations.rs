@@ -229,7 +229,9 @@ impl Image {
 
 fn qemu_image() -> Image {
     let name = "qemu-virt";
-    Image::new(&["FACP", "APIC", "SPCR", "DBG2", "GTDT", "MCFG", "IORT"].map(|t| qemu_table(name, t)))
+    Image::new(
+        &["FACP", "APIC", "SPCR", "DBG2", "GTDT", "MCFG", "IORT"].map(|t| qemu_table(name, t)),
+    )
 }
 
 fn qemu_dbg2_image() -> Image {
