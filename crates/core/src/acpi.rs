@@ -95,8 +95,10 @@ pub const SPCR_UARTS: [(u8, ConsoleKind); 10] = [
     // (edk2-platforms `Platform/RaspberryPi/AcpiTables/Spcr.aslc`) writes 0x10 with the
     // mini-UART's block (`BCM2836_MINI_UART_BASE_ADDRESS`, SoC + 0x215000) and 0x03 with the
     // PL011; Windows' serial debugger, the table's own consumer, drives 0x10 as the mini-UART
-    // with its data register at 0x40 (kdcom `miniUart.c`, `AUX_MU_IO_REG`). Linux's `spcr.c`
-    // lists 0x10 with the PL011s, which those tables contradict.
+    // with its data register at 0x40 (kdcom `miniUart.c`, `AUX_MU_IO_REG`), and so does
+    // NetBSD (`acpi_platform_attach_uart`: the address + 0x40, stride 2,
+    // `COM_TYPE_BCMAUXUART`). Linux's `spcr.c` lists 0x10 with the PL011s, which those
+    // tables contradict.
     (BCM2835, NS16550_MINI_UART),
     // "SDM845 with clock rate of 1.8432 MHz" and "of 7.372 MHz": Qualcomm's GENI serial
     // engine (QUPv3), at the engine's base as the device tree's `qcom,geni-debug-uart` `reg`
@@ -740,7 +742,9 @@ fn dbg2_console(dbg2: &[u8]) -> Result<Option<ConsoleInfo>, Problem> {
 /// - U-Boot's writer (`acpi_write_spcr`) puts the spacing (`reg-shift`) in the access size and
 ///   `reg-io-width` in the bit width: dword and 8 is byte accesses 4 bytes apart.
 /// - FreeBSD's reader (`sys/dev/uart/uart_cpu_acpi.c`, `uart_cpu_acpi_spcr`) takes the bit
-///   width as the spacing (`regshft`) and the access size as the access (`regiowidth`), as
+///   width as the spacing (`regshft`) and the access size as the access (`regiowidth`);
+///   NetBSD's (`sys/arch/arm/acpi/acpi_platform.c`, `acpi_platform_attach_uart`) takes the
+///   bit width as the spacing (`com_init_regs_stride`) with byte accesses. Both read it as
 ///   Marvell's EDK2 writes its 16550s (edk2-platforms `Silicon/Marvell/Armada7k8k/AcpiTables/
 ///   AcpiHeader.h`, `MV_UART_AS32`: bit width 32, byte access, on the MACCHIATObin and
 ///   CN9130, whose UARTs Linux's device trees give `reg-shift = <2>`, `reg-io-width = <1>`):
@@ -749,7 +753,7 @@ fn dbg2_console(dbg2: &[u8]) -> Result<Option<ConsoleInfo>, Problem> {
 ///   (byte: `mmio`, word: `mmio16`, dword: `mmio32`, whose earlycon spacing is the access
 ///   width), so it reads Marvell's tables as byte accesses 1 byte apart.
 ///
-/// Where the readings part, this follows FreeBSD's and U-Boot's. The exception known:
+/// Where the readings part, this follows the BSDs' and U-Boot's. The exception known:
 /// QEMU's own 16550 SPCR for RISC-V `virt` (`hw/riscv/virt-acpi-build.c`, `spcr_setup`:
 /// type 0x12, bit width 32, byte access) describes an NS16550A whose registers are 1 byte
 /// apart, which Linux's reading gets right and this one would not; QEMU's Arm machines
