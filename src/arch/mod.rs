@@ -80,7 +80,9 @@ extern "C" fn rust_main(
     if platform.console_from_dtb || platform.emulated || qemu_without_dtb() {
         // SAFETY: the console just discovered: the UART that `/chosen/stdout-path` of this
         // boot's device tree names (its translated `reg`, of the kind whose register layout
-        // the driver uses), or QEMU virt's PL011 where the machine is QEMU's. With the MMU
+        // the driver uses), or that the ACPI SPCR or DBG2 gives (its system-memory address, of
+        // the kind its interface type selects), or QEMU virt's PL011 where the machine is
+        // QEMU's. With the MMU
         // off it is Device memory; memory set-up maps its page 1:1 as Device-nGnRnE. The
         // console is the one driver of it.
         let device = unsafe { mmio::Device::at(platform.console.base) };

@@ -7,8 +7,11 @@
 //! - every table the root lists: its 36-byte header, its length (at least 36, at most
 //!   [`MAX_TABLE_LEN`], all readable) and its checksum;
 //! - SPCR: the console UART ([`SPCR_UARTS`]), its Generic Address Structure and baud rate;
+//! - DBG2, only when the SPCR gives no console: its first serial port of a type the firmware
+//!   drives ([`Problem::ConsoleFromDbg2`]);
 //! - MADT (signature `APIC`): the GICC entries, one per CPU;
-//! - FADT (signature `FACP`): the ARM boot flags, PSCI and its conduit.
+//! - FADT (signature `FACP`): the ARM boot flags, PSCI and its conduit; and the header of the
+//!   DSDT it points to, for a simulator's mark (`simulator`).
 //!
 //! Nothing else (the DSDT's AML, GTDT, IORT, ...) is read. RAM does not come from ACPI: the
 //! UEFI memory map gives it ([`Platform::set_ram_regions`]).
@@ -19,8 +22,10 @@
 //! [`MAX_TABLE_LEN`] bytes are read, and every walk moves forward by at least 2 bytes.
 //!
 //! Layouts are those of the ACPI 6.5 specification (sections 5.2.5 RSDP, 5.2.6 header,
-//! 5.2.7/5.2.8 RSDT/XSDT, 5.2.9 FADT, 5.2.12.14 GICC) and Microsoft's SPCR specification,
-//! cross-checked with Linux (`drivers/acpi/spcr.c`, `arch/arm64/kernel/acpi.c` and `smp.c`)
+//! 5.2.7/5.2.8 RSDT/XSDT, 5.2.9 FADT, 5.2.12.14 GICC), Microsoft's SPCR specification and
+//! Microsoft's *Debug Port Table 2 (DBG2)* (its Table 1, the table; Table 2, the Debug Device
+//! Information structure; Table 3, the port types and serial subtypes), cross-checked with
+//! Linux (`drivers/acpi/spcr.c`, `arch/arm64/kernel/acpi.c` and `smp.c`)
 //! and U-Boot's SPCR writer (`acpi_write_spcr`).
 
 pub use crate::platform::{AcpiFacts as Facts, AcpiRoot as Root};
@@ -67,12 +72,12 @@ pub const MAX_TABLES: usize = 256;
 /// (80 to 84 bytes per CPU) or SPCR.
 pub const MAX_TABLE_LEN: usize = 1 << 20;
 
-/// The SPCR interface types (Microsoft's DBG2 serial port subtypes) mairbench drives, and
-/// the console kind each selects. For a 16550 the kind's `reg_shift` and `io_width` are
-/// those the Generic Address Structure gives ([`discover`]); the row holds the byte-wide
-/// default. As Linux's `spcr.c` maps them, except 0x10 (BCM2835), not driven: which UART it
-/// names is not settled.
-pub const SPCR_UARTS: [(u8, ConsoleKind); 7] = [
+/// The SPCR interface types (Microsoft's DBG2 serial port subtypes, DBG2 Table 3) mairbench
+/// drives, and the console kind each selects, for the SPCR and the DBG2 alike. For a 16550
+/// (but the BCM2835's) the kind's `reg_shift` and `io_width` are those the Generic Address
+/// Structure gives ([`discover`]); the row holds the byte-wide default. As Linux's `spcr.c`
+/// maps them, but for 0x10, 0x11 and 0x13, which it does not drive as below.
+pub const SPCR_UARTS: [(u8, ConsoleKind); 10] = [
     // Fully 16550-compatible.
     (0x00, NS16550),
     // 16550 subset compatible with DBGP revision 1.
@@ -84,9 +89,47 @@ pub const SPCR_UARTS: [(u8, ConsoleKind); 7] = [
     (0x0d, ConsoleKind::SbsaUart),
     // SBSA generic UART.
     (0x0e, ConsoleKind::SbsaUart),
+    // "BCM2835": the Raspberry Pi's mini-UART, 16550-like registers 4 bytes apart with 32-bit
+    // accesses ([`MINI_UART_REGS`] past the base the table gives). Unambiguous: the Pi's
+    // other UART, a PL011, has Table 3's PL011 type, 0x03; EDK2's Raspberry Pi firmware
+    // (edk2-platforms `Platform/RaspberryPi/AcpiTables/Spcr.aslc`) writes 0x10 with the
+    // mini-UART's block (`BCM2836_MINI_UART_BASE_ADDRESS`, SoC + 0x215000) and 0x03 with the
+    // PL011; Windows' serial debugger, the table's own consumer, drives 0x10 as the mini-UART
+    // with its data register at 0x40 (kdcom `miniUart.c`, `AUX_MU_IO_REG`), and so does
+    // NetBSD (`acpi_platform_attach_uart`: the address + 0x40, stride 2,
+    // `COM_TYPE_BCMAUXUART`). Linux's `spcr.c` lists 0x10 with the PL011s, which those
+    // tables contradict.
+    (BCM2835, NS16550_MINI_UART),
+    // "SDM845 with clock rate of 1.8432 MHz" and "of 7.372 MHz": Qualcomm's GENI serial
+    // engine (QUPv3), at the engine's base as the device tree's `qcom,geni-debug-uart` `reg`
+    // gives it (Windows' SPCRs on SM8250, 0x11 at 0xa90000, and X1E80100, 0x13 at 0x894000:
+    // Linux's `uart12: serial@a90000` and `uart21: serial@894000`). The driver
+    // ([`crate::uart::Geni`]) needs nothing a device tree gives beyond that base: it writes
+    // no clock, baud rate, packing or FIFO depth and only sends, one byte per command. What
+    // the SPCR cannot tell and the driver assumes: that the engine is clocked, runs the UART
+    // protocol in FIFO mode (not DMA or GSI) with its packing and frame format set, as the
+    // boot firmware left its own console; the clock rates the two types name matter only to
+    // a driver that sets the baud rate.
+    (0x11, ConsoleKind::Geni),
     // 16550-compatible with parameters defined in the Generic Address Structure.
     (0x12, NS16550),
+    (0x13, ConsoleKind::Geni),
 ];
+
+/// The BCM2835 interface type ([`SPCR_UARTS`]).
+const BCM2835: u8 = 0x10;
+
+/// How far the Raspberry Pi's mini-UART registers (`AUX_MU_IO_REG` first) lie past the
+/// auxiliary block's base, the base an SPCR or DBG2 of type 0x10 gives (BCM2835 ARM
+/// Peripherals, section 2.1; edk2-platforms' `DualSerialPortLib`:
+/// `MINI_UART_REGISTER_BASE = BCM2836_MINI_UART_BASE_ADDRESS + 0x40`).
+pub const MINI_UART_REGS: u64 = 0x40;
+
+/// The mini-UART as Linux's `8250_bcm2835aux` drives it: registers 4 bytes apart, 32-bit.
+const NS16550_MINI_UART: ConsoleKind = ConsoleKind::Ns16550 {
+    reg_shift: 2,
+    io_width: 4,
+};
 
 const NS16550: ConsoleKind = ConsoleKind::Ns16550 {
     reg_shift: 0,
@@ -127,6 +170,10 @@ const FADT_MINOR_REVISION: usize = 131;
 const FADT_PSCI_COMPLIANT: u16 = 1 << 0;
 const FADT_PSCI_USE_HVC: u16 = 1 << 1;
 
+/// FADT: the DSDT's address, 32-bit (DSDT) and 64-bit (X_DSDT, which wins when not 0).
+const FADT_DSDT: usize = 40;
+const FADT_X_DSDT: usize = 140;
+
 /// SPCR fields, by offset.
 const SPCR_MIN_LEN: usize = 80;
 const SPCR_INTERFACE_TYPE: usize = 36;
@@ -136,13 +183,33 @@ const SPCR_PRECISE_BAUD_RATE: usize = 80;
 
 /// Generic Address Structure: address space ID of system memory.
 const GAS_SYSTEM_MEMORY: u8 = 0;
+/// Size of a Generic Address Structure.
+const GAS_LEN: usize = 12;
 
-/// What marks QEMU's tables: its OEM ID (QEMU's `ACPI_BUILD_APPNAME6`) and the start of its
-/// OEM table ID (`BXPC`, padded, or `BXPC` and the signature in QEMU before 5.1).
-const QEMU_OEM_ID: &[u8; 6] = b"BOCHS ";
-const QEMU_OEM_TABLE_ID: &[u8; 4] = b"BXPC";
+/// DBG2 (Table 1): offset and count of the Debug Device Information structures.
+const DBG2_OFFSET_INFO: usize = 36;
+const DBG2_NUMBER_INFO: usize = 40;
+/// Debug Device Information structure (Table 2): its fields, by offset in the structure, and
+/// its fixed part's length.
+const DBG2_DEV_LENGTH: usize = 1;
+const DBG2_DEV_GAS_COUNT: usize = 3;
+const DBG2_DEV_PORT_TYPE: usize = 12;
+const DBG2_DEV_PORT_SUBTYPE: usize = 14;
+const DBG2_DEV_BASE_OFFSET: usize = 18;
+const DBG2_DEV_SIZE_OFFSET: usize = 20;
+const DBG2_DEV_MIN_LEN: usize = 22;
+/// Port type of a serial port (Table 3).
+const DBG2_SERIAL: u16 = 0x8000;
+
 /// [`Platform::qemu_mark`] for QEMU's ACPI tables.
 pub const QEMU_MARK: &str = "OEM ID BOCHS and OEM table ID BXPC";
+
+/// [`Platform::qemu_mark`] for the tables of QEMU `sbsa-ref`'s firmware (`simulator`).
+pub const SBSA_REF_MARK: &str = "OEM ID LINARO, table ID SBSAQEMU: QEMU sbsa-ref";
+/// [`Platform::qemu_mark`] for an Arm FVP's DSDT (`simulator`).
+pub const FVP_MARK: &str = "DSDT ARMLTD ARM-VEXP: an Arm FVP";
+/// [`Platform::qemu_mark`] for an Arm FVP's older static tables (`simulator`).
+pub const RTSM_MARK: &str = "OEM ID LINARO, table ID RTSMVEV8: an Arm FVP";
 
 /// A table whose length and checksum were checked: `bytes` is all of it.
 #[derive(Clone, Copy)]
@@ -167,10 +234,39 @@ impl<'a> Table<'a> {
     fn oem_table_id(&self) -> &'a [u8] {
         self.bytes.get(16..24).unwrap_or_default()
     }
+}
 
-    /// Whether QEMU wrote it.
-    fn qemu(&self) -> bool {
-        self.oem_id() == QEMU_OEM_ID && self.oem_table_id().starts_with(QEMU_OEM_TABLE_ID)
+/// The simulator a table header's OEM ID and the start of its OEM table ID name, as the
+/// mark ([`Platform::qemu_mark`]) that says so. A table read (the root, one it lists, or the
+/// DSDT's header) that carries one marks the run emulated.
+/// - QEMU's own tables (`virt` under EDK2, [`QEMU_MARK`]): QEMU's `ACPI_BUILD_APPNAME6`
+///   `BOCHS ` and `BXPC` (padded, or `BXPC` and the signature before QEMU 5.1).
+/// - QEMU `sbsa-ref` ([`SBSA_REF_MARK`]): QEMU writes no ACPI for it; its firmware
+///   (edk2-platforms `Silicon/Qemu/SbsaQemu/Acpi.dsc.inc`) builds every table with
+///   `PcdAcpiDefaultOemId` `LINARO` and `PcdAcpiDefaultOemTableId` `SBSAQEMU`.
+/// - Arm's FVP Base ([`FVP_MARK`]): its EDK2 (edk2-platforms `Platform/ARM/VExpressPkg`)
+///   writes the DSDT as `ARMLTD` `ARM-VEXP` (`ConfigurationManagerDxe/AslTables/Dsdt.asl`; the
+///   package's only AArch64 ACPI build is `ArmVExpress-FVP-AArch64.dsc`), its other tables
+///   with Arm's generic `ARMLTD`, which Juno's carry too. Before the dynamic tables
+///   (edk2-platforms commit 404a76c577) every table said `LINARO` `RTSMVEV8`
+///   ([`RTSM_MARK`]; `AcpiTables/FvpPlatform.h`; RTSM is the FVP's former name).
+///
+/// Matched in code rather than from a table of pointers, which would cost the firmware 24
+/// bytes of relocation a pointer.
+fn simulator(header: &[u8]) -> Option<&'static str> {
+    let ids = header.get(10..24)?;
+    let (id, table_id) = ids.split_at(6);
+    let is = |oem: &[u8], prefix: &[u8]| id == oem && table_id.starts_with(prefix);
+    if is(b"BOCHS ", b"BXPC") {
+        Some(QEMU_MARK)
+    } else if is(b"LINARO", b"SBSAQEMU") {
+        Some(SBSA_REF_MARK)
+    } else if is(b"LINARO", b"RTSMVEV8") {
+        Some(RTSM_MARK)
+    } else if is(b"ARMLTD", b"ARM-VEXP") {
+        Some(FVP_MARK)
+    } else {
+        None
     }
 }
 
@@ -307,15 +403,13 @@ fn entries<'a>(root: Table<'a>, kind: Root) -> impl Iterator<Item = u64> + 'a {
 /// What is set, the rest staying [`QEMU_VIRT`]'s:
 /// - [`Platform::tables`]: [`Tables::Acpi`] once a root table is valid.
 /// - [`Platform::console`]: the SPCR's UART ([`SPCR_UARTS`]), in system memory, not at 0 and
-///   aligned to its access width; [`Platform::console_from_dtb`] says it was found. A 16550's
-///   register spacing (`reg_shift`) comes from the GAS access size (byte 0, word 1, dword 2),
-///   its access width (`io_width`) from the GAS register bit width (8: 1 byte, 32: 4 bytes),
-///   as U-Boot writes them (`reg_shift` into the access size, `reg-io-width` into the bit
-///   width) and Linux reads them (a dword access size is 32-bit accesses 4 bytes apart). When
-///   one is 0 (undefined) it follows the other; an access size above qword is taken as
-///   byte, as Linux does. Without a console ([`Problem::AcpiNoSpcr`] and the other SPCR
-///   problems) the console stays QEMU virt's PL011, which the firmware drives only where the
-///   machine is QEMU's.
+///   aligned to its access width; a 16550's register spacing (`reg_shift`) and access width
+///   (`io_width`) from its Generic Address Structure as `ns16550` reads it (the larger of
+///   bit width and access size is the spacing, the smaller the access). Without one (the SPCR
+///   problems), the DBG2's first serial port of those types ([`Problem::ConsoleFromDbg2`]).
+///   [`Platform::console_from_dtb`] says either was found. Without any
+///   ([`Problem::AcpiNoConsole`]) the console stays QEMU virt's PL011, which the firmware
+///   drives only where the machine is QEMU's.
 /// - [`Platform::psci`]: the FADT's ARM boot flags, PSCI_COMPLIANT (bit 0) and PSCI_USE_HVC
 ///   (bit 1), read from FADT 5.1 on, or from an older FADT whose flags are not 0 (as Linux
 ///   does).
@@ -327,15 +421,16 @@ fn entries<'a>(root: Table<'a>, kind: Root) -> impl Iterator<Item = u64> + 'a {
 /// - [`Platform::model`]: the root table's OEM ID and OEM table ID as the table holds them
 ///   (14 bytes, trimmed at both ends: `BOCHS BXPC` on QEMU), else either alone, else
 ///   `"unknown"`.
-/// - [`Platform::emulated`] and [`Platform::qemu_mark`] ([`QEMU_MARK`]): when a table read
-///   (the root or one it lists) has QEMU's OEM ID `BOCHS ` and an OEM table ID starting with
-///   `BXPC`.
+/// - [`Platform::emulated`] and [`Platform::qemu_mark`]: when a table read (the root, one it
+///   lists, or the header of the DSDT the FADT points to) carries a simulator's IDs
+///   (`simulator`: QEMU's `BOCHS ` `BXPC`, QEMU sbsa-ref's firmware's, an Arm FVP's), the
+///   first found.
 /// - [`Platform::acpi`]: the rest ([`Facts`]).
 /// - Not set: `ram` (the UEFI memory map gives it: [`Platform::set_ram_regions`]),
 ///   `bootargs` (the UEFI load options give them), `reserved`, `dtb_ok`.
 ///
 /// Of the tables the root lists, each is checked (header, length, checksum) and counted
-/// once; the first valid FADT, MADT and SPCR are used. A table listed twice (by address),
+/// once; the first valid FADT, MADT, SPCR and DBG2 are used. A table listed twice (by address),
 /// a root table listed ([`Problem::AcpiTableRepeated`]), or a table past the first
 /// [`MAX_TABLES`] ([`Problem::AcpiTooManyTables`]) is not read again.
 pub fn discover<'a, P: Phys + ?Sized>(mem: &'a P, rsdp: u64) -> Platform<'a> {
@@ -354,9 +449,9 @@ pub fn discover<'a, P: Phys + ?Sized>(mem: &'a P, rsdp: u64) -> Platform<'a> {
         .or_else(|| Some(p.acpi.oem_table_id).filter(|s| !s.is_empty()))
         .or_else(|| Some(p.acpi.oem_id).filter(|s| !s.is_empty()))
         .unwrap_or("unknown");
-    let mut qemu = root.qemu();
+    let mut mark = simulator(root.bytes);
 
-    let (mut fadt, mut madt, mut spcr) = (None, None, None);
+    let (mut fadt, mut madt, mut spcr, mut dbg2) = (None, None, None, None);
     let mut seen = [0u64; MAX_TABLES];
     let mut count = 0usize;
     for pa in entries(root, kind) {
@@ -383,11 +478,12 @@ pub fn discover<'a, P: Phys + ?Sized>(mem: &'a P, rsdp: u64) -> Platform<'a> {
             }
         };
         p.acpi.tables = p.acpi.tables.saturating_add(1);
-        qemu |= t.qemu();
+        mark = mark.or_else(|| simulator(t.bytes));
         let slot = match t.signature() {
             b"FACP" => &mut fadt,
             b"APIC" => &mut madt,
             b"SPCR" => &mut spcr,
+            b"DBG2" => &mut dbg2,
             b"XSDT" | b"RSDT" => {
                 p.problems.insert(Problem::AcpiTableRepeated);
                 continue;
@@ -400,8 +496,20 @@ pub fn discover<'a, P: Phys + ?Sized>(mem: &'a P, rsdp: u64) -> Platform<'a> {
             *slot = Some(t);
         }
     }
-    if qemu {
-        p.qemu_mark = Some(QEMU_MARK);
+    if let Some(fadt) = fadt {
+        // The DSDT is not listed: the FADT points to it. Only its header's IDs are read.
+        let dsdt = u64_at(fadt.bytes, FADT_X_DSDT)
+            .filter(|&a| a != 0)
+            .or_else(|| u32_at(fadt.bytes, FADT_DSDT).map(u64::from));
+        let header = dsdt.and_then(|pa| read(mem, pa, HEADER));
+        mark = mark.or_else(|| {
+            header
+                .filter(|h| h.starts_with(b"DSDT"))
+                .and_then(simulator)
+        });
+    }
+    if mark.is_some() {
+        p.qemu_mark = mark;
         p.emulated = true;
     }
 
@@ -417,15 +525,27 @@ pub fn discover<'a, P: Phys + ?Sized>(mem: &'a P, rsdp: u64) -> Platform<'a> {
         Some(madt) => cpus(madt, &mut p),
         None => p.problems.insert(Problem::AcpiNoMadt),
     }
-    match spcr
-        .ok_or(Problem::AcpiNoSpcr)
-        .and_then(|t| console(t, &mut p))
-    {
+    let from_spcr = match spcr {
+        Some(t) => console(t.bytes).inspect(|_| p.acpi.console_baud = baud(t.bytes)),
+        None => Err(Problem::AcpiNoSpcr),
+    };
+    let console = from_spcr.or_else(|why| {
+        p.problems.insert(why);
+        let port = dbg2.map_or(Ok(None), |t| dbg2_console(t.bytes))?;
+        if port.is_some() {
+            p.problems.insert(Problem::ConsoleFromDbg2);
+        }
+        port.ok_or(Problem::AcpiNoConsole)
+    });
+    match console {
         Ok(console) => {
             p.console = console;
             p.console_from_dtb = true;
         }
-        Err(why) => p.problems.insert(why),
+        Err(why) => {
+            p.problems.insert(why);
+            p.problems.insert(Problem::AcpiNoConsole);
+        }
     }
     p
 }
@@ -520,24 +640,36 @@ fn gicc(entry: &[u8], enable: Enable, p: &mut Platform<'_>) {
 }
 
 /// The console the SPCR describes.
-fn console(spcr: Table<'_>, p: &mut Platform<'_>) -> Result<ConsoleInfo, Problem> {
-    let bytes = spcr.bytes;
-    if bytes.len() < SPCR_MIN_LEN {
+fn console(spcr: &[u8]) -> Result<ConsoleInfo, Problem> {
+    if spcr.len() < SPCR_MIN_LEN {
         return Err(Problem::AcpiSpcrShort);
     }
-    let interface = byte(bytes, SPCR_INTERFACE_TYPE).ok_or(Problem::AcpiSpcrShort)?;
-    let [space, bit_width, _bit_offset, access_size] =
-        array(bytes, SPCR_BASE_ADDRESS).ok_or(Problem::AcpiSpcrShort)?;
-    let base = u64_at(bytes, SPCR_BASE_ADDRESS.saturating_add(4)).ok_or(Problem::AcpiSpcrShort)?;
+    let gas = spcr.get(SPCR_BASE_ADDRESS..SPCR_BASE_ADDRESS.saturating_add(GAS_LEN));
+    uart(
+        byte(spcr, SPCR_INTERFACE_TYPE).unwrap_or(0xff),
+        gas.unwrap_or_default(),
+    )
+}
+
+/// The UART of interface type `interface` (an SPCR's, or a DBG2 serial port's subtype) whose
+/// registers the 12-byte Generic Address Structure `gas` locates: [`SPCR_UARTS`]'s kind, in
+/// system memory, not at 0, aligned to its access width, its registers below 2^64.
+fn uart(interface: u8, gas: &[u8]) -> Result<ConsoleInfo, Problem> {
+    let [space, bit_width, _bit_offset, access_size] = array(gas, 0).unwrap_or([0xff; 4]);
+    let mut base = u64_at(gas, 4).unwrap_or(0);
     let kind = SPCR_UARTS
         .iter()
         .find(|&&(t, _)| t == interface)
         .map(|&(_, kind)| kind)
         .ok_or(Problem::AcpiSpcrUnsupported)?;
-    if space != GAS_SYSTEM_MEMORY {
+    if space != GAS_SYSTEM_MEMORY || base == 0 {
         return Err(Problem::AcpiSpcrAddress);
     }
     let kind = match kind {
+        _ if interface == BCM2835 => {
+            base = base.saturating_add(MINI_UART_REGS);
+            kind
+        }
         ConsoleKind::Ns16550 { .. } => {
             ns16550(bit_width, access_size).ok_or(Problem::AcpiSpcrUnsupported)?
         }
@@ -545,47 +677,115 @@ fn console(spcr: Table<'_>, p: &mut Platform<'_>) -> Result<ConsoleInfo, Problem
     };
     let align = match kind {
         ConsoleKind::Ns16550 { io_width, .. } => u64::from(io_width),
-        // The PL011 and SBSA drivers make 32-bit accesses.
+        // The PL011, SBSA and GENI drivers make 32-bit accesses.
         _ => 4,
     };
-    if base == 0
-        || !base.is_multiple_of(align.max(1))
-        || base.checked_add(kind.register_span()).is_none()
-    {
+    if !base.is_multiple_of(align) || base.checked_add(kind.register_span()).is_none() {
         return Err(Problem::AcpiSpcrAddress);
     }
-    p.acpi.console_baud = baud(bytes);
     Ok(ConsoleInfo { kind, base })
 }
 
+/// The DBG2's first serial port ([`DBG2_SERIAL`]) that [`uart`] drives from its first
+/// Generic Address Structure, when its first address size (when not 0) holds the driver's
+/// registers. Ports of other types or subtypes, or of another address space, are skipped.
+/// Every structure's offsets and lengths are checked against the table and the structure:
+/// one running past either is [`Problem::AcpiDbg2`], and then no port is used. The walk moves
+/// forward by at least [`DBG2_DEV_MIN_LEN`] bytes a structure, so it ends within the table's
+/// length (at most [`MAX_TABLE_LEN`]) whatever the count says.
+fn dbg2_console(dbg2: &[u8]) -> Result<Option<ConsoleInfo>, Problem> {
+    let (Some(mut at), Some(count)) = (
+        u32_at(dbg2, DBG2_OFFSET_INFO).and_then(|a| usize::try_from(a).ok()),
+        u32_at(dbg2, DBG2_NUMBER_INFO),
+    ) else {
+        return Err(Problem::AcpiDbg2);
+    };
+    let mut found = None;
+    for _ in 0..count {
+        let len = u16_at(dbg2, at.saturating_add(DBG2_DEV_LENGTH)).map_or(0, usize::from);
+        let dev = dbg2
+            .get(at..at.saturating_add(len))
+            .filter(|_| len >= DBG2_DEV_MIN_LEN)
+            .ok_or(Problem::AcpiDbg2)?;
+        at = at.saturating_add(len);
+        if byte(dev, DBG2_DEV_GAS_COUNT) == Some(0) {
+            continue;
+        }
+        let field = |off| u16_at(dev, off).map_or(0, usize::from);
+        let (gas_at, size_at) = (field(DBG2_DEV_BASE_OFFSET), field(DBG2_DEV_SIZE_OFFSET));
+        let (Some(gas), Some(size)) = (
+            dev.get(gas_at..gas_at.saturating_add(GAS_LEN)),
+            u32_at(dev, size_at),
+        ) else {
+            return Err(Problem::AcpiDbg2);
+        };
+        let serial = field(DBG2_DEV_PORT_TYPE) == usize::from(DBG2_SERIAL);
+        let subtype = u8::try_from(field(DBG2_DEV_PORT_SUBTYPE)).ok();
+        let Some(c) = subtype.filter(|_| serial).and_then(|t| uart(t, gas).ok()) else {
+            continue;
+        };
+        let reach = c.base.saturating_sub(u64_at(gas, 4).unwrap_or(0));
+        if size == 0 || reach.saturating_add(c.kind.register_span()) <= u64::from(size) {
+            found = found.or(Some(c));
+        }
+    }
+    Ok(found)
+}
+
 /// A 16550's register spacing and access width from the GAS; see [`discover`].
+///
+/// The register bit width and the access size each give a size: bit width 8, 16, 32 (0:
+/// undefined; 64 and others not driven) and access size byte, word, dword (0: undefined; qword
+/// and above are taken as byte, as Linux takes them). With both defined, the larger is the
+/// register spacing and the smaller the width of each access: an access wider than the
+/// spacing would straddle registers, so the two readings in use cannot both apply.
+/// - U-Boot's writer (`acpi_write_spcr`) puts the spacing (`reg-shift`) in the access size and
+///   `reg-io-width` in the bit width: dword and 8 is byte accesses 4 bytes apart.
+/// - FreeBSD's reader (`sys/dev/uart/uart_cpu_acpi.c`, `uart_cpu_acpi_spcr`) takes the bit
+///   width as the spacing (`regshft`) and the access size as the access (`regiowidth`);
+///   NetBSD's (`sys/arch/arm/acpi/acpi_platform.c`, `acpi_platform_attach_uart`) takes the
+///   bit width as the spacing (`com_init_regs_stride`) with byte accesses. Both read it as
+///   Marvell's EDK2 writes its 16550s (edk2-platforms `Silicon/Marvell/Armada7k8k/AcpiTables/
+///   AcpiHeader.h`, `MV_UART_AS32`: bit width 32, byte access, on the MACCHIATObin and
+///   CN9130, whose UARTs Linux's device trees give `reg-shift = <2>`, `reg-io-width = <1>`):
+///   byte accesses 4 bytes apart, again.
+/// - Linux's reader (`drivers/acpi/spcr.c`, `acpi_parse_spcr`) looks at the access size only
+///   (byte: `mmio`, word: `mmio16`, dword: `mmio32`, whose earlycon spacing is the access
+///   width), so it reads Marvell's tables as byte accesses 1 byte apart.
+///
+/// Where the readings part, this follows the BSDs' and U-Boot's. The exception known:
+/// QEMU's own 16550 SPCR for RISC-V `virt` (`hw/riscv/virt-acpi-build.c`, `spcr_setup`:
+/// type 0x12, bit width 32, byte access) describes an NS16550A whose registers are 1 byte
+/// apart, which Linux's reading gets right and this one would not; QEMU's Arm machines
+/// describe a PL011, so no table this firmware meets is known to be written that way.
+///
+/// With one undefined, the other is the spacing, and accesses are 32-bit when that is 4 bytes
+/// (as Linux's `mmio32`), else byte.
 fn ns16550(bit_width: u8, access_size: u8) -> Option<ConsoleKind> {
-    let from_bits = |bits: u8| match bits {
+    // log2 of the sizes in bytes.
+    let width = match bit_width {
+        0 => None,
         8 => Some(0u8),
         16 => Some(1),
         32 => Some(2),
-        _ => None,
-    };
-    let reg_shift = match access_size {
-        1..=3 => access_size.saturating_sub(1),
-        // Undefined: as wide as the registers.
-        0 => from_bits(bit_width).unwrap_or(0),
-        // Qword or no access size ACPI defines: byte, as Linux takes it.
-        _ => 0,
-    };
-    let io_width = match bit_width {
-        8 => 1u8,
-        32 => 4,
-        // Undefined: as Linux, 32-bit accesses when the registers are 4 bytes apart.
-        0 if reg_shift == 2 => 4,
-        0 => 1,
-        // 16- and 64-bit registers are not driven.
         _ => return None,
     };
-    // An access wider than the spacing would straddle registers.
-    if 1u32.checked_shl(u32::from(reg_shift)) < Some(u32::from(io_width)) {
-        return None;
-    }
+    let access = match access_size {
+        0 => None,
+        1..=3 => Some(access_size.saturating_sub(1)),
+        _ => Some(0),
+    };
+    let (reg_shift, access) = match (width, access) {
+        (Some(w), Some(a)) => (w.max(a), w.min(a)),
+        (Some(one), None) | (None, Some(one)) => (one, if one == 2 { 2 } else { 0 }),
+        (None, None) => (0, 0),
+    };
+    let io_width = match access {
+        0 => 1,
+        2 => 4,
+        // 16-bit accesses are not driven.
+        _ => return None,
+    };
     Some(ConsoleKind::Ns16550 {
         reg_shift,
         io_width,

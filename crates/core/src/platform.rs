@@ -299,7 +299,7 @@ pub enum Problem {
     AcpiTableRepeated,
     /// The root table lists more than [`crate::acpi::MAX_TABLES`] tables: the rest are ignored.
     AcpiTooManyTables,
-    /// No valid SPCR table: no console UART is known.
+    /// No valid SPCR table.
     AcpiNoSpcr,
     /// The SPCR is shorter than the 80 bytes every revision has.
     AcpiSpcrShort,
@@ -309,6 +309,14 @@ pub enum Problem {
     /// The SPCR's UART is not in system memory (e.g. in I/O port space), is at address 0,
     /// or is not aligned to its access width.
     AcpiSpcrAddress,
+    /// The SPCR gave no console; the DBG2's first serial port of a type mairbench drives did
+    /// (a debug port, which need not be the board's console).
+    ConsoleFromDbg2,
+    /// The DBG2 is malformed (an offset, length or count runs past the table or one of its
+    /// structures): it gives no console.
+    AcpiDbg2,
+    /// Neither the SPCR nor the DBG2 gave a console UART mairbench drives.
+    AcpiNoConsole,
     /// No valid MADT: no CPU is listed.
     AcpiNoMadt,
     /// A MADT entry is malformed (a length below 2 or past the table's end: the entries from
@@ -328,7 +336,7 @@ pub enum Problem {
 
 impl Problem {
     /// Every problem, in bit order.
-    pub const ALL: [Problem; 31] = [
+    pub const ALL: [Problem; 34] = [
         Problem::NoDtb,
         Problem::DtbHeader,
         Problem::DtbStructure,
@@ -354,6 +362,9 @@ impl Problem {
         Problem::AcpiSpcrShort,
         Problem::AcpiSpcrUnsupported,
         Problem::AcpiSpcrAddress,
+        Problem::ConsoleFromDbg2,
+        Problem::AcpiDbg2,
+        Problem::AcpiNoConsole,
         Problem::AcpiNoMadt,
         Problem::AcpiMadtEntry,
         Problem::AcpiMadtMpidr,
@@ -431,28 +442,32 @@ impl Problem {
             }
             Problem::AcpiTableRepeated => {
                 "the ACPI XSDT/RSDT lists a table twice, itself or another root table, or a \
-                 second FADT, MADT or SPCR: using the first"
+                 second FADT, MADT, SPCR or DBG2: using the first"
             }
             Problem::AcpiTooManyTables => {
                 "the ACPI XSDT/RSDT lists more than 256 tables: ignoring the rest"
             }
-            Problem::AcpiNoSpcr => {
-                "no valid ACPI SPCR table: no console UART known (the QEMU virt PL011 at \
-                 0x9000000 on QEMU only; elsewhere the console stays silent)"
-            }
-            Problem::AcpiSpcrShort => {
-                "the ACPI SPCR is shorter than 80 bytes: no console UART known"
-            }
+            Problem::AcpiNoSpcr => "no valid ACPI SPCR table",
+            Problem::AcpiSpcrShort => "the ACPI SPCR is shorter than 80 bytes",
             Problem::AcpiSpcrUnsupported => {
-                "the ACPI SPCR's interface type is not a UART mairbench drives (PL011 0x03, SBSA \
-                 generic UART 0x0d or 0x0e, 16550 0x00, 0x01, 0x05 or 0x12), or a 16550 with \
-                 16- or 64-bit registers or accesses wider than its register spacing: no \
-                 console UART known"
+                "the ACPI SPCR's UART is not one mairbench drives (README, \"Board support\"), \
+                 or a 16550 of widths it cannot drive"
             }
             Problem::AcpiSpcrAddress => {
-                "the ACPI SPCR's UART is not in system memory (I/O port or another address \
-                 space), is at address 0, or is not aligned to its access width: no console \
-                 UART known"
+                "the ACPI SPCR's UART is not in system memory, is at address 0, or is not \
+                 aligned to its access width"
+            }
+            Problem::ConsoleFromDbg2 => {
+                "using the ACPI DBG2's first serial port mairbench drives as the console (a \
+                 debug port: maybe not the board's console)"
+            }
+            Problem::AcpiDbg2 => {
+                "the ACPI DBG2 is malformed (an offset or length runs past the table or an \
+                 entry): no port read from it"
+            }
+            Problem::AcpiNoConsole => {
+                "no console UART mairbench drives in the ACPI SPCR or DBG2: the QEMU virt PL011 \
+                 at 0x9000000 on QEMU only, elsewhere silent"
             }
             Problem::AcpiNoMadt => "no valid ACPI MADT: no CPUs listed (only the boot CPU runs)",
             Problem::AcpiMadtEntry => {
@@ -515,7 +530,8 @@ pub struct Platform<'a> {
     /// marks nothing: there only the runner's `mairbench.host=` tells ([`crate::emulation::Emulation`]).
     pub emulated: bool,
     /// What in the device tree (or the ACPI tables) marks QEMU, in words (`None` when nothing
-    /// does).
+    /// does); from ACPI also another simulator's tables (QEMU sbsa-ref's firmware, an Arm FVP:
+    /// [`crate::acpi::discover`]), which set [`Platform::emulated`] too.
     pub qemu_mark: Option<&'static str>,
     /// The `compatible` strings (NUL-separated) of the device tree's `/hypervisor` node, when
     /// there is one (Xen's `xen,xen`): the firmware runs in a guest.

@@ -7,13 +7,13 @@ use core::marker::PhantomData;
 
 /// A kind of problem: an enum whose every value is in [`Kind::ALL`].
 pub trait Kind: Copy + PartialEq + fmt::Debug + 'static {
-    /// Every problem, in the order sets list them (at most 32; one beyond is never stored).
+    /// Every problem, in the order sets list them (at most 64; one beyond is never stored).
     const ALL: &'static [Self];
 
-    /// The problem's bit: its position in [`Kind::ALL`] (32, no bit, if it is missing).
+    /// The problem's bit: its position in [`Kind::ALL`] (64, no bit, if it is missing).
     fn bit(self) -> u32 {
         let at = Self::ALL.iter().position(|&p| p == self);
-        at.and_then(|i| u32::try_from(i).ok()).unwrap_or(32)
+        at.and_then(|i| u32::try_from(i).ok()).unwrap_or(64)
     }
 }
 
@@ -39,7 +39,7 @@ macro_rules! kind {
 pub(crate) use kind;
 
 /// A set of problems of kind `P`.
-pub struct Set<P: Kind>(u32, PhantomData<P>);
+pub struct Set<P: Kind>(u64, PhantomData<P>);
 
 impl<P: Kind> Set<P> {
     /// The empty set.
@@ -47,12 +47,12 @@ impl<P: Kind> Set<P> {
 
     /// Adds `p`.
     pub fn insert(&mut self, p: P) {
-        self.0 |= 1u32.checked_shl(p.bit()).unwrap_or(0);
+        self.0 |= 1u64.checked_shl(p.bit()).unwrap_or(0);
     }
 
     /// Whether `p` is in the set.
     pub fn contains(self, p: P) -> bool {
-        self.0 & 1u32.checked_shl(p.bit()).unwrap_or(0) != 0
+        self.0 & 1u64.checked_shl(p.bit()).unwrap_or(0) != 0
     }
 
     /// Whether the set is empty.

@@ -186,7 +186,7 @@ fn a_server_with_an_sbsa_uart_high_up_and_80_cpus() {
 fn sixteen_550s_take_their_widths_from_the_generic_address_structure() {
     // Synthetic SPCRs. (bit width, access size) -> (reg_shift, io_width), or unsupported.
     type Widths = Option<(u8, u8)>;
-    let cases: [(u8, u8, u8, Widths); 14] = [
+    let cases: [(u8, u8, u8, Widths); 15] = [
         // A DesignWare APB UART as U-Boot writes it: 32-bit registers 4 bytes apart.
         (0x12, 32, 3, Some((2, 4))),
         (0x00, 32, 3, Some((2, 4))),
@@ -204,9 +204,12 @@ fn sixteen_550s_take_their_widths_from_the_generic_address_structure() {
         (0x00, 0, 0, Some((0, 1))),
         // A qword access size is taken as byte (as Linux does).
         (0x00, 8, 4, Some((0, 1))),
-        // 16-bit registers; 32-bit accesses 1 byte apart; 64-bit registers.
+        // Marvell's EDK2 (MACCHIATObin, CN9130): 32-bit registers, byte access: byte accesses
+        // 4 bytes apart, as FreeBSD reads it (Linux would make them 1 byte apart).
+        (0x01, 32, 1, Some((2, 1))),
+        // Word accesses, or 16-bit registers with them; 64-bit registers.
         (0x00, 16, 2, None),
-        (0x00, 32, 1, None),
+        (0x00, 32, 2, None),
         (0x12, 64, 4, None),
     ];
     for (interface, bit_width, access_size, expected) in cases {
@@ -237,7 +240,11 @@ fn sixteen_550s_take_their_widths_from_the_generic_address_structure() {
                 assert_eq!(p.acpi.console_baud, None, "baud 0: as the firmware left it");
             }
             None => {
-                assert_eq!(problems(&p), [Problem::AcpiSpcrUnsupported], "{case}");
+                assert_eq!(
+                    problems(&p),
+                    [Problem::AcpiSpcrUnsupported, Problem::AcpiNoConsole],
+                    "{case}"
+                );
                 assert_eq!(p.console, QEMU_VIRT.console, "{case}");
                 assert!(!p.console_from_dtb);
             }
@@ -257,16 +264,387 @@ fn every_spcr_row_maps_to_its_kind() {
             },
             kind => kind,
         };
+        assert_eq!(problems(&p), [], "type {interface:#x}");
         assert_eq!(p.console.kind, expected, "type {interface:#x}");
         assert_eq!(p.console.kind.name(), kind.name());
     }
-    // Interface types not driven: Qualcomm GENI (0x11, 0x13), BCM2835 (0x10), DCC (0x0f).
-    for interface in [0x02, 0x04, 0x0f, 0x10, 0x11, 0x13, 0xff] {
+    // Interface types not driven: MAX311xE SPI (0x02), MSM8x60 (0x04), DCC (0x0f), RISC-V SBI
+    // (0x15), unassigned (0xff).
+    for interface in [0x02, 0x04, 0x0f, 0x15, 0xff] {
         let mem = board(&[], spcr(interface, mmio32(0x1c09_0000), 7));
         assert_eq!(
             problems(&discover(&mem, RSDP)),
-            [Problem::AcpiSpcrUnsupported],
+            [Problem::AcpiSpcrUnsupported, Problem::AcpiNoConsole],
             "type {interface:#x}"
+        );
+    }
+}
+
+/// The GAS Windows-on-Arm firmware writes for its GENI console: 32-bit registers and an access
+/// size ACPI does not define (0x20), as the SPCRs of an SM8250 (edk2-msm) and a Dell XPS 13
+/// 9345 (X1E80100, aarch64-laptops) disassemble.
+fn geni_gas(address: u64) -> Gas {
+    Gas {
+        space: 0,
+        bit_width: 32,
+        access_size: 0x20,
+        address,
+    }
+}
+
+#[test]
+fn geni_consoles_from_spcr_and_dbg2() {
+    // SM8250 (type 0x11, the engine of Linux's uart12 at 0xa90000) and X1E80100 (0x13, uart21 at
+    // 0x894000), both as the SPCR and as the DBG2's only port.
+    for (interface, base) in [(0x11, 0x00a9_0000), (0x13, 0x0089_4000)] {
+        let geni = ConsoleInfo {
+            kind: ConsoleKind::Geni,
+            base,
+        };
+        let mem = board(&[gicc(0, 0, ENABLED)], spcr(interface, geni_gas(base), 7));
+        let p = discover(&mem, RSDP);
+        assert_eq!(problems(&p), [], "type {interface:#x}");
+        assert_eq!((p.console, p.console_from_dtb), (geni, true));
+        let port = dbg2_device(DBG2_SERIAL, interface.into(), geni_gas(base), 0x4000);
+        let (mem, _) = assemble(&[fadt(6, 3, 1), dbg2(OEM, &[port])]);
+        let p = discover(&mem, RSDP);
+        assert_eq!(
+            problems(&p),
+            [
+                Problem::AcpiNoSpcr,
+                Problem::ConsoleFromDbg2,
+                Problem::AcpiNoMadt
+            ]
+        );
+        assert_eq!((p.console, p.console_from_dtb), (geni, true));
+        assert_eq!(p.acpi.console_baud, None, "DBG2 gives no baud rate");
+    }
+    // A serial engine's address size smaller than the registers the driver touches: skipped.
+    let small = dbg2_device(DBG2_SERIAL, 0x13, geni_gas(0x0089_4000), 0x800);
+    let (mem, _) = assemble(&[dbg2(OEM, &[small])]);
+    let p = discover(&mem, RSDP);
+    assert!(p.problems.contains(Problem::AcpiNoConsole));
+    assert!(!p.console_from_dtb);
+}
+
+#[test]
+fn the_raspberry_pi_mini_uart() {
+    // EDK2's Raspberry Pi 3 SPCR: type 0x10 at the auxiliary block (ARM_GAS32: 32-bit, dword),
+    // whose mini-UART registers start 0x40 further.
+    let gas = mmio32(0x3f21_5000);
+    let mini_uart = ConsoleInfo {
+        kind: ConsoleKind::Ns16550 {
+            reg_shift: 2,
+            io_width: 4,
+        },
+        base: 0x3f21_5040,
+    };
+    let mem = board(&[], spcr(0x10, gas, 7));
+    let p = discover(&mem, RSDP);
+    assert_eq!(problems(&p), []);
+    assert_eq!(p.console, mini_uart);
+    assert_eq!(acpi::MINI_UART_REGS, 0x40);
+    // Whatever widths the GAS gives: the mini-UART has only one layout.
+    let byte = Gas {
+        bit_width: 8,
+        access_size: 1,
+        ..gas
+    };
+    let mem = board(&[], spcr(0x10, byte, 7));
+    assert_eq!(discover(&mem, RSDP).console, mini_uart);
+    // The same port in a DBG2 (BCM2836_MINI_UART_LENGTH, 0x70 bytes).
+    let port = dbg2_device(DBG2_SERIAL, 0x10, gas, 0x70);
+    let (mem, _) = assemble(&[dbg2(OEM, &[port])]);
+    let p = discover(&mem, RSDP);
+    assert_eq!(p.console, mini_uart);
+    assert!(p.problems.contains(Problem::ConsoleFromDbg2));
+}
+
+#[test]
+fn spaced_sixteen_550s() {
+    // The MACCHIATObin's and CN9130's SPCR (edk2-platforms MV_UART_AS32): type 0x01, bit width
+    // 32, byte access, at the AP806 UART0 (0xf0512000): byte accesses 4 bytes apart.
+    let marvell = Gas {
+        space: 0,
+        bit_width: 32,
+        access_size: 1,
+        address: 0xf051_2000,
+    };
+    let spaced = ConsoleInfo {
+        kind: ConsoleKind::Ns16550 {
+            reg_shift: 2,
+            io_width: 1,
+        },
+        base: 0xf051_2000,
+    };
+    let mem = board(&[], spcr(0x01, marvell, 0));
+    let p = discover(&mem, RSDP);
+    assert_eq!((problems(&p), p.console), (vec![], spaced));
+    // U-Boot's writer says the same UART the other way round: dword access, 8-bit registers.
+    let u_boot = Gas {
+        bit_width: 8,
+        access_size: 3,
+        ..marvell
+    };
+    let mem = board(&[], spcr(0x00, u_boot, 0));
+    assert_eq!(discover(&mem, RSDP).console, spaced);
+    // QEMU's shape, byte registers and accesses (its PL011 SPCR's GAS, on a 16550): byte apart.
+    let qemu = Gas {
+        bit_width: 8,
+        access_size: 1,
+        ..marvell
+    };
+    let mem = board(&[], spcr(0x12, qemu, 0));
+    let p = discover(&mem, RSDP);
+    assert_eq!(
+        p.console.kind,
+        ConsoleKind::Ns16550 {
+            reg_shift: 0,
+            io_width: 1
+        }
+    );
+    // QEMU's RISC-V virt SPCR (type 0x12, bit width 32, byte access) is read the Marvell way,
+    // although its NS16550A's registers are 1 byte apart: the known exception (acpi.rs,
+    // `ns16550`), pinned here so that a change to it is deliberate.
+    let riscv = Gas {
+        address: 0x1000_0000,
+        ..marvell
+    };
+    let mem = board(&[], spcr(0x12, riscv, 7));
+    let p = discover(&mem, RSDP);
+    assert_eq!(p.console.kind, spaced.kind);
+}
+
+#[test]
+fn consoles_from_dbg2() {
+    let pl011 = |base| dbg2_serial(0x03, mmio32(base));
+    // No SPCR; the DBG2 lists a network port (type 0x8002), a serial port of a subtype not driven
+    // (DCC), one in I/O port space, then two PL011s: the first PL011 is used.
+    let net = dbg2_device(0x8002, 0x0000, mmio32(0x4000_0000), 0x1000);
+    let dcc = dbg2_serial(0x0f, mmio32(0x4100_0000));
+    let io = dbg2_serial(
+        0x00,
+        Gas {
+            space: 1,
+            bit_width: 8,
+            access_size: 1,
+            address: 0x3f8,
+        },
+    );
+    let ports = [net, dcc, io, pl011(0x021c_0000), pl011(0x021d_0000)];
+    let (mem, _) = assemble(&[
+        fadt(6, 3, 1),
+        madt(&[gicc(0, 0, ENABLED)]),
+        dbg2(OEM, &ports),
+    ]);
+    let p = discover(&mem, RSDP);
+    assert_eq!(
+        problems(&p),
+        [Problem::AcpiNoSpcr, Problem::ConsoleFromDbg2]
+    );
+    let expected = ConsoleInfo {
+        kind: ConsoleKind::Pl011,
+        base: 0x021c_0000,
+    };
+    assert_eq!((p.console, p.console_from_dtb), (expected, true));
+    assert!(Problem::ConsoleFromDbg2
+        .message()
+        .contains("maybe not the board's console"));
+    // An SPCR of a type not driven (DCC): the DBG2's port, both problems named.
+    let (mem, _) = assemble(&[
+        spcr(0x0f, mmio32(0x4100_0000), 7),
+        dbg2(OEM, &[pl011(0x021c_0000)]),
+    ]);
+    let p = discover(&mem, RSDP);
+    assert_eq!(p.console, expected);
+    assert!(p.problems.contains(Problem::AcpiSpcrUnsupported));
+    assert!(p.problems.contains(Problem::ConsoleFromDbg2));
+    assert!(!p.problems.contains(Problem::AcpiNoConsole));
+    // A usable SPCR wins: the DBG2 is not read.
+    let (mem, _) = assemble(&[
+        spcr(0x03, mmio32(0x0900_0000), 7),
+        dbg2(OEM, &[pl011(0x021c_0000)]),
+    ]);
+    let p = discover(&mem, RSDP);
+    assert_eq!(
+        (problems(&p), p.console),
+        (vec![Problem::AcpiNoMadt, Problem::AcpiNoFadt], PL011_QEMU)
+    );
+    // Nothing driven in the DBG2, or no port, or no structure at all, or a port without any
+    // Generic Address Structure: no console.
+    for ports in [
+        vec![dbg2_serial(0x0f, mmio32(0x4100_0000))],
+        vec![],
+        vec![{
+            let mut d = pl011(0x021c_0000);
+            d[3] = 0;
+            d
+        }],
+    ] {
+        let (mem, _) = assemble(&[dbg2(OEM, &ports)]);
+        let p = discover(&mem, RSDP);
+        assert_eq!(
+            problems(&p),
+            [
+                Problem::AcpiNoSpcr,
+                Problem::AcpiNoConsole,
+                Problem::AcpiNoMadt,
+                Problem::AcpiNoFadt
+            ]
+        );
+        assert_eq!((p.console, p.console_from_dtb), (QEMU_VIRT.console, false));
+    }
+    // Two DBG2s: the first is used.
+    let (mem, _) = assemble(&[dbg2(OEM, &[pl011(0x021c_0000)]), dbg2(OEM, &[pl011(0x1)])]);
+    let p = discover(&mem, RSDP);
+    assert_eq!(p.console, expected);
+    assert!(p.problems.contains(Problem::AcpiTableRepeated));
+}
+
+#[test]
+fn qemu_virt_dbg2_without_its_spcr() {
+    // QEMU 10.0.2 virt's own tables, its SPCR's interface type made one not driven: QEMU's DBG2
+    // gives the same PL011.
+    let (mut mem, rsdp) = qemu("qemu-virt");
+    let spcr = mem
+        .iter_mut()
+        .find(|w| w.bytes.starts_with(b"SPCR"))
+        .expect("QEMU writes an SPCR");
+    spcr.bytes[36] = 0xff;
+    fix_checksum(&mut spcr.bytes);
+    let p = discover(mem.as_slice(), rsdp);
+    assert_eq!(
+        problems(&p),
+        [Problem::AcpiSpcrUnsupported, Problem::ConsoleFromDbg2]
+    );
+    assert_eq!((p.console, p.console_from_dtb), (PL011_QEMU, true));
+    assert!(p.emulated);
+}
+
+#[test]
+fn malformed_dbg2s() {
+    let good = dbg2(OEM, &[dbg2_serial(0x03, mmio32(0x021c_0000))]);
+    let run = |t: Vec<u8>| {
+        let (mem, _) = assemble(&[fadt(6, 3, 1), madt(&[gicc(0, 0, ENABLED)]), t]);
+        let p = discover(&mem, RSDP);
+        assert_eq!((p.console, p.console_from_dtb), (QEMU_VIRT.console, false));
+        assert_eq!(p.cpus().len(), 1, "the other tables are read");
+        problems(&p)
+    };
+    let malformed = [
+        Problem::AcpiNoSpcr,
+        Problem::AcpiDbg2,
+        Problem::AcpiNoConsole,
+    ];
+    let patched = |f: &dyn Fn(&mut Vec<u8>)| {
+        let mut t = good.clone();
+        f(&mut t);
+        fix_checksum(&mut t);
+        run(t)
+    };
+    let put16 =
+        |t: &mut Vec<u8>, at: usize, v: u16| t[at..at + 2].copy_from_slice(&v.to_le_bytes());
+    let put32 =
+        |t: &mut Vec<u8>, at: usize, v: u32| t[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    // The structure (at 44) and its fields.
+    type Patch<'a> = &'a dyn Fn(&mut Vec<u8>);
+    let cases: [(&str, Patch); 9] = [
+        ("first structure past the table", &|t| put32(t, 36, 0x1000)),
+        ("first structure at u32::MAX", &|t| put32(t, 36, u32::MAX)),
+        ("more structures than the table holds", &|t| put32(t, 40, 2)),
+        ("a count of u32::MAX", &|t| put32(t, 40, u32::MAX)),
+        ("structure length 0", &|t| put16(t, 44 + 1, 0)),
+        ("structure length below 22", &|t| put16(t, 44 + 1, 21)),
+        ("structure longer than the table", &|t| {
+            put16(t, 44 + 1, 0x200)
+        }),
+        ("GAS past the structure", &|t| put16(t, 44 + 18, 36)),
+        ("address size past the structure", &|t| {
+            put16(t, 44 + 20, 37)
+        }),
+    ];
+    for (what, f) in cases {
+        assert_eq!(patched(f), malformed, "{what}");
+    }
+    // A table too short for its count: its fixed part ends at 40.
+    let short = table(b"DBG2", 0, OEM, &44u32.to_le_bytes());
+    assert_eq!(run(short), malformed, "no NumberDbgDeviceInfo");
+    // Bytes after the last structure, and a subtype above 0xff: fine, and not driven.
+    let mut t = good.clone();
+    t.extend([0; 7]);
+    let len = t.len() as u32;
+    t[4..8].copy_from_slice(&len.to_le_bytes());
+    fix_checksum(&mut t);
+    let (mem, _) = assemble(&[t]);
+    assert!(discover(&mem, RSDP)
+        .problems
+        .contains(Problem::ConsoleFromDbg2));
+    let wide = dbg2(OEM, &[dbg2_serial(0x0103, mmio32(0x021c_0000))]);
+    assert_eq!(
+        run(wide),
+        [Problem::AcpiNoSpcr, Problem::AcpiNoConsole],
+        "subtype 0x103 is not 0x03"
+    );
+}
+
+#[test]
+fn simulators_are_marked_emulated() {
+    const SBSA_REF: (&[u8; 6], &[u8; 8]) = (b"LINARO", b"SBSAQEMU");
+    const ARMLTD_FADT: (&[u8; 6], &[u8; 8]) = (b"ARMLTD", b"ARMLFACP");
+    // QEMU sbsa-ref's firmware: every table LINARO SBSAQEMU, a PL011.
+    let (mem, _) = assemble(&[
+        fadt_of(SBSA_REF, 0),
+        spcr_of(SBSA_REF, 0x03, mmio32(0x6000_0000), 7),
+    ]);
+    let p = discover(&mem, RSDP);
+    assert!(p.emulated);
+    assert_eq!(p.qemu_mark, Some(acpi::SBSA_REF_MARK));
+    let e = Emulation::of(&p, None);
+    assert!(e.emulated(), "so the timing verdicts are n/a");
+    assert_eq!(e.by().collect::<Vec<_>>(), ["acpi"]);
+    assert_eq!(
+        e.to_string(),
+        "ACPI tables: OEM ID LINARO, table ID SBSAQEMU: QEMU sbsa-ref"
+    );
+    // Arm's FVP Base under its dynamic-tables EDK2: ARMLTD everywhere, the DSDT ARM-VEXP. The
+    // DSDT is not listed: the FADT points to it.
+    let fvp_dsdt = table(b"DSDT", 2, (b"ARMLTD", b"ARM-VEXP"), &[0x10, 0x05]);
+    let juno_dsdt = table(b"DSDT", 2, (b"ARMLTD", b"ARM-JUNO"), &[0x10, 0x05]);
+    for (dsdt, emulated) in [(fvp_dsdt, true), (juno_dsdt, false)] {
+        let tables = [
+            dsdt,
+            fadt_of(ARMLTD_FADT, 0),
+            spcr_of((b"ARMLTD", b"ARMLSPCR"), 0x03, mmio32(0x1c09_0000), 7),
+        ];
+        let (mut mem, at) = assemble_with(&tables, 2, |a| a[1..].to_vec());
+        patch(&mut mem, at[1], &fadt_of(ARMLTD_FADT, at[0]));
+        let p = discover(&mem, RSDP);
+        assert_eq!(p.emulated, emulated, "{:?}", p.qemu_mark);
+        assert_eq!(p.acpi.tables, 2, "the DSDT is not counted");
+        if emulated {
+            assert_eq!(
+                Emulation::of(&p, None).to_string(),
+                "ACPI tables: DSDT ARMLTD ARM-VEXP: an Arm FVP"
+            );
+        }
+    }
+    // Its older static tables: LINARO RTSMVEV8.
+    let rtsm = (b"LINARO", b"RTSMVEV8");
+    let (mem, _) = assemble(&[fadt_of(rtsm, 0)]);
+    let p = discover(&mem, RSDP);
+    assert_eq!(p.qemu_mark, Some(acpi::RTSM_MARK));
+    // A DSDT pointer to nowhere, to a table of another signature, or at 0: no mark, no problem.
+    for dsdt in [0xdead_0000, RSDP, 0] {
+        let (mem, _) = assemble(&[fadt_of(OEM, dsdt)]);
+        let p = discover(&mem, RSDP);
+        assert!(!p.emulated);
+        assert_eq!(
+            problems(&p),
+            [
+                Problem::AcpiNoSpcr,
+                Problem::AcpiNoConsole,
+                Problem::AcpiNoMadt
+            ]
         );
     }
 }
@@ -396,6 +774,7 @@ fn missing_tables() {
         why,
         [
             Problem::AcpiNoSpcr,
+            Problem::AcpiNoConsole,
             Problem::AcpiNoMadt,
             Problem::AcpiNoFadt
         ]
@@ -549,7 +928,11 @@ fn bad_listed_tables_are_skipped() {
         t[4..8].copy_from_slice(&len.to_le_bytes());
         fix_checksum(t);
     };
-    let length = [Problem::AcpiTableLength, Problem::AcpiNoSpcr];
+    let length = [
+        Problem::AcpiTableLength,
+        Problem::AcpiNoSpcr,
+        Problem::AcpiNoConsole,
+    ];
     assert_eq!(broken(&|t| set_len(t, 0)), length, "zero length");
     assert_eq!(
         broken(&|t| set_len(t, 35)),
@@ -564,14 +947,18 @@ fn bad_listed_tables_are_skipped() {
     );
     assert_eq!(
         broken(&|t| t[50] ^= 0x40),
-        [Problem::AcpiTableChecksum, Problem::AcpiNoSpcr]
+        [
+            Problem::AcpiTableChecksum,
+            Problem::AcpiNoSpcr,
+            Problem::AcpiNoConsole
+        ]
     );
     assert_eq!(
         broken(&|t| {
             t.truncate(60);
             set_len(t, 60);
         }),
-        [Problem::AcpiSpcrShort],
+        [Problem::AcpiSpcrShort, Problem::AcpiNoConsole],
         "a valid SPCR too short for its fields"
     );
     // Entries past memory or at 0.
@@ -584,6 +971,7 @@ fn bad_listed_tables_are_skipped() {
         [
             Problem::AcpiTableLength,
             Problem::AcpiNoSpcr,
+            Problem::AcpiNoConsole,
             Problem::AcpiNoMadt
         ]
     );
@@ -599,7 +987,7 @@ fn spcr_address_problems() {
         assert_eq!((p.console, p.console_from_dtb), (QEMU_VIRT.console, false));
         problems(&p)
     };
-    let address = [Problem::AcpiSpcrAddress];
+    let address = [Problem::AcpiSpcrAddress, Problem::AcpiNoConsole];
     // A PC's COM1: a 16550 in I/O port space.
     let com1 = Gas {
         space: 1,
@@ -693,7 +1081,11 @@ fn repeated_and_looping_tables() {
     let p = discover(&m, RSDP);
     assert_eq!(
         problems(&p),
-        [Problem::AcpiTableRepeated, Problem::AcpiNoSpcr]
+        [
+            Problem::AcpiTableRepeated,
+            Problem::AcpiNoSpcr,
+            Problem::AcpiNoConsole
+        ]
     );
     assert_eq!(p.acpi.tables, 3);
 
@@ -800,7 +1192,13 @@ fn malformed_madt_entries_end_the_walk() {
 fn problem_messages_and_kinds() {
     for p in Problem::ALL {
         assert!(p.message().len() > 20, "{p:?}");
-        assert_eq!(p.acpi(), format!("{p:?}").starts_with("Acpi"), "{p:?}");
+        let name = format!("{p:?}");
+        // ConsoleFromDbg2 is named like the device tree's console fallbacks.
+        assert_eq!(
+            p.acpi(),
+            name.starts_with("Acpi") || name.ends_with("Dbg2"),
+            "{p:?}"
+        );
         if p.acpi() {
             assert!(p.message().contains("ACPI"), "{p:?}: {}", p.message());
         }

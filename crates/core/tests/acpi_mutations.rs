@@ -1,10 +1,12 @@
 //! `acpi::discover` on thousands of truncated and corrupted table images: it must never panic
 //! (a panic fails the test), must end quickly, and what it returns must hang together (a
-//! console exactly when no SPCR problem is named, PSCI exactly when no FADT problem is, the
-//! CPUs within the cap and the affinity fields, the defaults where nothing was read).
+//! console exactly when the SPCR or, after an SPCR problem, the DBG2 gave one, PSCI exactly
+//! when no FADT problem is named, the CPUs within the cap and the affinity fields, the
+//! defaults where nothing was read).
 //!
-//! Images: QEMU 10.0.2 virt's own FADT, MADT, SPCR, GTDT, MCFG, IORT (tests/acpi/qemu-virt)
-//! under a fresh RSDP and XSDT; and a synthetic server (SBSA UART, 80 CPUs, one disabled and
+//! Images: QEMU 10.0.2 virt's own FADT, MADT, SPCR, DBG2, GTDT, MCFG, IORT
+//! (tests/acpi/qemu-virt) under a fresh RSDP and XSDT; the same without the SPCR, so that the
+//! console comes from the DBG2; and a synthetic server (SBSA UART, 80 CPUs, one disabled and
 //! one online-capable). Mutations: every truncation; random bit flips; aligned words replaced
 //! by values that steer the parser (lengths, 0, all ones, addresses back into the image); and
 //! random byte changes with every checksum made right again, so that they get past the
@@ -132,8 +134,17 @@ fn consistent(p: &Platform<'_>) -> Result<(), &'static str> {
         Problem::AcpiSpcrUnsupported,
         Problem::AcpiSpcrAddress,
     ]);
-    if spcr > 1 || p.console_from_dtb != (spcr == 0) {
-        return Err("a console exactly when no SPCR problem is named");
+    let dbg2 = p.problems.contains(Problem::ConsoleFromDbg2);
+    if spcr > 1 || (dbg2 && spcr != 1) {
+        return Err("one SPCR problem at most, and one when the DBG2 gave the console");
+    }
+    if p.console_from_dtb != (spcr == 0 || dbg2)
+        || p.console_from_dtb == p.problems.contains(Problem::AcpiNoConsole)
+    {
+        return Err("a console exactly when the SPCR or DBG2 gave one, else AcpiNoConsole");
+    }
+    if p.problems.contains(Problem::AcpiDbg2) && p.console_from_dtb {
+        return Err("a malformed DBG2 gives no console");
     }
     if !p.console_from_dtb && p.console != QEMU_VIRT.console {
         return Err("no console: the default");
@@ -218,7 +229,14 @@ impl Image {
 
 fn qemu_image() -> Image {
     let name = "qemu-virt";
-    Image::new(&["FACP", "APIC", "SPCR", "GTDT", "MCFG", "IORT"].map(|t| qemu_table(name, t)))
+    Image::new(
+        &["FACP", "APIC", "SPCR", "DBG2", "GTDT", "MCFG", "IORT"].map(|t| qemu_table(name, t)),
+    )
+}
+
+fn qemu_dbg2_image() -> Image {
+    let name = "qemu-virt";
+    Image::new(&["FACP", "APIC", "DBG2", "GTDT"].map(|t| qemu_table(name, t)))
 }
 
 fn server_image() -> Image {
@@ -314,6 +332,18 @@ fn qemu_tables_mutated() {
         3000,
         3000,
         3000,
+    );
+}
+
+#[test]
+fn qemu_dbg2_mutated() {
+    mutate(
+        "qemu-virt without SPCR",
+        &qemu_dbg2_image(),
+        0x6a09_e667_f3bc_c908,
+        1500,
+        1500,
+        1500,
     );
 }
 

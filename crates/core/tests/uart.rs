@@ -793,3 +793,50 @@ fn sbsa_uart_is_driven_as_a_pl011_without_the_control_register() {
         [Access::Read32(0x18), W32(0x00, u32::from(b's'))]
     );
 }
+
+#[path = "acpi/tables.rs"]
+mod tables;
+
+/// The consoles ACPI names reach their drivers: the kind `acpi::discover` finds is the
+/// kind `Uart::new` drives, with the register layout the table gave.
+#[test]
+fn acpi_consoles_are_driven() {
+    use mairbench_core::acpi::discover;
+    use tables::{assemble, spcr, Gas, RSDP};
+    let found = |interface: u8, bit_width: u8, access_size: u8, address: u64| {
+        let gas = Gas {
+            space: 0,
+            bit_width,
+            access_size,
+            address,
+        };
+        let (mem, _) = assemble(&[spcr(interface, gas, 7)]);
+        discover(&mem, RSDP).console
+    };
+    // EDK2's Raspberry Pi mini-UART (type 0x10, 32-bit, dword, the auxiliary block): 32-bit
+    // accesses 4 bytes apart, from 0x40 past the block.
+    let mini_uart = found(0x10, 32, 3, 0x3f21_5000);
+    assert_eq!(mini_uart.base, 0x3f21_5040);
+    // Marvell's 16550 (type 0x01, bit width 32, byte access): byte accesses 4 bytes apart.
+    let marvell = found(0x01, 32, 1, 0xf051_2000);
+    for (console, read, write) in [
+        (
+            mini_uart,
+            Access::Read32(0x14),
+            Access::Write32(0, u32::from(b'A')),
+        ),
+        (marvell, Access::Read8(0x14), Access::Write8(0, b'A')),
+    ] {
+        let fake = Fake::ns16550(2);
+        let mut uart = Uart::new(console.kind, &fake, &fake);
+        uart.write_all(b"A").unwrap();
+        uart.flush().unwrap();
+        assert_eq!(fake.log(), [read, write, read], "{console:?}");
+    }
+    // A Snapdragon's GENI engine (type 0x13): the GENI driver, which sets its TX watermark.
+    let geni = found(0x13, 32, 0x20, 0x0089_4000);
+    let fake = Fake::new(0x40, 0, 0);
+    let uart = Uart::new(geni.kind, &fake, &fake);
+    assert!(matches!(uart, Uart::Geni(_)));
+    assert_eq!(fake.log(), [Access::Write32(0x80c, 2)]);
+}

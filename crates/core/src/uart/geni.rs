@@ -116,7 +116,7 @@ impl<M: Mmio> Regs for GeniRegs<M> {
         // An idle sequencer ends a stall, but a FIFO that never had room should cost one
         // read per byte too: a stalled engine gets one look at the watermark.
         let was_stalled = poll.stalled();
-        if !poll.wait(|| self.ready()) {
+        if !poll.wait(&mut || self.ready()) {
             return;
         }
         if was_stalled {
@@ -127,7 +127,7 @@ impl<M: Mmio> Regs for GeniRegs<M> {
         self.mmio.write32(SE_UART_TX_TRANS_LEN, 1);
         let cmd = M_CMD0::OPCODE::UartStartTx;
         self.mmio.write32(SE_GENI_M_CMD0, cmd.into());
-        if poll.wait(|| self.irq_status().is_set(M_IRQ::M_TX_FIFO_WATERMARK)) {
+        if poll.wait(&mut || self.irq_status().is_set(M_IRQ::M_TX_FIFO_WATERMARK)) {
             self.send(byte);
         } else {
             let abort = M_CMD_CTRL::M_GENI_CMD_ABORT::SET;

@@ -102,7 +102,12 @@ impl<D: DelayNs> Poller<D> {
     /// Polls `ready`, [`POLL_INTERVAL_NS`] apart, until it holds or [`TIMEOUT_NS`] of
     /// waiting have passed; polls it once, without waiting, when stalled. Returns whether
     /// it held.
-    pub fn wait(&mut self, mut ready: impl FnMut() -> bool) -> bool {
+    ///
+    /// `ready` is a trait object and the loop is never inlined: one copy of it serves every
+    /// family's waits, instead of one per family and call (which cost the firmware about
+    /// 1 KiB); a status read through a call is still far shorter than a byte time.
+    #[inline(never)]
+    pub fn wait(&mut self, ready: &mut dyn FnMut() -> bool) -> bool {
         let mut waited: u32 = 0;
         loop {
             if ready() {
@@ -131,7 +136,7 @@ pub trait Regs {
     /// dropped when the wait times out. A family whose protocol has more than one wait per
     /// byte overrides it.
     fn put<D: DelayNs>(&mut self, poll: &mut Poller<D>, byte: u8) {
-        if poll.wait(|| self.ready()) {
+        if poll.wait(&mut || self.ready()) {
             self.send(byte);
         }
     }
@@ -175,7 +180,7 @@ impl<R: Regs, D: DelayNs> Write for Driver<R, D> {
     /// Waits until the UART has sent everything.
     fn flush(&mut self) -> Result<(), Infallible> {
         let regs = &self.regs;
-        self.poll.wait(|| regs.idle());
+        self.poll.wait(&mut || regs.idle());
         Ok(())
     }
 }

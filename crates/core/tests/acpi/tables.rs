@@ -270,3 +270,69 @@ pub fn qemu_table(name: &str, signature: &str) -> Vec<u8> {
     );
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
+
+/// The serial port type of a DBG2 Debug Device Information structure (DBG2 Table 3).
+pub const DBG2_SERIAL: u16 = 0x8000;
+
+/// A DBG2 Debug Device Information structure (DBG2 Table 2) of one Generic Address Structure
+/// and its address size, then the namespace string `"."`, as EDK2 and QEMU write them.
+pub fn dbg2_device(port_type: u16, subtype: u16, gas: Gas, size: u32) -> Vec<u8> {
+    let gas_at = 22u16;
+    let size_at = gas_at + 12;
+    let name_at = size_at + 4;
+    let len = name_at + 2;
+    let mut d = vec![0u8; len as usize];
+    d[0] = 0; // revision
+    d[1..3].copy_from_slice(&len.to_le_bytes());
+    d[3] = 1; // NumberofGenericAddressRegisters
+    d[4..6].copy_from_slice(&2u16.to_le_bytes()); // NamespaceStringLength
+    d[6..8].copy_from_slice(&name_at.to_le_bytes()); // NamespaceStringOffset
+    d[12..14].copy_from_slice(&port_type.to_le_bytes());
+    d[14..16].copy_from_slice(&subtype.to_le_bytes());
+    d[18..20].copy_from_slice(&gas_at.to_le_bytes()); // BaseAddressRegisterOffset
+    d[20..22].copy_from_slice(&size_at.to_le_bytes()); // AddressSizeOffset
+    let g = gas_at as usize;
+    d[g] = gas.space;
+    d[g + 1] = gas.bit_width;
+    d[g + 3] = gas.access_size;
+    d[g + 4..g + 12].copy_from_slice(&gas.address.to_le_bytes());
+    d[size_at as usize..][..4].copy_from_slice(&size.to_le_bytes());
+    d[name_at as usize] = b'.';
+    d
+}
+
+/// A serial port's Debug Device Information structure, 4 KiB of registers.
+pub fn dbg2_serial(subtype: u16, gas: Gas) -> Vec<u8> {
+    dbg2_device(DBG2_SERIAL, subtype, gas, 0x1000)
+}
+
+/// A DBG2 (DBG2 Table 1) of these Debug Device Information structures, right after its
+/// 44-byte fixed part.
+pub fn dbg2(oem: (&[u8; 6], &[u8; 8]), devices: &[Vec<u8>]) -> Vec<u8> {
+    let mut body = Vec::new();
+    body.extend(44u32.to_le_bytes()); // OffsetDbgDeviceInfo
+    body.extend((devices.len() as u32).to_le_bytes()); // NumberDbgDeviceInfo
+    for d in devices {
+        body.extend(d);
+    }
+    table(b"DBG2", 0, oem, &body)
+}
+
+/// [`spcr`] with these OEM IDs.
+pub fn spcr_of(oem: (&[u8; 6], &[u8; 8]), interface: u8, gas: Gas, baud: u8) -> Vec<u8> {
+    let mut t = spcr(interface, gas, baud);
+    t[10..16].copy_from_slice(oem.0);
+    t[16..24].copy_from_slice(oem.1);
+    fix_checksum(&mut t);
+    t
+}
+
+/// [`fadt`] with these OEM IDs, pointing (X_DSDT) to a DSDT at `dsdt`.
+pub fn fadt_of(oem: (&[u8; 6], &[u8; 8]), dsdt: u64) -> Vec<u8> {
+    let mut t = fadt(6, 3, 1);
+    t[10..16].copy_from_slice(oem.0);
+    t[16..24].copy_from_slice(oem.1);
+    t[140..148].copy_from_slice(&dsdt.to_le_bytes());
+    fix_checksum(&mut t);
+    t
+}
