@@ -363,3 +363,142 @@ fn the_twin_sources_classify_against_the_firmware() {
         "refused sources are listed, not classified:\n{table}"
     );
 }
+
+/// Builds `name.deb` in `dir` holding `files` (path, contents) with dpkg-deb.
+fn synthetic_deb(dir: &std::path::Path, name: &str, files: &[(&str, Vec<u8>)]) {
+    let tree = dir.join(format!("{name}.tree"));
+    std::fs::create_dir_all(tree.join("DEBIAN")).unwrap();
+    std::fs::write(
+        tree.join("DEBIAN/control"),
+        format!(
+            "Package: {name}\nVersion: 1\nArchitecture: arm64\nMaintainer: t <t@t>\n\
+             Description: test\n"
+        ),
+    )
+    .unwrap();
+    for (path, data) in files {
+        let at = tree.join(path);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(at, data).unwrap();
+    }
+    let status = Command::new("dpkg-deb")
+        .args(["--root-owner-group", "-Zgzip", "--build"])
+        .arg(&tree)
+        .arg(dir.join(format!("{name}.deb")))
+        .stdout(Stdio::null())
+        .status()
+        .expect("dpkg-deb runs");
+    assert!(status.success());
+    std::fs::remove_dir_all(tree).unwrap();
+}
+
+/// A module file as the kernel packages have it: xz-compressed, with a `.modinfo`-like
+/// `depends=` string among NUL-separated ones.
+fn ko_xz(depends: &str) -> Vec<u8> {
+    let raw = format!("\x7fELF junk\0license=GPL\0depends={depends}\0vermagic=7.0\0");
+    let mut xz = Command::new("xz")
+        .args(["-c", "--format=xz"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("xz runs");
+    use std::io::Write;
+    xz.stdin.take().unwrap().write_all(raw.as_bytes()).unwrap();
+    xz.wait_with_output().unwrap().stdout
+}
+
+/// `qemu/deps unpack-linux` on synthetic packages of both of Debian's layouts (no download):
+/// up to 6.x one linux-image with /boot/vmlinuz-*, /boot/config-* and /lib/modules; 7.x
+/// vmlinuz in linux-binary-*, the config in linux-base-*, modules under /usr/lib/modules.
+/// vgem's dependencies come from each module's `depends=`, in load order; a missing one is
+/// named.
+#[test]
+fn deps_unpacks_both_kernel_layouts_with_the_vgem_modules() {
+    for tool in ["dpkg-deb", "xz"] {
+        if Command::new(tool).arg("--version").output().is_err() {
+            common::missing_dependency(tool, "not installed");
+            return;
+        }
+    }
+    let modules = |base: &str, skip: &str| -> Vec<(String, Vec<u8>)> {
+        [
+            ("drm", ""),
+            ("drm_kms_helper", "drm"),
+            ("drm_shmem_helper", "drm,drm_kms_helper"),
+            ("vgem/vgem", "drm,drm_shmem_helper"),
+        ]
+        .into_iter()
+        .filter(|(m, _)| !m.ends_with(skip) || skip.is_empty())
+        .map(|(m, d)| (format!("{base}/kernel/drivers/gpu/drm/{m}.ko.xz"), ko_xz(d)))
+        .collect()
+    };
+    let busybox = ("bin/busybox", b"busybox".to_vec());
+    for (layout, skip) in [("6.x", ""), ("7.x", ""), ("7.x", "drm_kms_helper")] {
+        let dir = common::dtb::tmp(&format!("deps-{layout}-{skip}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let debs = dir.join("debs");
+        std::fs::create_dir_all(&debs).unwrap();
+        synthetic_deb(&debs, "busybox-static", &[(busybox.0, busybox.1.clone())]);
+        if layout == "6.x" {
+            let mut files = vec![
+                ("boot/vmlinuz-6.12.0-arm64".to_string(), b"kernel".to_vec()),
+                ("boot/config-6.12.0-arm64".to_string(), b"CONFIG_UDMABUF=y\n".to_vec()),
+            ];
+            files.extend(modules("lib/modules/6.12.0-arm64", skip));
+            let files: Vec<(&str, Vec<u8>)> =
+                files.iter().map(|(p, d)| (p.as_str(), d.clone())).collect();
+            synthetic_deb(&debs, "linux-image-6.12.0-arm64", &files);
+        } else {
+            let v = "usr/lib/modules/7.0.0-arm64";
+            synthetic_deb(
+                &debs,
+                "linux-binary-7.0.0-arm64",
+                &[(&format!("{v}/vmlinuz"), b"kernel".to_vec())],
+            );
+            synthetic_deb(
+                &debs,
+                "linux-base-7.0.0-arm64",
+                &[(&format!("{v}/config"), b"CONFIG_UDMABUF=y\n".to_vec())],
+            );
+            let files = modules(v, skip);
+            let files: Vec<(&str, Vec<u8>)> =
+                files.iter().map(|(p, d)| (p.as_str(), d.clone())).collect();
+            synthetic_deb(&debs, "linux-modules-7.0.0-arm64", &files);
+        }
+        let out_dir = dir.join("linux");
+        let out = Command::new(root().join("qemu/deps"))
+            .args(["unpack-linux"])
+            .arg(&debs)
+            .env("MAIRBENCH_LINUX_DIR", &out_dir)
+            .stdin(Stdio::null())
+            .output()
+            .expect("qemu/deps runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if !skip.is_empty() {
+            assert!(!out.status.success(), "{layout}: {stderr}");
+            assert!(
+                stderr.contains("no module drm_kms_helper (needed by drm_shmem_helper)"),
+                "{stderr}"
+            );
+            assert!(!out_dir.join("modules/order").exists());
+            continue;
+        }
+        assert!(out.status.success(), "{layout}: {stderr}");
+        assert_eq!(std::fs::read(out_dir.join("vmlinuz")).unwrap(), b"kernel");
+        assert_eq!(
+            std::fs::read(out_dir.join("config")).unwrap(),
+            b"CONFIG_UDMABUF=y\n"
+        );
+        assert_eq!(std::fs::read(out_dir.join("busybox")).unwrap(), b"busybox");
+        let order = std::fs::read_to_string(out_dir.join("modules/order")).unwrap();
+        assert_eq!(
+            order,
+            "drm.ko.xz\ndrm_kms_helper.ko.xz\ndrm_shmem_helper.ko.xz\nvgem.ko.xz\n",
+            "{layout}"
+        );
+        for m in order.lines() {
+            assert!(out_dir.join("modules").join(m).exists(), "{layout}: {m}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
