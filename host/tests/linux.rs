@@ -103,6 +103,10 @@ fn refused_settings_boot_nothing() {
         ),
         (("MAIRBENCH_EL", "3"), "MAIRBENCH_EL=3 does not apply"),
         (
+            ("MAIRBENCH_LINUX_MODULES", "nouveau"),
+            "MAIRBENCH_LINUX_MODULES must be vgem or none",
+        ),
+        (
             ("MAIRBENCH_MACHINE", "raspi4b"),
             "boots with MAIRBENCH_BOOT=kernel only",
         ),
@@ -138,13 +142,26 @@ const TWIN_ARGS: &[&str] = &[
     "mairbench.sources=all,devmem:0x40000000+64K,pci:0000:00:1f.0:res2,dma-heap:none,heap",
 ];
 
+/// A PCI device with a prefetchable BAR (its framebuffer, BAR 0) whose driver (bochs) the
+/// initramfs does not load and whose memory decoding nothing turns on: `all` must leave it
+/// alone. No option ROM (QEMU's would be looked for in the firmware files).
+const BOCHS: &str = "bochs-display,romfile=";
+/// Where QEMU puts it: the slot after the ivshmem-plain device.
+const BOCHS_BDF: &str = "0000:00:02.0";
+
 /// The one boot with the real twin, shared by the tests that read it; `None` (the tests say
 /// SKIPPED) when the kernel could not be fetched.
 fn twin_boot() -> Option<&'static Run> {
     static RUN: OnceLock<Option<Run>> = OnceLock::new();
     RUN.get_or_init(|| {
         linux_fetched().then(|| {
-            let run = boot(&[("MAIRBENCH_BOOT", "linux")], TWIN_ARGS);
+            let run = boot(
+                &[
+                    ("MAIRBENCH_BOOT", "linux"),
+                    ("MAIRBENCH_LINUX_DEVICES", BOCHS),
+                ],
+                TWIN_ARGS,
+            );
             eprintln!(
                 "Linux boot with the twin: {:.1} s wall",
                 run.wall.as_secs_f64()
@@ -202,15 +219,45 @@ fn linux_reaches_init_with_udmabuf_and_the_ivshmem_bars() {
         let line = format!("mairbench: /init: /sys/bus/pci/devices/0000:00:01.0/{file} 16777216 B");
         assert!(c.contains(&line), "{line:?} missing:\n{c}");
     }
+    // The vgem modules (qemu/deps linux), in dependency order, and the card they make.
+    let loaded: Vec<&str> = c
+        .lines()
+        .filter_map(|l| l.strip_prefix("mairbench: /init: loaded module "))
+        .map(|l| l.trim_end_matches('\r'))
+        .collect();
+    assert_eq!(
+        loaded,
+        [
+            "drm.ko.xz",
+            "drm_kms_helper.ko.xz",
+            "drm_shmem_helper.ko.xz",
+            "vgem.ko.xz"
+        ],
+        "{c}"
+    );
+    assert!(c.contains("/dev/dri/card0"), "{c}");
+    // The top 64 MiB of the 512 MiB hidden from Linux and named for the twin.
+    assert!(
+        c.contains("mem=448M mairbench.devmem-ram=0x5c000000+64M"),
+        "kernel command line:\n{c}"
+    );
+    assert!(
+        c.contains(&format!(
+            "mairbench: /init: pci {BOCHS_BDF} 0x1234:0x1111 enable=0"
+        )),
+        "the bochs-display device is there, not enabled:\n{c}"
+    );
 }
 
 /// The real twin (test.sh builds it next to the firmware) under Linux: framed records that the
 /// host reads without problems, the kernel named in its start record, status pass. Sources:
-/// `all` finds anon, udmabuf and both sysfs mappings of the ivshmem BAR (each with a `source`
-/// record and every kernel's results with intact data) and writes one error record each for
-/// the missing `/dev/dma_heap` and `/dev/dri`; `/dev/mem` on RAM (STRICT_DEVMEM), a PCI device
-/// and a heap that do not exist and an unknown source name each get an error record, and
-/// the run goes on.
+/// `all` finds anon, udmabuf, both sysfs mappings of the ivshmem BAR, vgem's dumb buffer
+/// (`drm-dumb:card0`, driver vgem, expected normal-nc), its PRIME dma-buf (`dma-buf:card0`,
+/// with the DMA_BUF_IOCTL_SYNC pair's cost on every result) and `devmem-ram` (each with a
+/// `source` record and every kernel's results with intact data); it refuses the
+/// bochs-display's BAR 0 (memory decoding off) and writes an error record for the missing
+/// `/dev/dma_heap`; `/dev/mem` on RAM (STRICT_DEVMEM), a PCI device and a heap that do not
+/// exist and an unknown source name each get an error record, and the run goes on.
 #[test]
 fn the_twin_runs_under_linux() {
     let Some(run) = twin_boot() else { return };
@@ -237,6 +284,9 @@ fn the_twin_runs_under_linux() {
         "udmabuf".to_string(),
         format!("{ivshmem}:res2"),
         format!("{ivshmem}:res2_wc"),
+        "drm-dumb:card0".to_string(),
+        "dma-buf:card0".to_string(),
+        "devmem-ram".to_string(),
     ] {
         let s = sources
             .iter()
@@ -256,13 +306,24 @@ fn the_twin_runs_under_linux() {
             );
         }
     }
+    let bochs = format!("pci:{BOCHS_BDF}:res0");
+    let bochs_wc = format!("{bochs}_wc");
     for (name, error, step) in [
         ("devmem:0x40000000+64K", "EPERM", "mmap"),
         ("pci:0000:00:1f.0:res2", "ENOENT", "open"),
         ("dma-heap:none", "ENOENT", "open /dev/dma_heap/none"),
         ("dma-heap:*", "ENOENT", "list /dev/dma_heap"),
-        ("drm-dumb:*", "ENOENT", "list /dev/dri"),
         ("heap", "EINVAL", "not a source name"),
+        (
+            bochs.as_str(),
+            "ENXIO",
+            "not mapped by all: memory decoding is off",
+        ),
+        (
+            bochs_wc.as_str(),
+            "ENXIO",
+            "not mapped by all: memory decoding is off",
+        ),
     ] {
         let s = sources
             .iter()
@@ -278,6 +339,34 @@ fn the_twin_runs_under_linux() {
             "{name} has results"
         );
     }
+    // What the new sources' records say.
+    let by = |name: &str| *sources.iter().find(|s| s["source"] == name).unwrap();
+    for name in ["drm-dumb:card0", "dma-buf:card0"] {
+        let s = by(name);
+        assert_eq!(s["driver"], "vgem", "{s}");
+        assert_eq!(s["expected"], "normal-nc", "{s}");
+        assert!(
+            s["detail"].as_str().unwrap().contains("vgem_drv.c"),
+            "the kernel source is cited: {s}"
+        );
+    }
+    let ram = by("devmem-ram");
+    assert_eq!(ram["range"], "0x5c000000+64M", "{ram}");
+    assert_eq!(ram["expected"], "device-ngnrne", "{ram}");
+    // The dma-buf's results carry the sync pair's cost; no other source's do.
+    for r in &results {
+        let synced = r.get("sync_ns").and_then(|v| v.as_u64());
+        if r["source"] == "dma-buf:card0" {
+            assert!(synced.is_some_and(|ns| ns > 0), "{r}");
+        } else {
+            assert!(synced.is_none(), "{r}");
+        }
+    }
+    assert!(
+        run.console.contains("; DMA_BUF_IOCTL_SYNC START+END "),
+        "{}",
+        run.console
+    );
     let parsed = mairbench_host::log::parse(run.console.as_bytes());
     assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
 }
@@ -442,7 +531,10 @@ fn deps_unpacks_both_kernel_layouts_with_the_vgem_modules() {
         if layout == "6.x" {
             let mut files = vec![
                 ("boot/vmlinuz-6.12.0-arm64".to_string(), b"kernel".to_vec()),
-                ("boot/config-6.12.0-arm64".to_string(), b"CONFIG_UDMABUF=y\n".to_vec()),
+                (
+                    "boot/config-6.12.0-arm64".to_string(),
+                    b"CONFIG_UDMABUF=y\n".to_vec(),
+                ),
             ];
             files.extend(modules("lib/modules/6.12.0-arm64", skip));
             let files: Vec<(&str, Vec<u8>)> =
@@ -492,8 +584,7 @@ fn deps_unpacks_both_kernel_layouts_with_the_vgem_modules() {
         assert_eq!(std::fs::read(out_dir.join("busybox")).unwrap(), b"busybox");
         let order = std::fs::read_to_string(out_dir.join("modules/order")).unwrap();
         assert_eq!(
-            order,
-            "drm.ko.xz\ndrm_kms_helper.ko.xz\ndrm_shmem_helper.ko.xz\nvgem.ko.xz\n",
+            order, "drm.ko.xz\ndrm_kms_helper.ko.xz\ndrm_shmem_helper.ko.xz\nvgem.ko.xz\n",
             "{layout}"
         );
         for m in order.lines() {

@@ -701,8 +701,8 @@ fn devmem_ram_arg(buf: &mut [u8; 2048]) -> Option<&str> {
     core::str::from_utf8(raw)
         .ok()?
         .split_ascii_whitespace()
-        .filter_map(|a| a.strip_prefix(DEVMEM_RAM_KEY))
-        .last()
+        .rev()
+        .find_map(|a| a.strip_prefix(DEVMEM_RAM_KEY))
 }
 
 /// Maps the source `spec` names (at most `largest` bytes): the mapping and its kind, or the
@@ -760,7 +760,10 @@ fn open_source(
                 ));
             };
             let Some((pa, size)) = source::parse_range(arg) else {
-                return Err((22, Why::Expected("mairbench.devmem-ram=<page-aligned pa>+<size in pages>")));
+                return Err((
+                    22,
+                    Why::Expected("mairbench.devmem-ram=<page-aligned pa>+<size in pages>"),
+                ));
             };
             let _ = found.range.write_str(arg);
             let _ = write!(path, "/dev/mem");
@@ -831,7 +834,12 @@ fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
     let (mut m, kind) = match open_source(spec, ctx.largest, &mut found) {
         Ok(ok) => ok,
         Err((errno, Why::StepOnFile(step))) => {
-            return refused(out, spec, errno, format_args!("{step} {}", found.path.as_str()))
+            return refused(
+                out,
+                spec,
+                errno,
+                format_args!("{step} {}", found.path.as_str()),
+            )
         }
         Err((errno, why)) => return refused(out, spec, errno, format_args!("{why}")),
     };
@@ -867,11 +875,19 @@ fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
     let r = match (driver, known) {
         (Some(d), Some(k)) => r.fmt(
             "detail",
-            format_args!("{}; driver {d}: {} ({})", source::how(kind, spec), k.pgprot, k.cite),
+            format_args!(
+                "{}; driver {d}: {} ({})",
+                source::how(kind, spec),
+                k.pgprot,
+                k.cite
+            ),
         ),
         (Some(d), None) => r.fmt(
             "detail",
-            format_args!("{}; driver {d}: the driver's choice", source::how(kind, spec)),
+            format_args!(
+                "{}; driver {d}: the driver's choice",
+                source::how(kind, spec)
+            ),
         ),
         _ => r.fmt("detail", format_args!("{}", source::how(kind, spec))),
     };
@@ -1132,9 +1148,11 @@ fn point(
     // its timed span; the pair's own time is kept apart (`sync_ns`).
     let sync = m.sync_handle();
     let direction = match k {
-        Kernel::WriteStp | Kernel::WriteStpQ | Kernel::WriteStnp | Kernel::CopyTo | Kernel::CopyToQ => {
-            sys::DMA_BUF_SYNC_WRITE
-        }
+        Kernel::WriteStp
+        | Kernel::WriteStpQ
+        | Kernel::WriteStnp
+        | Kernel::CopyTo
+        | Kernel::CopyToQ => sys::DMA_BUF_SYNC_WRITE,
         _ => sys::DMA_BUF_SYNC_READ,
     };
     let mut sync_best = u64::MAX;

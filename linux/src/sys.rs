@@ -908,7 +908,19 @@ impl SyncHandle {
     pub fn sync(self, flags: u64) -> Result<(), i64> {
         let mut arg = flags;
         // SAFETY: DMA_BUF_IOCTL_SYNC reads one struct dma_buf_sync, a single u64.
-        let r = unsafe { syscall(SYS_IOCTL, [self.0, DMA_BUF_IOCTL_SYNC, &mut arg as *mut u64 as u64, 0, 0, 0]) };
+        let r = unsafe {
+            syscall(
+                SYS_IOCTL,
+                [
+                    self.0,
+                    DMA_BUF_IOCTL_SYNC,
+                    &mut arg as *mut u64 as u64,
+                    0,
+                    0,
+                    0,
+                ],
+            )
+        };
         if r < 0 {
             return Err(-r);
         }
@@ -969,7 +981,14 @@ pub fn link_name<'b>(path: &str, buf: &'b mut [u8; 256]) -> Result<&'b str, i64>
     let n = unsafe {
         syscall(
             SYS_READLINKAT,
-            [AT_FDCWD as u64, z.as_ptr() as u64, buf.as_mut_ptr() as u64, 256, 0, 0],
+            [
+                AT_FDCWD as u64,
+                z.as_ptr() as u64,
+                buf.as_mut_ptr() as u64,
+                256,
+                0,
+                0,
+            ],
         )
     };
     let n = usize::try_from(n).map_err(|_| -n)?;

@@ -553,14 +553,20 @@ mod tests {
 
     #[test]
     fn devmem_ram_ranges_parse() {
-        assert_eq!(
-            parse_range("0x5c000000+64M"),
-            Some((0x5c00_0000, 64 << 20))
-        );
+        assert_eq!(parse_range("0x5c000000+64M"), Some((0x5c00_0000, 64 << 20)));
         assert_eq!(parse_range("0+4K"), Some((0, 4096)));
         for bad in [
-            "", "+", "0x5c000000", "0x5c000000+", "+64M", "0x5c000001+64M", "0x5c000000+0",
-            "0x5c000000+100", "x+4K", "0xffffffffffff0000+1G", "0x1000+4K+4K",
+            "",
+            "+",
+            "0x5c000000",
+            "0x5c000000+",
+            "+64M",
+            "0x5c000001+64M",
+            "0x5c000000+0",
+            "0x5c000000+100",
+            "x+4K",
+            "0xffffffffffff0000+1G",
+            "0x1000+4K+4K",
         ] {
             assert_eq!(parse_range(bad), None, "{bad}");
         }
