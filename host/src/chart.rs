@@ -58,6 +58,10 @@ pub enum Shape {
     Pentagon,
     /// An hourglass (two triangles tip to tip).
     Hourglass,
+    /// A hexagon.
+    Hexagon,
+    /// A bow tie (the hourglass on its side).
+    Bowtie,
 }
 
 /// How one memory type is drawn: colour, marker shape and line width (px).
@@ -87,7 +91,7 @@ pub const LOOKS: [Look; MEMTYPES.len()] = [
 
 /// The look of each of the twin's source kinds, by place in core's [`SOURCES`] (keyed by its
 /// [`source::Form`]): `anon`, `udmabuf`, `dma-heap:`, the BAR's `_wc` form, the BAR, `devmem:`,
-/// `drm-dumb:`. Distinct colours and shapes; widths shrink over the sources that should behave
+/// `drm-dumb:`, `dma-buf:`, `devmem-ram`. Distinct colours and shapes; widths shrink over the sources that should behave
 /// like Normal memory (7, 5, 4, 3 px), so that `anon`, `udmabuf` and a `_wc` BAR, which tie
 /// under QEMU, show as nested bands. Whether the marker is filled comes from the memory type
 /// the source table expects ([`source::SourceSpec::expected`]): hollow for a Device type.
@@ -100,6 +104,8 @@ pub const SOURCE_LOOKS: [Look; SOURCES.len()] = [
     look_of(148, 103, 189, Shape::TriangleDown, 5),
     look_of(140, 86, 75, Shape::Plus, 3),
     look_of(188, 189, 34, Shape::Pentagon, 1),
+    look_of(255, 187, 120, Shape::Hexagon, 1),
+    look_of(127, 60, 141, Shape::Bowtie, 3),
 ];
 
 const fn look_of(r: u8, g: u8, b: u8, shape: Shape, width: u32) -> Look {
@@ -953,6 +959,16 @@ fn draw_marker(
                 (x + r, y - r),
                 (x - r, y + r),
                 (x + r, y + r),
+            ]
+        })?,
+        Shape::Hexagon => polygon(&|r| regular(r, 6, 0.0))?,
+        Shape::Bowtie => polygon(&|r| {
+            let r = r as i32;
+            vec![
+                (x - r, y - r),
+                (x + r, y + r),
+                (x + r, y - r),
+                (x - r, y + r),
             ]
         })?,
     }

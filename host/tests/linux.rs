@@ -103,6 +103,10 @@ fn refused_settings_boot_nothing() {
         ),
         (("MAIRBENCH_EL", "3"), "MAIRBENCH_EL=3 does not apply"),
         (
+            ("MAIRBENCH_LINUX_MODULES", "nouveau"),
+            "MAIRBENCH_LINUX_MODULES must be vgem or none",
+        ),
+        (
             ("MAIRBENCH_MACHINE", "raspi4b"),
             "boots with MAIRBENCH_BOOT=kernel only",
         ),
@@ -138,13 +142,26 @@ const TWIN_ARGS: &[&str] = &[
     "mairbench.sources=all,devmem:0x40000000+64K,pci:0000:00:1f.0:res2,dma-heap:none,heap",
 ];
 
+/// A PCI device with a prefetchable BAR (its framebuffer, BAR 0) whose driver (bochs) the
+/// initramfs does not load and whose memory decoding nothing turns on: `all` must leave it
+/// alone. No option ROM (QEMU's would be looked for in the firmware files).
+const BOCHS: &str = "bochs-display,romfile=";
+/// Where QEMU puts it: the slot after the ivshmem-plain device.
+const BOCHS_BDF: &str = "0000:00:02.0";
+
 /// The one boot with the real twin, shared by the tests that read it; `None` (the tests say
 /// SKIPPED) when the kernel could not be fetched.
 fn twin_boot() -> Option<&'static Run> {
     static RUN: OnceLock<Option<Run>> = OnceLock::new();
     RUN.get_or_init(|| {
         linux_fetched().then(|| {
-            let run = boot(&[("MAIRBENCH_BOOT", "linux")], TWIN_ARGS);
+            let run = boot(
+                &[
+                    ("MAIRBENCH_BOOT", "linux"),
+                    ("MAIRBENCH_LINUX_DEVICES", BOCHS),
+                ],
+                TWIN_ARGS,
+            );
             eprintln!(
                 "Linux boot with the twin: {:.1} s wall",
                 run.wall.as_secs_f64()
@@ -202,15 +219,45 @@ fn linux_reaches_init_with_udmabuf_and_the_ivshmem_bars() {
         let line = format!("mairbench: /init: /sys/bus/pci/devices/0000:00:01.0/{file} 16777216 B");
         assert!(c.contains(&line), "{line:?} missing:\n{c}");
     }
+    // The vgem modules (qemu/deps linux), in dependency order, and the card they make.
+    let loaded: Vec<&str> = c
+        .lines()
+        .filter_map(|l| l.strip_prefix("mairbench: /init: loaded module "))
+        .map(|l| l.split(' ').next().unwrap_or(l))
+        .collect();
+    assert_eq!(
+        loaded,
+        [
+            "drm.ko",
+            "drm_kms_helper.ko",
+            "drm_shmem_helper.ko",
+            "vgem.ko"
+        ],
+        "{c}"
+    );
+    assert!(c.contains("/dev/dri/card0"), "{c}");
+    // The top 64 MiB of the 512 MiB hidden from Linux and named for the twin.
+    assert!(
+        c.contains("mem=448M mairbench.devmem-ram=0x5c000000+64M"),
+        "kernel command line:\n{c}"
+    );
+    assert!(
+        c.contains(&format!(
+            "mairbench: /init: pci {BOCHS_BDF} 0x1234:0x1111 enable=0"
+        )),
+        "the bochs-display device is there, not enabled:\n{c}"
+    );
 }
 
 /// The real twin (test.sh builds it next to the firmware) under Linux: framed records that the
 /// host reads without problems, the kernel named in its start record, status pass. Sources:
-/// `all` finds anon, udmabuf and both sysfs mappings of the ivshmem BAR (each with a `source`
-/// record and every kernel's results with intact data) and writes one error record each for
-/// the missing `/dev/dma_heap` and `/dev/dri`; `/dev/mem` on RAM (STRICT_DEVMEM), a PCI device
-/// and a heap that do not exist and an unknown source name each get an error record, and
-/// the run goes on.
+/// `all` finds anon, udmabuf, both sysfs mappings of the ivshmem BAR, vgem's dumb buffer
+/// (`drm-dumb:card0`, driver vgem, expected normal-nc), its PRIME dma-buf (`dma-buf:card0`,
+/// with the DMA_BUF_IOCTL_SYNC pair's cost on every result) and `devmem-ram` (each with a
+/// `source` record and every kernel's results with intact data); it refuses the
+/// bochs-display's BAR 0 (memory decoding off) and writes an error record for the missing
+/// `/dev/dma_heap`; `/dev/mem` on RAM (STRICT_DEVMEM), a PCI device and a heap that do not
+/// exist and an unknown source name each get an error record, and the run goes on.
 #[test]
 fn the_twin_runs_under_linux() {
     let Some(run) = twin_boot() else { return };
@@ -237,6 +284,9 @@ fn the_twin_runs_under_linux() {
         "udmabuf".to_string(),
         format!("{ivshmem}:res2"),
         format!("{ivshmem}:res2_wc"),
+        "drm-dumb:card0".to_string(),
+        "dma-buf:card0".to_string(),
+        "devmem-ram".to_string(),
     ] {
         let s = sources
             .iter()
@@ -256,13 +306,24 @@ fn the_twin_runs_under_linux() {
             );
         }
     }
+    let bochs = format!("pci:{BOCHS_BDF}:res0");
+    let bochs_wc = format!("{bochs}_wc");
     for (name, error, step) in [
         ("devmem:0x40000000+64K", "EPERM", "mmap"),
         ("pci:0000:00:1f.0:res2", "ENOENT", "open"),
         ("dma-heap:none", "ENOENT", "open /dev/dma_heap/none"),
         ("dma-heap:*", "ENOENT", "list /dev/dma_heap"),
-        ("drm-dumb:*", "ENOENT", "list /dev/dri"),
         ("heap", "EINVAL", "not a source name"),
+        (
+            bochs.as_str(),
+            "ENXIO",
+            "not mapped by all: memory decoding is off",
+        ),
+        (
+            bochs_wc.as_str(),
+            "ENXIO",
+            "not mapped by all: memory decoding is off",
+        ),
     ] {
         let s = sources
             .iter()
@@ -278,6 +339,34 @@ fn the_twin_runs_under_linux() {
             "{name} has results"
         );
     }
+    // What the new sources' records say.
+    let by = |name: &str| *sources.iter().find(|s| s["source"] == name).unwrap();
+    for name in ["drm-dumb:card0", "dma-buf:card0"] {
+        let s = by(name);
+        assert_eq!(s["driver"], "vgem", "{s}");
+        assert_eq!(s["expected"], "normal-nc", "{s}");
+        assert!(
+            s["detail"].as_str().unwrap().contains("vgem_drv.c"),
+            "the kernel source is cited: {s}"
+        );
+    }
+    let ram = by("devmem-ram");
+    assert_eq!(ram["range"], "0x5c000000+64M", "{ram}");
+    assert_eq!(ram["expected"], "device-ngnrne", "{ram}");
+    // The dma-buf's results carry the sync pair's cost; no other source's do.
+    for r in &results {
+        let synced = r.get("sync_ns").and_then(|v| v.as_u64());
+        if r["source"] == "dma-buf:card0" {
+            assert!(synced.is_some_and(|ns| ns > 0), "{r}");
+        } else {
+            assert!(synced.is_none(), "{r}");
+        }
+    }
+    assert!(
+        run.console.contains("; DMA_BUF_IOCTL_SYNC START+END "),
+        "{}",
+        run.console
+    );
     let parsed = mairbench_host::log::parse(run.console.as_bytes());
     assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
 }
@@ -362,4 +451,148 @@ fn the_twin_sources_classify_against_the_firmware() {
         c.refused.iter().any(|s| s.name == "devmem:0x40000000+64K"),
         "refused sources are listed, not classified:\n{table}"
     );
+}
+
+/// Builds `name.deb` in `dir` holding `files` (path, contents) with dpkg-deb.
+fn synthetic_deb(dir: &std::path::Path, name: &str, files: &[(&str, Vec<u8>)]) {
+    let tree = dir.join(format!("{name}.tree"));
+    std::fs::create_dir_all(tree.join("DEBIAN")).unwrap();
+    std::fs::write(
+        tree.join("DEBIAN/control"),
+        format!(
+            "Package: {name}\nVersion: 1\nArchitecture: arm64\nMaintainer: t <t@t>\n\
+             Description: test\n"
+        ),
+    )
+    .unwrap();
+    for (path, data) in files {
+        let at = tree.join(path);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(at, data).unwrap();
+    }
+    let status = Command::new("dpkg-deb")
+        .args(["--root-owner-group", "-Zgzip", "--build"])
+        .arg(&tree)
+        .arg(dir.join(format!("{name}.deb")))
+        .stdout(Stdio::null())
+        .status()
+        .expect("dpkg-deb runs");
+    assert!(status.success());
+    std::fs::remove_dir_all(tree).unwrap();
+}
+
+/// A module file as the kernel packages have it: xz-compressed, with a `.modinfo`-like
+/// `depends=` string among NUL-separated ones.
+fn ko_xz(depends: &str) -> Vec<u8> {
+    let raw = format!("\x7fELF junk\0license=GPL\0depends={depends}\0vermagic=7.0\0");
+    let mut xz = Command::new("xz")
+        .args(["-c", "--format=xz"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("xz runs");
+    use std::io::Write;
+    xz.stdin.take().unwrap().write_all(raw.as_bytes()).unwrap();
+    xz.wait_with_output().unwrap().stdout
+}
+
+/// `qemu/deps unpack-linux` on synthetic packages of both of Debian's layouts (no download):
+/// up to 6.x one linux-image with /boot/vmlinuz-*, /boot/config-* and /lib/modules; 7.x
+/// vmlinuz in linux-binary-*, the config in linux-base-*, modules under /usr/lib/modules.
+/// vgem's dependencies come from each module's `depends=`, in load order; a missing one is
+/// named.
+#[test]
+fn deps_unpacks_both_kernel_layouts_with_the_vgem_modules() {
+    for tool in ["dpkg-deb", "xz"] {
+        if Command::new(tool).arg("--version").output().is_err() {
+            common::missing_dependency(tool, "not installed");
+            return;
+        }
+    }
+    let modules = |base: &str, skip: &str| -> Vec<(String, Vec<u8>)> {
+        [
+            ("drm", ""),
+            ("drm_kms_helper", "drm"),
+            ("drm_shmem_helper", "drm,drm_kms_helper"),
+            ("vgem/vgem", "drm,drm_shmem_helper"),
+        ]
+        .into_iter()
+        .filter(|(m, _)| !m.ends_with(skip) || skip.is_empty())
+        .map(|(m, d)| (format!("{base}/kernel/drivers/gpu/drm/{m}.ko.xz"), ko_xz(d)))
+        .collect()
+    };
+    let busybox = ("bin/busybox", b"busybox".to_vec());
+    for (layout, skip) in [("6.x", ""), ("7.x", ""), ("7.x", "drm_kms_helper")] {
+        let dir = common::dtb::tmp(&format!("deps-{layout}-{skip}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let debs = dir.join("debs");
+        std::fs::create_dir_all(&debs).unwrap();
+        synthetic_deb(&debs, "busybox-static", &[(busybox.0, busybox.1.clone())]);
+        if layout == "6.x" {
+            let mut files = vec![
+                ("boot/vmlinuz-6.12.0-arm64".to_string(), b"kernel".to_vec()),
+                (
+                    "boot/config-6.12.0-arm64".to_string(),
+                    b"CONFIG_UDMABUF=y\n".to_vec(),
+                ),
+            ];
+            files.extend(modules("lib/modules/6.12.0-arm64", skip));
+            let files: Vec<(&str, Vec<u8>)> =
+                files.iter().map(|(p, d)| (p.as_str(), d.clone())).collect();
+            synthetic_deb(&debs, "linux-image-6.12.0-arm64", &files);
+        } else {
+            let v = "usr/lib/modules/7.0.0-arm64";
+            synthetic_deb(
+                &debs,
+                "linux-binary-7.0.0-arm64",
+                &[(&format!("{v}/vmlinuz"), b"kernel".to_vec())],
+            );
+            synthetic_deb(
+                &debs,
+                "linux-base-7.0.0-arm64",
+                &[(&format!("{v}/config"), b"CONFIG_UDMABUF=y\n".to_vec())],
+            );
+            let files = modules(v, skip);
+            let files: Vec<(&str, Vec<u8>)> =
+                files.iter().map(|(p, d)| (p.as_str(), d.clone())).collect();
+            synthetic_deb(&debs, "linux-modules-7.0.0-arm64", &files);
+        }
+        let out_dir = dir.join("linux");
+        let out = Command::new(root().join("qemu/deps"))
+            .args(["unpack-linux"])
+            .arg(&debs)
+            .env("MAIRBENCH_LINUX_DIR", &out_dir)
+            .stdin(Stdio::null())
+            .output()
+            .expect("qemu/deps runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if !skip.is_empty() {
+            assert!(!out.status.success(), "{layout}: {stderr}");
+            assert!(
+                stderr.contains("no module drm_kms_helper (needed by drm_shmem_helper)"),
+                "{stderr}"
+            );
+            assert!(!out_dir.join("modules/order").exists());
+            continue;
+        }
+        assert!(out.status.success(), "{layout}: {stderr}");
+        assert_eq!(std::fs::read(out_dir.join("vmlinuz")).unwrap(), b"kernel");
+        assert_eq!(
+            std::fs::read(out_dir.join("config")).unwrap(),
+            b"CONFIG_UDMABUF=y\n"
+        );
+        assert_eq!(std::fs::read(out_dir.join("busybox")).unwrap(), b"busybox");
+        let order = std::fs::read_to_string(out_dir.join("modules/order")).unwrap();
+        assert_eq!(
+            order, "drm.ko\ndrm_kms_helper.ko\ndrm_shmem_helper.ko\nvgem.ko\n",
+            "{layout}"
+        );
+        // Unpacked from .ko.xz: what the module file held, uncompressed.
+        for m in order.lines() {
+            let raw = std::fs::read(out_dir.join("modules").join(m)).unwrap();
+            assert!(raw.starts_with(b"\x7fELF"), "{layout}: {m}");
+            assert!(raw.windows(8).any(|w| w == b"depends="), "{layout}: {m}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -182,12 +182,39 @@ fn kernels_option_limits_the_kernels() {
     assert_passed(status, &records, &stdout);
 }
 
+/// `mairbench.devmem-ram=` among the arguments is the twin's own (no bootargs warning); a
+/// malformed range refuses the source with EINVAL, and the run passes.
+#[test]
+fn a_malformed_devmem_ram_range_is_refused() {
+    for bad in ["0x5c000001+64M", "0x5c000000", "0x5c000000+0", "nonsense"] {
+        let arg = format!("mairbench.devmem-ram={bad}");
+        let (status, stdout) = run(&[
+            "mairbench.sizes=4K",
+            "mairbench.kernels=read-ldp",
+            &arg,
+            "mairbench.sources=devmem-ram",
+        ]);
+        let records = conforming(&stdout);
+        let sources = of_kind(&records, "source");
+        assert_eq!(sources.len(), 1, "{stdout}");
+        assert_eq!(sources[0]["error"], "EINVAL", "{bad}: {stdout}");
+        assert_eq!(
+            sources[0]["detail"], "mairbench.devmem-ram=<page-aligned pa>+<size in pages> expected",
+            "{bad}"
+        );
+        assert!(!stdout.contains("bootargs:"), "{bad}: {stdout}");
+        assert_eq!(records.last().unwrap()["warnings"], 0, "{stdout}");
+        assert_passed(status, &records, &stdout);
+    }
+}
+
 #[test]
 fn missing_and_malformed_sources_get_error_records_and_the_run_goes_on() {
     let (status, stdout) = run(&[
         "mairbench.sizes=4K",
         "mairbench.kernels=read-ldp",
-        "mairbench.sources=dma-heap:nope,drm-dumb:card9,bogus,pci:nobar,dma-heap:..,anon",
+        "mairbench.sources=dma-heap:nope,drm-dumb:card9,bogus,pci:nobar,dma-heap:..,\
+         dma-buf:card9,dma-buf:../x,devmem-ram,anon",
     ]);
     let records = conforming(&stdout);
     let sources = of_kind(&records, "source");
@@ -202,6 +229,16 @@ fn missing_and_malformed_sources_get_error_records_and_the_run_goes_on() {
         ("drm-dumb:card9", "ENOENT", 2, "open /dev/dri/card9"),
         ("pci:nobar", "EINVAL", 22, "pci:<BDF>:resN expected"),
         ("dma-heap:..", "EINVAL", 22, "dma-heap:<name> expected"),
+        ("dma-buf:card9", "ENOENT", 2, "open /dev/dri/card9"),
+        ("dma-buf:../x", "EINVAL", 22, "dma-buf:<card> expected"),
+        // The host's kernel command line has no mairbench.devmem-ram= (nor the arguments).
+        (
+            "devmem-ram",
+            "ENOENT",
+            2,
+            "no mairbench.devmem-ram=<pa>+<size> bootarg (qemu/run's Linux boot passes one \
+             for the RAM it hides from Linux with mem=)",
+        ),
     ] {
         let s = by(name);
         assert_eq!(s["error"], error, "{s}");

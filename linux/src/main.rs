@@ -45,7 +45,7 @@ use mairbench_core::format::{Bytes, Decimal};
 use mairbench_core::kernel::{self, Kernel, KernelSpec, Unit, ALL_KERNELS, KERNELS};
 use mairbench_core::pattern::{self, Pattern};
 use mairbench_core::record::{self, Record};
-use mairbench_core::source::{self, Form, SourceSpec, SOURCES};
+use mairbench_core::source::{self, Form, SourceSpec, DEVMEM_RAM_KEY, SOURCES};
 use mairbench_core::stats::{self, MAX_REPS};
 use mairbench_core::sweep::{CHASE_LINE, SEED};
 use mairbench_core::{placement, random, schema, sweep};
@@ -162,15 +162,15 @@ struct Cmdline {
 }
 
 impl Cmdline {
-    /// All the arguments, or (`skip_sources`) all but `mairbench.sources=` ones, which the
-    /// twin parses itself.
+    /// All the arguments, or (`skip_sources`) all but `mairbench.sources=` and
+    /// `mairbench.devmem-ram=` ones, which the twin parses itself.
     fn from_args(skip_sources: bool) -> Cmdline {
         let mut c = Cmdline {
             buf: [0; 2048],
             n: 0,
         };
         for a in sys::args() {
-            if skip_sources && a.starts_with(SOURCES_KEY) {
+            if skip_sources && (a.starts_with(SOURCES_KEY) || a.starts_with(DEVMEM_RAM_KEY)) {
                 continue;
             }
             let sep = usize::from(c.n != 0);
@@ -513,13 +513,17 @@ impl fmt::Display for Why {
 /// `all`: the table's sources that are plain memory ([`SOURCES`] with `in_all`), in its
 /// order: `anon`, `udmabuf`, every `/dev/dma_heap/*`, both mappings of every prefetchable
 /// PCI memory BAR (a prefetchable BAR is memory without read side effects; other BARs may be
-/// registers, so they run only when named), every `/dev/dri/card*`.
+/// registers, so they run only when named) whose device decodes memory and has no driver,
+/// every `/dev/dri/card*` as a dumb buffer and as its PRIME dma-buf, and `devmem-ram`.
 fn every_source_found(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>) {
     for kind in SOURCES.iter().filter(|s| s.in_all) {
         match kind.kind {
             Form::Anon | Form::Udmabuf => source(out, tally, ctx, kind.form),
             Form::DmaHeap => each_entry(out, tally, ctx, kind, "/dev/dma_heap", "", "heap"),
-            Form::DrmDumb => each_entry(out, tally, ctx, kind, "/dev/dri", "card", "card*"),
+            Form::DrmDumb | Form::DmaBuf => {
+                each_entry(out, tally, ctx, kind, "/dev/dri", "card", "card*")
+            }
+            Form::DevMemRam => source(out, tally, ctx, kind.form),
             // Both mappings of a BAR, one after the other, from the plain form's row.
             Form::PciBarWc => {}
             Form::PciBar => every_bar(out, tally, ctx),
@@ -597,6 +601,16 @@ fn every_bar(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>) {
         let Ok(bdf) = core::str::from_utf8(&raw[..end]) else {
             continue;
         };
+        // Whether `all` may touch the device's BARs: memory decoding on, no driver.
+        let mut path = Name::new();
+        let _ = write!(path, "/sys/bus/pci/devices/{bdf}/config");
+        let mut config = [0u8; 64];
+        let config = sys::read_file(path.as_str(), &mut config).unwrap_or_default();
+        let mut path = Name::new();
+        let _ = write!(path, "/sys/bus/pci/devices/{bdf}/driver");
+        let mut link = [0u8; 256];
+        let driver = sys::link_name(path.as_str(), &mut link).ok();
+        let refusal = source::bar_refusal(config, driver);
         let mut path = Name::new();
         let _ = write!(path, "/sys/bus/pci/devices/{bdf}/resource");
         let mut table = [0u8; 1024];
@@ -621,7 +635,10 @@ fn every_bar(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>) {
             for form in &forms {
                 let mut name = Name::new();
                 let _ = write!(name, "{}{bdf}:res{bar}{}", form.prefix, form.suffix);
-                source(out, tally, ctx, name.as_str());
+                match refusal {
+                    Some(why) => refused(out, name.as_str(), why.errno(), format_args!("{why}")),
+                    None => source(out, tally, ctx, name.as_str()),
+                }
             }
         }
     }
@@ -661,13 +678,42 @@ fn entry_name(s: &str) -> bool {
     !s.is_empty() && !s.contains('/') && s != "." && s != ".."
 }
 
+/// What [`open_source`] found besides the mapping.
+struct Found {
+    /// The file it opened (said with a failed open).
+    path: Name,
+    /// The DRM driver's name (`drm-dumb:`, `dma-buf:`), when DRM_IOCTL_VERSION gave one.
+    driver: Name,
+    /// The `devmem-ram` range, as its bootarg said it.
+    range: Name,
+}
+
+/// The value of the last `mairbench.devmem-ram=` among the twin's arguments, else on the
+/// kernel command line (`/proc/cmdline`, where the runner's Linux boot puts it), in `buf`.
+fn devmem_ram_arg(buf: &mut [u8; 2048]) -> Option<&str> {
+    if let Some(v) = sys::args()
+        .filter_map(|a| a.strip_prefix(DEVMEM_RAM_KEY))
+        .last()
+    {
+        return Some(v);
+    }
+    let raw = sys::read_file("/proc/cmdline", buf).ok()?;
+    core::str::from_utf8(raw)
+        .ok()?
+        .split_ascii_whitespace()
+        .rev()
+        .find_map(|a| a.strip_prefix(DEVMEM_RAM_KEY))
+}
+
 /// Maps the source `spec` names (at most `largest` bytes): the mapping and its kind, or the
-/// errno and why it was not mapped. `path` gets the file it opens, if any.
+/// errno and why it was not mapped. `found` gets the file it opens, if any, and what else it
+/// learns on the way.
 fn open_source(
     spec: &str,
     largest: u64,
-    path: &mut Name,
+    found: &mut Found,
 ) -> Result<(sys::Mapping, &'static SourceSpec), (i64, Why)> {
+    let path = &mut found.path;
     let kind = source::by_name(spec).ok_or((22, Why::NotAName))?;
     let param = source::param(kind, spec);
     let expected = (22, Why::Expected(kind.form));
@@ -679,7 +725,7 @@ fn open_source(
     let m = match kind.kind {
         Form::Anon => sys::Mapping::anon(largest).map_err(|e| (e, Why::Step("mmap")))?,
         Form::Udmabuf => sys::Mapping::udmabuf(largest).map_err(failed)?,
-        Form::DmaHeap | Form::DrmDumb => {
+        Form::DmaHeap | Form::DrmDumb | Form::DmaBuf => {
             if !entry_name(param) {
                 return Err(expected);
             }
@@ -688,8 +734,40 @@ fn open_source(
                 sys::Mapping::dma_heap(path.as_str(), largest).map_err(failed)?
             } else {
                 let _ = write!(path, "/dev/dri/{param}");
-                sys::Mapping::drm_dumb(path.as_str(), largest).map_err(failed)?
+                let mut name = [0u8; 32];
+                if let Some(n) = sys::drm_version(path.as_str(), &mut name)
+                    .ok()
+                    .and_then(|len| source::drm_driver_name(&name, len))
+                {
+                    let _ = found.driver.write_str(n);
+                }
+                if kind.kind == Form::DrmDumb {
+                    sys::Mapping::drm_dumb(path.as_str(), largest).map_err(failed)?
+                } else {
+                    sys::Mapping::prime(path.as_str(), largest).map_err(failed)?
+                }
             }
+        }
+        Form::DevMemRam => {
+            let mut buf = [0u8; 2048];
+            let Some(arg) = devmem_ram_arg(&mut buf) else {
+                return Err((
+                    2,
+                    Why::Step(
+                        "no mairbench.devmem-ram=<pa>+<size> bootarg (qemu/run's Linux boot \
+                         passes one for the RAM it hides from Linux with mem=)",
+                    ),
+                ));
+            };
+            let Some((pa, size)) = source::parse_range(arg) else {
+                return Err((
+                    22,
+                    Why::Expected("mairbench.devmem-ram=<page-aligned pa>+<size in pages>"),
+                ));
+            };
+            let _ = found.range.write_str(arg);
+            let _ = write!(path, "/dev/mem");
+            sys::Mapping::file(path.as_str(), true, size.min(largest), pa, false).map_err(failed)?
         }
         Form::PciBar | Form::PciBarWc => {
             // `<BDF>:resN`, N one digit (BARs 0 to 5).
@@ -748,15 +826,27 @@ fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
     let mut what = Name::new();
     let _ = write!(what, "mapping {spec}");
     let _doing = sys::doing(what.as_str());
-    let mut path = Name::new();
-    let (mut m, kind) = match open_source(spec, ctx.largest, &mut path) {
+    let mut found = Found {
+        path: Name::new(),
+        driver: Name::new(),
+        range: Name::new(),
+    };
+    let (mut m, kind) = match open_source(spec, ctx.largest, &mut found) {
         Ok(ok) => ok,
         Err((errno, Why::StepOnFile(step))) => {
-            return refused(out, spec, errno, format_args!("{step} {}", path.as_str()))
+            return refused(
+                out,
+                spec,
+                errno,
+                format_args!("{step} {}", found.path.as_str()),
+            )
         }
         Err((errno, why)) => return refused(out, spec, errno, format_args!("{why}")),
     };
     let fit = ctx.sizes.iter().filter(|&&s| s <= m.size()).count();
+    let driver = Some(found.driver.as_str()).filter(|d| !d.is_empty());
+    let known = driver.and_then(source::drm_driver);
+    let expected = kind.expected.or(known.map(|d| d.expected));
     say!(
         out,
         "source {spec}: {} mapped ({}); arm64: {}; {fit} of {} sizes fit",
@@ -765,11 +855,55 @@ fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
         kind.pgprot,
         ctx.sizes.len()
     );
-    let _ = Record::new(out, &schema::SOURCE)
+    match (driver, known) {
+        (Some(d), Some(k)) => say!(
+            out,
+            "source {spec}: driver {d}: {}, expected {} ({})",
+            k.pgprot,
+            k.expected,
+            k.cite
+        ),
+        (Some(d), None) => say!(
+            out,
+            "source {spec}: driver {d}: its mapping is the driver's choice (not in the twin's table)"
+        ),
+        _ => {}
+    }
+    let r = Record::new(out, &schema::SOURCE)
         .str("source", spec)
-        .u64("size", m.size())
-        .fmt("detail", format_args!("{}", source::how(kind, spec)))
-        .finish();
+        .u64("size", m.size());
+    let r = match (driver, known) {
+        (Some(d), Some(k)) => r.fmt(
+            "detail",
+            format_args!(
+                "{}; driver {d}: {} ({})",
+                source::how(kind, spec),
+                k.pgprot,
+                k.cite
+            ),
+        ),
+        (Some(d), None) => r.fmt(
+            "detail",
+            format_args!(
+                "{}; driver {d}: the driver's choice",
+                source::how(kind, spec)
+            ),
+        ),
+        _ => r.fmt("detail", format_args!("{}", source::how(kind, spec))),
+    };
+    let r = match driver {
+        Some(d) => r.str("driver", d),
+        None => r,
+    };
+    let r = match expected {
+        Some(e) => r.str("expected", e),
+        None => r,
+    };
+    let r = match found.range.as_str() {
+        "" => r,
+        range => r.str("range", range),
+    };
+    let _ = r.finish();
     sweep_source(out, tally, ctx, spec, &mut m);
 }
 
@@ -860,6 +994,21 @@ fn skipped(
         None => r,
     };
     let _ = r.fmt("skipped", why).finish();
+}
+
+/// The dma-buf sync pair's cost after a point's line, when it has one.
+struct SyncNote(Option<u64>);
+
+impl fmt::Display for SyncNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(ns) => write!(
+                f,
+                "; DMA_BUF_IOCTL_SYNC START+END {ns} ns best a sample, outside the timed span"
+            ),
+            None => Ok(()),
+        }
+    }
 }
 
 /// What one pass of a point runs.
@@ -994,6 +1143,20 @@ fn point(
     } else {
         sweep::Start::Warm
     };
+    // A dma-buf's reader brackets its CPU access with DMA_BUF_IOCTL_SYNC: START before, END
+    // after, in the direction the kernel accesses the source. Each sample does so outside
+    // its timed span; the pair's own time is kept apart (`sync_ns`).
+    let sync = m.sync_handle();
+    let direction = match k {
+        Kernel::WriteStp
+        | Kernel::WriteStpQ
+        | Kernel::WriteStnp
+        | Kernel::CopyTo
+        | Kernel::CopyToQ => sys::DMA_BUF_SYNC_WRITE,
+        _ => sys::DMA_BUF_SYNC_READ,
+    };
+    let mut sync_best = u64::MAX;
+    let mut sync_error = None;
     // Runs `passes` passes: false when the loop refuses the size.
     let mut run = |body: &mut Body, passes: u64| -> bool {
         match body {
@@ -1029,9 +1192,23 @@ fn point(
     // counted), as the firmware does.
     let mut backwards = 0u64;
     let mut timed = |passes: u64| loop {
+        let s0 = sys::ticks();
+        if let Some(h) = sync {
+            if let Err(e) = h.sync(sys::DMA_BUF_SYNC_START | direction) {
+                sync_error.get_or_insert(e);
+            }
+        }
         let t0 = sys::ticks();
         run(&mut body, passes);
         let t1 = sys::ticks();
+        if let Some(h) = sync {
+            if let Err(e) = h.sync(sys::DMA_BUF_SYNC_END | direction) {
+                sync_error.get_or_insert(e);
+            }
+            let s1 = sys::ticks();
+            let pair = t0.wrapping_sub(s0).saturating_add(s1.wrapping_sub(t1));
+            sync_best = sync_best.min(pair);
+        }
         if t1 >= t0 || backwards >= MAX_BACKWARDS {
             break t1.wrapping_sub(t0).saturating_sub(overhead);
         }
@@ -1058,6 +1235,21 @@ fn point(
                 i += 1;
             }
         }
+    }
+    // The sync pair's best, in ns (none without a dma-buf, or when a sync failed).
+    let sync_ns = match (sync, sync_error) {
+        (Some(_), None) if sync_best != u64::MAX => Some(sweep::ticks_to_ns(sync_best, freq)),
+        _ => None,
+    };
+    if let (Some(_), Some(e)) = (sync, sync_error) {
+        tally.warnings += 1;
+        say!(
+            out,
+            "{name} {} {}: DMA_BUF_IOCTL_SYNC failed: {} (errno {e})",
+            spec.name,
+            Bytes(size),
+            errno_name(e)
+        );
     }
     let bad = match k {
         Kernel::ReadLdp | Kernel::ReadLdpQ | Kernel::ReadLdnp => mismatch(m, size, PATTERN),
@@ -1092,10 +1284,11 @@ fn point(
     let bandwidth = unit == Unit::Bandwidth;
     let best = stats::in_unit(unit, total, s.best, freq);
     let median = stats::in_unit(unit, total, s.median, freq);
+    let sync_note = SyncNote(sync_ns);
     match (bandwidth, best) {
         (true, Some(b)) => say!(
             out,
-            "{name} {} {}: {b} MB/s best, {} MB/s median (MB = 10^6 B, {})",
+            "{name} {} {}: {b} MB/s best, {} MB/s median (MB = 10^6 B, {}){sync_note}",
             spec.name,
             Bytes(size),
             median.unwrap_or(0),
@@ -1110,14 +1303,14 @@ fn point(
         ),
         (true, None) => say!(
             out,
-            "{name} {} {}: too fast to time",
+            "{name} {} {}: too fast to time{sync_note}",
             spec.name,
             Bytes(size)
         ),
         (false, _) => say!(
             out,
             "{name} {} {}: {} ns/load best, {} ns/load median (one dependent load per \
-             {CHASE_LINE}-byte line, {total} loads a sample)",
+             {CHASE_LINE}-byte line, {total} loads a sample){sync_note}",
             spec.name,
             Bytes(size),
             Decimal {
@@ -1143,6 +1336,10 @@ fn point(
         .u64(unit.count_field(), total);
     let (r, _) = r.unit_values(unit, total, s.best, s.median, freq);
     let r = r.str("start", start.name());
+    let r = match sync_ns {
+        Some(ns) => r.u64("sync_ns", ns),
+        None => r,
+    };
     let r = match backwards {
         0 => r,
         n => r.u64("dropped_samples", n).str(

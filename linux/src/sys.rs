@@ -26,6 +26,7 @@ global_asm!(
 );
 
 const SYS_FCNTL: u64 = 25;
+const SYS_READLINKAT: u64 = 78;
 const SYS_IOCTL: u64 = 29;
 const SYS_FTRUNCATE: u64 = 46;
 const SYS_OPENAT: u64 = 56;
@@ -72,7 +73,21 @@ const DRM_IOCTL_MODE_CREATE_DUMB: u64 = (3 << 30) | (32 << 16) | ((b'd' as u64) 
 /// include/uapi/drm/drm.h: `DRM_IOWR(0xB3, struct drm_mode_map_dumb)` (16 bytes,
 /// [`DrmModeMapDumb`]).
 const DRM_IOCTL_MODE_MAP_DUMB: u64 = (3 << 30) | (16 << 16) | ((b'd' as u64) << 8) | 0xb3;
+/// include/uapi/drm/drm.h: `DRM_IOWR(0x00, struct drm_version)` (64 bytes on a 64-bit
+/// kernel, [`DrmVersion`]).
+const DRM_IOCTL_VERSION: u64 = (3 << 30) | (64 << 16) | ((b'd' as u64) << 8);
+/// include/uapi/drm/drm.h: `DRM_IOWR(0x2d, struct drm_prime_handle)` (12 bytes,
+/// [`DrmPrimeHandle`]).
+const DRM_IOCTL_PRIME_HANDLE_TO_FD: u64 = (3 << 30) | (12 << 16) | ((b'd' as u64) << 8) | 0x2d;
+/// include/uapi/linux/dma-buf.h: `_IOW('b', 0, struct dma_buf_sync)`, the struct being one
+/// `__u64 flags` (direction 1, write, in bits 30-31).
+const DMA_BUF_IOCTL_SYNC: u64 = (1 << 30) | (8 << 16) | ((b'b' as u64) << 8);
+/// include/uapi/drm/drm.h: DRM_CLOEXEC is O_CLOEXEC, DRM_RDWR is O_RDWR.
+const DRM_PRIME_FLAGS: u32 = (O_CLOEXEC | O_RDWR) as u32;
 // The numbers as the C headers' macros give them.
+const _: () = assert!(DRM_IOCTL_VERSION == 0xc040_6400);
+const _: () = assert!(DRM_IOCTL_PRIME_HANDLE_TO_FD == 0xc00c_642d);
+const _: () = assert!(DMA_BUF_IOCTL_SYNC == 0x4008_6200);
 const _: () = assert!(DMA_HEAP_IOCTL_ALLOC == 0xc018_4800);
 const _: () = assert!(DRM_IOCTL_MODE_CREATE_DUMB == 0xc020_64b2);
 const _: () = assert!(DRM_IOCTL_MODE_MAP_DUMB == 0xc010_64b3);
@@ -99,6 +114,30 @@ struct DrmModeCreateDumb {
     size: u64,
 }
 
+/// `struct drm_version` (include/uapi/drm/drm.h) on arm64: three ints, then three
+/// (length, pointer) pairs; the caller passes buffers and their lengths, the kernel writes
+/// the full lengths back and copies what fits.
+#[repr(C)]
+struct DrmVersion {
+    version_major: i32,
+    version_minor: i32,
+    version_patchlevel: i32,
+    name_len: u64,
+    name: u64,
+    date_len: u64,
+    date: u64,
+    desc_len: u64,
+    desc: u64,
+}
+
+/// `struct drm_prime_handle` (include/uapi/drm/drm.h): handle and flags in, fd out.
+#[repr(C)]
+struct DrmPrimeHandle {
+    handle: u32,
+    flags: u32,
+    fd: i32,
+}
+
 /// `struct drm_mode_map_dumb` (include/uapi/drm/drm_mode.h): the kernel fills offset, the
 /// fake offset to mmap the card at.
 #[repr(C)]
@@ -116,6 +155,9 @@ const _: () = assert!(core::mem::size_of::<DrmModeCreateDumb>() == 32);
 const _: () = assert!(core::mem::offset_of!(DrmModeCreateDumb, handle) == 16);
 const _: () = assert!(core::mem::offset_of!(DrmModeCreateDumb, size) == 24);
 const _: () = assert!(core::mem::size_of::<DrmModeMapDumb>() == 16);
+const _: () = assert!(core::mem::size_of::<DrmVersion>() == 64);
+const _: () = assert!(core::mem::offset_of!(DrmVersion, name_len) == 16);
+const _: () = assert!(core::mem::size_of::<DrmPrimeHandle>() == 12);
 const _: () = assert!(core::mem::offset_of!(DrmModeMapDumb, offset) == 8);
 
 /// Width of the DRM dumb buffer in pixels, at [`DRM_DUMB_BPP`]: one 4 KiB row.
@@ -534,6 +576,8 @@ impl Uname {
 pub struct Mapping {
     va: u64,
     len: u64,
+    /// The dma-buf it maps, for DMA_BUF_IOCTL_SYNC (the `dma-buf:` source only).
+    dmabuf: Option<Fd>,
 }
 
 impl Mapping {
@@ -554,7 +598,11 @@ impl Mapping {
         if (-4095..0).contains(&va) {
             return Err(-va);
         }
-        Ok(Mapping { va: va as u64, len })
+        Ok(Mapping {
+            va: va as u64,
+            len,
+            dmabuf: None,
+        })
     }
 
     /// A shared mapping of the first `len` bytes of `fd` from `offset`, read-write.
@@ -573,7 +621,11 @@ impl Mapping {
         if (-4095..0).contains(&va) {
             return Err(-va);
         }
-        Ok(Mapping { va: va as u64, len })
+        Ok(Mapping {
+            va: va as u64,
+            len,
+            dmabuf: None,
+        })
     }
 
     /// The `udmabuf` source: a sealed memfd of `len` bytes (rounded up to 4 KiB) turned into
@@ -677,28 +729,13 @@ impl Mapping {
     }
 
     /// The `drm-dumb:<card>` source: a dumb buffer of at least `len` bytes on the DRM card
-    /// at `path` (`/dev/dri/<card>`): 1024 pixels of 32 bits a row (4 KiB), as many rows as
-    /// `len` needs, made by DRM_IOCTL_MODE_CREATE_DUMB, its fake offset got with
+    /// at `path` (`/dev/dri/<card>`, see [`dumb_buffer`]), its fake offset got with
     /// DRM_IOCTL_MODE_MAP_DUMB, and the card mapped there. On failure the errno and the step
     /// that failed.
     pub fn drm_dumb(path: &str, len: u64) -> Result<Mapping, (i64, &'static str)> {
-        let rows = u32::try_from(len.div_ceil(DRM_DUMB_ROW).max(1)).map_err(|_| (22, "size"))?;
-        let card = Fd::open(path, O_RDWR).map_err(|e| (e, "open"))?;
-        let mut create = DrmModeCreateDumb {
-            height: rows,
-            width: DRM_DUMB_WIDTH,
-            bpp: DRM_DUMB_BPP,
-            flags: 0,
-            handle: 0,
-            pitch: 0,
-            size: 0,
-        };
-        // SAFETY: DRM_IOCTL_MODE_CREATE_DUMB reads and writes one struct
-        // drm_mode_create_dumb, whose layout `DrmModeCreateDumb` is (checked above).
-        unsafe { ioctl(&card, DRM_IOCTL_MODE_CREATE_DUMB, &mut create) }
-            .map_err(|e| (e, "DRM_IOCTL_MODE_CREATE_DUMB"))?;
+        let (card, handle, len) = dumb_buffer(path, len)?;
         let mut map = DrmModeMapDumb {
-            handle: create.handle,
+            handle,
             pad: 0,
             offset: 0,
         };
@@ -706,9 +743,36 @@ impl Mapping {
         // whose layout `DrmModeMapDumb` is (checked above).
         unsafe { ioctl(&card, DRM_IOCTL_MODE_MAP_DUMB, &mut map) }
             .map_err(|e| (e, "DRM_IOCTL_MODE_MAP_DUMB"))?;
-        let len = (u64::from(rows) * DRM_DUMB_ROW).min(create.size);
         // The mapping keeps the buffer; closing the card afterwards frees the handle only.
         Mapping::shared(&card, len, map.offset).map_err(|e| (e, "mmap"))
+    }
+
+    /// The `dma-buf:<card>` source: a dumb buffer as for `drm-dumb:` ([`dumb_buffer`]),
+    /// exported with DRM_IOCTL_PRIME_HANDLE_TO_FD (read-write), and the dma-buf mapped; the
+    /// mapping keeps the dma-buf for [`Mapping::sync`]. On failure the errno and the step
+    /// that failed.
+    pub fn prime(path: &str, len: u64) -> Result<Mapping, (i64, &'static str)> {
+        let (card, handle, len) = dumb_buffer(path, len)?;
+        let mut prime = DrmPrimeHandle {
+            handle,
+            flags: DRM_PRIME_FLAGS,
+            fd: -1,
+        };
+        // SAFETY: DRM_IOCTL_PRIME_HANDLE_TO_FD reads and writes one struct drm_prime_handle,
+        // whose layout `DrmPrimeHandle` is (checked above).
+        unsafe { ioctl(&card, DRM_IOCTL_PRIME_HANDLE_TO_FD, &mut prime) }
+            .map_err(|e| (e, "DRM_IOCTL_PRIME_HANDLE_TO_FD"))?;
+        let buf = u64::try_from(prime.fd)
+            .map(Fd)
+            .map_err(|_| (5, "DRM_IOCTL_PRIME_HANDLE_TO_FD"))?;
+        let mut m = Mapping::shared(&buf, len, 0).map_err(|e| (e, "mmap of the dma-buf"))?;
+        m.dmabuf = Some(buf);
+        Ok(m)
+    }
+
+    /// The dma-buf this mapping maps, for DMA_BUF_IOCTL_SYNC; `None` for other sources.
+    pub fn sync_handle(&self) -> Option<SyncHandle> {
+        self.dmabuf.as_ref().map(|fd| SyncHandle(fd.0))
     }
 
     /// The mapping's length in bytes.
@@ -821,6 +885,115 @@ impl Drop for Mapping {
         // SAFETY: unmaps exactly the mapping this value owns; no borrow of it outlives self.
         unsafe { syscall(SYS_MUNMAP, [self.va, self.len, 0, 0, 0, 0]) };
     }
+}
+
+/// A dma-buf's descriptor for DMA_BUF_IOCTL_SYNC, copied out of its [`Mapping`] (which
+/// owns and closes it) so that a sample can sync while the mapping is borrowed. Used after
+/// the mapping is gone, the ioctl fails with EBADF (or reaches a later file, which refuses an
+/// ioctl it does not know): nothing is read or written through it but the flags.
+#[derive(Clone, Copy)]
+pub struct SyncHandle(u64);
+
+/// DMA_BUF_SYNC_READ, _WRITE, _START and _END (include/uapi/linux/dma-buf.h).
+pub const DMA_BUF_SYNC_READ: u64 = 1;
+/// See [`DMA_BUF_SYNC_READ`].
+pub const DMA_BUF_SYNC_WRITE: u64 = 2;
+/// See [`DMA_BUF_SYNC_READ`].
+pub const DMA_BUF_SYNC_START: u64 = 0;
+/// See [`DMA_BUF_SYNC_READ`].
+pub const DMA_BUF_SYNC_END: u64 = 4;
+
+impl SyncHandle {
+    /// DMA_BUF_IOCTL_SYNC with `flags` (a direction and START or END); the errno on failure.
+    pub fn sync(self, flags: u64) -> Result<(), i64> {
+        let mut arg = flags;
+        // SAFETY: DMA_BUF_IOCTL_SYNC reads one struct dma_buf_sync, a single u64.
+        let r = unsafe {
+            syscall(
+                SYS_IOCTL,
+                [
+                    self.0,
+                    DMA_BUF_IOCTL_SYNC,
+                    &mut arg as *mut u64 as u64,
+                    0,
+                    0,
+                    0,
+                ],
+            )
+        };
+        if r < 0 {
+            return Err(-r);
+        }
+        Ok(())
+    }
+}
+
+/// Creates a dumb buffer of at least `len` bytes on the DRM card at `path`: 1024 pixels of
+/// 32 bits a row (4 KiB), as many rows as `len` needs (DRM_IOCTL_MODE_CREATE_DUMB). The card,
+/// the buffer's handle and its usable length; on failure the errno and the step.
+fn dumb_buffer(path: &str, len: u64) -> Result<(Fd, u32, u64), (i64, &'static str)> {
+    let rows = u32::try_from(len.div_ceil(DRM_DUMB_ROW).max(1)).map_err(|_| (22, "size"))?;
+    let card = Fd::open(path, O_RDWR).map_err(|e| (e, "open"))?;
+    let mut create = DrmModeCreateDumb {
+        height: rows,
+        width: DRM_DUMB_WIDTH,
+        bpp: DRM_DUMB_BPP,
+        flags: 0,
+        handle: 0,
+        pitch: 0,
+        size: 0,
+    };
+    // SAFETY: DRM_IOCTL_MODE_CREATE_DUMB reads and writes one struct drm_mode_create_dumb,
+    // whose layout `DrmModeCreateDumb` is (checked above).
+    unsafe { ioctl(&card, DRM_IOCTL_MODE_CREATE_DUMB, &mut create) }
+        .map_err(|e| (e, "DRM_IOCTL_MODE_CREATE_DUMB"))?;
+    let len = (u64::from(rows) * DRM_DUMB_ROW).min(create.size);
+    Ok((card, create.handle, len))
+}
+
+/// The driver name of the DRM card at `path` (DRM_IOCTL_VERSION) into `buf`: the buffer and
+/// the name's full length as the kernel says it (core's `drm_driver_name` checks both).
+pub fn drm_version(path: &str, buf: &mut [u8; 32]) -> Result<u64, i64> {
+    let card = Fd::open(path, O_RDWR)?;
+    let mut v = DrmVersion {
+        version_major: 0,
+        version_minor: 0,
+        version_patchlevel: 0,
+        name_len: buf.len() as u64,
+        name: buf.as_mut_ptr() as u64,
+        date_len: 0,
+        date: 0,
+        desc_len: 0,
+        desc: 0,
+    };
+    // SAFETY: DRM_IOCTL_VERSION reads and writes one struct drm_version (the layout above)
+    // and copies at most name_len bytes into `name`, which is `buf` (32 bytes); the date and
+    // description lengths are 0, so nothing is copied to their null pointers.
+    unsafe { ioctl(&card, DRM_IOCTL_VERSION, &mut v) }?;
+    Ok(v.name_len)
+}
+
+/// The last part of the target of the symbolic link at `path` (readlinkat(2)) into `buf`.
+pub fn link_name<'b>(path: &str, buf: &'b mut [u8; 256]) -> Result<&'b str, i64> {
+    let z = c_path(path)?;
+    // SAFETY: readlinkat(2) reads the NUL-terminated path in `z` and writes at most 256
+    // bytes into `buf`.
+    let n = unsafe {
+        syscall(
+            SYS_READLINKAT,
+            [
+                AT_FDCWD as u64,
+                z.as_ptr() as u64,
+                buf.as_mut_ptr() as u64,
+                256,
+                0,
+                0,
+            ],
+        )
+    };
+    let n = usize::try_from(n).map_err(|_| -n)?;
+    let target = core::str::from_utf8(buf.get(..n).unwrap_or_default()).map_err(|_| 22)?;
+    Ok(target.rsplit('/').next().unwrap_or(target))
 }
 
 /// CNTVCT_EL0 (Linux lets EL0 read it: CNTKCTL_EL1.EL0VCTEN), after a DSB SY and an ISB so

@@ -873,8 +873,9 @@ pub const SOURCE: Kind = Kind {
             "The source's name as its results carry it, of a form of core's source table \
              (mairbench_core::source::SOURCES): \"anon\", \"udmabuf\", \
              \"dma-heap:<name>\", \"pci:<BDF>:resN\", \"pci:<BDF>:resN_wc\", \
-             \"devmem:<pa>+<size>\" or \"drm-dumb:<card>\"; \"dma-heap:*\" or \
-             \"drm-dumb:*\" when `all` found none to run (refused only).",
+             \"devmem:<pa>+<size>\", \"drm-dumb:<card>\", \"dma-buf:<card>\" or \
+             \"devmem-ram\"; \"dma-heap:*\", \"drm-dumb:*\" or \"dma-buf:*\" when `all` \
+             found none to run (refused only).",
         ),
         Field::optional(
             "size",
@@ -903,7 +904,29 @@ pub const SOURCE: Kind = Kind {
             "Mapped: how, the source table's text (\"mmap of \
              /sys/bus/pci/devices/<BDF>/resourceN_wc\"). Refused: the step that failed \
              (\"open /dev/udmabuf\", \"DMA_HEAP_IOCTL_ALLOC\", \"mmap\", \"list \
-             /dev/dri\"...), or for a name that is none, the valid forms.",
+             /dev/dri\"...), or for a name that is none, the valid forms; a BAR `all` \
+             leaves alone says why (memory decoding off, or the driver that owns it).",
+        ),
+        Field::optional(
+            "driver",
+            Str,
+            "",
+            "drm-dumb and dma-buf sources: the DRM driver's name from DRM_IOCTL_VERSION \
+             (\"vgem\", \"virtio_gpu\"); mapped only.",
+        ),
+        Field::optional(
+            "expected",
+            Str,
+            "",
+            "The firmware memory type the mapping's arm64 protection is (core's source table, \
+             or for drm-dumb and dma-buf its DRM driver table); mapped only, when known.",
+        ),
+        Field::optional(
+            "range",
+            Str,
+            "",
+            "devmem-ram: the physical range mapped, as the mairbench.devmem-ram= bootarg \
+             gave it (\"0x5c000000+64M\"); mapped only.",
         ),
     ],
 };
@@ -956,6 +979,15 @@ pub const RESULT: Kind = Kind {
             Str,
             "",
             "Why the first was dropped: \"backwards\" or \"impossible\"; with dropped_samples.",
+        ),
+        Field::optional(
+            "sync_ns",
+            U64,
+            "ns",
+            "mairbench-linux's dma-buf sources: the best cost of the DMA_BUF_IOCTL_SYNC pair \
+             (START before the sample, END after it, READ or WRITE as the kernel accesses, \
+             both for a copy or the chase) per sample, which best_ticks leaves out; measured \
+             only.",
         ),
         Field::optional("integrity", Str, "", "\"ok\": the data was verified intact after the point; measured only."),
         Field::optional("integrity_fail_offset", Hex, "", "Buffer offset where the data was wrong; instead of integrity."),

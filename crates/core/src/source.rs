@@ -26,6 +26,10 @@ pub enum Form {
     DevMem,
     /// `drm-dumb:<card>`.
     DrmDumb,
+    /// `dma-buf:<card>`: a dumb buffer's PRIME dma-buf.
+    DmaBuf,
+    /// `devmem-ram`: the RAM the boot hid from Linux, through `/dev/mem`.
+    DevMemRam,
 }
 
 impl Form {
@@ -71,7 +75,7 @@ pub struct SourceSpec {
 
 /// Every source kind. The BAR forms come `_wc` first, so that [`by_name`] finds the longer
 /// suffix first.
-pub const SOURCES: [SourceSpec; 7] = [
+pub const SOURCES: [SourceSpec; 9] = [
     SourceSpec {
         kind: Form::Anon,
         form: "anon",
@@ -139,12 +143,159 @@ pub const SOURCES: [SourceSpec; 7] = [
         prefix: "drm-dumb:",
         suffix: "",
         how: "DRM_IOCTL_MODE_CREATE_DUMB and MAP_DUMB on /dev/dri/<card>, mmap at the offset",
-        pgprot: "the driver's: pgprot_writecombine (MT_NORMAL_NC) with the GEM DMA helpers, \
-                 cached with GEM shmem unless map_wc",
+        pgprot: "the driver's (DRM_IOCTL_VERSION names it; see DRM_DRIVERS): \
+                 pgprot_writecombine (MT_NORMAL_NC) with the GEM DMA helpers (dma_mmap_wc in \
+                 drm_gem_dma_helper.c) and with GEM shmem when map_wc; GEM shmem is cached \
+                 otherwise (drm_gem_shmem_mmap keeps vm_get_page_prot)",
         expected: None,
         in_all: true,
     },
+    SourceSpec {
+        kind: Form::DmaBuf,
+        form: "dma-buf:<card>",
+        prefix: "dma-buf:",
+        suffix: "",
+        how: "DRM_IOCTL_MODE_CREATE_DUMB on /dev/dri/<card>, DRM_IOCTL_PRIME_HANDLE_TO_FD, mmap \
+              of the dma-buf; DMA_BUF_IOCTL_SYNC START and END around each timed sample",
+        pgprot: "the exporter's: drm_gem_prime_mmap (drm_prime.c) calls the GEM object's own \
+                 mmap, so as drm-dumb:<card> for the same driver",
+        expected: None,
+        in_all: true,
+    },
+    SourceSpec {
+        kind: Form::DevMemRam,
+        form: "devmem-ram",
+        prefix: "devmem-ram",
+        suffix: "",
+        how: "mmap of /dev/mem opened O_SYNC at the RAM the boot hid from Linux (mem=), the \
+              range from the mairbench.devmem-ram=<pa>+<size> bootarg",
+        pgprot: "pgprot_noncached (MT_DEVICE_nGnRnE): memory that is not memblock memory \
+                 (phys_mem_access_prot, arch/arm64/mm/mmu.c)",
+        expected: Some("device-ngnrne"),
+        in_all: true,
+    },
 ];
+
+/// The bootarg (kernel command line or the twin's argument) that names the `devmem-ram`
+/// range, `<pa>+<size>`.
+pub const DEVMEM_RAM_KEY: &str = "mairbench.devmem-ram=";
+
+/// `<pa>+<size>` (`0x5c000000+64M`): the physical address, page-aligned, and a non-zero size
+/// in whole pages; `None` for anything else.
+pub fn parse_range(s: &str) -> Option<(u64, u64)> {
+    let (pa, size) = s.split_once('+')?;
+    let pa = if pa == "0" {
+        0
+    } else {
+        crate::placement::parse_size(pa)?
+    };
+    let size = crate::placement::parse_size(size)?;
+    (pa % 4096 == 0 && size != 0 && size % 4096 == 0 && pa.checked_add(size).is_some())
+        .then_some((pa, size))
+}
+
+/// A DRM driver whose dumb buffers' mapping the kernel source fixes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrmDriver {
+    /// The name DRM_IOCTL_VERSION returns (`vgem`).
+    pub name: &'static str,
+    /// The protection its dumb buffers' mmap (and their PRIME dma-buf's) gets.
+    pub pgprot: &'static str,
+    /// The firmware memory type that is on arm64.
+    pub expected: &'static str,
+    /// The kernel source that fixes it.
+    pub cite: &'static str,
+}
+
+/// The DRM drivers whose mapping is known, by DRM_IOCTL_VERSION's name; any other driver's
+/// is its own choice (unknown here).
+pub const DRM_DRIVERS: [DrmDriver; 2] = [
+    DrmDriver {
+        name: "vgem",
+        pgprot: "pgprot_writecombine (MT_NORMAL_NC): GEM shmem with map_wc",
+        expected: "normal-nc",
+        cite: "drivers/gpu/drm/vgem/vgem_drv.c (vgem_gem_create_object sets map_wc), \
+               drivers/gpu/drm/drm_gem_shmem_helper.c (drm_gem_shmem_mmap applies \
+               pgprot_writecombine when map_wc)",
+    },
+    DrmDriver {
+        name: "virtio_gpu",
+        pgprot: "vm_get_page_prot (MT_NORMAL): GEM shmem without map_wc, cached",
+        expected: "normal-wb",
+        cite: "drivers/gpu/drm/virtio/virtgpu_object.c (virtio_gpu_create_object leaves \
+               map_wc false), drivers/gpu/drm/drm_gem_shmem_helper.c (drm_gem_shmem_mmap)",
+    },
+];
+
+/// The known mapping of the DRM driver called `name`.
+pub fn drm_driver(name: &str) -> Option<&'static DrmDriver> {
+    DRM_DRIVERS.iter().find(|d| d.name == name)
+}
+
+/// The driver name from DRM_IOCTL_VERSION: `buf` is the buffer the caller passed as `name`,
+/// `name_len` what the kernel wrote back (the name's full length, which may exceed the
+/// buffer: then the kernel copied only the buffer's length). `None` unless the whole name
+/// fits and is a non-empty run of ASCII letters, digits, `_` or `-`.
+pub fn drm_driver_name(buf: &[u8], name_len: u64) -> Option<&str> {
+    let n = usize::try_from(name_len).ok()?;
+    let name = buf.get(..n)?;
+    let ok = !name.is_empty()
+        && name
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    ok.then(|| core::str::from_utf8(name).ok()).flatten()
+}
+
+/// Why `all` does not map a PCI BAR: its device does not decode memory, or a driver owns it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarRefusal<'d> {
+    /// The configuration space could not be read as far as the command register.
+    NoConfig,
+    /// The command register's Memory Space bit (bit 1) is clear: the BAR answers nothing.
+    DecodingOff,
+    /// The driver bound to the device (the sysfs `driver` link's target).
+    Driver(&'d str),
+}
+
+impl BarRefusal<'_> {
+    /// The errno the refusal's error record carries: EIO, ENXIO (no memory decoded) or EBUSY.
+    pub fn errno(&self) -> i64 {
+        match self {
+            BarRefusal::NoConfig => 5,
+            BarRefusal::DecodingOff => 6,
+            BarRefusal::Driver(_) => 16,
+        }
+    }
+}
+
+impl fmt::Display for BarRefusal<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BarRefusal::NoConfig => {
+                f.write_str("not mapped by all: the command register (config offset 4) unreadable")
+            }
+            BarRefusal::DecodingOff => f.write_str(
+                "not mapped by all: memory decoding is off (PCI command register bit 1 clear)",
+            ),
+            BarRefusal::Driver(d) => write!(f, "not mapped by all: driver {d} owns the device"),
+        }
+    }
+}
+
+/// Whether `all` may map a BAR of the device whose configuration space starts with `config`
+/// (sysfs `config`: the command register is the little-endian 16 bits at offset 4) and which
+/// `driver` (the sysfs `driver` link's last part) owns: `None` when it may.
+pub fn bar_refusal<'d>(config: &[u8], driver: Option<&'d str>) -> Option<BarRefusal<'d>> {
+    if let Some(d) = driver {
+        return Some(BarRefusal::Driver(d));
+    }
+    let command = match config.get(4..6) {
+        Some(&[lo, hi]) => u16::from_le_bytes([lo, hi]),
+        _ => return Some(BarRefusal::NoConfig),
+    };
+    const PCI_COMMAND_MEMORY: u16 = 0x2;
+    (command & PCI_COMMAND_MEMORY == 0).then_some(BarRefusal::DecodingOff)
+}
 
 crate::assert_in_order!(SOURCES.kind);
 
@@ -249,6 +400,20 @@ pub fn write_markdown<W: fmt::Write + ?Sized>(w: &mut W) -> fmt::Result {
         };
         writeln!(w, " | {all} |")?;
     }
+    w.write_str(
+        "\n| DRM driver (`drm-dumb:`, `dma-buf:`) | arm64 protection | expected memory type | \
+         kernel source |\n|---|---|---|---|\n",
+    )?;
+    for d in &DRM_DRIVERS {
+        writeln!(
+            w,
+            "| `{}` | {} | `{}` | {} |",
+            d.name,
+            Cell(d.pgprot),
+            d.expected,
+            Cell(d.cite)
+        )?;
+    }
     Ok(())
 }
 
@@ -335,5 +500,102 @@ mod tests {
         assert_eq!(p("pci:0000:00:02.0:res2"), Some("0000:00:02.0:res2"));
         assert_eq!(p("pci:0000:00:02.0:res2_wc"), Some("0000:00:02.0:res2"));
         assert_eq!(p("drm-dumb:card0"), Some("card0"));
+        assert_eq!(form("dma-buf:card0"), Some("dma-buf:<card>"));
+        assert_eq!(p("dma-buf:card0"), Some("card0"));
+        assert_eq!(form("devmem-ram"), Some("devmem-ram"));
+        for bad in ["dma-buf:", "devmem-ram:x", "devmem-ramx", "devmem"] {
+            assert_eq!(form(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn new_rows_say_their_mapping() {
+        let ram = by_name("devmem-ram").unwrap();
+        assert_eq!(ram.kind, Form::DevMemRam);
+        assert_eq!(ram.expected, Some("device-ngnrne"));
+        assert!(ram.in_all && ram.pgprot.contains("pgprot_noncached"));
+        let buf = by_name("dma-buf:card0").unwrap();
+        assert_eq!(buf.kind, Form::DmaBuf);
+        assert_eq!(buf.expected, None);
+        assert!(buf.in_all && buf.how.contains("DMA_BUF_IOCTL_SYNC"));
+        // The BAR forms' `devmem:` does not take `devmem-ram`, nor the reverse.
+        assert_eq!(by_name("devmem:0+4K").map(|s| s.kind), Some(Form::DevMem));
+    }
+
+    #[test]
+    fn drm_drivers_have_known_mappings() {
+        let vgem = drm_driver("vgem").unwrap();
+        assert_eq!(vgem.expected, "normal-nc");
+        assert!(vgem.cite.contains("vgem_drv.c") && vgem.cite.contains("drm_gem_shmem_helper.c"));
+        assert_eq!(drm_driver("virtio_gpu").unwrap().expected, "normal-wb");
+        assert_eq!(drm_driver("bochs-drm"), None);
+        assert_eq!(drm_driver(""), None);
+        for d in &DRM_DRIVERS {
+            assert!(memtype::by_name(d.expected).is_some(), "{}", d.name);
+        }
+    }
+
+    #[test]
+    fn drm_version_names_parse() {
+        let mut buf = [0u8; 32];
+        buf[..4].copy_from_slice(b"vgem");
+        assert_eq!(drm_driver_name(&buf, 4), Some("vgem"));
+        buf[..10].copy_from_slice(b"virtio_gpu");
+        assert_eq!(drm_driver_name(&buf, 10), Some("virtio_gpu"));
+        // Longer than the buffer (the kernel copied only part), empty, or not a name.
+        assert_eq!(drm_driver_name(&buf, 33), None);
+        assert_eq!(drm_driver_name(&buf, u64::MAX), None);
+        assert_eq!(drm_driver_name(&buf, 0), None);
+        assert_eq!(drm_driver_name(b"a b", 3), None);
+        assert_eq!(drm_driver_name(b"ab\0", 3), None);
+        assert_eq!(drm_driver_name(&[0xff, b'a'], 2), None);
+    }
+
+    #[test]
+    fn devmem_ram_ranges_parse() {
+        assert_eq!(parse_range("0x5c000000+64M"), Some((0x5c00_0000, 64 << 20)));
+        assert_eq!(parse_range("0+4K"), Some((0, 4096)));
+        for bad in [
+            "",
+            "+",
+            "0x5c000000",
+            "0x5c000000+",
+            "+64M",
+            "0x5c000001+64M",
+            "0x5c000000+0",
+            "0x5c000000+100",
+            "x+4K",
+            "0xffffffffffff0000+1G",
+            "0x1000+4K+4K",
+        ] {
+            assert_eq!(parse_range(bad), None, "{bad}");
+        }
+        assert!(DEVMEM_RAM_KEY.starts_with("mairbench."));
+    }
+
+    #[test]
+    fn bars_are_refused_when_not_decoding_or_owned() {
+        // Command register 0x0002 (memory space on) at offset 4.
+        let on = [0xf4, 0x1a, 0x10, 0x11, 0x02, 0x00, 0x10, 0x00];
+        let off = [0x34, 0x12, 0x11, 0x11, 0x01, 0x00, 0x00, 0x00];
+        assert_eq!(bar_refusal(&on, None), None);
+        assert_eq!(bar_refusal(&off, None), Some(BarRefusal::DecodingOff));
+        assert_eq!(
+            bar_refusal(&on, Some("bochs-drm")),
+            Some(BarRefusal::Driver("bochs-drm"))
+        );
+        assert_eq!(bar_refusal(&on[..5], None), Some(BarRefusal::NoConfig));
+        assert_eq!(bar_refusal(&[], None), Some(BarRefusal::NoConfig));
+        // Only bit 1 counts: I/O space and bus master alone do not decode memory.
+        assert_eq!(
+            bar_refusal(&[0, 0, 0, 0, 0x05, 0xff], None),
+            Some(BarRefusal::DecodingOff)
+        );
+        assert_eq!(bar_refusal(&[0, 0, 0, 0, 0x06, 0x00], None), None);
+        extern crate std;
+        use std::string::ToString;
+        assert!(BarRefusal::DecodingOff.to_string().contains("bit 1"));
+        assert_eq!(BarRefusal::Driver("x").errno(), 16);
+        assert_eq!(BarRefusal::DecodingOff.errno(), 6);
     }
 }
