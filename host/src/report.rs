@@ -201,42 +201,27 @@ pub fn twin_diagnosis(run: &Run) -> String {
     if rows.is_empty() {
         return String::new();
     }
-    let mut out = format!(
-        "\ndiagnosis against {base} (times slower than {base}, best MB/s over best MB/s, \
-         spread = both cv added; slow = {} or more with the spread taken off, alike = \
-         within {} either way):\n",
-        diagnosis_times(diagnosis::SLOW_MILLI),
-        diagnosis_times(diagnosis::LIKE_MILLI),
-    );
+    let mut out = format!("\n{}\n", diagnosis::Header(base));
     for row in rows {
-        let f = diagnosis::Figures {
+        let figures = diagnosis::Figures {
             sizes: levels,
             read: figures("read-ldp", row),
             write: figures("write-stp", row),
             copy: figures("copy-from", row),
         };
-        let _ = writeln!(out, "  {row}: {}", diagnosis::Sentence(&f));
-        for (name, figures) in [("read", &f.read), ("write", &f.write), ("copy", &f.copy)] {
-            let _ = writeln!(
-                out,
-                "    {}",
-                diagnosis::Row {
-                    name,
-                    figures,
-                    sizes: &levels
-                }
-            );
-        }
+        let _ = write!(
+            out,
+            "{}",
+            diagnosis::Block {
+                name: row,
+                figures: &figures
+            }
+        );
     }
     if run.emulated {
         let _ = writeln!(out, "  ({})", diagnosis::EMULATED);
     }
     out
-}
-
-/// `3.0×` for 3000 thousandths.
-fn diagnosis_times(milli: u64) -> String {
-    format!("{}.{}×", milli / 1000, milli % 1000 / 100)
 }
 
 /// Everything after the header: verdicts, the per-kernel tables, skips, scaling, loaded

@@ -371,6 +371,60 @@ fn the_twin_runs_under_linux() {
     assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
 }
 
+/// The twin's closing diagnosis against `anon` (core's `diagnosis`), and `cargo host report`'s
+/// lead from the same log: under QEMU 10 the Device slow path shows, so the BAR mapped with
+/// `pgprot_device` (`res2`) and `/dev/mem` RAM (`devmem-ram`) are named slow readers; the
+/// sources Linux maps cached (udmabuf) or Normal-NC (`res2_wc`, vgem's dumb buffer) are not,
+/// and the summary says that emulation cannot tell Normal-NC from write-back.
+#[test]
+fn the_twin_names_the_slow_readers_against_anon() {
+    let Some(run) = twin_boot() else { return };
+    let human: Vec<&str> = run
+        .console
+        .lines()
+        .filter(|l| !l.contains("@mb {"))
+        .collect();
+    let at = human
+        .iter()
+        .position(|l| l.starts_with("diagnosis against anon ("))
+        .unwrap_or_else(|| panic!("no diagnosis:\n{}", run.console));
+    let finding = |name: &str| -> &str {
+        let prefix = format!("  {name}: ");
+        human[at..]
+            .iter()
+            .find_map(|l| l.trim_end_matches('\r').strip_prefix(prefix.as_str()))
+            .unwrap_or_else(|| panic!("no diagnosis of {name}:\n{}", run.console))
+    };
+    // core's two findings of a slow reader, in its words.
+    let slow_reader =
+        |f: &str| f.contains("uncached read path") || f.contains("uncached both ways");
+    for slow in ["pci:0000:00:01.0:res2", "devmem-ram"] {
+        let f = finding(slow);
+        assert!(f.starts_with("reads ") && slow_reader(f), "{slow}: {f}");
+    }
+    for cached in ["udmabuf", "pci:0000:00:01.0:res2_wc", "drm-dumb:card0"] {
+        let f = finding(cached);
+        assert!(!slow_reader(f), "{cached}: {f}");
+    }
+    assert!(
+        human[at..]
+            .iter()
+            .any(|l| l.contains("(emulated: QEMU models no caches")),
+        "{}",
+        run.console
+    );
+    // The host's report of the same log leads with the same sentences.
+    let parsed = mairbench_host::log::parse(run.console.as_bytes());
+    let lead = mairbench_host::report::twin_diagnosis(&parsed.run);
+    for name in ["pci:0000:00:01.0:res2", "devmem-ram", "udmabuf"] {
+        let line = format!("  {name}: {}", finding(name));
+        assert!(
+            lead.contains(line.trim_end()),
+            "{line:?} in the report's lead:\n{lead}"
+        );
+    }
+}
+
 /// The comparison the twin exists for, live: the firmware on the same QEMU machine (the
 /// twin's bandwidth kernels and sizes), then `classify::compare` of the two logs. QEMU models
 /// no caches, so this checks what the classifier makes of the one difference QEMU 9 and

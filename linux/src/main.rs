@@ -40,6 +40,7 @@ mod sys;
 use core::fmt::{self, Write};
 use mairbench_core::bootargs::{self, Note, Selftest};
 use mairbench_core::counter;
+use mairbench_core::diagnosis;
 use mairbench_core::emulation::Accel;
 use mairbench_core::format::{Bytes, Decimal};
 use mairbench_core::kernel::{self, Kernel, KernelSpec, Unit, ALL_KERNELS, KERNELS};
@@ -133,12 +134,192 @@ macro_rules! say {
     }};
 }
 
-/// The tally of the run, for the `end` record.
+/// The tally of the run, for the `end` record, and what the closing diagnosis needs.
 #[derive(Default)]
 struct Tally {
     checks: u64,
     failed: u64,
     warnings: u64,
+    diag: Diag,
+}
+
+/// How many sources the closing diagnosis keeps figures of, the reference included; a run
+/// with more names the ones left out.
+const DIAG_SOURCES: usize = 16;
+
+/// The kernels of the diagnosis: reads, writes, copies out of the source (core's
+/// `diagnosis::Figures` order).
+const DIAG_KERNELS: [Kernel; 3] = [Kernel::ReadLdp, Kernel::WriteStp, Kernel::CopyFrom];
+
+/// One source's best MB/s and cv (tenths of a percent) per diagnosis kernel and level.
+#[derive(Clone, Copy)]
+struct DiagRow {
+    name: [u8; 64],
+    len: usize,
+    figures: [[Option<(u64, u64)>; 3]; 3],
+}
+
+impl Default for DiagRow {
+    fn default() -> DiagRow {
+        DiagRow {
+            name: [0; 64],
+            len: 0,
+            figures: [[None; 3]; 3],
+        }
+    }
+}
+
+impl DiagRow {
+    fn name(&self) -> &str {
+        core::str::from_utf8(self.name.get(..self.len).unwrap_or_default()).unwrap_or("?")
+    }
+}
+
+/// The figures the closing diagnosis (core's `diagnosis`) reads, kept as points are timed.
+#[derive(Default)]
+struct Diag {
+    /// The working set of each level (`diagnosis::levels`).
+    levels: [Option<u64>; 3],
+    rows: [DiagRow; DIAG_SOURCES],
+    n: usize,
+    /// Sources beyond [`DIAG_SOURCES`].
+    left_out: u64,
+}
+
+impl Diag {
+    /// Keeps a measured, intact point of a diagnosis kernel at a level's size.
+    fn keep(&mut self, source: &str, kernel: Kernel, size: u64, best_mbps: u64, cv: u64) {
+        let Some(k) = DIAG_KERNELS.iter().position(|&d| d == kernel) else {
+            return;
+        };
+        let Some(level) = self.levels.iter().position(|&l| l == Some(size)) else {
+            return;
+        };
+        let at = match self
+            .rows
+            .get(..self.n)
+            .unwrap_or_default()
+            .iter()
+            .position(|r| r.name.get(..r.len) == Some(source.as_bytes()))
+        {
+            Some(at) => at,
+            None if self.n < DIAG_SOURCES && source.len() <= 64 => {
+                let row = &mut self.rows[self.n];
+                row.name[..source.len()].copy_from_slice(source.as_bytes());
+                row.len = source.len();
+                self.n += 1;
+                self.n - 1
+            }
+            None => {
+                self.left_out += 1;
+                return;
+            }
+        };
+        self.rows[at].figures[k][level] = Some((best_mbps, cv));
+    }
+
+    /// The summary against the reference ([`Form::Anon`]), after the sweep.
+    fn say(&self, out: &mut Out, emulated: bool) {
+        let name = DiagRow::name;
+        let rows = self.rows.get(..self.n).unwrap_or_default();
+        let base = Form::Anon.form();
+        let Some(anon) = rows.iter().find(|r| name(r) == base) else {
+            if rows.iter().any(|r| name(r) != base) {
+                say!(
+                    out,
+                    "diagnosis: no {base} figures to compare the sources with (map {base} too)"
+                );
+            }
+            return;
+        };
+        if rows.len() < 2 {
+            return;
+        }
+        say!(out, "{}", diagnosis::Header(base));
+        for row in rows.iter().filter(|r| name(r) != base) {
+            let of = |k: usize| -> [Option<diagnosis::Slower>; 3] {
+                core::array::from_fn(|level| {
+                    let (a, a_cv) = anon.figures[k][level]?;
+                    let (s, s_cv) = row.figures[k][level]?;
+                    diagnosis::Slower::of(a, s, a_cv, s_cv)
+                })
+            };
+            let figures = diagnosis::Figures {
+                sizes: self.levels,
+                read: of(0),
+                write: of(1),
+                copy: of(2),
+            };
+            let _ = write!(
+                out,
+                "{}",
+                diagnosis::Block {
+                    name: name(row),
+                    figures: &figures
+                }
+            );
+        }
+        if self.left_out > 0 {
+            say!(
+                out,
+                "  ({} points of sources beyond the first {DIAG_SOURCES} not diagnosed)",
+                self.left_out
+            );
+        }
+        if emulated {
+            say!(out, "  ({})", diagnosis::EMULATED);
+        }
+    }
+}
+
+/// The data and unified caches' sizes in bytes, innermost first, from sysfs (cpu0's
+/// `cache/index*/`); empty where Linux does not know them (QEMU's virt describes none).
+fn cache_sizes() -> ([u64; 8], usize) {
+    let mut sizes = [(0u8, 0u64); 8];
+    let mut n = 0;
+    for index in 0..8 {
+        let mut path = Name::new();
+        let mut buf = [0u8; 32];
+        let mut read = |field: &str, buf: &mut [u8; 32]| -> Option<([u8; 32], usize)> {
+            path.n = 0;
+            let _ = write!(
+                path,
+                "/sys/devices/system/cpu/cpu0/cache/index{index}/{field}"
+            );
+            let text = sys::read_file(path.as_str(), buf).ok()?;
+            let mut copy = [0u8; 32];
+            let len = text.len().min(32);
+            copy[..len].copy_from_slice(&text[..len]);
+            Some((copy, len))
+        };
+        let text = |(b, len): ([u8; 32], usize)| -> Option<u64> {
+            let t = core::str::from_utf8(&b[..len]).ok()?.trim();
+            match t.strip_suffix('K') {
+                Some(k) => k.parse::<u64>().ok()?.checked_mul(1024),
+                None => match t.strip_suffix('M') {
+                    Some(m) => m.parse::<u64>().ok()?.checked_mul(1 << 20),
+                    None => t.parse().ok(),
+                },
+            }
+        };
+        let Some(kind) = read("type", &mut buf) else {
+            break;
+        };
+        if kind.0.starts_with(b"Instruction") {
+            continue;
+        }
+        let level = read("level", &mut buf).and_then(text).unwrap_or(0);
+        if let (Some(size), true) = (read("size", &mut buf).and_then(text), n < sizes.len()) {
+            sizes[n] = (level as u8, size);
+            n += 1;
+        }
+    }
+    sizes[..n].sort_unstable();
+    let mut out = [0u64; 8];
+    for (o, (_, s)) in out.iter_mut().zip(&sizes[..n]) {
+        *o = *s;
+    }
+    (out, n)
 }
 
 impl Tally {
@@ -377,6 +558,8 @@ pub fn main() -> ! {
         Some((lo, hi)) => sweep::plan(lo, hi, buffer),
         None => sweep::plan(DEFAULT_SIZES.0, DEFAULT_SIZES.1, buffer),
     };
+    let (caches, n_caches) = cache_sizes();
+    tally.diag.levels = diagnosis::levels(sizes.as_slice(), &caches[..n_caches]);
     // core's mask (`mairbench.kernels=`, or the quick ones), less what the twin does not run.
     let kernels = options.kernels & TWIN_KERNELS;
     say!(out, "kernels: {}", KernelNames(kernels));
@@ -412,6 +595,7 @@ pub fn main() -> ! {
         }
     }
 
+    tally.diag.say(&mut out, emulated);
     let run_us = sweep::ticks_to_ns(sys::ticks().wrapping_sub(t_start), freq) / 1000;
     let pass = tally.failed == 0;
     say!(
@@ -1285,6 +1469,9 @@ fn point(
     let best = stats::in_unit(unit, total, s.best, freq);
     let median = stats::in_unit(unit, total, s.median, freq);
     let sync_note = SyncNote(sync_ns);
+    if let (true, Some(b), None) = (bandwidth, best, bad) {
+        tally.diag.keep(name, k, size, b, u64::from(s.cv_permille));
+    }
     match (bandwidth, best) {
         (true, Some(b)) => say!(
             out,

@@ -282,6 +282,52 @@ impl fmt::Display for Sentence<'_> {
     }
 }
 
+/// The summary's first line, naming the reference and the rule's thresholds (no newline).
+pub struct Header<'n>(pub &'n str);
+
+impl fmt::Display for Header<'_> {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let base = self.0;
+        write!(
+            out,
+            "diagnosis against {base} (times slower than {base}, best MB/s over best MB/s, \
+             spread = both cv added; slow = {} or more with the spread taken off, alike = \
+             within {} either way):",
+            Times(SLOW_MILLI),
+            Times(LIKE_MILLI)
+        )
+    }
+}
+
+/// One source's part of the summary: `  name: sentence`, then its read, write and copy
+/// [`Row`]s, each line ended by a newline.
+pub struct Block<'f> {
+    /// The source's name.
+    pub name: &'f str,
+    /// Its figures.
+    pub figures: &'f Figures,
+}
+
+impl fmt::Display for Block<'_> {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let f = self.figures;
+        writeln!(out, "  {}: {}", self.name, Sentence(f))?;
+        for (name, figures) in [("read", &f.read), ("write", &f.write), ("copy", &f.copy)] {
+            let sizes = &f.sizes;
+            writeln!(
+                out,
+                "    {}",
+                Row {
+                    name,
+                    figures,
+                    sizes
+                }
+            )?;
+        }
+        Ok(())
+    }
+}
+
 /// One row of the summary's figures: `read 11× ±2.0 % at 16 KiB, ...`.
 pub struct Row<'f> {
     /// The direction's name (`read`, `write`, `copy`).
@@ -488,6 +534,30 @@ mod tests {
             [Some(16 << 10), Some(64 << 10), None]
         );
         assert_eq!(levels(&[], &[32 << 10]), [None, None, None]);
+    }
+
+    #[test]
+    fn a_block_is_the_sentence_then_three_rows() {
+        let f = dma_buf_board();
+        let text = Block {
+            name: "dma-buf:card0",
+            figures: &f,
+        }
+        .to_string();
+        let lines: std::vec::Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert!(
+            lines[0].starts_with("  dma-buf:card0: reads 31× slower"),
+            "{text}"
+        );
+        assert!(
+            lines[1].starts_with("    read   L1-sized (16 KiB): 31×"),
+            "{text}"
+        );
+        assert!(lines[2].starts_with("    write "), "{text}");
+        assert!(lines[3].starts_with("    copy  "), "{text}");
+        assert!(text.ends_with('\n'));
+        assert!(Header("anon").to_string().contains("slow = 3.0× or more"));
     }
 
     #[test]
