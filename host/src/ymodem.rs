@@ -135,6 +135,9 @@ pub enum Error {
         waited: Duration,
         /// NAKs seen meanwhile (a receiver asking for checksum mode, which YMODEM does not use).
         naks: usize,
+        /// The last of the text that came meanwhile (at most 80 characters, control characters
+        /// escaped), such as U-Boot's "Unknown command 'loady'".
+        said: String,
     },
     /// The receiver sent CAN CAN.
     Cancelled(Stage),
@@ -154,19 +157,30 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::NeverStarted { waited, naks: 0 } => write!(
-                f,
-                "the YMODEM receiver never started: no 'C' came within {:.1} s (is `loady` running?).",
-                waited.as_secs_f64()
-            ),
-            Error::NeverStarted { waited, naks } => write!(
-                f,
-                "the YMODEM receiver never started: no 'C' came within {:.1} s, only {naks} NAK(s) \
-                 asking for checksum mode, which this sender does not use.",
-                waited.as_secs_f64()
-            ),
+            Error::NeverStarted { waited, naks, said } => {
+                write!(
+                    f,
+                    "the YMODEM receiver never started: no 'C' came within {:.1} s",
+                    waited.as_secs_f64()
+                )?;
+                if *naks > 0 {
+                    write!(
+                        f,
+                        ", only {naks} NAK(s) asking for checksum mode, which this sender does \
+                         not use"
+                    )?;
+                }
+                if said.is_empty() {
+                    write!(f, " and nothing else came (is `loady` running?).")
+                } else {
+                    write!(f, "; the line said \"{said}\".")
+                }
+            }
             Error::Cancelled(stage) => {
-                write!(f, "the receiver cancelled the transfer (CAN CAN) at {stage}.")
+                write!(
+                    f,
+                    "the receiver cancelled the transfer (CAN CAN) at {stage}."
+                )
             }
             Error::TooManyRetries {
                 stage,
@@ -381,6 +395,7 @@ impl Sender<'_> {
         let began = Instant::now();
         let deadline = began + self.options.start_timeout;
         let (mut saw_c, mut naks) = (false, 0);
+        let mut said: Vec<u8> = Vec::new();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -393,19 +408,26 @@ impl Sender<'_> {
             };
             match self.byte(wait, Stage::Header)? {
                 None => break,
-                Some(CRC_START) => saw_c = true,
+                Some(CRC_START) => {
+                    saw_c = true;
+                    said.push(CRC_START);
+                }
                 Some(b) => {
                     saw_c = false;
                     naks += usize::from(b == NAK);
+                    said.push(b);
                 }
             }
         }
         if saw_c {
             Ok(())
         } else {
+            let text: String = said.escape_ascii().to_string();
+            let tail = text.len().saturating_sub(80);
             Err(Error::NeverStarted {
                 waited: began.elapsed(),
                 naks,
+                said: text[tail..].to_string(),
             })
         }
     }
@@ -944,6 +966,11 @@ mod tests {
             .to_string()
             .starts_with("the YMODEM receiver never started: no 'C' came within 0."));
         assert!(
+            e.to_string()
+                .ends_with("; the line said \"U-Boot 2023.01\\r\\n\"."),
+            "{e}"
+        );
+        assert!(
             took >= Duration::from_millis(300) && took < Duration::from_secs(5),
             "{took:?}"
         );
@@ -954,6 +981,16 @@ mod tests {
         fake.say(&[NAK, NAK]);
         let e = send_with(&mut fake, "s", &bytes(10), &quick(), &mut |_| {}).unwrap_err();
         assert!(e.to_string().contains("only 2 NAK(s)"), "{e}");
+
+        // Nothing at all.
+        let mut fake = Fake::new(Script::default());
+        fake.to_sender.clear();
+        let e = send_with(&mut fake, "s", &bytes(10), &quick(), &mut |_| {}).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with(" and nothing else came (is `loady` running?)."),
+            "{e}"
+        );
 
         // Silent from the third frame (block 2) on: 11 sends, each waited for, then an error.
         let script = Script {

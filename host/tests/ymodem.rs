@@ -1,6 +1,8 @@
 //! The YMODEM sender (`mairbench_host::ymodem`) against a reference receiver, lrzsz's `rb`,
 //! over its stdin and stdout pipes: the file `rb` writes must be byte-identical to the one
-//! sent. Installs Debian's `lrzsz` when `rb` is missing (as root, else with `sudo -n`).
+//! sent. Installs Debian's `lrzsz` when `rb` is missing (as root, else with `sudo -n`). Then
+//! the same over a pty through the serial-port `Link`. The real receiver, U-Boot's `loady` in
+//! QEMU, is tests/ymodem_uboot.rs.
 
 use mairbench_host::ymodem::{self, Link, Options, Progress};
 use std::collections::VecDeque;
