@@ -226,9 +226,26 @@ fn boot_script_over_the_pty_boots_the_image_from_the_virtio_disk() {
     let _ = std::fs::remove_file(&log);
 }
 
+/// CRC-32 (IEEE 802.3), as U-Boot's `crc32` command computes it.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
 /// `loady` in the boot script and `--send`: the image goes over the pseudo-terminal by YMODEM
 /// (the sender of host/src/ymodem.rs, U-Boot's receiver), U-Boot's "## Total Size" matches it,
-/// and booti starts it.
+/// U-Boot's `crc32` of what it wrote is the image's (every byte arrived as sent), and booti
+/// starts it.
 #[test]
 fn loady_over_the_pty_takes_the_image_by_ymodem() {
     let board = stand_in("uboot");
@@ -238,12 +255,14 @@ fn loady_over_the_pty_takes_the_image_by_ymodem() {
         &[
             "setenv bootargs mairbench.quick",
             "loady ${kernel_addr_r}",
+            "crc32 ${kernel_addr_r} ${filesize}",
             "booti ${kernel_addr_r} - ${fdtcontroladdr}",
         ],
     );
     // qemu/run leaves the raw image next to the ELF before it starts QEMU.
     let image = firmware().with_extension("bin");
-    let size = std::fs::metadata(&image).unwrap().len();
+    let bytes = std::fs::read(&image).unwrap();
+    let size = bytes.len() as u64;
     let log = temp("loady.log");
     let (out, wall) = console(&[
         &board.pty,
@@ -280,6 +299,16 @@ fn loady_over_the_pty_takes_the_image_by_ymodem() {
     assert!(
         kept.contains("Ready for binary (ymodem) download"),
         "{kept}"
+    );
+    let theirs = kept
+        .split("==> ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no crc32 result in:\n{kept}"));
+    assert_eq!(
+        theirs,
+        format!("{:08x}", crc32(&bytes)),
+        "U-Boot's CRC-32 of what loady wrote"
     );
     assert!(
         kept.contains("@mb {\"kind\":\"end\",\"status\":\"pass\""),
