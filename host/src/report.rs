@@ -182,14 +182,9 @@ pub fn twin_diagnosis(run: &Run) -> String {
     let figures = |kernel: &str, row: &str| -> [Option<diagnosis::Slower>; 3] {
         levels.map(|size| {
             let (a, s) = (at(kernel, base, size?)?, at(kernel, row, size?)?);
-            // Tenths of a percent, whole MB/s: the record's own precision.
-            let tenths = |cv: f64| (cv * 10.0).round().max(0.0) as u64;
-            diagnosis::Slower::of(
-                a.best.round() as u64,
-                s.best.round() as u64,
-                tenths(a.cv_pct),
-                tenths(s.cv_pct),
-            )
+            // Whole MB/s: the record's own precision.
+            let mbps = |m: &Measurement| (m.best.round() as u64, m.median.round() as u64);
+            diagnosis::Slower::of(mbps(a), mbps(s))
         })
     };
     let rows = distinct(

@@ -789,7 +789,7 @@ fn a_twin_report_leads_with_each_sources_diagnosis_against_anon() {
         "  pci:0000:00:01.0:res2: reads 14× and writes 13× slower than anon: uncached both ways",
         "  udmabuf: times like anon (reads within 1.0×, writes within 1.1×): cached",
         "  pci:0000:00:01.0:res2_wc: times like anon",
-        "    read   L1-sized (4 KiB): 14× ±0.2 %  L2-sized: -  DRAM-sized: -",
+        "    read   L1-sized (4 KiB): 14× ±0.3 %  L2-sized: -  DRAM-sized: -",
         "(emulated: QEMU models no caches;",
     ] {
         assert!(stdout.contains(line), "{line:?} in:\n{stdout}");

@@ -151,7 +151,7 @@ const DIAG_SOURCES: usize = 16;
 /// `diagnosis::Figures` order).
 const DIAG_KERNELS: [Kernel; 3] = [Kernel::ReadLdp, Kernel::WriteStp, Kernel::CopyFrom];
 
-/// One source's best MB/s and cv (tenths of a percent) per diagnosis kernel and level.
+/// One source's best and median MB/s per diagnosis kernel and level.
 #[derive(Clone, Copy)]
 struct DiagRow {
     name: [u8; 64],
@@ -188,7 +188,7 @@ struct Diag {
 
 impl Diag {
     /// Keeps a measured, intact point of a diagnosis kernel at a level's size.
-    fn keep(&mut self, source: &str, kernel: Kernel, size: u64, best_mbps: u64, cv: u64) {
+    fn keep(&mut self, source: &str, kernel: Kernel, size: u64, best_mbps: u64, median: u64) {
         let Some(k) = DIAG_KERNELS.iter().position(|&d| d == kernel) else {
             return;
         };
@@ -215,7 +215,7 @@ impl Diag {
                 return;
             }
         };
-        self.rows[at].figures[k][level] = Some((best_mbps, cv));
+        self.rows[at].figures[k][level] = Some((best_mbps, median));
     }
 
     /// The summary against the reference ([`Form::Anon`]), after the sweep.
@@ -239,9 +239,7 @@ impl Diag {
         for row in rows.iter().filter(|r| name(r) != base) {
             let of = |k: usize| -> [Option<diagnosis::Slower>; 3] {
                 core::array::from_fn(|level| {
-                    let (a, a_cv) = anon.figures[k][level]?;
-                    let (s, s_cv) = row.figures[k][level]?;
-                    diagnosis::Slower::of(a, s, a_cv, s_cv)
+                    diagnosis::Slower::of(anon.figures[k][level]?, row.figures[k][level]?)
                 })
             };
             let figures = diagnosis::Figures {
@@ -1470,7 +1468,7 @@ fn point(
     let median = stats::in_unit(unit, total, s.median, freq);
     let sync_note = SyncNote(sync_ns);
     if let (true, Some(b), None) = (bandwidth, best, bad) {
-        tally.diag.keep(name, k, size, b, u64::from(s.cv_permille));
+        tally.diag.keep(name, k, size, b, median.unwrap_or(0));
     }
     match (bandwidth, best) {
         (true, Some(b)) => say!(

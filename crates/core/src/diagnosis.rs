@@ -11,8 +11,10 @@
 //! # Rule
 //! - **Figures.** For reads, writes and copies, at an L1-sized, an L2-sized and a
 //!   DRAM-sized working set ([`levels`]): anon's best MB/s over the source's, in thousandths
-//!   ([`Slower::milli`], 1000 = the same speed), and the spread of both (the samples' cv,
-//!   added, in tenths of a percent).
+//!   ([`Slower::milli`], 1000 = the same speed), and the spread of both: how far each
+//!   figure's median sample is below its best, added, in tenths of a percent. (Not the
+//!   samples' cv: one sample a busy host delayed makes a cv of 100 % while best and median
+//!   stay put.)
 //! - **Slow**: every read (write) level the sweep has is at least [`SLOW_MILLI`] (3×) slower
 //!   once its spread is taken off. A sweep with one level only (QEMU's twin runs, whose
 //!   caches are unknown, stop short of DRAM) is judged on it, and the sentence says so. 3× is well inside what an
@@ -51,14 +53,16 @@ pub struct Slower {
     /// anon's best MB/s over the source's, in thousandths: 1000 the same, 10000 ten times
     /// slower, 500 twice as fast.
     pub milli: u64,
-    /// The two figures' spread (their samples' cv, added), in tenths of a percent.
+    /// The two figures' spread (best over median, less one, added), in tenths of a percent.
     pub spread_permille: u64,
 }
 
 impl Slower {
-    /// The figure from anon's and the source's best MB/s and their cv in tenths of a percent;
-    /// none when either speed is 0 (nothing measured).
-    pub fn of(anon_mbps: u64, source_mbps: u64, anon_cv: u64, source_cv: u64) -> Option<Slower> {
+    /// The figure from anon's and the source's best and median MB/s, as `(best, median)`;
+    /// none when either best is 0 (nothing measured).
+    pub fn of(anon: (u64, u64), source: (u64, u64)) -> Option<Slower> {
+        let (anon_mbps, source_mbps) = (anon.0, source.0);
+        let (anon_cv, source_cv) = (spread(anon), spread(source));
         let milli = u128::from(anon_mbps)
             .checked_mul(1000)?
             .checked_div(u128::from(source_mbps))?;
@@ -92,6 +96,14 @@ impl Slower {
     fn times(self) -> impl fmt::Display {
         Times(self.milli)
     }
+}
+
+/// How far a median MB/s is below its best, in tenths of a percent of the median (0 when the
+/// median is 0 or above the best).
+fn spread((best, median): (u64, u64)) -> u64 {
+    let over = u128::from(best.saturating_sub(median)).saturating_mul(1000);
+    over.checked_div(u128::from(median))
+        .map_or(0, |v| u64::try_from(v).unwrap_or(u64::MAX))
 }
 
 /// A ratio in thousandths printed as `11×` / `1.3×` / `0.5×`.
@@ -291,7 +303,7 @@ impl fmt::Display for Header<'_> {
         write!(
             out,
             "diagnosis against {base} (times slower than {base}, best MB/s over best MB/s, \
-             spread = both cv added; slow = {} or more with the spread taken off, alike = \
+             spread = each median's distance below its best, added; slow = {} or more with the spread taken off, alike = \
              within {} either way):",
             Times(SLOW_MILLI),
             Times(LIKE_MILLI)
@@ -501,14 +513,19 @@ mod tests {
 
     #[test]
     fn figures_from_speeds_never_divide_by_zero() {
-        assert_eq!(Slower::of(22_000, 0, 10, 10), None);
-        assert_eq!(Slower::of(0, 1_900, 10, 10), None);
-        let s = Slower::of(22_000, 1_900, 12, 30).unwrap();
-        assert_eq!((s.milli, s.spread_permille), (11_578, 42));
+        assert_eq!(Slower::of((22_000, 21_000), (0, 0)), None);
+        assert_eq!(Slower::of((0, 0), (1_900, 1_800)), None);
+        // 22,000 over 21,000 is 4.7 % (47); 1,900 over 1,800 is 5.5 % (55).
+        let s = Slower::of((22_000, 21_000), (1_900, 1_800)).unwrap();
+        assert_eq!((s.milli, s.spread_permille), (11_578, 102));
         assert_eq!(Times(s.milli).to_string(), "12×");
+        assert_eq!(Slower::of((u64::MAX, 0), (1, 1)).unwrap().milli, u64::MAX);
+        // A median of 0 or above the best adds nothing.
         assert_eq!(
-            Slower::of(u64::MAX, 1, 0, u64::MAX).unwrap().milli,
-            u64::MAX
+            Slower::of((1_000, 0), (1_000, 2_000))
+                .unwrap()
+                .spread_permille,
+            0
         );
     }
 
