@@ -1112,7 +1112,10 @@ fn pause_for_walk(out: &mut Out, name: &str, m: &sys::Mapping) {
         Some(v) => match v.strip_prefix('=').and_then(|n| n.parse::<u64>().ok()) {
             Some(n) if (1..=3600).contains(&n) => n,
             _ => {
-                say!(out, "bootargs: '{arg}' is not mairbench.pause=<1 to 3600 s>; 30 s");
+                say!(
+                    out,
+                    "bootargs: '{arg}' is not mairbench.pause=<1 to 3600 s>; 30 s"
+                );
                 30
             }
         },
@@ -1131,7 +1134,10 @@ fn pause_for_walk(out: &mut Out, name: &str, m: &sys::Mapping) {
     if sys::pause(secs.saturating_mul(freq)) {
         say!(out, "pause: source {name} released");
     } else {
-        say!(out, "pause: source {name}: not released within {secs} s; going on");
+        say!(
+            out,
+            "pause: source {name}: not released within {secs} s; going on"
+        );
     }
 }
 

@@ -27,7 +27,10 @@ const ANSWER: Duration = Duration::from_secs(30);
 impl Gdb {
     /// Connects to the stub on `port` of this host, trying again until `ready()` says to give
     /// up (it returns an error: the runner exited, the time is up).
-    pub fn connect(port: u16, mut ready: impl FnMut() -> Result<(), String>) -> Result<Gdb, String> {
+    pub fn connect(
+        port: u16,
+        mut ready: impl FnMut() -> Result<(), String>,
+    ) -> Result<Gdb, String> {
         loop {
             match TcpStream::connect(("127.0.0.1", port)) {
                 Ok(stream) => {
@@ -150,9 +153,7 @@ impl Gdb {
                         .nth(1)
                         .and_then(|v| v.split('"').next())
                 };
-                let num = attr("regnum")
-                    .and_then(|n| n.parse().ok())
-                    .unwrap_or(next);
+                let num = attr("regnum").and_then(|n| n.parse().ok()).unwrap_or(next);
                 if let Some(name) = attr("name") {
                     self.regs.insert(name.to_string(), num);
                 }
@@ -197,7 +198,9 @@ impl Gdb {
         if r == "OK" {
             Ok(())
         } else {
-            Err(format!("gdb stub: Qqemu.PhyMemMode: {r:?} (not QEMU's stub?)"))
+            Err(format!(
+                "gdb stub: Qqemu.PhyMemMode: {r:?} (not QEMU's stub?)"
+            ))
         }
     }
 
@@ -228,11 +231,7 @@ fn le_hex(hex: &str) -> Option<u64> {
     if hex.is_empty() || hex.len() % 2 != 0 || hex.len() > 16 {
         return None;
     }
-    (0..hex.len())
-        .step_by(2)
-        .rev()
-        .try_fold(0u64, |v, i| {
-            Some(v << 8 | u64::from(u8::from_str_radix(hex.get(i..i + 2)?, 16).ok()?))
-        })
+    (0..hex.len()).step_by(2).rev().try_fold(0u64, |v, i| {
+        Some(v << 8 | u64::from(u8::from_str_radix(hex.get(i..i + 2)?, 16).ok()?))
+    })
 }
-

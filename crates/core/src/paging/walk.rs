@@ -84,17 +84,16 @@ impl fmt::Display for WalkError {
                 f,
                 "TCR_EL1.TG0 is {tg0:#04b}, not 0b00 (4 KiB): another granule, not walked"
             ),
-            WalkError::Lpa2 => f.write_str(
-                "TCR_EL1.DS is 1 (52-bit addresses, FEAT_LPA2 descriptors): not walked",
-            ),
+            WalkError::Lpa2 => {
+                f.write_str("TCR_EL1.DS is 1 (52-bit addresses, FEAT_LPA2 descriptors): not walked")
+            }
             WalkError::WalksDisabled => {
                 f.write_str("TCR_EL1.EPD0 is 1: TTBR0_EL1 walks are disabled")
             }
             WalkError::T0sz(t) => write!(f, "TCR_EL1.T0SZ is {t}, outside 16..=39"),
-            WalkError::OutOfRange { va, va_bits } => write!(
-                f,
-                "VA {va:#x} lies beyond TTBR0_EL1's {va_bits}-bit range"
-            ),
+            WalkError::OutOfRange { va, va_bits } => {
+                write!(f, "VA {va:#x} lies beyond TTBR0_EL1's {va_bits}-bit range")
+            }
             WalkError::Unreadable { level, at } => {
                 write!(f, "level {level} descriptor at PA {at:#x} unreadable")
             }
@@ -336,11 +335,12 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
-    /// TCR_EL1 with T0SZ 16 (48-bit VA), TG0 4 KiB, EPD0 0, DS 0.
-    const LINUX_TCR: u64 = 16 | (16 << 16) | (0b10 << 30);
-    /// Linux's MAIR_EL1 (arch/arm64/include/asm/memory.h, MT_*): NORMAL 0xff at 0,
-    /// NORMAL_TAGGED 0xff (no MTE) at 1, NORMAL_NC 0x44 at 2, DEVICE_nGnRnE 0x00 at 3,
-    /// DEVICE_nGnRE 0x04 at 4.
+    /// TCR_EL1 as Debian's arm64 6.12 kernel runs under QEMU's cortex-a72 (what
+    /// `host/tests/linux.rs` read): T0SZ 16 (48-bit VA), TG0 4 KiB, EPD0 0, DS 0.
+    const LINUX_TCR: u64 = 0x0050_0074_b550_3510;
+    /// MAIR_EL1 as the same kernel runs (read the same way), by Linux's MT_* indexes
+    /// (arch/arm64/include/asm/memory.h): NORMAL 0xff at 0, NORMAL_TAGGED at 1 (0xff as
+    /// read here, on a CPU without MTE), NORMAL_NC 0x44 at 2, DEVICE_nGnRnE 0x00 at 3, DEVICE_nGnRE 0x04 at 4.
     const LINUX_MAIR: u64 = 0x0000_0004_0044_ffff;
 
     struct Mem(BTreeMap<u64, u64>);
@@ -425,11 +425,16 @@ mod tests {
     fn a_page_with_its_memory_type() {
         let va = 0xffff_8a7f_3000 + 0x123;
         let pa_page = 0x4a2b_3000;
-        let leaf_desc =
-            pa_page | 0b11 | (2 << 2) | (0b01 << 6) | (0b11 << 8) | (1 << 10) | (1 << 11)
-                | (1 << 53)
-                | (1 << 54)
-                | (1 << 56);
+        let leaf_desc = pa_page
+            | 0b11
+            | (2 << 2)
+            | (0b01 << 6)
+            | (0b11 << 8)
+            | (1 << 10)
+            | (1 << 11)
+            | (1 << 53)
+            | (1 << 54)
+            | (1 << 56);
         let m = mem_for(va, leaf_desc);
         let leaf = walk(&regime(), va, |pa| m.read(pa)).unwrap();
         assert_eq!(leaf.pa, pa_page + 0x123);
@@ -541,8 +546,14 @@ mod tests {
                 va_bits: 48
             })
         );
-        assert!(std::format!("{}", WalkError::Invalid { level: 3, descriptor: 0 })
-            .contains("translation fault"));
+        assert!(std::format!(
+            "{}",
+            WalkError::Invalid {
+                level: 3,
+                descriptor: 0
+            }
+        )
+        .contains("translation fault"));
     }
 
     /// The attribute bits above the output address do not leak into the PA.
@@ -556,6 +567,9 @@ mod tests {
         // And in table descriptors (APTable, XNTable... in bits 59-63).
         let mut m = mem_for(va, 0x4000_0000 | 0b11);
         m.0.insert(ROOT + idx(va, 0), L1 | 0b11 | (0b11111 << 59));
-        assert_eq!(walk(&regime(), va, |pa| m.read(pa)).unwrap().pa, 0x4000_0000);
+        assert_eq!(
+            walk(&regime(), va, |pa| m.read(pa)).unwrap().pa,
+            0x4000_0000
+        );
     }
 }
