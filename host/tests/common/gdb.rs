@@ -228,7 +228,7 @@ impl Gdb {
 
 /// A little-endian hex string of up to 8 bytes as a number.
 fn le_hex(hex: &str) -> Option<u64> {
-    if hex.is_empty() || hex.len() % 2 != 0 || hex.len() > 16 {
+    if hex.is_empty() || !hex.len().is_multiple_of(2) || hex.len() > 16 {
         return None;
     }
     (0..hex.len()).step_by(2).rev().try_fold(0u64, |v, i| {

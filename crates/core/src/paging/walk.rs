@@ -135,7 +135,7 @@ impl Regime {
             .saturating_sub(shift(layout.start_level))
             .saturating_add(3)
             .max(6);
-        let align = !((1u64 << root_bits) - 1);
+        let align = !(1u64 << root_bits).wrapping_sub(1);
         Ok(Regime {
             root: ttbr0 & 0x0000_ffff_ffff_fffe & align,
             layout,
@@ -301,7 +301,7 @@ pub fn walk(
     let mut level = layout.start_level;
     loop {
         // entry_index is below ENTRIES (512): the offset fits.
-        let at = table | (entry_index(va, level) as u64 * 8);
+        let at = table | ((entry_index(va, level) as u64) << 3);
         let descriptor = read(at).ok_or(WalkError::Unreadable { level, at })?;
         let d = Desc::new(descriptor);
         if !d.is_set(DESC::VALID) {
@@ -313,7 +313,7 @@ pub fn walk(
             if table_or_page != (level == 3) || level == 0 {
                 return Err(WalkError::Reserved { level, descriptor });
             }
-            let offset_mask = (1u64 << shift(level)) - 1;
+            let offset_mask = (1u64 << shift(level)).wrapping_sub(1);
             return Ok(Leaf {
                 va,
                 pa: (descriptor & OA_MASK & !offset_mask) | (va & offset_mask),
@@ -323,7 +323,8 @@ pub fn walk(
             });
         }
         table = descriptor & OA_MASK;
-        level += 1;
+        // Below 3 here (a leaf at level 3 returned above).
+        level = level.saturating_add(1);
     }
 }
 
