@@ -11,7 +11,9 @@
 //! Settings the runner refuses need no boot.
 
 mod common;
+use common::gdb::Gdb;
 use common::{boot, qemu_host, root, twin_kernels, with_host, Run};
+use mairbench_core::paging::walk::{walk, Leaf, Regime, WalkError};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
@@ -152,24 +154,191 @@ const BOCHS_BDF: &str = "0000:00:02.0";
 /// The one boot with the real twin, shared by the tests that read it; `None` (the tests say
 /// SKIPPED) when the kernel could not be fetched.
 fn twin_boot() -> Option<&'static Run> {
-    static RUN: OnceLock<Option<Run>> = OnceLock::new();
+    twin().map(|(run, _)| run)
+}
+
+/// The shared boot and its page-table walks: QEMU runs with its gdb stub
+/// (`MAIRBENCH_GDB=1` on a free port), the twin with `mairbench.pause`; at each source's
+/// pause line the test stops the machine, walks the twin's tables ([`walk_paused`]) and
+/// releases the twin. The walks, or why there are none.
+fn twin() -> Option<&'static (Run, Walks)> {
+    static RUN: OnceLock<Option<(Run, Walks)>> = OnceLock::new();
     RUN.get_or_init(|| {
         linux_fetched().then(|| {
-            let run = boot(
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("a free TCP port")
+                .port();
+            let port_s = port.to_string();
+            let mut args = TWIN_ARGS.to_vec();
+            args.push(PAUSE);
+            let (run, walks) = common::boot_watched(
                 &[
                     ("MAIRBENCH_BOOT", "linux"),
                     ("MAIRBENCH_LINUX_DEVICES", BOCHS),
+                    ("MAIRBENCH_GDB", "1"),
+                    ("MAIRBENCH_GDB_PORT", &port_s),
                 ],
-                TWIN_ARGS,
+                &args,
+                |child| {
+                    // QEMU starts halted (-S) until the stub is attached: attach, let it run.
+                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+                    let gdb = Gdb::connect(port, || match child.try_wait() {
+                        Ok(Some(status)) => Err(format!("qemu/run exited ({status}) first")),
+                        _ if std::time::Instant::now() > deadline => {
+                            Err(format!("no gdb stub on port {port} within 60 s"))
+                        }
+                        _ => Ok(()),
+                    })
+                    .and_then(|mut gdb| {
+                        gdb.registers()?;
+                        gdb.cont()?;
+                        Ok(gdb)
+                    });
+                    gdb.map(|g| (g, Vec::new()))
+                },
+                |state, line| {
+                    let Ok((gdb, walks)) = state else { return };
+                    let Some(paused) = Paused::parse(line) else {
+                        return;
+                    };
+                    // A failed walk is kept, and the next pause walked: an unreleased twin
+                    // goes on at its own time limit.
+                    walks.push(
+                        walk_paused(gdb, &paused).map_err(|e| format!("{}: {e}", paused.source)),
+                    );
+                },
             );
             eprintln!(
-                "Linux boot with the twin: {:.1} s wall",
+                "Linux boot with the twin and its page-table walks: {:.1} s wall",
                 run.wall.as_secs_f64()
             );
-            run
+            (run, walks.map(|(_, w)| w))
         })
     })
     .as_ref()
+}
+
+/// Each pause's walk or why it failed; all of it an error when the stub could not be used.
+type Walks = Result<Vec<Result<Walked, String>>, String>;
+
+/// The twin's pause option in the shared boot (its default limit, 30 s: the test releases
+/// it well before).
+const PAUSE: &str = "mairbench.pause";
+
+/// A source the twin paused at: its pause line, `pause: source NAME mapped at va 0xVA
+/// (SIZE B), pid PID; release word at va 0xVA; ...`.
+#[derive(Debug, Clone)]
+struct Paused {
+    source: String,
+    va: u64,
+    size: u64,
+    pid: u64,
+    release: u64,
+}
+
+impl Paused {
+    fn parse(line: &str) -> Option<Paused> {
+        let rest = line.strip_prefix("pause: source ")?;
+        let (source, rest) = rest.split_once(" mapped at va 0x")?;
+        let (va, rest) = rest.split_once(" (")?;
+        let (size, rest) = rest.split_once(" B), pid ")?;
+        let (pid, rest) = rest.split_once("; release word at va 0x")?;
+        let (release, _) = rest.split_once(';')?;
+        Some(Paused {
+            source: source.to_string(),
+            va: u64::from_str_radix(va, 16).ok()?,
+            size: size.parse().ok()?,
+            pid: pid.parse().ok()?,
+            release: u64::from_str_radix(release, 16).ok()?,
+        })
+    }
+}
+
+/// What the walk of one paused source found.
+#[derive(Debug)]
+struct Walked {
+    paused: Paused,
+    /// TTBR0_EL1, TCR_EL1, MAIR_EL1 when the machine stopped at EL0.
+    ttbr0: u64,
+    tcr: u64,
+    mair: u64,
+    /// Stops it took to find the CPU at EL0 (in the twin, not in the kernel).
+    stops: u32,
+    /// Each 4 KiB page of the mapping, in order: its leaf, or why there is none.
+    pages: Vec<Result<Leaf, WalkError>>,
+    /// The release word's leaf (its PA is where the test wrote to release the twin).
+    release: Leaf,
+}
+
+/// Stops the machine with the CPU in the twin (EL0: the twin spins in user space while it
+/// pauses; a stop that lands in the kernel is resumed and tried again), reads TTBR0_EL1,
+/// TCR_EL1 and MAIR_EL1, walks every page of the paused source's mapping and the release
+/// word, reading descriptors by physical address (`Qqemu.PhyMemMode:1`), writes 1 at the
+/// release word's physical address and lets the machine run (also after a failed walk).
+fn walk_paused(gdb: &mut Gdb, p: &Paused) -> Result<Walked, String> {
+    let mut stopped = false;
+    let walked = walk_stopped(gdb, p, &mut stopped);
+    if !stopped {
+        return walked;
+    }
+    let resumed = gdb.physical(false).and_then(|()| gdb.cont());
+    let walked = walked?;
+    resumed.map(|()| walked)
+}
+
+/// [`walk_paused`] up to the release, leaving the machine stopped (`stopped` says whether
+/// it is).
+fn walk_stopped(gdb: &mut Gdb, p: &Paused, stopped: &mut bool) -> Result<Walked, String> {
+    let mut stops = 0;
+    loop {
+        gdb.stop()?;
+        *stopped = true;
+        stops += 1;
+        // CPSR.M[3:0] = 0b0000: EL0t.
+        if gdb.reg("cpsr")? & 0xf == 0 {
+            break;
+        }
+        if stops == 200 {
+            return Err("200 stops, none at EL0".into());
+        }
+        gdb.cont()?;
+        *stopped = false;
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let (ttbr0, tcr, mair) = (
+        gdb.reg("TTBR0_EL1")?,
+        gdb.reg("TCR_EL1")?,
+        gdb.reg("MAIR_EL1")?,
+    );
+    let regime = Regime::new(ttbr0, tcr).map_err(|e| e.to_string())?;
+    gdb.physical(true)?;
+    let mut read_error = None;
+    let mut read = |pa: u64| match gdb.read_u64(pa) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            read_error = Some(e);
+            None
+        }
+    };
+    let pages: Vec<_> = (0..p.size / 4096)
+        .map(|i| walk(&regime, p.va + i * 4096, &mut read))
+        .collect();
+    let release = walk(&regime, p.release, &mut read);
+    if let Some(e) = read_error {
+        eprintln!("{}: a descriptor read failed: {e}", p.source);
+    }
+    let release = release.map_err(|e| format!("release word at {:#x}: {e}", p.release))?;
+    gdb.write_u64(release.pa, 1)?;
+    Ok(Walked {
+        paused: p.clone(),
+        ttbr0,
+        tcr,
+        mair,
+        stops,
+        pages,
+        release,
+    })
 }
 
 /// What the twin relies on, printed by /init before it runs the twin: the 6.12 kernel reached
@@ -270,7 +439,7 @@ fn the_twin_runs_under_linux() {
     assert_eq!(start["machine"], "aarch64", "{start}");
     assert_eq!(
         start["bootargs"],
-        with_host(&TWIN_ARGS.join(" ")),
+        with_host(&[TWIN_ARGS, &[PAUSE]].concat().join(" ")),
         "the runner passes the arguments, mairbench.host= last"
     );
     let results = run.of_kind("result");
@@ -369,6 +538,150 @@ fn the_twin_runs_under_linux() {
     );
     let parsed = mairbench_host::log::parse(run.console.as_bytes());
     assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
+}
+
+/// The page tables as ground truth for the sources' expected memory types: at each pause
+/// the twin's tables (TTBR0_EL1 and TCR_EL1 of the CPU stopped at EL0: 48-bit VA, 4 KiB
+/// granule) map every page of the source's 64 KiB, each a present level-3 page whose
+/// AttrIndx names, through MAIR_EL1, the memory type core's source table expects (for a DRM
+/// card, its driver's row). Every row the table marks as checked in a page table
+/// (`Evidence::PageTable`, the README's column) was walked here, and every walked source's
+/// row is so marked. vgem's dumb buffer and its dma-buf have the same descriptor bits but the
+/// address. The release word's walk was right (the twin says it was released). PAs:
+/// `devmem-ram` the hidden RAM from its first byte; both sysfs mappings of the BAR the same
+/// pages, outside RAM; the rest in Linux's RAM.
+#[test]
+fn the_page_tables_give_each_source_its_expected_memory_type() {
+    use mairbench_core::source::{self, Evidence, SOURCES};
+    let Some((run, walks)) = twin() else { return };
+    let walks: Vec<&Walked> = walks
+        .as_ref()
+        .unwrap_or_else(|e| panic!("no walks: {e}\n{}", run.console))
+        .iter()
+        .map(|w| {
+            w.as_ref()
+                .unwrap_or_else(|e| panic!("{e}\n{}", run.console))
+        })
+        .collect();
+    let sources = run.of_kind("source");
+    let ram = 0x4000_0000u64..0x4000_0000 + (448 << 20);
+    let hidden = 0x5c00_0000u64..0x5c00_0000 + (64 << 20);
+    let mut pas = std::collections::BTreeMap::new();
+    for w in &walks {
+        let name = w.paused.source.as_str();
+        let spec = source::by_name(name).unwrap();
+        let record = sources
+            .iter()
+            .find(|s| s["source"] == name)
+            .unwrap_or_else(|| panic!("no source record for {name}"));
+        let driver = record["driver"].as_str().and_then(source::drm_driver);
+        let (expected, evidence) = match (spec.expected, driver) {
+            (Some(e), _) => (e, spec.evidence),
+            (None, Some(d)) => (d.expected, d.evidence),
+            (None, None) => panic!("{name}: no expected type: {record}"),
+        };
+        let for_driver = driver.map_or("", |d| d.name);
+        assert!(
+            matches!(spec.evidence, Evidence::PageTable { for_driver: f } if f == for_driver)
+                && matches!(evidence, Evidence::PageTable { .. }),
+            "{name} was walked: its row (and its driver's) must say so"
+        );
+        assert_eq!(w.pages.len(), 16, "{name}: 64 KiB of pages");
+        assert_eq!(w.paused.size, 65536, "{name}");
+        let regime = Regime::new(w.ttbr0, w.tcr).unwrap();
+        assert_eq!(
+            (regime.layout.va_bits, regime.layout.start_level),
+            (48, 0),
+            "{name}: TCR_EL1 {:#x}",
+            w.tcr
+        );
+        eprintln!(
+            "{name}: pid {}, {} stop(s) to EL0, TTBR0_EL1 {:#x} TCR_EL1 {:#x} MAIR_EL1 {:#x}",
+            w.paused.pid, w.stops, w.ttbr0, w.tcr, w.mair
+        );
+        let mut these = Vec::new();
+        for (i, page) in w.pages.iter().enumerate() {
+            let leaf = page
+                .as_ref()
+                .unwrap_or_else(|e| panic!("{name} page {i}: {e}"));
+            if i == 0 {
+                eprintln!("  page 0: {}", leaf.describe(w.mair));
+            }
+            assert!(leaf.is_page(), "{name} page {i}: {}", leaf.describe(w.mair));
+            assert_eq!(
+                leaf.memtype(w.mair).map(|t| t.name),
+                Some(expected),
+                "{name} page {i}: {}",
+                leaf.describe(w.mair)
+            );
+            assert!(leaf.accessed() && leaf.not_global(), "{name} page {i}");
+            these.push(leaf.pa);
+        }
+        let contiguous = w
+            .pages
+            .iter()
+            .filter(|p| p.as_ref().is_ok_and(|l| l.contiguous()))
+            .count();
+        eprintln!("  {contiguous} of 16 pages with the contiguous bit");
+        match spec.kind {
+            source::Form::DevMemRam => {
+                assert_eq!(these[0], hidden.start, "{name}");
+                assert!(these.iter().all(|pa| hidden.contains(pa)), "{name}");
+            }
+            source::Form::PciBar | source::Form::PciBarWc => assert!(
+                these
+                    .iter()
+                    .all(|pa| !ram.contains(pa) && !hidden.contains(pa)),
+                "{name}: the BAR is outside RAM: {these:x?}"
+            ),
+            _ => assert!(
+                these.iter().all(|pa| ram.contains(pa)),
+                "{name}: {these:x?}"
+            ),
+        }
+        assert!(
+            run.console
+                .contains(&format!("pause: source {name} released")),
+            "{name}: the write at the release word's PA {:#x} did not release the twin:\n{}",
+            w.release.pa,
+            run.console
+        );
+        pas.insert(name, these);
+    }
+    for row in SOURCES
+        .iter()
+        .filter(|r| matches!(r.evidence, Evidence::PageTable { .. }))
+    {
+        assert!(
+            walks
+                .iter()
+                .any(|w| source::by_name(&w.paused.source).map(|s| s.kind) == Some(row.kind)),
+            "{} is marked as checked in a page table but was not walked",
+            row.form
+        );
+    }
+    // vgem's dumb buffer and its dma-buf: the same descriptor bits but the output address
+    // (README: what makes the dma-buf slower under TCG is not its mapping).
+    let attrs = |name: &str| -> Vec<u64> {
+        let w = walks.iter().find(|w| w.paused.source == name).unwrap();
+        w.pages
+            .iter()
+            .map(|p| p.as_ref().unwrap().descriptor & !0x0000_ffff_ffff_f000)
+            .collect()
+    };
+    assert_eq!(attrs("drm-dumb:card0"), attrs("dma-buf:card0"));
+    let bar = "pci:0000:00:01.0:res2";
+    assert_eq!(
+        pas[bar],
+        pas[format!("{bar}_wc").as_str()],
+        "one BAR, two mappings"
+    );
+    // Every pause was walked and released.
+    assert!(
+        !run.console.contains("not released within"),
+        "{}",
+        run.console
+    );
 }
 
 /// The twin's closing diagnosis against `anon` (core's `diagnosis`), and `cargo host report`'s

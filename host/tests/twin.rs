@@ -292,6 +292,38 @@ fn bad_options_warn_and_keep_defaults() {
     assert_passed(status, &records, &stdout);
 }
 
+/// `mairbench.pause=1` with no debugger: after anon's sweep the twin names the mapping (its
+/// VA, its size (the largest swept, 4 KiB), pid and release word), waits its second, says nobody released it and goes on;
+/// the run passes, and the option is no unknown-option warning.
+#[test]
+fn a_pause_nobody_releases_ends_and_the_run_goes_on() {
+    let started = std::time::Instant::now();
+    let (status, stdout) = run(&[
+        "mairbench.sizes=4K",
+        "mairbench.reps=1",
+        "mairbench.kernels=read-ldp",
+        "mairbench.sources=anon",
+        "mairbench.pause=1",
+    ]);
+    let records = conforming(&stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("pause: source anon mapped at va 0x"))
+        .unwrap_or_else(|| panic!("no pause line:\n{stdout}"));
+    assert!(
+        line.contains(" (4096 B), pid ") && line.contains("; release word at va 0x"),
+        "{line}"
+    );
+    assert!(
+        stdout.contains("pause: source anon: not released within 1 s; going on"),
+        "{stdout}"
+    );
+    assert!(started.elapsed() >= std::time::Duration::from_secs(1));
+    assert!(!stdout.contains("mairbench.pause'"), "{stdout}");
+    assert_eq!(records.last().unwrap()["warnings"], 0, "{stdout}");
+    assert_passed(status, &records, &stdout);
+}
+
 /// A fault in the twin (here `mairbench.selftest=fault`, a load from address 16; on a board, a
 /// BAR that answers with a bus error) is caught on the signal's own stack: the signal, the
 /// address and what the twin was doing are said, and the run ends with a failed `signal`

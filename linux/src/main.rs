@@ -62,6 +62,10 @@ const QUICK_REPS: u32 = 3;
 const MAX_BACKWARDS: u64 = 16;
 /// The twin's own option: which sources run, a comma-separated list (default `all`).
 const SOURCES_KEY: &str = "mairbench.sources=";
+/// The twin's own option: after each source's sweep, wait (its mapping still there) for a
+/// debugger to walk the page tables (`mairbench.pause`, 30 s at most, or
+/// `mairbench.pause=SECONDS`).
+const PAUSE_KEY: &str = "mairbench.pause";
 
 /// Errno names for the error records (asm-generic numbers, as on arm64).
 const ERRNO_NAMES: &[(i64, &str)] = &[
@@ -341,15 +345,19 @@ struct Cmdline {
 }
 
 impl Cmdline {
-    /// All the arguments, or (`skip_sources`) all but `mairbench.sources=` and
-    /// `mairbench.devmem-ram=` ones, which the twin parses itself.
+    /// All the arguments, or (`skip_sources`) all but `mairbench.sources=`,
+    /// `mairbench.devmem-ram=` and `mairbench.pause` ones, which the twin parses itself.
     fn from_args(skip_sources: bool) -> Cmdline {
         let mut c = Cmdline {
             buf: [0; 2048],
             n: 0,
         };
         for a in sys::args() {
-            if skip_sources && (a.starts_with(SOURCES_KEY) || a.starts_with(DEVMEM_RAM_KEY)) {
+            if skip_sources
+                && (a.starts_with(SOURCES_KEY)
+                    || a.starts_with(DEVMEM_RAM_KEY)
+                    || a.starts_with(PAUSE_KEY))
+            {
                 continue;
             }
             let sep = usize::from(c.n != 0);
@@ -1087,6 +1095,48 @@ fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
     };
     let _ = r.finish();
     sweep_source(out, tally, ctx, spec, &mut m);
+    pause_for_walk(out, spec, &m);
+}
+
+/// `mairbench.pause`: the source's mapping, swept and still mapped, named for a debugger
+/// (its VA, size, the pid, the word that releases the twin), then [`sys::pause`] until the
+/// debugger releases it or the time is up. `host/tests/linux.rs` walks the page tables here.
+fn pause_for_walk(out: &mut Out, name: &str, m: &sys::Mapping) {
+    let Some(arg) = sys::args().filter(|a| a.starts_with(PAUSE_KEY)).last() else {
+        return;
+    };
+    let secs = match arg.strip_prefix(PAUSE_KEY) {
+        Some("") => 30,
+        Some(v) => match v.strip_prefix('=').and_then(|n| n.parse::<u64>().ok()) {
+            Some(n) if (1..=3600).contains(&n) => n,
+            _ => {
+                say!(
+                    out,
+                    "bootargs: '{arg}' is not mairbench.pause=<1 to 3600 s>; 30 s"
+                );
+                30
+            }
+        },
+        None => return,
+    };
+    say!(
+        out,
+        "pause: source {name} mapped at va {:#x} ({} B), pid {}; release word at va {:#x}; \
+         waiting up to {secs} s for a debugger",
+        m.va(),
+        m.size(),
+        sys::pid(),
+        sys::release_word()
+    );
+    let freq = sys::freq_hz().max(1);
+    if sys::pause(secs.saturating_mul(freq)) {
+        say!(out, "pause: source {name} released");
+    } else {
+        say!(
+            out,
+            "pause: source {name}: not released within {secs} s; going on"
+        );
+    }
 }
 
 /// Lays `p` over the first `size` bytes of `m`.

@@ -38,6 +38,7 @@ const SYS_READ: u64 = 63;
 const SYS_WRITE: u64 = 64;
 const SYS_EXIT_GROUP: u64 = 94;
 const SYS_UNAME: u64 = 160;
+const SYS_GETPID: u64 = 172;
 const SYS_MUNMAP: u64 = 215;
 const SYS_MMAP: u64 = 222;
 const SYS_SIGALTSTACK: u64 = 132;
@@ -247,6 +248,41 @@ pub fn write_all(fd: u64, mut bytes: &[u8]) -> Result<(), i64> {
         }
     }
     Ok(())
+}
+
+/// The word a debugger writes (non-zero) to end a [`pause`]: it reads the twin's page
+/// tables while the twin spins on it, then writes it by its physical address.
+static RELEASE: AtomicU64 = AtomicU64::new(0);
+
+/// This process's id (getpid(2)).
+pub fn pid() -> u64 {
+    // SAFETY: getpid takes no argument and touches no memory.
+    unsafe { syscall(SYS_GETPID, [0; 6]) }.unsigned_abs()
+}
+
+/// The virtual address of the word that ends a [`pause`].
+pub fn release_word() -> u64 {
+    RELEASE.as_ptr() as u64
+}
+
+/// Spins at EL0 until a debugger writes a non-zero value to the word at [`release_word`]
+/// or `limit` ticks of CNTVCT_EL0 have passed; true when released. The word is written
+/// (zeroed) first, so that its page is this process's own, present and writable, not a
+/// shared zero page. Spinning, not sleeping, keeps the CPU in this process, so a debugger
+/// that stops the machine most likely finds TTBR0_EL1 holding its tables.
+pub fn pause(limit: u64) -> bool {
+    RELEASE.store(0, Ordering::SeqCst);
+    let t0 = ticks();
+    loop {
+        if RELEASE.load(Ordering::Acquire) != 0 {
+            RELEASE.store(0, Ordering::SeqCst);
+            return true;
+        }
+        if ticks().wrapping_sub(t0) > limit {
+            return false;
+        }
+        core::hint::spin_loop();
+    }
 }
 
 /// What the process is doing now, for a fatal signal's report: a copy of [`doing`]'s text

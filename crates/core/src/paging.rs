@@ -17,6 +17,8 @@ use core::fmt;
 
 use tock_registers::LocalRegisterCopy;
 
+pub mod walk;
+
 /// The descriptor fields, as tock-registers bitfields.
 mod bits {
     #![allow(missing_docs)]

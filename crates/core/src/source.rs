@@ -71,6 +71,41 @@ pub struct SourceSpec {
     /// Whether `all` includes it: every source that is plain memory; BARs only when
     /// prefetchable (others may be registers with read side effects), `/dev/mem` never.
     pub in_all: bool,
+    /// Whether a live page table confirms `expected`, or the kernel sources alone give it.
+    pub evidence: Evidence,
+}
+
+/// How a row's expected memory type is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evidence {
+    /// From the kernel sources the row names, and confirmed in a page table:
+    /// `host/tests/linux.rs` stops QEMU while the twin has the source mapped (its
+    /// `mairbench.pause`), walks the twin's tables through QEMU's gdb stub
+    /// ([`crate::paging::walk`]) and finds every page's AttrIndx, through MAIR_EL1, to be the
+    /// expected type. `for_driver`: the DRM driver whose card was walked (empty for none).
+    PageTable {
+        /// The DRM driver whose buffers were walked (`vgem`), or empty.
+        for_driver: &'static str,
+    },
+    /// From the kernel sources only; why no page table of the Linux boot shows it.
+    KernelSourceOnly(&'static str),
+}
+
+/// Walked in the Linux boot (no DRM driver named).
+const WALKED: Evidence = Evidence::PageTable { for_driver: "" };
+/// Walked in the Linux boot on vgem's card.
+const WALKED_VGEM: Evidence = Evidence::PageTable { for_driver: "vgem" };
+
+impl fmt::Display for Evidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Evidence::PageTable { for_driver: "" } => f.write_str("yes: its page table"),
+            Evidence::PageTable { for_driver } => {
+                write!(f, "yes: its page table, {for_driver}'s card")
+            }
+            Evidence::KernelSourceOnly(why) => write!(f, "no, kernel source only: {why}"),
+        }
+    }
 }
 
 /// Every source kind. The BAR forms come `_wc` first, so that [`by_name`] finds the longer
@@ -85,6 +120,7 @@ pub const SOURCES: [SourceSpec; 9] = [
         pgprot: "protection_map, by vm_get_page_prot (MT_NORMAL)",
         expected: Some("normal-wb"),
         in_all: true,
+        evidence: WALKED,
     },
     SourceSpec {
         kind: Form::Udmabuf,
@@ -95,6 +131,7 @@ pub const SOURCES: [SourceSpec; 9] = [
         pgprot: "vm_page_prot unchanged (MT_NORMAL): the memfd's pages, cached",
         expected: Some("normal-wb"),
         in_all: true,
+        evidence: WALKED,
     },
     SourceSpec {
         kind: Form::DmaHeap,
@@ -105,6 +142,10 @@ pub const SOURCES: [SourceSpec; 9] = [
         pgprot: "vm_page_prot unchanged (MT_NORMAL) for the system and CMA heaps",
         expected: Some("normal-wb"),
         in_all: true,
+        evidence: Evidence::KernelSourceOnly(
+            "Debian's arm64 6.12 kernel, the Linux boot's, leaves CONFIG_DMABUF_HEAPS off: no \
+             /dev/dma_heap",
+        ),
     },
     SourceSpec {
         kind: Form::PciBarWc,
@@ -115,6 +156,7 @@ pub const SOURCES: [SourceSpec; 9] = [
         pgprot: "pgprot_writecombine (MT_NORMAL_NC)",
         expected: Some("normal-nc"),
         in_all: true,
+        evidence: WALKED,
     },
     SourceSpec {
         kind: Form::PciBar,
@@ -125,6 +167,7 @@ pub const SOURCES: [SourceSpec; 9] = [
         pgprot: "pgprot_device (MT_DEVICE_nGnRE)",
         expected: Some("device-ngnre"),
         in_all: true,
+        evidence: WALKED,
     },
     SourceSpec {
         kind: Form::DevMem,
@@ -136,6 +179,10 @@ pub const SOURCES: [SourceSpec; 9] = [
                  (MT_NORMAL_NC) for RAM, which STRICT_DEVMEM refuses",
         expected: Some("device-ngnrne"),
         in_all: false,
+        evidence: Evidence::KernelSourceOnly(
+            "the Linux boot names only Linux's RAM, which STRICT_DEVMEM refuses; outside RAM \
+             phys_mem_access_prot takes the branch devmem-ram's walk shows",
+        ),
     },
     SourceSpec {
         kind: Form::DrmDumb,
@@ -149,6 +196,7 @@ pub const SOURCES: [SourceSpec; 9] = [
                  otherwise (drm_gem_shmem_mmap keeps vm_get_page_prot)",
         expected: None,
         in_all: true,
+        evidence: WALKED_VGEM,
     },
     SourceSpec {
         kind: Form::DmaBuf,
@@ -161,6 +209,7 @@ pub const SOURCES: [SourceSpec; 9] = [
                  mmap, so as drm-dumb:<card> for the same driver",
         expected: None,
         in_all: true,
+        evidence: WALKED_VGEM,
     },
     SourceSpec {
         kind: Form::DevMemRam,
@@ -173,6 +222,7 @@ pub const SOURCES: [SourceSpec; 9] = [
                  (phys_mem_access_prot, arch/arm64/mm/mmu.c)",
         expected: Some("device-ngnrne"),
         in_all: true,
+        evidence: WALKED,
     },
 ];
 
@@ -205,6 +255,8 @@ pub struct DrmDriver {
     pub expected: &'static str,
     /// The kernel source that fixes it.
     pub cite: &'static str,
+    /// Whether a live page table confirms `expected` (see [`Evidence`]).
+    pub evidence: Evidence,
 }
 
 /// The DRM drivers whose mapping is known, by DRM_IOCTL_VERSION's name; any other driver's
@@ -217,6 +269,7 @@ pub const DRM_DRIVERS: [DrmDriver; 2] = [
         cite: "drivers/gpu/drm/vgem/vgem_drv.c (vgem_gem_create_object sets map_wc), \
                drivers/gpu/drm/drm_gem_shmem_helper.c (drm_gem_shmem_mmap applies \
                pgprot_writecombine when map_wc)",
+        evidence: WALKED,
     },
     DrmDriver {
         name: "virtio_gpu",
@@ -224,6 +277,7 @@ pub const DRM_DRIVERS: [DrmDriver; 2] = [
         expected: "normal-wb",
         cite: "drivers/gpu/drm/virtio/virtgpu_object.c (virtio_gpu_create_object leaves \
                map_wc false), drivers/gpu/drm/drm_gem_shmem_helper.c (drm_gem_shmem_mmap)",
+        evidence: Evidence::KernelSourceOnly("the Linux boot has no virtio-gpu device"),
     },
 ];
 
@@ -378,8 +432,8 @@ pub fn by_name(name: &str) -> Option<&'static SourceSpec> {
 /// expected, and whether `all` includes it.
 pub fn write_markdown<W: fmt::Write + ?Sized>(w: &mut W) -> fmt::Result {
     w.write_str(
-        "| source | how the twin maps it | arm64 protection | expected memory type | in `all` |\n\
-         |---|---|---|---|---|\n",
+        "| source | how the twin maps it | arm64 protection | expected memory type | in `all` | \
+         checked in a page table |\n|---|---|---|---|---|---|\n",
     )?;
     for s in &SOURCES {
         write!(
@@ -398,20 +452,21 @@ pub fn write_markdown<W: fmt::Write + ?Sized>(w: &mut W) -> fmt::Result {
         } else {
             "no: only when named"
         };
-        writeln!(w, " | {all} |")?;
+        writeln!(w, " | {all} | {} |", s.evidence)?;
     }
     w.write_str(
         "\n| DRM driver (`drm-dumb:`, `dma-buf:`) | arm64 protection | expected memory type | \
-         kernel source |\n|---|---|---|---|\n",
+         kernel source | checked in a page table |\n|---|---|---|---|---|\n",
     )?;
     for d in &DRM_DRIVERS {
         writeln!(
             w,
-            "| `{}` | {} | `{}` | {} |",
+            "| `{}` | {} | `{}` | {} | {} |",
             d.name,
             Cell(d.pgprot),
             d.expected,
-            Cell(d.cite)
+            Cell(d.cite),
+            d.evidence
         )?;
     }
     Ok(())
@@ -520,6 +575,33 @@ mod tests {
         assert!(buf.in_all && buf.how.contains("DMA_BUF_IOCTL_SYNC"));
         // The BAR forms' `devmem:` does not take `devmem-ram`, nor the reverse.
         assert_eq!(by_name("devmem:0+4K").map(|s| s.kind), Some(Form::DevMem));
+    }
+
+    #[test]
+    fn walked_rows_name_what_was_walked() {
+        extern crate std;
+        for s in &SOURCES {
+            match s.evidence {
+                // A row whose type is the driver's choice was walked on a driver's card, which
+                // the driver table says was walked too.
+                Evidence::PageTable { for_driver } => {
+                    assert_eq!(s.expected.is_none(), !for_driver.is_empty(), "{}", s.form);
+                    if !for_driver.is_empty() {
+                        let d = drm_driver(for_driver).unwrap();
+                        assert!(matches!(d.evidence, Evidence::PageTable { .. }));
+                    }
+                }
+                Evidence::KernelSourceOnly(why) => assert!(!why.is_empty(), "{}", s.form),
+            }
+        }
+        let mut md = std::string::String::new();
+        write_markdown(&mut md).unwrap();
+        assert!(md.contains("| `anon` |") && md.contains("| yes |"), "{md}");
+        assert!(
+            md.contains("no, kernel source only: Debian's arm64 6.12 kernel"),
+            "{md}"
+        );
+        assert!(md.contains("yes: its page table, vgem's card |"), "{md}");
     }
 
     #[test]

@@ -5,12 +5,13 @@
 #![allow(dead_code)]
 
 pub mod dtb;
+pub mod gdb;
 pub mod tool;
 
 use serde_json::Value;
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The workspace root.
@@ -201,6 +202,62 @@ pub fn boot(env: &[(&str, &str)], bootargs: &[&str]) -> Run {
         stderr: stderr.join().expect("stderr reader"),
         wall: started.elapsed(),
     }
+}
+
+/// As [`boot`], watching the console as it comes: `started` runs once the runner is
+/// spawned (with it, to see whether it is still running) and makes the watcher's state;
+/// then `line` sees each console line (without its newline) as the runner prints it, on
+/// this thread, so the machine can be stopped, inspected and resumed at a line. The runner's
+/// own timeout (MAIRBENCH_TIMEOUT) ends a run that hangs; a runner that outlives it by 30 s
+/// is killed.
+pub fn boot_watched<S>(
+    env: &[(&str, &str)],
+    bootargs: &[&str],
+    started: impl FnOnce(&mut Child) -> S,
+    mut line: impl FnMut(&mut S, &str),
+) -> (Run, S) {
+    let started_at = Instant::now();
+    let mut cmd = Command::new(root().join("qemu/run"));
+    cmd.arg(firmware())
+        .args(bootargs)
+        .env("MAIRBENCH_TIMEOUT", DEFAULT_TIMEOUT.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("qemu/run starts");
+    let stdout = child.stdout.take().expect("the runner's stdout");
+    let stderr = drain(child.stderr.take());
+    let mut state = started(&mut child);
+    let mut console = String::new();
+    let mut reader = std::io::BufReader::new(stdout);
+    let mut raw = Vec::new();
+    while reader.read_until(b'\n', &mut raw).unwrap_or(0) != 0 {
+        let text = String::from_utf8_lossy(&raw).into_owned();
+        line(&mut state, text.trim_end_matches(['\n', '\r']));
+        console.push_str(&text);
+        raw.clear();
+    }
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("qemu/run can be waited for") {
+            break status.code().unwrap_or(-1);
+        }
+        if started_at.elapsed() > RUNNER_LIMIT {
+            let _ = child.kill();
+            panic!("qemu/run still running after {RUNNER_LIMIT:?} with its stdout closed: killed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let run = Run {
+        status,
+        records: records(&console),
+        console,
+        stderr: stderr.join().expect("stderr reader"),
+        wall: started_at.elapsed(),
+    };
+    (run, state)
 }
 
 /// Longest a runner may take, QEMU's own timeout included.
