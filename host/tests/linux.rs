@@ -358,8 +358,9 @@ fn the_twin_runs_under_linux() {
     for s in sources.iter().filter(|s| s.get("size").is_some()) {
         let name = s["source"].as_str().unwrap();
         assert!(
-            run.console
-                .contains(&format!("source {name}: 0 B of 64 KiB on 2 MiB entries (PAGEMAP_SCAN")),
+            run.console.contains(&format!(
+                "source {name}: 0 B of 64 KiB on 2 MiB entries (PAGEMAP_SCAN"
+            )),
             "{name}:\n{}",
             run.console
         );
@@ -412,7 +413,10 @@ fn hugepages_on_gives_the_twin_2m_entries_under_linux() {
             "mairbench.hugepages=on",
         ],
     );
-    eprintln!("Linux boot, hugepages=on: {:.1} s wall", run.wall.as_secs_f64());
+    eprintln!(
+        "Linux boot, hugepages=on: {:.1} s wall",
+        run.wall.as_secs_f64()
+    );
     run.assert_pass();
     let s = run.one("source");
     assert_eq!(s["hugepages"], "on", "{s}");

@@ -931,7 +931,8 @@ fn open_source(
     };
     let m = match kind.kind {
         Form::Anon => {
-            let (m, advice) = anon_mapping(largest, hugepages).map_err(|e| (e, Why::Step("mmap")))?;
+            let (m, advice) =
+                anon_mapping(largest, hugepages).map_err(|e| (e, Why::Step("mmap")))?;
             found.advice = advice;
             m
         }
@@ -1104,7 +1105,11 @@ fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
             "source {spec}: {} of {} on 2 MiB entries ({how}{}){}",
             Bytes(bytes),
             Bytes(m.size()),
-            if anon { "" } else { "; before the sweep touches it" },
+            if anon {
+                ""
+            } else {
+                "; before the sweep touches it"
+            },
             SmapsNote {
                 how,
                 smaps: huge_by_smaps(m.va(), m.size())

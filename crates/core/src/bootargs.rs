@@ -1003,7 +1003,10 @@ mod tests {
         // Without a value.
         let (o, n) = run("mairbench.hugepages");
         assert_eq!((o.hugepages, n.len()), (Hugepages::Auto, 1));
-        assert_eq!(suggestion("mairbench.hugepage"), Some("mairbench.hugepages"));
+        assert_eq!(
+            suggestion("mairbench.hugepage"),
+            Some("mairbench.hugepages")
+        );
     }
 
     #[test]

@@ -541,8 +541,7 @@ fn vma_header(line: &str) -> Option<(u64, u64)> {
 pub fn thp_setting(text: &str) -> Option<&str> {
     let (_, rest) = text.split_once('[')?;
     let (word, _) = rest.split_once(']')?;
-    (!word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'+'))
-        .then_some(word)
+    (!word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'+')).then_some(word)
 }
 
 #[cfg(test)]
@@ -748,7 +747,11 @@ VmFlags: rd wr sh mr mw me ms nh
         assert!(anon.holds(0x7f00_0000_0000, 64 << 20));
         assert!(!anon.holds(0x7f00_0000_1000, 64 << 20));
         assert!(!anon.holds(u64::MAX, 2));
-        assert_eq!(anon.all_huge(), None, "60 of 64 MiB: smaps cannot say which");
+        assert_eq!(
+            anon.all_huge(),
+            None,
+            "60 of 64 MiB: smaps cannot say which"
+        );
         // The last VMA, up to the end of the text; shmem THP counts.
         let shared = smaps_vma(SMAPS, 0x7f00_041f_f000).unwrap();
         assert_eq!((shared.huge_bytes, shared.refused), (2 << 20, true));
@@ -790,7 +793,14 @@ VmFlags: rd wr sh mr mw me ms nh
         assert_eq!(thp_setting("always [madvise] never\n"), Some("madvise"));
         assert_eq!(thp_setting("[always] madvise never"), Some("always"));
         assert_eq!(thp_setting("always madvise [never]\n"), Some("never"));
-        for bad in ["", "always madvise never", "[]", "[always", "[Al ways]", "]x["] {
+        for bad in [
+            "",
+            "always madvise never",
+            "[]",
+            "[always",
+            "[Al ways]",
+            "]x[",
+        ] {
             assert_eq!(thp_setting(bad), None, "{bad}");
         }
     }
