@@ -385,12 +385,14 @@ pub struct Classification {
 /// Classifies each source of `sources` but `reference` against the memory types of `types`
 /// (features of the same points, see [`common_points`] and [`restrict`]) by the method of the
 /// module doc.
+#[cfg(test)]
 fn classify(types: &Features, sources: &Features, reference: &str) -> Classification {
     classify_with(types, sources, reference, &[])
 }
 
-/// [`classify`], with the twin log's `source` records (`records`): a source's expected type
-/// and driver are its record's where it has them (the last mapped record of its name).
+/// The classification of the module doc, with the twin log's `source` records (`records`): a
+/// source's expected type and driver are its record's where it has them (the last mapped
+/// record of its name); without records, core's source table's.
 fn classify_with(
     types: &Features,
     sources: &Features,
