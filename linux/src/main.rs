@@ -4,7 +4,10 @@
 //!
 //! Usage: `mairbench-linux [mairbench.sizes=4K-1M] [mairbench.reps=N] [mairbench.quick]
 //! [mairbench.kernels=LIST] [mairbench.buffer=SIZE] [mairbench.host=NAME]
-//! [mairbench.sources=LIST]`: the firmware's option names, plus the twin's own
+//! [mairbench.hugepages=auto|on|off] [mairbench.sources=LIST]`: the firmware's option names
+//! (`mairbench.hugepages=`, core's, is the twin's advice on transparent huge pages for its
+//! anonymous mappings, each mapped 2 MiB-aligned; every source record says how much of the
+//! mapping is on 2 MiB entries, every result its `granule`), plus the twin's own
 //! `mairbench.sources=`, a comma-separated list of the forms of core's source table
 //! (`mairbench_core::source::SOURCES`: `anon`, `udmabuf`, `dma-heap:<name>`,
 //! `pci:<BDF>:resN`, `pci:<BDF>:resN_wc`, `devmem:<pa>+<size>`, `drm-dumb:<card>`) and `all`
