@@ -19,9 +19,11 @@
 //! - **Board resolution.** Firmware memory types whose mutual distance is below
 //!   `TAU` = ln(1.35) are joined into one group (single linkage): indistinguishable on
 //!   this board. The source's nearest group is the one holding its nearest type. The label
-//!   is the source's expected type (core's `source::by_name(..).expected`) when that type is
-//!   in the nearest group, else the nearest type; the output lists the group's other
-//!   members ("tied with").
+//!   is the source's expected type when that type is in the nearest group, else the nearest
+//!   type; the output lists the group's other members ("tied with"). The expected type is
+//!   the twin's `source` record's `expected` where it has one (the twin knows a DRM
+//!   source's driver, and the driver's mapping: vgem's dumb buffer is `normal-nc`), else
+//!   core's source table's (`source::by_name(..).expected`).
 //! - **Confidence** = 1 − d_nearest / d_nearest_outside_group, clamped to 0..1; 0 when
 //!   there is only one group (or no type outside the group has enough common points): the
 //!   board times every memory type alike, so the label is only what Linux documents;
@@ -33,9 +35,10 @@
 //!   caches are not modelled and only Device vs Normal shows (TCG's slow path for Device
 //!   pages); on a QEMU machine known only by its tables it may be TCG or KVM. Either way the
 //!   type within a group is what Linux documents, not a measurement.
-//! - **Agreement.** The expected type and its `pgprot` from core's source table, and
-//!   whether the nearest group contains it: "yes", `NO: behaves like <label>`; "—" when the
-//!   table has no expected type.
+//! - **Agreement.** The expected type and its `pgprot` (the record's driver's, from core's
+//!   DRM driver table, else core's source table's), with the driver where the record names
+//!   one, and whether the nearest group contains it: "yes", `NO: behaves like <label>`; "—"
+//!   when neither the record nor the table has an expected type.
 //! - Sources with error records are listed with their error, not classified.
 //! - A warning when the two logs are from different boards (the start records' `midr`
 //!   differ, or their `platform`, where both are known): the comparison only means
@@ -292,17 +295,40 @@ pub struct Label {
     pub outside: Option<f64>,
     /// Whether the measurement agrees with the expectation.
     pub agreement: Agreement,
+    /// The source record's `expected` (the twin's word), when it has one.
+    pub record_expected: Option<String>,
+    /// The source record's `driver` (a DRM source's driver), when it has one.
+    pub driver: Option<String>,
 }
 
 impl Label {
-    /// The type core's source table expects of the source.
-    pub fn expected(&self) -> Option<&'static str> {
-        source::by_name(&self.source).and_then(|s| s.expected)
+    /// The type expected of the source: the source record's `expected`, else core's source
+    /// table's.
+    pub fn expected(&self) -> Option<&str> {
+        self.record_expected
+            .as_deref()
+            .or_else(|| source::by_name(&self.source).and_then(|s| s.expected))
     }
 
-    /// The page protection core's source table names for the source.
+    /// The page protection of the source: its driver's (core's DRM driver table) when the
+    /// record names a known driver, else what core's source table names.
     pub fn pgprot(&self) -> Option<&'static str> {
-        source::by_name(&self.source).map(|s| s.pgprot)
+        self.driver
+            .as_deref()
+            .and_then(source::drm_driver)
+            .map(|d| d.pgprot)
+            .or_else(|| source::by_name(&self.source).map(|s| s.pgprot))
+    }
+
+    /// The expected type as the table prints it: with the driver, e.g. `normal-nc (vgem)`;
+    /// "—" when there is none.
+    pub fn expected_text(&self) -> String {
+        match (self.expected(), &self.driver) {
+            (Some(e), Some(d)) => format!("{e} ({d})"),
+            (Some(e), None) => e.to_owned(),
+            (None, Some(d)) => format!("\u{2014} ({d})"),
+            (None, None) => "\u{2014}".to_owned(),
+        }
     }
 
     /// The label: the expected type when the nearest group holds it, else the nearest type;
@@ -359,12 +385,31 @@ pub struct Classification {
 /// Classifies each source of `sources` but `reference` against the memory types of `types`
 /// (features of the same points, see [`common_points`] and [`restrict`]) by the method of the
 /// module doc.
+#[cfg(test)]
 fn classify(types: &Features, sources: &Features, reference: &str) -> Classification {
+    classify_with(types, sources, reference, &[])
+}
+
+/// The classification of the module doc, with the twin log's `source` records (`records`): a
+/// source's expected type and driver are its record's where it has them (the last mapped
+/// record of its name); without records, core's source table's.
+fn classify_with(
+    types: &Features,
+    sources: &Features,
+    reference: &str,
+    records: &[Source],
+) -> Classification {
     let groups = groups(types);
     let labels = sources
         .iter()
         .filter(|(name, _)| name != reference)
-        .map(|(name, sweep)| label(types, &groups, name, sweep))
+        .map(|(name, sweep)| {
+            let record = records
+                .iter()
+                .rev()
+                .find(|r| r.name == *name && r.error.is_none());
+            label(types, &groups, name, sweep, record)
+        })
         .collect();
     let reference = sources
         .iter()
@@ -380,7 +425,13 @@ fn classify(types: &Features, sources: &Features, reference: &str) -> Classifica
     }
 }
 
-fn label(types: &Features, groups: &[Vec<String>], name: &str, sweep: &Sweep) -> Label {
+fn label(
+    types: &Features,
+    groups: &[Vec<String>],
+    name: &str,
+    sweep: &Sweep,
+    record: Option<&Source>,
+) -> Label {
     let distances: Vec<(&str, Distance)> = types
         .iter()
         .map(|(t, s)| (t.as_str(), distance(sweep, s)))
@@ -400,6 +451,8 @@ fn label(types: &Features, groups: &[Vec<String>], name: &str, sweep: &Sweep) ->
         group: Vec::new(),
         outside: None,
         agreement: Agreement::NoExpectation,
+        record_expected: record.and_then(|r| r.expected.clone()),
+        driver: record.and_then(|r| r.driver.clone()),
     };
     let Some((near, d_near, points)) = nearest else {
         return out;
@@ -545,7 +598,7 @@ pub fn compare(firmware: &Run, linux: &Run) -> Comparison {
     );
     Comparison {
         points: points.into_iter().collect(),
-        classification: classify(&fw, &lx, TWIN_BASELINE),
+        classification: classify_with(&fw, &lx, TWIN_BASELINE, &linux.sources),
         refused: linux
             .sources
             .iter()
@@ -714,7 +767,7 @@ pub fn table(c: &Comparison) -> String {
             rms,
             l.points.to_string(),
             confidence_text(l, c.emulated),
-            l.expected().unwrap_or("\u{2014}").into(),
+            l.expected_text(),
             if l.label().is_some() {
                 l.agreement.text()
             } else {
@@ -738,21 +791,29 @@ pub fn table(c: &Comparison) -> String {
     if let Some(r) = &c.classification.reference {
         let _ = writeln!(out, "  {}", reference_text(r));
     }
-    let with_pgprot: Vec<(&str, &str, Option<&str>)> = c
+    let with_pgprot: Vec<(&str, String, Option<&str>)> = c
         .classification
         .reference
         .iter()
-        .map(|r| r.source.as_str())
-        .chain(c.classification.labels.iter().map(|l| l.source.as_str()))
-        .filter_map(|name| {
-            let s = source::by_name(name)?;
-            Some((name, s.pgprot, s.expected))
+        .filter_map(|r| {
+            let s = source::by_name(&r.source)?;
+            Some((r.source.as_str(), s.pgprot.to_owned(), s.expected))
         })
+        .chain(c.classification.labels.iter().filter_map(|l| {
+            let pgprot = match (&l.driver, l.pgprot()) {
+                (Some(d), Some(p)) => format!("driver {d}: {p}"),
+                (None, Some(p)) => p.to_owned(),
+                (Some(d), None) => format!("driver {d}"),
+                (None, None) => return None,
+            };
+            Some((l.source.as_str(), pgprot, l.expected()))
+        }))
         .collect();
     if !with_pgprot.is_empty() {
         let _ = writeln!(
             out,
-            "\nexpected: what arm64 Linux maps each source as (core's source table):"
+            "\nexpected: what arm64 Linux maps each source as (the twin's source records, \
+             else core's source table):"
         );
         let width = with_pgprot.iter().map(|l| l.0.len()).max().unwrap_or(0);
         for (name, pgprot, expected) in with_pgprot {
@@ -909,6 +970,7 @@ pub fn json(c: &Comparison) -> serde_json::Value {
             "confidence": l.confidence(),
             "confidence_word": l.confidence().map(confidence_word),
             "expected": l.expected(),
+            "driver": l.driver,
             "pgprot": l.pgprot(),
             "agrees": agrees(l),
             "agreement": l.label().map(|_| l.agreement.text()),
@@ -1528,5 +1590,161 @@ mod tests {
             assert!(anon[key].is_null(), "{key}: {anon}");
         }
         assert_eq!(j["sources"][1]["status"], "classified");
+    }
+    /// A twin log whose `source` records carry `expected` and `driver` (as the twin writes
+    /// them for a DRM source: vgem's dumb buffer and its dma-buf are normal-nc), against a
+    /// firmware log of normal-wb, normal-nc and device-ngnre (far apart: three groups).
+    fn drm_pair(with_record: bool) -> Comparison {
+        let start = "\"platform\":\"some-board\",\"midr\":\"0x410fd083\"";
+        let firmware = log(
+            start,
+            &[
+                ("memtype", "normal-wb", 4000.0),
+                ("memtype", "normal-nc", 1000.0),
+                ("memtype", "device-ngnre", 100.0),
+            ],
+        );
+        let mut text = format!(
+            "@mb {{\"kind\":\"start\",\"schema\":1,{start},\"kernel\":\"Linux 6.12\",\
+             \"machine\":\"aarch64\"}}\n"
+        );
+        for (name, record) in [
+            ("anon", "\"detail\":\"mmap\",\"expected\":\"normal-wb\""),
+            (
+                "drm-dumb:card0",
+                "\"detail\":\"DRM_IOCTL_MODE_MAP_DUMB\",\"driver\":\"vgem\",\
+                 \"expected\":\"normal-nc\"",
+            ),
+            (
+                "dma-buf:card0",
+                "\"detail\":\"PRIME\",\"driver\":\"vgem\",\"expected\":\"normal-nc\"",
+            ),
+        ] {
+            let record = if with_record {
+                record.to_owned()
+            } else {
+                "\"detail\":\"mmap\"".to_owned()
+            };
+            text += &format!(
+                "@mb {{\"kind\":\"source\",\"source\":\"{name}\",\"size\":8192,{record}}}\n"
+            );
+        }
+        for (name, mbps) in [
+            ("anon", 4000.0),
+            ("drm-dumb:card0", 1010.0),
+            ("dma-buf:card0", 990.0),
+        ] {
+            for kernel in ["read-ldp", "write-stp"] {
+                for size in [4096, 8192] {
+                    text += &format!(
+                        "@mb {{\"kind\":\"result\",\"source\":\"{name}\",\"kernel\":\"{kernel}\",\
+                         \"size\":{size},\"reps\":3,\"cv_pct\":0.1,\"best_mbps\":{mbps},\
+                         \"median_mbps\":{mbps}}}\n"
+                    );
+                }
+            }
+        }
+        let twin = crate::log::parse(text.as_bytes()).run;
+        assert_eq!(twin.sources.len(), 3, "{text}");
+        compare(&firmware, &twin)
+    }
+
+    /// The record's `expected` and `driver` are preferred to core's source table (which
+    /// has no type for a DRM source: the driver's choice), in the label, the agreement, the
+    /// table (with the driver), the page protections, the CSV (without the driver, its
+    /// columns kept) and the JSON.
+    #[test]
+    fn the_records_expected_type_and_driver_are_preferred() {
+        let c = drm_pair(true);
+        for name in ["drm-dumb:card0", "dma-buf:card0"] {
+            let l = by(&c.classification, name);
+            assert_eq!(l.expected(), Some("normal-nc"), "{l:?}");
+            assert_eq!(l.driver.as_deref(), Some("vgem"), "{l:?}");
+            assert_eq!(l.label(), Some("normal-nc"), "{l:?}");
+            assert_eq!(l.agreement, Agreement::Yes, "{l:?}");
+            assert_eq!(l.expected_text(), "normal-nc (vgem)");
+            assert!(
+                l.pgprot().unwrap().starts_with("pgprot_writecombine"),
+                "{l:?}"
+            );
+        }
+        let t = table(&c);
+        let row = t
+            .lines()
+            .find(|l| l.starts_with("  drm-dumb:card0 "))
+            .unwrap_or_else(|| panic!("{t}"));
+        assert!(row.contains(" normal-nc (vgem) "), "{row}");
+        assert!(row.contains(" yes"), "{row}");
+        assert!(
+            !t.contains('\u{2014}'),
+            "no dash: every source has a type\n{t}"
+        );
+        assert!(
+            t.contains(
+                "\n  dma-buf:card0   driver vgem: pgprot_writecombine (MT_NORMAL_NC): GEM shmem \
+                 with map_wc -> normal-nc\n"
+            ),
+            "{t}"
+        );
+        let csv = csv(&c);
+        // The CSV keeps its columns (the driver is in the JSON and the table).
+        let drm = csv
+            .lines()
+            .find(|l| l.starts_with("drm-dumb:card0,"))
+            .unwrap();
+        assert!(
+            drm.contains(",normal-nc,pgprot_writecombine (MT_NORMAL_NC)"),
+            "{drm}"
+        );
+        assert!(drm.ends_with(",yes,,"), "{drm}");
+        let j = json(&c);
+        let dma = j["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["source"] == "dma-buf:card0")
+            .unwrap();
+        assert_eq!(
+            (&dma["expected"], &dma["driver"]),
+            (&json!("normal-nc"), &json!("vgem"))
+        );
+        assert_eq!(dma["agrees"], true);
+    }
+
+    /// Without the record's fields (a log from before them), the table's word stands: no
+    /// expected type for a DRM source, "—", no agreement.
+    #[test]
+    fn without_the_records_fields_the_table_decides() {
+        let c = drm_pair(false);
+        let l = by(&c.classification, "drm-dumb:card0");
+        assert_eq!((l.expected(), l.driver.as_deref()), (None, None));
+        assert_eq!(l.agreement, Agreement::NoExpectation);
+        assert_eq!(l.expected_text(), "\u{2014}");
+        assert!(l.pgprot().unwrap().starts_with("the driver's"), "{l:?}");
+        let t = table(&c);
+        let row = t
+            .lines()
+            .find(|l| l.starts_with("  drm-dumb:card0 "))
+            .unwrap_or_else(|| panic!("{t}"));
+        assert!(row.contains('\u{2014}'), "{row}");
+        // A refused record of the same name never lends its fields.
+        let refused = Source {
+            name: "drm-dumb:card0".into(),
+            error: Some("ENOENT".into()),
+            expected: Some("device-gre".into()),
+            driver: Some("bogus".into()),
+            ..Source::default()
+        };
+        let firmware = a72();
+        let twin = feats(
+            &[
+                ("anon".into(), "read-ldp".into(), 4096, 1000.0),
+                ("drm-dumb:card0".into(), "read-ldp".into(), 4096, 500.0),
+            ],
+            "anon",
+        );
+        let c = classify_with(&firmware, &twin, "anon", std::slice::from_ref(&refused));
+        let l = by(&c, "drm-dumb:card0");
+        assert_eq!((l.expected(), l.driver.as_deref()), (None, None));
     }
 }

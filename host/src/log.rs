@@ -498,6 +498,8 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
                     error: text(f, "error"),
                     errno: whole(f, "errno"),
                     detail: text(f, "detail").unwrap_or_default(),
+                    expected: text(f, "expected"),
+                    driver: text(f, "driver"),
                 });
             }
             None => p.problems.push(problem("a source record without source")),
@@ -917,6 +919,7 @@ mod tests {
                     error: None,
                     errno: None,
                     detail: "mmap MAP_PRIVATE|MAP_ANONYMOUS".into(),
+                    ..Default::default()
                 },
                 model::Source {
                     name: "dma-heap:*".into(),
@@ -924,6 +927,7 @@ mod tests {
                     error: Some("ENOENT".into()),
                     errno: Some(2),
                     detail: "open".into(),
+                    ..Default::default()
                 }
             ]
         );

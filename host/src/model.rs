@@ -232,6 +232,11 @@ pub struct Source {
     pub errno: Option<u64>,
     /// Mapped: how; refused: the step that failed.
     pub detail: String,
+    /// The firmware memory type the twin expects of the mapping (`expected`): core's source
+    /// table, or for a DRM source its driver's known mapping (vgem: `normal-nc`).
+    pub expected: Option<String>,
+    /// The DRM driver behind a `drm-dumb:` or `dma-buf:` source (`driver`), e.g. `vgem`.
+    pub driver: Option<String>,
 }
 
 /// The row every other one is compared with in a twin log: the name of core's

@@ -1,12 +1,13 @@
 //! The Linux boot (MAIRBENCH_BOOT=linux): Debian's arm64 kernel from bookworm-backports with
-//! the initramfs qemu/run builds. Two kernel boots in all:
+//! the initramfs qemu/run builds. Three kernel boots in all:
 //! - one with the real twin (test.sh builds it next to the firmware), shared by the tests that
 //!   read it: what the twin relies on (/init reached, `/dev/udmabuf`, the ivshmem-plain BAR's
 //!   sysfs files), its records and sources, and the classification of its sources against a
 //!   firmware run on the same QEMU;
 //! - one with a shell script in the twin's place: its arguments arrive one by one with
 //!   `mairbench.host=` last, its output reaches stdout, and the runner's status follows its
-//!   `end` record, not its exit code.
+//!   `end` record, not its exit code;
+//! - one with 1 GiB of RAM and `mairbench.hugepages=on`: the twin's anon on 2 MiB entries.
 //!
 //! Settings the runner refuses need no boot.
 
@@ -519,6 +520,29 @@ fn the_twin_runs_under_linux() {
             "the kernel source is cited: {s}"
         );
     }
+    // How much of each mapping is on 2 MiB entries (PAGEMAP_SCAN, which 6.12 has), and
+    // each point's granule with it. anon is the only source advised; at the runner's 512 MiB
+    // (448 MiB for Linux) THP is off by default (mm/huge_memory.c, hugepage_init: under
+    // 512 MiB of RAM), and the other sources' drivers map 4 KiB pages.
+    for s in sources.iter().filter(|s| s.get("size").is_some()) {
+        let name = s["source"].as_str().unwrap();
+        assert!(
+            run.console.contains(&format!(
+                "source {name}: 0 B of 64 KiB on 2 MiB entries (PAGEMAP_SCAN"
+            )),
+            "{name}:\n{}",
+            run.console
+        );
+        assert_eq!(s["huge"], false, "{s}");
+        assert_eq!(s["huge_bytes"], 0, "{s}");
+        assert_eq!(s.get("hugepages").is_some(), name == "anon", "{s}");
+        for r in results.iter().filter(|r| r["source"] == name) {
+            assert_eq!(r["granule"], "4K", "{r}");
+        }
+    }
+    let anon = by("anon");
+    assert_eq!(anon["hugepages"], "auto", "{anon}");
+    assert_eq!(anon["thp"], "never", "{anon}");
     let ram = by("devmem-ram");
     assert_eq!(ram["range"], "0x5c000000+64M", "{ram}");
     assert_eq!(ram["expected"], "device-ngnrne", "{ram}");
@@ -682,6 +706,50 @@ fn the_page_tables_give_each_source_its_expected_memory_type() {
         "{}",
         run.console
     );
+}
+
+/// `mairbench.hugepages=on` with 1 GiB of RAM (960 MiB for Linux: THP on, Debian's
+/// `always`): anon is mapped 2 MiB-aligned and advised, PAGEMAP_SCAN finds every byte of it
+/// on 2 MiB entries, smaps says the same, and each point's granule is "2M".
+#[test]
+fn hugepages_on_gives_the_twin_2m_entries_under_linux() {
+    if !linux_fetched() {
+        return;
+    }
+    let run = boot(
+        &[("MAIRBENCH_BOOT", "linux"), ("MAIRBENCH_MEM", "1G")],
+        &[
+            "mairbench.sources=anon",
+            "mairbench.kernels=latency,read-ldp",
+            "mairbench.sizes=2M-4M",
+            "mairbench.reps=1",
+            "mairbench.hugepages=on",
+        ],
+    );
+    eprintln!(
+        "Linux boot, hugepages=on: {:.1} s wall",
+        run.wall.as_secs_f64()
+    );
+    run.assert_pass();
+    let s = run.one("source");
+    assert_eq!(s["hugepages"], "on", "{s}");
+    assert_eq!(s["thp"], "always", "{s}");
+    assert_eq!(s["huge"], true, "{s}");
+    assert_eq!(s["huge_bytes"], 4 << 20, "{s}");
+    assert!(
+        run.console.contains(
+            "source anon: 4 MiB of 4 MiB on 2 MiB entries (PAGEMAP_SCAN of \
+             /proc/self/pagemap); smaps: 4 MiB"
+        ),
+        "{}",
+        run.console
+    );
+    let results = run.of_kind("result");
+    assert_eq!(results.len(), 4, "{}", run.console);
+    for r in &results {
+        assert_eq!(r["granule"], "2M", "{r}");
+        assert_eq!(r["integrity"], "ok", "{r}");
+    }
 }
 
 /// The twin's closing diagnosis against `anon` (core's `diagnosis`), and `cargo host report`'s

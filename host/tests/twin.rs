@@ -101,7 +101,8 @@ fn anon_sweep_runs_every_kernel_framed_conforming_and_intact() {
     for r in &results {
         assert_eq!(r["source"], "anon", "{r}");
         assert!(r.get("memtype").is_none(), "{r}");
-        assert!(r.get("granule").is_none(), "{r}");
+        // What the mapping got (asserted in the hugepages test below).
+        assert!(matches!(r["granule"].as_str(), Some("4K" | "2M")), "{r}");
         assert_eq!(r["start"], "invalidated", "{r}");
         assert_eq!(r["integrity"], "ok", "{r}");
         assert_eq!(r["reps"], 3, "{r}");
@@ -145,6 +146,88 @@ fn anon_sweep_runs_every_kernel_framed_conforming_and_intact() {
     assert_eq!(end["warnings"], 0);
     assert_eq!(end["checks"], 1 + results.len() as u64, "{end}");
     assert_passed(status, &records, &stdout);
+}
+
+/// The host's THP setting (the bracketed word), which decides the host pages user-mode
+/// QEMU's guest memory lies in; `None` where the host has no THP.
+fn host_thp() -> Option<String> {
+    let text = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").ok()?;
+    mairbench_core::source::thp_setting(&text).map(str::to_owned)
+}
+
+/// `mairbench.hugepages=`: every mode maps anon 2 MiB-aligned, says the mode and the THP
+/// setting, and records what the kernel gave: `huge` agrees with `huge_bytes`, and each
+/// result's `granule` with them (all "4K" without huge pages; "2M" only with some). `off`
+/// gives no huge pages, unless the host's THP is `always` (QEMU passes no madvise of its
+/// guest's on to the host). A bad value is refused with a clear message, `auto` kept.
+#[test]
+fn hugepages_modes_record_what_the_kernel_gave() {
+    let host = host_thp();
+    for (mode, arg) in [
+        ("off", "mairbench.hugepages=off"),
+        ("on", "mairbench.hugepages=on"),
+        ("auto", "mairbench.hugepages=auto"),
+        ("auto", "mairbench.hugepages=2M"),
+    ] {
+        let (status, stdout) = run(&[
+            "mairbench.sizes=2M-4M",
+            "mairbench.reps=1",
+            "mairbench.kernels=latency,read-ldp",
+            "mairbench.sources=anon",
+            arg,
+        ]);
+        let records = conforming(&stdout);
+        let sources = of_kind(&records, "source");
+        assert_eq!(sources.len(), 1, "{stdout}");
+        let s = sources[0];
+        assert_eq!(s["hugepages"], mode, "{arg}: {s}");
+        assert_eq!(s["thp"].as_str(), host.as_deref(), "{arg}: {s}");
+        let huge = s["huge"].as_bool().unwrap_or_else(|| panic!("{arg}: {s}"));
+        let bytes = s["huge_bytes"].as_u64().unwrap();
+        assert_eq!(huge, bytes != 0, "{arg}: {s}");
+        assert!(bytes <= 4 << 20, "{arg}: {s}");
+        if mode == "off" && host.as_deref() != Some("always") {
+            assert!(!huge, "{arg}: {s}");
+        }
+        let results = of_kind(&records, "result");
+        assert_eq!(results.len(), 4, "{stdout}");
+        for r in &results {
+            match r["granule"].as_str() {
+                Some("4K") => {}
+                Some("2M") => assert!(huge, "{arg}: 2M without huge pages: {r}\n{s}"),
+                _ => panic!("{arg}: {r}"),
+            }
+            if !huge {
+                assert_eq!(r["granule"], "4K", "{arg}: {r}");
+            }
+        }
+        let said = format!(
+            "source anon: mairbench.hugepages={mode} ({}), mapped 2 MiB-aligned; the kernel's \
+             THP setting: {}",
+            match mode {
+                "off" => "MADV_NOHUGEPAGE",
+                "on" => "MADV_HUGEPAGE",
+                _ => "no advice",
+            },
+            host.as_deref().unwrap_or("unknown")
+        );
+        assert!(stdout.contains(&said), "{arg}: {stdout}");
+        assert!(stdout.contains(" on 2 MiB entries ("), "{arg}: {stdout}");
+        let warnings = records.last().unwrap()["warnings"].as_u64();
+        if arg.ends_with("2M") {
+            assert!(
+                stdout.contains(
+                    "bootargs: option 'mairbench.hugepages': '2M' is not auto, on or off; \
+                     default kept"
+                ),
+                "{stdout}"
+            );
+            assert_eq!(warnings, Some(1), "{stdout}");
+        } else {
+            assert_eq!(warnings, Some(0), "{stdout}");
+        }
+        assert_passed(status, &records, &stdout);
+    }
 }
 
 #[test]

@@ -4,7 +4,10 @@
 //!
 //! Usage: `mairbench-linux [mairbench.sizes=4K-1M] [mairbench.reps=N] [mairbench.quick]
 //! [mairbench.kernels=LIST] [mairbench.buffer=SIZE] [mairbench.host=NAME]
-//! [mairbench.sources=LIST]`: the firmware's option names, plus the twin's own
+//! [mairbench.hugepages=auto|on|off] [mairbench.sources=LIST]`: the firmware's option names
+//! (`mairbench.hugepages=`, core's, is the twin's advice on transparent huge pages for its
+//! anonymous mappings, each mapped 2 MiB-aligned; every source record says how much of the
+//! mapping is on 2 MiB entries, every result its `granule`), plus the twin's own
 //! `mairbench.sources=`, a comma-separated list of the forms of core's source table
 //! (`mairbench_core::source::SOURCES`: `anon`, `udmabuf`, `dma-heap:<name>`,
 //! `pci:<BDF>:resN`, `pci:<BDF>:resN_wc`, `devmem:<pa>+<size>`, `drm-dumb:<card>`) and `all`
@@ -38,7 +41,7 @@
 mod sys;
 
 use core::fmt::{self, Write};
-use mairbench_core::bootargs::{self, Note, Selftest};
+use mairbench_core::bootargs::{self, Hugepages, Note, Selftest};
 use mairbench_core::counter;
 use mairbench_core::diagnosis;
 use mairbench_core::emulation::Accel;
@@ -60,6 +63,15 @@ const DEFAULT_REPS: u32 = 7;
 const QUICK_REPS: u32 = 3;
 /// Samples a point may drop for a counter that went backwards before it keeps one anyway.
 const MAX_BACKWARDS: u64 = 16;
+/// The kernel's transparent huge page setting (Documentation/admin-guide/mm/transhuge.rst).
+const THP_ENABLED: &str = "/sys/kernel/mm/transparent_hugepage/enabled";
+/// What the anonymous mappings are aligned to, so that THP can map them with PMD entries
+/// (2 MiB with arm64's 4 KiB granule, which Debian's kernel uses).
+const HUGE_ALIGN: u64 = 2 << 20;
+/// The largest /proc/self/smaps the twin reads (under user-mode QEMU it is QEMU's own, with
+/// a few hundred VMAs); a longer one is read up to here.
+const SMAPS_MAX: u64 = 4 << 20;
+
 /// The twin's own option: which sources run, a comma-separated list (default `all`).
 const SOURCES_KEY: &str = "mairbench.sources=";
 /// The twin's own option: after each source's sweep, wait (its mapping still there) for a
@@ -584,12 +596,19 @@ pub fn main() -> ! {
                 .filter_map(|a| a.strip_prefix(SOURCES_KEY))
                 .last()
                 .unwrap_or("all");
+            let mut thp_buf = [0u8; 128];
+            let thp = sys::read_file(THP_ENABLED, &mut thp_buf)
+                .ok()
+                .and_then(|t| core::str::from_utf8(t).ok())
+                .and_then(source::thp_setting);
             let ctx = Ctx {
                 sizes: sizes.as_slice(),
                 largest,
                 reps,
                 freq,
                 kernels,
+                hugepages: options.hugepages,
+                thp,
             };
             for spec in list.split(',').filter(|s| !s.is_empty()) {
                 if spec == "all" {
@@ -668,6 +687,10 @@ struct Ctx<'s> {
     freq: u64,
     /// The kernels to run (a mask of the table's, those the twin runs).
     kernels: u16,
+    /// `mairbench.hugepages=`: the advice for the anonymous mappings.
+    hugepages: Hugepages,
+    /// The kernel's THP setting (`thp_setting`), when it could be read.
+    thp: Option<&'s str>,
 }
 
 /// Why a source was not mapped (the detail of its error record).
@@ -876,6 +899,8 @@ struct Found {
     driver: Name,
     /// The `devmem-ram` range, as its bootarg said it.
     range: Name,
+    /// The errno of a refused madvise of `mairbench.hugepages=` (anon).
+    advice: Option<i64>,
 }
 
 /// The value of the last `mairbench.devmem-ram=` among the twin's arguments, else on the
@@ -901,6 +926,7 @@ fn devmem_ram_arg(buf: &mut [u8; 2048]) -> Option<&str> {
 fn open_source(
     spec: &str,
     largest: u64,
+    hugepages: Hugepages,
     found: &mut Found,
 ) -> Result<(sys::Mapping, &'static SourceSpec), (i64, Why)> {
     let path = &mut found.path;
@@ -913,7 +939,12 @@ fn open_source(
         _ => (errno, Why::Step(step)),
     };
     let m = match kind.kind {
-        Form::Anon => sys::Mapping::anon(largest).map_err(|e| (e, Why::Step("mmap")))?,
+        Form::Anon => {
+            let (m, advice) =
+                anon_mapping(largest, hugepages).map_err(|e| (e, Why::Step("mmap")))?;
+            found.advice = advice;
+            m
+        }
         Form::Udmabuf => sys::Mapping::udmabuf(largest).map_err(failed)?,
         Form::DmaHeap | Form::DrmDumb | Form::DmaBuf => {
             if !entry_name(param) {
@@ -1020,8 +1051,9 @@ fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
         path: Name::new(),
         driver: Name::new(),
         range: Name::new(),
+        advice: None,
     };
-    let (mut m, kind) = match open_source(spec, ctx.largest, &mut found) {
+    let (mut m, kind) = match open_source(spec, ctx.largest, ctx.hugepages, &mut found) {
         Ok(ok) => ok,
         Err((errno, Why::StepOnFile(step))) => {
             return refused(
@@ -1045,6 +1077,59 @@ fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
         kind.pgprot,
         ctx.sizes.len()
     );
+    let anon = kind.kind == Form::Anon;
+    if anon {
+        // Every page touched, so that the kernel has decided how to back each (THP is
+        // decided at the first fault of each 2 MiB range).
+        populate(&mut m);
+        match found.advice {
+            Some(e) => {
+                tally.warnings += 1;
+                say!(
+                    out,
+                    "source {spec}: mairbench.hugepages={}: madvise refused: {} (errno {e}); \
+                     the kernel's default applies",
+                    ctx.hugepages.name(),
+                    errno_name(e)
+                );
+            }
+            None => say!(
+                out,
+                "source {spec}: mairbench.hugepages={} ({}), mapped 2 MiB-aligned; the \
+                 kernel's THP setting: {} ({THP_ENABLED})",
+                ctx.hugepages.name(),
+                match ctx.hugepages {
+                    Hugepages::Auto => "no advice",
+                    Hugepages::On => "MADV_HUGEPAGE",
+                    Hugepages::Off => "MADV_NOHUGEPAGE",
+                },
+                ctx.thp.unwrap_or("unknown")
+            ),
+        }
+    }
+    let huge = huge_bytes(m.va(), m.size());
+    match huge {
+        Some((bytes, how)) => say!(
+            out,
+            "source {spec}: {} of {} on 2 MiB entries ({how}{}){}",
+            Bytes(bytes),
+            Bytes(m.size()),
+            if anon {
+                ""
+            } else {
+                "; before the sweep touches it"
+            },
+            SmapsNote {
+                how,
+                smaps: huge_by_smaps(m.va(), m.size())
+            }
+        ),
+        None => say!(
+            out,
+            "source {spec}: how much is on 2 MiB entries is unknown (no PAGEMAP_SCAN, and \
+             /proc/self/smaps has no VMA that says)"
+        ),
+    }
     match (driver, known) {
         (Some(d), Some(k)) => say!(
             out,
@@ -1093,6 +1178,15 @@ fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
         "" => r,
         range => r.str("range", range),
     };
+    let r = match (kind.kind == Form::Anon, ctx.thp) {
+        (false, _) => r,
+        (true, None) => r.str("hugepages", ctx.hugepages.name()),
+        (true, Some(thp)) => r.str("hugepages", ctx.hugepages.name()).str("thp", thp),
+    };
+    let r = match huge {
+        Some((bytes, _)) => r.bool("huge", bytes != 0).u64("huge_bytes", bytes),
+        None => r,
+    };
     let _ = r.finish();
     sweep_source(out, tally, ctx, spec, &mut m);
     pause_for_walk(out, spec, &m);
@@ -1137,6 +1231,68 @@ fn pause_for_walk(out: &mut Out, name: &str, m: &sys::Mapping) {
             "pause: source {name}: not released within {secs} s; going on"
         );
     }
+}
+
+/// A private anonymous mapping of `len` bytes (rounded up to 4 KiB), 2 MiB-aligned so that
+/// THP can map it with PMD entries, advised as `hugepages` says: the mapping, and the errno
+/// of a refused madvise (the mapping is kept: the kernel's default applies).
+fn anon_mapping(len: u64, hugepages: Hugepages) -> Result<(sys::Mapping, Option<i64>), i64> {
+    let len = len.div_ceil(4096).checked_mul(4096).ok_or(12)?;
+    let m = sys::Mapping::anon_aligned(len, HUGE_ALIGN)?;
+    let advice = match hugepages {
+        Hugepages::Auto => Ok(()),
+        Hugepages::On => m.advise_huge(true),
+        Hugepages::Off => m.advise_huge(false),
+    };
+    Ok((m, advice.err()))
+}
+
+/// Writes a zero to the first word of every 4 KiB page of `m` (before anything is laid),
+/// so that each page is faulted in.
+fn populate(m: &mut sys::Mapping) {
+    for w in m.words().iter_mut().step_by(4096 / 8) {
+        *w = 0;
+    }
+}
+
+/// How many bytes of `[va, va + len)` are mapped with 2 MiB (PMD) entries, and how that was
+/// found: by the PAGEMAP_SCAN ioctl (exact, Linux 6.7 and later), else by /proc/self/smaps
+/// ([`huge_by_smaps`]). `None` when neither can say.
+fn huge_bytes(va: u64, len: u64) -> Option<(u64, &'static str)> {
+    match sys::huge_bytes_in(va, len) {
+        Ok(h) => Some((h, "PAGEMAP_SCAN of /proc/self/pagemap")),
+        Err(_) => huge_by_smaps(va, len).map(|h| (h, SMAPS_HOW)),
+    }
+}
+
+/// How [`huge_by_smaps`] finds it.
+const SMAPS_HOW: &str = "AnonHugePages + ShmemPmdMapped + FilePmdMapped of /proc/self/smaps";
+
+/// How many bytes of `[va, va + len)` are mapped with 2 MiB entries by /proc/self/smaps,
+/// for the VMA that holds the range: its PMD-mapped bytes when the VMA is exactly the range;
+/// for a larger VMA (Linux merges neighbouring mappings of the same flags) 0 when none of it
+/// is huge, `len` when all of it is, `None` otherwise (smaps cannot say which part), or
+/// when smaps cannot be read or has no such VMA.
+fn huge_by_smaps(va: u64, len: u64) -> Option<u64> {
+    let mut buf = sys::Mapping::anon(SMAPS_MAX).ok()?;
+    let text = sys::read_all("/proc/self/smaps", buf.bytes()).ok()?;
+    // A cut in the middle of a character: what is valid before it.
+    let text = match core::str::from_utf8(text) {
+        Ok(t) => t,
+        Err(e) => core::str::from_utf8(text.get(..e.valid_up_to())?).ok()?,
+    };
+    let vma = source::smaps_vma(text, va).filter(|v| v.holds(va, len))?;
+    if vma.start == va && vma.end == va.checked_add(len)? {
+        return Some(vma.huge_bytes.min(len));
+    }
+    vma.all_huge().map(|all| if all { len } else { 0 })
+}
+
+/// The granule the point's range `[va, va + size)` is mapped with, as the firmware's
+/// `granule` says it: "2M" when all of it is on PMD entries, "4K" when any of it is not;
+/// `None` when unknown ([`huge_bytes`]).
+fn granule(va: u64, size: u64) -> Option<&'static str> {
+    huge_bytes(va, size).map(|(h, _)| if h >= size { "2M" } else { "4K" })
 }
 
 /// Lays `p` over the first `size` bytes of `m`.
@@ -1228,6 +1384,21 @@ fn skipped(
     let _ = r.fmt("skipped", why).finish();
 }
 
+/// Where [`huge_bytes`] used PAGEMAP_SCAN, what smaps says too (a check of one on the other).
+struct SmapsNote {
+    how: &'static str,
+    smaps: Option<u64>,
+}
+
+impl fmt::Display for SmapsNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.smaps {
+            Some(h) if self.how != SMAPS_HOW => write!(f, "; smaps: {}", Bytes(h)),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// The dma-buf sync pair's cost after a point's line, when it has one.
 struct SyncNote(Option<u64>);
 
@@ -1238,6 +1409,19 @@ impl fmt::Display for SyncNote {
                 f,
                 "; DMA_BUF_IOCTL_SYNC START+END {ns} ns best a sample, outside the timed span"
             ),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The granule of a point's range after its line, when known.
+struct GranuleNote(Option<&'static str>);
+
+impl fmt::Display for GranuleNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some("2M") => f.write_str("; on 2 MiB entries"),
+            Some(_) => f.write_str("; on 4 KiB pages"),
             None => Ok(()),
         }
     }
@@ -1266,8 +1450,11 @@ fn sweep_source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, name: &str, m: 
         | Kernel::CopyFromQ.bit();
     let mut partner = None;
     if ctx.kernels & copies != 0 {
-        match sys::Mapping::anon(cap) {
-            Ok(p) => partner = Some(p),
+        match anon_mapping(cap, ctx.hugepages) {
+            Ok((mut p, _)) => {
+                populate(&mut p);
+                partner = Some(p)
+            }
             Err(e) => {
                 for spec in kernel::selected(ctx.kernels & copies) {
                     let why =
@@ -1495,6 +1682,8 @@ fn point(
     let Some(s) = stats::summarize(&mut samples[..n]) else {
         return;
     };
+    // What the range got, right after its samples.
+    let granule = granule(m.va(), size);
     tally.checks += 1;
     if let Some(off) = bad {
         tally.failed += 1;
@@ -1517,13 +1706,14 @@ fn point(
     let best = stats::in_unit(unit, total, s.best, freq);
     let median = stats::in_unit(unit, total, s.median, freq);
     let sync_note = SyncNote(sync_ns);
+    let granule_note = GranuleNote(granule);
     if let (true, Some(b), None) = (bandwidth, best, bad) {
         tally.diag.keep(name, k, size, b, median.unwrap_or(0));
     }
     match (bandwidth, best) {
         (true, Some(b)) => say!(
             out,
-            "{name} {} {}: {b} MB/s best, {} MB/s median (MB = 10^6 B, {}){sync_note}",
+            "{name} {} {}: {b} MB/s best, {} MB/s median (MB = 10^6 B, {}){sync_note}{granule_note}",
             spec.name,
             Bytes(size),
             median.unwrap_or(0),
@@ -1538,14 +1728,14 @@ fn point(
         ),
         (true, None) => say!(
             out,
-            "{name} {} {}: too fast to time{sync_note}",
+            "{name} {} {}: too fast to time{sync_note}{granule_note}",
             spec.name,
             Bytes(size)
         ),
         (false, _) => say!(
             out,
             "{name} {} {}: {} ns/load best, {} ns/load median (one dependent load per \
-             {CHASE_LINE}-byte line, {total} loads a sample){sync_note}",
+             {CHASE_LINE}-byte line, {total} loads a sample){sync_note}{granule_note}",
             spec.name,
             Bytes(size),
             Decimal {
@@ -1560,7 +1750,12 @@ fn point(
     }
     let r = Record::new(out, &schema::RESULT)
         .str("source", name)
-        .str("kernel", spec.name)
+        .str("kernel", spec.name);
+    let r = match granule {
+        Some(g) => r.str("granule", g),
+        None => r,
+    };
+    let r = r
         .u64("size", size)
         .u64("passes", passes)
         .u64("reps", u64::from(s.n))

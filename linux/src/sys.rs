@@ -40,6 +40,7 @@ const SYS_EXIT_GROUP: u64 = 94;
 const SYS_UNAME: u64 = 160;
 const SYS_GETPID: u64 = 172;
 const SYS_MUNMAP: u64 = 215;
+const SYS_MADVISE: u64 = 233;
 const SYS_MMAP: u64 = 222;
 const SYS_SIGALTSTACK: u64 = 132;
 const SYS_RT_SIGACTION: u64 = 134;
@@ -85,13 +86,52 @@ const DRM_IOCTL_PRIME_HANDLE_TO_FD: u64 = (3 << 30) | (12 << 16) | ((b'd' as u64
 const DMA_BUF_IOCTL_SYNC: u64 = (1 << 30) | (8 << 16) | ((b'b' as u64) << 8);
 /// include/uapi/drm/drm.h: DRM_CLOEXEC is O_CLOEXEC, DRM_RDWR is O_RDWR.
 const DRM_PRIME_FLAGS: u32 = (O_CLOEXEC | O_RDWR) as u32;
+/// madvise(2) advice (include/uapi/asm-generic/mman-common.h).
+const MADV_HUGEPAGE: u64 = 14;
+const MADV_NOHUGEPAGE: u64 = 15;
+/// include/uapi/linux/fs.h (Linux 6.7 and later): `_IOWR('f', 16, struct pm_scan_arg)`, the
+/// struct being twelve `__u64` ([`PmScanArg`], 96 bytes).
+const PAGEMAP_SCAN: u64 = (3 << 30) | (96 << 16) | ((b'f' as u64) << 8) | 16;
+/// include/uapi/linux/fs.h: the category of a page mapped by a PMD (a THP) or a hugetlb
+/// entry (fs/proc/task_mmu.c, `pagemap_thp_category` and `pagemap_hugetlb_category`).
+const PAGE_IS_HUGE: u64 = 1 << 6;
 // The numbers as the C headers' macros give them.
+const _: () = assert!(PAGEMAP_SCAN == 0xc060_6610);
 const _: () = assert!(DRM_IOCTL_VERSION == 0xc040_6400);
 const _: () = assert!(DRM_IOCTL_PRIME_HANDLE_TO_FD == 0xc00c_642d);
 const _: () = assert!(DMA_BUF_IOCTL_SYNC == 0x4008_6200);
 const _: () = assert!(DMA_HEAP_IOCTL_ALLOC == 0xc018_4800);
 const _: () = assert!(DRM_IOCTL_MODE_CREATE_DUMB == 0xc020_64b2);
 const _: () = assert!(DRM_IOCTL_MODE_MAP_DUMB == 0xc010_64b3);
+
+/// `struct pm_scan_arg` (include/uapi/linux/fs.h): the range to scan, where to put the
+/// regions found (`vec`, `vec_len` of them) and which categories count; the kernel writes
+/// `walk_end`, where it stopped.
+#[repr(C)]
+struct PmScanArg {
+    size: u64,
+    flags: u64,
+    start: u64,
+    end: u64,
+    walk_end: u64,
+    vec: u64,
+    vec_len: u64,
+    max_pages: u64,
+    category_inverted: u64,
+    category_mask: u64,
+    category_anyof_mask: u64,
+    return_mask: u64,
+}
+
+/// `struct page_region` (include/uapi/linux/fs.h): one range of pages of the same
+/// categories.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct PageRegion {
+    start: u64,
+    end: u64,
+    categories: u64,
+}
 
 /// `struct dma_heap_allocation_data` (include/uapi/linux/dma-heap.h).
 #[repr(C)]
@@ -160,6 +200,10 @@ const _: () = assert!(core::mem::size_of::<DrmVersion>() == 64);
 const _: () = assert!(core::mem::offset_of!(DrmVersion, name_len) == 16);
 const _: () = assert!(core::mem::size_of::<DrmPrimeHandle>() == 12);
 const _: () = assert!(core::mem::offset_of!(DrmModeMapDumb, offset) == 8);
+const _: () = assert!(core::mem::size_of::<PmScanArg>() == 96);
+const _: () = assert!(core::mem::offset_of!(PmScanArg, walk_end) == 32);
+const _: () = assert!(core::mem::offset_of!(PmScanArg, return_mask) == 88);
+const _: () = assert!(core::mem::size_of::<PageRegion>() == 24);
 
 /// Width of the DRM dumb buffer in pixels, at [`DRM_DUMB_BPP`]: one 4 KiB row.
 const DRM_DUMB_WIDTH: u32 = 1024;
@@ -477,6 +521,77 @@ pub fn read_file<'b>(path: &str, buf: &'b mut [u8]) -> Result<&'b [u8], i64> {
     buf.get(..n).ok_or(5) // EIO
 }
 
+/// Reads the file at `path` into `buf` until its end or until `buf` is full (a file such as
+/// /proc/self/smaps comes a record at a time): the bytes read, or the errno.
+pub fn read_all<'b>(path: &str, buf: &'b mut [u8]) -> Result<&'b [u8], i64> {
+    let fd = Fd::open(path, O_RDONLY)?;
+    let mut n = 0usize;
+    while let Some(rest) = buf.get_mut(n..).filter(|r| !r.is_empty()) {
+        // SAFETY: read(2) writes at most `rest.len()` bytes into `rest`.
+        let r = unsafe {
+            syscall(
+                SYS_READ,
+                [fd.0, rest.as_mut_ptr() as u64, rest.len() as u64, 0, 0, 0],
+            )
+        };
+        match usize::try_from(r) {
+            Ok(0) => break,
+            Ok(k) => n += k.min(rest.len()),
+            Err(_) if r == -4 => {} // EINTR: again
+            Err(_) => return Err(-r),
+        }
+    }
+    buf.get(..n).ok_or(5) // EIO
+}
+
+/// How many bytes of `[va, va + len)` (page-aligned) this process maps with PMD or hugetlb
+/// entries: the PAGEMAP_SCAN ioctl on /proc/self/pagemap (Linux 6.7 and later; no
+/// privilege needed, it reports no frame numbers), pages of category PAGE_IS_HUGE. The errno
+/// where the kernel (or an emulator) has no such ioctl.
+pub fn huge_bytes_in(va: u64, len: u64) -> Result<u64, i64> {
+    let end = va.checked_add(len).ok_or(22)?;
+    let pagemap = Fd::open("/proc/self/pagemap", O_RDONLY)?;
+    let mut regions = [PageRegion {
+        start: 0,
+        end: 0,
+        categories: 0,
+    }; 32];
+    let mut at = va;
+    let mut huge = 0u64;
+    while at < end {
+        let mut arg = PmScanArg {
+            size: core::mem::size_of::<PmScanArg>() as u64,
+            flags: 0,
+            start: at,
+            end,
+            walk_end: 0,
+            vec: regions.as_mut_ptr() as u64,
+            vec_len: regions.len() as u64,
+            max_pages: 0,
+            category_inverted: 0,
+            category_mask: PAGE_IS_HUGE,
+            category_anyof_mask: 0,
+            return_mask: PAGE_IS_HUGE,
+        };
+        // SAFETY: PAGEMAP_SCAN reads and writes one struct pm_scan_arg, whose layout
+        // `PmScanArg` is (checked above), and writes at most `vec_len` struct page_region
+        // (`PageRegion`, checked above) at `vec`, which is `regions`; it only reads the page
+        // tables of [start, end).
+        let n = unsafe { ioctl(&pagemap, PAGEMAP_SCAN, &mut arg) }?;
+        for r in regions.iter().take(n as usize) {
+            if r.categories & PAGE_IS_HUGE != 0 {
+                huge += r.end.min(end).saturating_sub(r.start.max(at));
+            }
+        }
+        // The scan stops early only when `regions` is full.
+        if arg.walk_end <= at {
+            break;
+        }
+        at = arg.walk_end;
+    }
+    Ok(huge)
+}
+
 /// A NUL-terminated copy of `path`, or ENAMETOOLONG.
 fn c_path(path: &str) -> Result<[u8; 256], i64> {
     let mut z = [0u8; 256];
@@ -639,6 +754,50 @@ impl Mapping {
             len,
             dmabuf: None,
         })
+    }
+
+    /// Maps `len` bytes (a multiple of 4 KiB) anonymous and private at an address that is a
+    /// multiple of `align` (a power of two): `len + align` bytes mapped, then what lies
+    /// before and after the aligned part unmapped. The errno when refused.
+    pub fn anon_aligned(len: u64, align: u64) -> Result<Mapping, i64> {
+        if len == 0 || !len.is_multiple_of(4096) || !align.is_power_of_two() {
+            return Err(22); // EINVAL
+        }
+        let mut m = Mapping::anon(len.checked_add(align).ok_or(12)?)?;
+        let start = m.va.next_multiple_of(align);
+        let (head, tail) = (start - m.va, m.va + m.len - (start + len));
+        // SAFETY: both ranges lie in the mapping `m` owns and nothing has touched yet; what
+        // remains, [start, start + len), becomes `m`'s before it is used or dropped.
+        unsafe {
+            if head != 0 {
+                syscall(SYS_MUNMAP, [m.va, head, 0, 0, 0, 0]);
+            }
+            if tail != 0 {
+                syscall(SYS_MUNMAP, [start + len, tail, 0, 0, 0, 0]);
+            }
+        }
+        m.va = start;
+        m.len = len;
+        Ok(m)
+    }
+
+    /// madvise(2) over the whole mapping: MADV_HUGEPAGE (`huge`) or MADV_NOHUGEPAGE. The
+    /// errno when refused (EINVAL from a kernel without THP).
+    pub fn advise_huge(&self, huge: bool) -> Result<(), i64> {
+        let advice = if huge { MADV_HUGEPAGE } else { MADV_NOHUGEPAGE };
+        // SAFETY: madvise(2) with these hints changes how the kernel backs the mapping this
+        // value owns, never its contents.
+        let r = unsafe { syscall(SYS_MADVISE, [self.va, self.len, advice, 0, 0, 0]) };
+        if r < 0 {
+            return Err(-r);
+        }
+        Ok(())
+    }
+
+    /// The mapping as bytes.
+    pub fn bytes(&mut self) -> &mut [u8] {
+        // SAFETY: as for `words`: `len` bytes of read-write memory owned by this value alone.
+        unsafe { core::slice::from_raw_parts_mut(self.va as *mut u8, self.len as usize) }
     }
 
     /// A shared mapping of the first `len` bytes of `fd` from `offset`, read-write.

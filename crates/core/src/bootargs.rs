@@ -64,6 +64,31 @@ impl Selftest {
     }
 }
 
+/// `mairbench.hugepages=`: what the Linux twin asks of transparent huge pages (THP) for its
+/// anonymous mappings (the `anon` source and the copies' partner), each mapped 2 MiB-aligned
+/// so that THP can apply. The firmware maps its own aliases with 2 MiB blocks where the
+/// kernel table says, whatever this says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hugepages {
+    /// No advice: the kernel's default (`/sys/kernel/mm/transparent_hugepage/enabled`).
+    Auto,
+    /// madvise(MADV_HUGEPAGE).
+    On,
+    /// madvise(MADV_NOHUGEPAGE).
+    Off,
+}
+
+impl Hugepages {
+    /// Its `mairbench.hugepages=` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Hugepages::Auto => "auto",
+            Hugepages::On => "on",
+            Hugepages::Off => "off",
+        }
+    }
+}
+
 /// Options of one run, as set by the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -90,6 +115,8 @@ pub struct Options {
     /// `mairbench.reps=N`: timed samples per measurement, 1 to [`MAX_REPS`] (`None`: the
     /// engine decides).
     pub reps: Option<u32>,
+    /// `mairbench.hugepages=auto|on|off`: the Linux twin's THP request ([`Hugepages`]).
+    pub hugepages: Hugepages,
 }
 
 impl Default for Options {
@@ -103,6 +130,7 @@ impl Default for Options {
             kernels: ALL_KERNELS,
             sizes: None,
             reps: None,
+            hugepages: Hugepages::Auto,
         }
     }
 }
@@ -123,7 +151,7 @@ pub fn parse_types(list: &str) -> Result<u8, &str> {
 
 /// Every key this firmware reads: what an unknown key is compared with for a "did you mean"
 /// (the parser's test checks that each one is read).
-pub const KEYS: [&str; 10] = [
+pub const KEYS: [&str; 11] = [
     "mairbench.quick",
     "mairbench.selftest",
     "mairbench.buffer",
@@ -134,6 +162,7 @@ pub const KEYS: [&str; 10] = [
     "mairbench.reps",
     "mairbench.host",
     "mairbench.accel",
+    "mairbench.hugepages",
 ];
 
 /// The known key one edit away from the unknown `key` (a letter changed, added, left out,
@@ -455,6 +484,12 @@ pub fn parse<'a>(cmdline: &'a str, mut note: impl FnMut(Note<'a>)) -> Options {
             "reps" => match value.and_then(parse_reps) {
                 Some(reps) => options.reps = Some(reps),
                 None => bad(REPS_EXPECTED),
+            },
+            "hugepages" => match value {
+                Some("auto") => options.hugepages = Hugepages::Auto,
+                Some("on") => options.hugepages = Hugepages::On,
+                Some("off") => options.hugepages = Hugepages::Off,
+                _ => bad("auto, on or off"),
             },
             // Read by [`host`], before the start record that carries it.
             "host" => {
@@ -931,6 +966,47 @@ mod tests {
         assert_eq!(host("mairbench.host"), None);
         assert_eq!(run("mairbench.host").1.len(), 1);
         assert!(HOST_EXPECTED.contains(&std::format!("at most {MAX_HOST_LEN}")));
+    }
+
+    #[test]
+    fn hugepages_takes_auto_on_or_off_and_keeps_the_default_otherwise() {
+        assert_eq!(Options::default().hugepages, Hugepages::Auto);
+        for (value, h) in [
+            ("auto", Hugepages::Auto),
+            ("on", Hugepages::On),
+            ("off", Hugepages::Off),
+        ] {
+            let line = std::format!("mairbench.hugepages={value}");
+            let (o, n) = run(&line);
+            assert!(n.is_empty(), "{line}: {n:?}");
+            assert_eq!(o.hugepages, h);
+            assert_eq!(h.name(), value);
+        }
+        // The last good value wins; a bad one is a warning and keeps the one before.
+        let (o, n) = run("mairbench.hugepages=off mairbench.hugepages=yes");
+        assert_eq!(o.hugepages, Hugepages::Off);
+        assert_eq!(
+            std::format!("{}", n[0]),
+            "option 'mairbench.hugepages': bad value 'yes' (expected auto, on or off); \
+             default kept"
+        );
+        for bad in ["", "ON", "2M", "always", "on,off"] {
+            let line = std::format!("mairbench.hugepages=\"{bad}\"");
+            let (o, n) = run(&line);
+            assert_eq!(o, Options::default(), "{line}");
+            assert!(
+                matches!(n[..], [Note::BadValue { key: "mairbench.hugepages", value, .. }] if value == bad),
+                "{line}: {n:?}"
+            );
+            assert!(n[0].is_warning());
+        }
+        // Without a value.
+        let (o, n) = run("mairbench.hugepages");
+        assert_eq!((o.hugepages, n.len()), (Hugepages::Auto, 1));
+        assert_eq!(
+            suggestion("mairbench.hugepage"),
+            Some("mairbench.hugepages")
+        );
     }
 
     #[test]

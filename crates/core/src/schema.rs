@@ -928,6 +928,48 @@ pub const SOURCE: Kind = Kind {
             "devmem-ram: the physical range mapped, as the mairbench.devmem-ram= bootarg \
              gave it (\"0x5c000000+64M\"); mapped only.",
         ),
+        Field::optional(
+            "hugepages",
+            Str,
+            "",
+            "anon only: the mairbench.hugepages= request it was mapped under, every time \
+             2 MiB-aligned so that transparent huge pages (THP) can apply: \"auto\" (no \
+             advice: the kernel's setting, see thp), \"on\" (madvise MADV_HUGEPAGE), \
+             \"off\" (MADV_NOHUGEPAGE). The other sources' page-table entries are their \
+             drivers' (remap_pfn_range or vmf_insert_pfn: 4 KiB pages), which no advice \
+             changes.",
+        ),
+        Field::optional(
+            "thp",
+            Str,
+            "",
+            "anon only: the kernel's THP setting, the bracketed word of \
+             /sys/kernel/mm/transparent_hugepage/enabled (\"always\", \"madvise\", \
+             \"never\"); absent when unreadable (a kernel without THP). Under user-mode \
+             QEMU the host's, which decides the host pages guest memory lies in.",
+        ),
+        Field::optional(
+            "huge",
+            Bool,
+            "",
+            "Whether any of the mapping is mapped with 2 MiB PMD entries (see huge_bytes), \
+             read after the twin touched every page of an anon mapping (other sources as \
+             mapped, before their sweep); mapped only, absent when neither way of \
+             huge_bytes can say.",
+        ),
+        Field::optional(
+            "huge_bytes",
+            U64,
+            BYTES,
+            "With huge: bytes of the mapping on PMD entries (0 exactly when huge is false): \
+             by the PAGEMAP_SCAN ioctl on /proc/self/pagemap (pages of category \
+             PAGE_IS_HUGE; Linux 6.7 and later), else by /proc/self/smaps for the VMA that \
+             holds the mapping (AnonHugePages + ShmemPmdMapped + FilePmdMapped, kB times \
+             1024; a VMA larger than the mapping counts only when none or all of it is \
+             huge). Under user-mode QEMU 7.2, which serves no PAGEMAP_SCAN and emulates \
+             /proc/self/maps but not smaps, the host's smaps of QEMU, whose guest addresses \
+             are its host addresses (guest base 0).",
+        ),
     ],
 };
 
@@ -945,7 +987,7 @@ pub const RESULT: Kind = Kind {
         Field::optional("memtype", Str, "", "Memory type name. In every record of the firmware; mairbench-linux's records carry source instead."),
         Field::optional("source", Str, "", "mairbench-linux only, where the firmware has memtype: the Linux mapping measured, e.g. \"anon\" (a private anonymous mmap: on arm64 Normal write-back memory, the heap's type)."),
         Field::always("kernel", Str, "", "Kernel name (the kernel table)."),
-        Field::optional("granule", Str, "", "The alias's mapping: \"4K\" (4 KiB pages) or \"2M\" (2 MiB blocks); the kernel table says which (the latency chase on blocks, plus normal-wb on pages; the other kernels on pages). In every record (skipped ones too); absent only in logs from before the field, which ran every kernel on pages (read as \"4K\"), and in mairbench-linux's records (Linux chooses the pages of its mappings)."),
+        Field::optional("granule", Str, "", "The alias's mapping: \"4K\" (4 KiB pages) or \"2M\" (2 MiB blocks); the kernel table says which (the latency chase on blocks, plus normal-wb on pages; the other kernels on pages). In every record (skipped ones too); absent only in logs from before the field, which ran every kernel on pages (read as \"4K\"). mairbench-linux's measured records: what Linux gave the point's range [start, start + size) at the end of its samples: \"2M\" when every page of it is PMD-mapped, \"4K\" when any is not, found as the source record's huge_bytes is (PAGEMAP_SCAN, else smaps) over that range; absent when neither can say (smaps of a larger VMA that is partly huge), and in its skipped records."),
         Field::optional("size", U64, BYTES, "Working-set size; absent when the kernel is skipped on the type at every size."),
         Field::optional("skipped", Str, "", "Why the point was not measured; only in a skipped record."),
         Field::optional("passes", U64, "", "Times the kernel covers the working set per sample; measured only."),

@@ -487,8 +487,121 @@ impl fmt::Display for Cell {
     }
 }
 
+/// What `/proc/self/smaps` says of one mapping (VMA): its range and how much of it is mapped
+/// with PMD entries (2 MiB on a 4 KiB granule).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SmapsVma {
+    /// First address of the VMA.
+    pub start: u64,
+    /// The address after its last byte.
+    pub end: u64,
+    /// Bytes of it mapped by PMD entries, in bytes: `AnonHugePages` (anonymous THP) plus
+    /// `ShmemPmdMapped` and `FilePmdMapped` (shmem and file THP), the fields
+    /// fs/proc/task_mmu.c (`show_smap`) writes in kB.
+    pub huge_bytes: u64,
+    /// `VmFlags` holds `hg` (MADV_HUGEPAGE given).
+    pub advised: bool,
+    /// `VmFlags` holds `nh` (MADV_NOHUGEPAGE given).
+    pub refused: bool,
+}
+
+impl SmapsVma {
+    /// Whether the VMA holds all of `[va, va + len)`.
+    pub fn holds(&self, va: u64, len: u64) -> bool {
+        va >= self.start && va.checked_add(len).is_some_and(|end| end <= self.end)
+    }
+
+    /// The granule a range of `len` bytes inside this VMA is mapped with, as far as the
+    /// VMA's totals say: `Some(false)` (4 KiB pages) when none of the VMA is PMD-mapped,
+    /// `Some(true)` (2 MiB blocks) when all of it is, `None` when part of it is (smaps
+    /// cannot say which part).
+    pub fn all_huge(&self) -> Option<bool> {
+        let size = self.end.saturating_sub(self.start);
+        match self.huge_bytes {
+            0 => Some(false),
+            h if h >= size && size != 0 => Some(true),
+            _ => None,
+        }
+    }
+}
+
+/// The VMA of `smaps` (the text of `/proc/<pid>/smaps`) that holds the address `va`:
+/// a header line `start-end perms offset dev inode [path]` (hexadecimal addresses) and the
+/// `Key: value kB` lines up to the next header. `None` when no VMA holds `va`, or the text
+/// is malformed where it would (a bad header is skipped, a bad field counted as 0).
+pub fn smaps_vma(smaps: &str, va: u64) -> Option<SmapsVma> {
+    let mut found: Option<SmapsVma> = None;
+    for line in smaps.lines() {
+        if let Some((start, end)) = vma_header(line) {
+            if found.is_some() {
+                break;
+            }
+            if (start..end).contains(&va) {
+                found = Some(SmapsVma {
+                    start,
+                    end,
+                    huge_bytes: 0,
+                    advised: false,
+                    refused: false,
+                });
+            }
+            continue;
+        }
+        let Some(vma) = found.as_mut() else {
+            continue;
+        };
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        match key {
+            "AnonHugePages" | "ShmemPmdMapped" | "FilePmdMapped" => {
+                let kb = value
+                    .trim()
+                    .strip_suffix("kB")
+                    .and_then(|n| n.trim().parse::<u64>().ok())
+                    .unwrap_or(0);
+                vma.huge_bytes = vma.huge_bytes.saturating_add(kb.saturating_mul(1024));
+            }
+            "VmFlags" => {
+                for flag in value.split_ascii_whitespace() {
+                    match flag {
+                        "hg" => vma.advised = true,
+                        "nh" => vma.refused = true,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// A VMA header line's range: `start-end` in hexadecimal, then the permissions (4
+/// characters); `None` for any other line (`Key: value` lines have no `-` before a space).
+fn vma_header(line: &str) -> Option<(u64, u64)> {
+    let mut words = line.split_ascii_whitespace();
+    let (start, end) = words.next()?.split_once('-')?;
+    let perms = words.next()?;
+    if perms.len() != 4 {
+        return None;
+    }
+    let start = u64::from_str_radix(start, 16).ok()?;
+    let end = u64::from_str_radix(end, 16).ok()?;
+    (start < end).then_some((start, end))
+}
+
+/// The kernel's THP setting from `/sys/kernel/mm/transparent_hugepage/enabled`
+/// (`always [madvise] never`: the bracketed word), `None` when there is none.
+pub fn thp_setting(text: &str) -> Option<&str> {
+    let (_, rest) = text.split_once('[')?;
+    let (word, _) = rest.split_once(']')?;
+    (!word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'+')).then_some(word)
+}
+
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
     use crate::memtype;
 
@@ -679,5 +792,98 @@ mod tests {
         assert!(BarRefusal::DecodingOff.to_string().contains("bit 1"));
         assert_eq!(BarRefusal::Driver("x").errno(), 16);
         assert_eq!(BarRefusal::DecodingOff.errno(), 6);
+    }
+    const SMAPS: &str = "\
+00200000-00240000 r-xp 00000000 fe:00 123                        /mairbench-linux
+Size:                256 kB
+AnonHugePages:         0 kB
+VmFlags: rd ex mr mw me
+7f0000000000-7f0004000000 rw-p 00000000 00:00 0 
+Size:              65536 kB
+KernelPageSize:        4 kB
+AnonHugePages:     61440 kB
+ShmemPmdMapped:        0 kB
+FilePmdMapped:         0 kB
+THPeligible:           1
+VmFlags: rd wr mr mw me ac hg
+7f0004000000-7f0004200000 rw-s 00000000 00:01 7                  /dmabuf:
+Size:               2048 kB
+AnonHugePages:         0 kB
+ShmemPmdMapped:     2048 kB
+VmFlags: rd wr sh mr mw me ms nh
+";
+
+    #[test]
+    fn smaps_gives_the_vma_that_holds_the_address() {
+        let anon = smaps_vma(SMAPS, 0x7f00_0000_1000).unwrap();
+        assert_eq!(
+            anon,
+            SmapsVma {
+                start: 0x7f00_0000_0000,
+                end: 0x7f00_0400_0000,
+                huge_bytes: 61440 << 10,
+                advised: true,
+                refused: false,
+            }
+        );
+        assert!(anon.holds(0x7f00_0000_0000, 64 << 20));
+        assert!(!anon.holds(0x7f00_0000_1000, 64 << 20));
+        assert!(!anon.holds(u64::MAX, 2));
+        assert_eq!(
+            anon.all_huge(),
+            None,
+            "60 of 64 MiB: smaps cannot say which"
+        );
+        // The last VMA, up to the end of the text; shmem THP counts.
+        let shared = smaps_vma(SMAPS, 0x7f00_041f_f000).unwrap();
+        assert_eq!((shared.huge_bytes, shared.refused), (2 << 20, true));
+        assert_eq!(shared.all_huge(), Some(true));
+        let text = smaps_vma(SMAPS, 0x20_0000).unwrap();
+        assert_eq!((text.huge_bytes, text.all_huge()), (0, Some(false)));
+        // The end is not in the VMA; nothing holds these.
+        for va in [0x24_0000, 0, 0x7f00_0420_0000, u64::MAX] {
+            assert_eq!(smaps_vma(SMAPS, va), None, "{va:#x}");
+        }
+    }
+
+    #[test]
+    fn bad_smaps_text_gives_nothing_or_zero_and_never_panics() {
+        assert_eq!(smaps_vma("", 0x1000), None);
+        // A bad header is no VMA; a bad value counts as 0.
+        let bad = "zz-1000 rw-p 0 0 0\n1000-0 rw-p\n1000-3000 rw-p 0 00:00 0\n\
+                   AnonHugePages: lots kB\nAnonHugePages:\nFilePmdMapped: 8 kB\nVmFlags:\n";
+        assert_eq!(smaps_vma(bad, 0x800), None);
+        let vma = smaps_vma(bad, 0x2000).unwrap();
+        assert_eq!((vma.start, vma.end, vma.huge_bytes), (0x1000, 0x3000, 8192));
+        let huge = std::format!("1000-3000 rw-p 0 0 0\nAnonHugePages: {} kB\n", u64::MAX);
+        assert_eq!(smaps_vma(&huge, 0x1000).unwrap().huge_bytes, u64::MAX);
+        // A whole VMA of nothing is not "all huge".
+        let empty = SmapsVma {
+            start: 0x1000,
+            end: 0x1000,
+            huge_bytes: 0,
+            advised: false,
+            refused: false,
+        };
+        assert_eq!(empty.all_huge(), Some(false));
+        let bytes: std::vec::Vec<u8> = (0..=255u8).cycle().take(4096).collect();
+        let _ = smaps_vma(&std::string::String::from_utf8_lossy(&bytes), 0x1000);
+    }
+
+    #[test]
+    fn the_thp_setting_is_the_bracketed_word() {
+        assert_eq!(thp_setting("always [madvise] never\n"), Some("madvise"));
+        assert_eq!(thp_setting("[always] madvise never"), Some("always"));
+        assert_eq!(thp_setting("always madvise [never]\n"), Some("never"));
+        for bad in [
+            "",
+            "always madvise never",
+            "[]",
+            "[always",
+            "[Al ways]",
+            "]x[",
+        ] {
+            assert_eq!(thp_setting(bad), None, "{bad}");
+        }
     }
 }
