@@ -756,15 +756,21 @@ impl Mapping {
         })
     }
 
-    /// Maps `len` bytes (a multiple of 4 KiB) anonymous and private at an address that is a
-    /// multiple of `align` (a power of two): `len + align` bytes mapped, then what lies
-    /// before and after the aligned part unmapped. The errno when refused.
-    pub fn anon_aligned(len: u64, align: u64) -> Result<Mapping, i64> {
-        if len == 0 || !len.is_multiple_of(4096) || !align.is_power_of_two() {
+    /// Maps `len` bytes (a multiple of 4 KiB) anonymous and private at an address `skew`
+    /// bytes (a multiple of 4 KiB, below `align`) past a multiple of `align` (a power of
+    /// two): `len + 2 × align` bytes mapped, then what lies before and after that part
+    /// unmapped. The errno when refused.
+    pub fn anon_aligned(len: u64, align: u64, skew: u64) -> Result<Mapping, i64> {
+        if len == 0
+            || !len.is_multiple_of(4096)
+            || !align.is_power_of_two()
+            || !skew.is_multiple_of(4096)
+            || skew >= align
+        {
             return Err(22); // EINVAL
         }
-        let mut m = Mapping::anon(len.checked_add(align).ok_or(12)?)?;
-        let start = m.va.next_multiple_of(align);
+        let mut m = Mapping::anon(len.checked_add(2 * align).ok_or(12)?)?;
+        let start = m.va.next_multiple_of(align) + skew;
         let (head, tail) = (start - m.va, m.va + m.len - (start + len));
         // SAFETY: both ranges lie in the mapping `m` owns and nothing has touched yet; what
         // remains, [start, start + len), becomes `m`'s before it is used or dropped.

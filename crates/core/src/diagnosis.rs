@@ -127,6 +127,23 @@ impl fmt::Display for Times {
     }
 }
 
+/// A ratio in thousandths as `3.5× slower` or, below 1000, `1.7× faster`.
+struct Versus(u64);
+
+impl fmt::Display for Versus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            0 => f.write_str("faster beyond measure"),
+            m if m >= 1000 => write!(f, "{} slower", Times(m)),
+            m => write!(
+                f,
+                "{} faster",
+                Times(1_000_000u64.checked_div(m).unwrap_or(0))
+            ),
+        }
+    }
+}
+
 /// The three working-set levels of the summary.
 pub const LEVELS: [&str; 3] = ["L1-sized", "L2-sized", "DRAM-sized"];
 
@@ -272,12 +289,12 @@ impl fmt::Display for Sentence<'_> {
                 Times(r.apart()),
                 Times(w.apart())
             ),
-            (Finding::Between, Some(r), Some(w), _, _) => write!(
+            (Finding::Between, _, _, Some(r), Some(w)) => write!(
                 out,
-                "reads up to {} and writes up to {} slower than anon: between cached and \
-                 uncached, not labelled",
-                r.times(),
-                w.times()
+                "reads up to {} and writes up to {} than anon: between cached and uncached, \
+                 not labelled",
+                Versus(r.milli),
+                Versus(w.milli)
             ),
             _ => {
                 return out.write_str(
@@ -463,6 +480,24 @@ mod tests {
         f.read = [s(2_000), s(2_000), s(2_000)];
         assert_eq!(diagnose(&f), Finding::Between);
         assert!(Sentence(&f).to_string().contains("not labelled"));
+        assert!(
+            Sentence(&f)
+                .to_string()
+                .starts_with("reads up to 2.0× slower and writes up to 1.1× faster than anon"),
+            "{}",
+            Sentence(&f)
+        );
+        // A source faster than anon says so, not "0.6× slower".
+        f.read = [s(600), s(1_000), s(1_000)];
+        assert_eq!(diagnose(&f), Finding::Between);
+        assert!(
+            Sentence(&f)
+                .to_string()
+                .starts_with("reads up to 1.7× faster and"),
+            "{}",
+            Sentence(&f)
+        );
+        assert_eq!(Versus(0).to_string(), "faster beyond measure");
     }
 
     #[test]
