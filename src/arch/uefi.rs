@@ -138,8 +138,9 @@ struct BootServices {
     /// GetNextMonotonicCount, Stall.
     unused3: [usize; 2],
     set_watchdog_timer: unsafe extern "C" fn(usize, u64, usize, *const u16) -> Status,
-    /// ConnectController .. LocateHandleBuffer.
-    unused4: [usize; 6],
+    /// ConnectController, DisconnectController, OpenProtocol, CloseProtocol,
+    /// OpenProtocolInformation, ProtocolsPerHandle, LocateHandleBuffer.
+    unused4: [usize; 7],
     locate_protocol: unsafe extern "C" fn(*const efi::Guid, *mut c_void, *mut *mut c_void) -> Status,
 }
 
