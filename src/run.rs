@@ -232,7 +232,9 @@ pub fn end(reason: Option<&str>) -> ! {
     );
     if console::has_fb() {
         let hold = HOLD_S.load(core::sync::atomic::Ordering::Relaxed);
-        crate::say!("mairbench: the screen keeps this for {hold} s (mairbench.hold=), then the run ends");
+        crate::say!(
+            "mairbench: the screen keeps this for {hold} s (mairbench.hold=), then the run ends"
+        );
         console::draw_large(
             format_args!(
                 "{}: {} checks, {} failed, {} warnings",

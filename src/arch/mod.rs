@@ -30,9 +30,9 @@ pub mod timer;
 pub mod uefi;
 
 use boot::Boot;
-use mairbench_core::fb::Framebuffer;
 use core::arch::global_asm;
 use global::Global;
+use mairbench_core::fb::Framebuffer;
 
 // Constants the assembly shares with Rust, defined once here.
 global_asm!(

@@ -12,9 +12,9 @@
 use super::global::Global;
 use core::ffi::c_void;
 use core::fmt::{self, Write};
+use mairbench_core::fb::{self, Framebuffer};
 use mairbench_core::record::Record;
 use mairbench_core::schema;
-use mairbench_core::fb::{self, Framebuffer};
 use mairbench_core::uefi::{self as efi, MemoryMap, OptionsNote, Tables};
 
 // Every call into the firmware goes through `mb_efi_call`, which puts back the firmware's x18
@@ -141,7 +141,8 @@ struct BootServices {
     /// ConnectController, DisconnectController, OpenProtocol, CloseProtocol,
     /// OpenProtocolInformation, ProtocolsPerHandle, LocateHandleBuffer.
     unused4: [usize; 7],
-    locate_protocol: unsafe extern "C" fn(*const efi::Guid, *mut c_void, *mut *mut c_void) -> Status,
+    locate_protocol:
+        unsafe extern "C" fn(*const efi::Guid, *mut c_void, *mut *mut c_void) -> Status,
 }
 
 /// `EFI_GRAPHICS_OUTPUT_PROTOCOL`: only its mode is read.

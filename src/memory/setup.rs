@@ -263,11 +263,7 @@ impl Fit<'_> {
     fn place(&self, mut want: u64) -> Result<Placement, &'static str> {
         let image = (self.image.start, self.image.end - self.image.start);
         let mut avoid = [(0u64, 0u64); 3 + MAX_RESERVED];
-        let ours = [
-            image,
-            self.dtb.unwrap_or((0, 0)),
-            self.fb.unwrap_or((0, 0)),
-        ];
+        let ours = [image, self.dtb.unwrap_or((0, 0)), self.fb.unwrap_or((0, 0))];
         let mut n = 0;
         for (slot, range) in avoid
             .iter_mut()

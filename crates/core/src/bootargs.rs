@@ -587,7 +587,10 @@ mod tests {
         assert_eq!(hold(""), None);
         let (_, n) = run("mairbench.console=tv mairbench.hold=-1 mairbench.console=fb");
         assert_eq!(n.len(), 2, "{n:?}");
-        assert!(n.iter().all(|n| matches!(n, Note::BadValue { .. })), "{n:?}");
+        assert!(
+            n.iter().all(|n| matches!(n, Note::BadValue { .. })),
+            "{n:?}"
+        );
     }
 
     #[test]
