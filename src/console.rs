@@ -50,6 +50,17 @@ pub fn has_fb() -> bool {
     FB.get().is_some()
 }
 
+/// Says, where the framebuffer is the only console, that there is no UART: at the start and
+/// again at the end, so that the last screen says it too.
+pub fn note_no_uart() {
+    if !has_uart() {
+        crate::say!(
+            "console: no UART: the @mb records are not shown here; `cargo host` reads them \
+             from a serial log"
+        );
+    }
+}
+
 /// Draws `s` on the framebuffer console, if there is one.
 fn draw(s: &str) {
     let Some(Fb { canvas, mut screen }) = FB.get() else {

@@ -157,12 +157,7 @@ impl Start<'_> {
             Some(Err(problem)) => say!("framebuffer: {problem}"),
             None => {}
         }
-        if !crate::console::has_uart() {
-            say!(
-                "console: no UART: the @mb records are not shown here; `cargo host` reads them \
-                 from a serial log"
-            );
-        }
+        crate::console::note_no_uart();
         if let Some(h) = hypervisor {
             say!(
                 "hypervisor: in a guest of {}: its stage 2 may override the memory types asked \

@@ -231,6 +231,7 @@ pub fn end(reason: Option<&str>) -> ! {
         reason.unwrap_or("")
     );
     if console::has_fb() {
+        console::note_no_uart();
         let hold = HOLD_S.load(core::sync::atomic::Ordering::Relaxed);
         crate::say!(
             "mairbench: the screen keeps this for {hold} s (mairbench.hold=), then the run ends"

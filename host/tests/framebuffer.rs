@@ -274,38 +274,53 @@ fn gop_framebuffer_without_a_serial_line() {
     let _ = std::fs::remove_file(&shot);
 }
 
-#[test]
-fn simple_framebuffer_of_the_device_tree() {
-    // 640x480 r5g6b5 in the top 1 MiB of the runner's 256 MiB at 0x40000000, kept from the
-    // firmware by /reserved-memory (no-map).
-    let (base, size, stride) = (0x4ff0_0000u64, 0x10_0000u64, 1280usize);
+/// The framebuffer of the device-tree runs: 640x480 r5g6b5 in the top 1 MiB of the runner's
+/// 256 MiB at 0x40000000, kept from the firmware by /reserved-memory (no-map).
+const FB_BASE: u64 = 0x4ff0_0000;
+const FB_STRIDE: usize = 1280;
+
+/// QEMU virt's device tree with that framebuffer, less what `drop` names
+/// (`common::dtb::without`), written to a file named `name`.
+fn virt_with_framebuffer(name: &str, drop: &[&str]) -> PathBuf {
+    let size = 0x10_0000u64;
     let fb = Node::new("framebuffer@4ff00000")
         .prop("compatible", "simple-framebuffer\0")
-        .reg(base, size)
+        .reg(FB_BASE, size)
         .cells("width", &[640])
         .cells("height", &[480])
-        .cells("stride", &[stride as u32])
+        .cells("stride", &[FB_STRIDE as u32])
         .prop("format", "r5g6b5\0");
     let keep = dtb::reserved_memory(vec![Node::new("framebuffer@4ff00000")
-        .reg(base, size)
+        .reg(FB_BASE, size)
         .prop("no-map", [])]);
-    let blob = dtb::with_reservations(&dtb::qemu_virt(), &[], &[keep, fb]);
-    let dtb_path = dtb::tmp("simplefb.dtb");
-    std::fs::write(&dtb_path, blob).unwrap();
+    let virt = dtb::without(&dtb::qemu_virt(), drop);
+    let blob = dtb::with_reservations(&virt, &[], &[keep, fb]);
+    mairbench_core::fdt::Fdt::new(&blob).expect("the edited DTB is well-formed");
+    let path = dtb::tmp(name);
+    std::fs::write(&path, blob).unwrap();
+    path
+}
 
+/// Watches the device-tree framebuffer through the monitor at `socket` (`pmemsave`).
+fn watch_memory(socket: &Path, dump: PathBuf) -> std::thread::JoinHandle<(Text, usize)> {
+    let (base, stride) = (FB_BASE, FB_STRIDE);
+    let _ = std::fs::remove_file(socket);
+    watch(socket.to_owned(), move |m| {
+        // The path quoted: unquoted, HMP reads its '/' as a division of the size.
+        let command = format!("pmemsave {base:#x} {} \"{}\"", stride * 480, dump.display());
+        let answer = m.command(&command).ok()?;
+        assert!(!answer.contains("Try \"help"), "{command}: {answer}");
+        Pixels::from_rgb565(&std::fs::read(&dump).ok()?, 640, 480, stride)
+    })
+}
+
+#[test]
+fn simple_framebuffer_of_the_device_tree() {
+    let dtb_path = virt_with_framebuffer("simplefb.dtb", &[]);
     let socket = dtb::tmp("simplefb-monitor.sock");
     let dump = dtb::tmp("simplefb-memory.raw");
-    let _ = std::fs::remove_file(&socket);
-    let watcher = {
-        let dump = dump.clone();
-        watch(socket.clone(), move |m| {
-            // The path quoted: unquoted, HMP reads its '/' as a division of the size.
-            let command = format!("pmemsave {base:#x} {} \"{}\"", stride * 480, dump.display());
-            let answer = m.command(&command).ok()?;
-            assert!(!answer.contains("Try \"help"), "{command}: {answer}");
-            Pixels::from_rgb565(&std::fs::read(&dump).ok()?, 640, 480, stride)
-        })
-    };
+    let watcher = watch_memory(&socket, dump.clone());
+    let stride = FB_STRIDE;
     let run = common::boot(
         &[
             ("MAIRBENCH_DTB", dtb_path.to_str().unwrap()),
@@ -347,6 +362,50 @@ fn simple_framebuffer_of_the_device_tree() {
     eprintln!(
         "simple-framebuffer: {reads} memory reads, {:?} runner wall time",
         run.wall
+    );
+    let _ = std::fs::remove_file(&dump);
+}
+
+/// No UART at all in the device tree (no PL011, no stdout-path, nothing that marks the tree as
+/// QEMU's, whose PL011 the firmware would otherwise take): the framebuffer is the console
+/// without being asked, and the last screen says that the records need a serial log.
+#[test]
+fn without_a_uart_the_screen_is_the_console() {
+    let dtb_path = virt_with_framebuffer(
+        "no-uart.dtb",
+        &[
+            "/pl011@9000000",
+            "/aliases",
+            "/chosen:stdout-path",
+            "/:compatible",
+            "/fw-cfg@9020000",
+            "/platform-bus@c000000",
+        ],
+    );
+    let socket = dtb::tmp("no-uart-monitor.sock");
+    let dump = dtb::tmp("no-uart-memory.raw");
+    let watcher = watch_memory(&socket, dump.clone());
+    let run = common::boot(
+        &[
+            ("MAIRBENCH_DTB", dtb_path.to_str().unwrap()),
+            ("MAIRBENCH_MONITOR", socket.to_str().unwrap()),
+            ("MAIRBENCH_SERIAL", "none"),
+        ],
+        &[
+            "mairbench.quick",
+            "mairbench.kernels=read-ldp",
+            "mairbench.sizes=4K-4K",
+            HOLD,
+        ],
+    );
+    let (text, _) = watcher.join().expect("the screen watcher");
+    assert_eq!(run.status, 0, "runner status; stderr:\n{}", run.stderr);
+    assert_passed_on_screen(&text);
+    // (80 columns: the line wraps after "reads them".)
+    let note = "console: no UART: the @mb records are not shown here; `cargo host` reads them";
+    assert!(
+        text.iter().any(|(_, s, t)| *s == 1 && t.starts_with(note)),
+        "the last screen names the missing UART: {text:?}"
     );
     let _ = std::fs::remove_file(&dump);
 }
