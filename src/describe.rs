@@ -155,6 +155,10 @@ impl Start<'_> {
                 }
             ),
             Some(Err(problem)) => say!("framebuffer: {problem}"),
+            None if mairbench_core::bootargs::console_fb(bootargs) => say!(
+                "framebuffer: none described (no UEFI GOP, no simple-framebuffer node): \
+                 mairbench.console=fb draws nothing"
+            ),
             None => {}
         }
         crate::console::note_no_uart();
