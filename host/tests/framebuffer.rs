@@ -158,8 +158,8 @@ impl Monitor {
 }
 
 /// Reads the screen with `read` through the monitor at `socket` until it shows the large
-/// status (scale 2 or more, "PASS: " or "FAIL: "), or QEMU goes away; returns the last text
-/// read and how many reads it took.
+/// status (scale 2 or more, "PASS: " or "FAIL: ") in two reads in a row, or QEMU goes away;
+/// returns the last text read and how many reads it took.
 fn watch(
     socket: PathBuf,
     read: impl Fn(&mut Monitor) -> Option<Pixels> + Send + 'static,
@@ -173,13 +173,16 @@ fn watch(
             let Some(pixels) = read(&mut monitor) else {
                 return (last, reads);
             };
-            last = pixels.text();
-            if last
+            let text = pixels.text();
+            // Done once the large status is there and the screen no longer changes (a read
+            // may catch the large line half drawn).
+            let large = text
                 .iter()
-                .any(|(_, s, t)| *s >= 2 && (t.starts_with("PASS: ") || t.starts_with("FAIL: ")))
-            {
+                .any(|(_, s, t)| *s >= 2 && (t.starts_with("PASS: ") || t.starts_with("FAIL: ")));
+            if large && text == last {
                 return (last, reads);
             }
+            last = text;
             std::thread::sleep(Duration::from_millis(150));
         }
         unreachable!()
