@@ -66,8 +66,8 @@
 // the same file a UEFI application (EDK2, U-Boot's bootefi), as Linux's EFI stub does. Every
 // size and offset of the PE face is an absolute symbol of linker.ld.
 //
-// Relocation: the image is position independent and applies its own R_AARCH64_RELATIVE
-// entries (relocate, below) wherever it runs, from both entries. The PE loader must relocate
+// Relocation: the image is position independent and applies its own relative relocations
+// (relocate, below) wherever it runs, from both entries. The PE loader must relocate
 // nothing: the base-relocation directory is present and empty (ImageBase 0, relocations not
 // stripped), so a loader may place the image at any 4 KiB-aligned address and copy it as is.
 .equ PE_MACHINE_ARM64,  0xaa64
@@ -167,11 +167,16 @@ joined:
 6:  adr     x24, at_el1
     b       drop_to_el1
 
-// Position independence: apply R_AARCH64_RELATIVE entries before any absolute pointer is
-// used. Both the place (r_offset) and the value (r_addend) are link-time addresses; each
-// moves by the delta between where the image runs and where it was linked. Idempotent (the
-// value comes from the addend, never from the place), so running it twice is harmless.
-// Sets x21 (runtime _head), x22 (unsupported entries), x27 (delta); clobbers x1-x5.
+// Position independence: apply the relocations before any absolute pointer is used. Each
+// moves a pointer by the delta between where the image runs and where it was linked. The
+// linker packs the relative ones as RELR (-z pack-relative-relocs, build.rs: a word per
+// address, then bitmaps of the next 63 words each; the link-time value sits in the place
+// itself), which takes a few hundred bytes where R_AARCH64_RELATIVE entries of 24 bytes
+// each took about 10 KB; .rela.dyn keeps any other entry (R_AARCH64_RELATIVE applied from
+// its addend, anything else counted in x22). Idempotent: mb_reloc_delta (in .data, never
+// cleared) holds the delta already applied, and a second run (the UEFI join) adds only the
+// difference, 0 at the same place.
+// Sets x21 (runtime _head), x22 (unsupported entries), x27 (delta); clobbers x1-x8.
 relocate:
     adr     x21, _head
     movz    x27, #:abs_g3:__link_base
@@ -195,7 +200,41 @@ relocate:
     b       1b
 2:  add     x22, x22, #1
     b       1b
-3:  ret
+    // RELR: x6 = the delta still to add, x7 = the next place (run-time address).
+3:  adrp    x1, mb_reloc_delta
+    ldr     x6, [x1, :lo12:mb_reloc_delta]
+    str     x27, [x1, :lo12:mb_reloc_delta]
+    sub     x6, x27, x6
+    adrp    x1, __relr_start
+    add     x1, x1, :lo12:__relr_start
+    adrp    x2, __relr_end
+    add     x2, x2, :lo12:__relr_end
+4:  cmp     x1, x2
+    b.hs    8f
+    ldr     x3, [x1], #8
+    tbnz    x3, #0, 5f
+    add     x7, x3, x27             // an address: relocate that word
+    ldr     x4, [x7]
+    add     x4, x4, x6
+    str     x4, [x7], #8
+    b       4b
+5:  mov     x8, x7                  // a bitmap: bit i+1 set = relocate word x7 + 8 i
+6:  lsr     x3, x3, #1
+    cbz     x3, 7f
+    tbz     x3, #0, 9f
+    ldr     x4, [x8]
+    add     x4, x4, x6
+    str     x4, [x8]
+9:  add     x8, x8, #8
+    b       6b
+7:  add     x7, x7, #63 * 8
+    b       4b
+8:  ret
+
+    .section .data.mb_reloc_delta, "aw"
+    .balign 8
+mb_reloc_delta: .quad 0
+    .previous
 
 // The UEFI entry (AddressOfEntryPoint): x0 = ImageHandle, x1 = SystemTable, on the
 // firmware's stack with its MMU and caches on. Relocates and clears the BSS in place, then

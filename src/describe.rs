@@ -98,9 +98,20 @@ impl Start<'_> {
         if emulation.tells.iter().next().is_some() {
             start = start.strs("emulation_tells", emulation.tells.iter().map(Tell::name));
         }
-        let _ = start
+        start = start
             .str("console", platform.console.kind.name())
-            .hex("console_base", platform.console.base)
+            .hex("console_base", platform.console.base);
+        let has_fb = crate::console::has_fb();
+        if let (true, Some(Ok((fb, _)))) = (has_fb, boot.fb) {
+            start = start
+                .str("fb", fb.source.name())
+                .hex("fb_base", fb.base)
+                .u64("fb_width", fb.width.into())
+                .u64("fb_height", fb.height.into())
+                .u64("fb_stride", fb.stride.into())
+                .str("fb_format", fb.format.name());
+        }
+        let _ = start
             .str("psci", platform.psci.map_or("none", PsciConduit::name))
             .bool("semihosting", semihosting)
             .hex("dtb", dtb.map_or(0, |(addr, _)| addr as u64))
@@ -128,6 +139,29 @@ impl Start<'_> {
         if let Some(handoff) = uefi {
             describe_uefi(&handoff);
         }
+        match boot.fb {
+            Some(Ok((fb, _))) => say!(
+                "framebuffer: {}x{} px {}, {} B per row, at {:#x}, from {}: {}",
+                fb.width,
+                fb.height,
+                fb.format.name(),
+                fb.stride,
+                fb.base,
+                fb.source.name(),
+                if has_fb {
+                    "the human lines are drawn on it (not the records)"
+                } else {
+                    "not drawn on (mairbench.console=fb draws on it as well as on the UART)"
+                }
+            ),
+            Some(Err(problem)) => say!("framebuffer: {problem}"),
+            None if mairbench_core::bootargs::console_fb(bootargs) => say!(
+                "framebuffer: none described (no UEFI GOP, no simple-framebuffer node): \
+                 mairbench.console=fb draws nothing"
+            ),
+            None => {}
+        }
+        crate::console::note_no_uart();
         if let Some(h) = hypervisor {
             say!(
                 "hypervisor: in a guest of {}: its stage 2 may override the memory types asked \

@@ -52,6 +52,7 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
         cntfrq_programmed: _,
         start_ticks,
         uefi,
+        fb: _,
     } = boot;
     let semihosting = semihosting::available();
     let psci = psci_conduit(platform.psci, entry_el);
@@ -71,6 +72,14 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
         },
         dtb_args => (dtb_args, "dtb"),
     };
+
+    // The framebuffer console: where no UART is the console, or asked for as well.
+    if let Some(Ok((_, canvas))) = boot.fb {
+        if !crate::console::has_uart() || bootargs::console_fb(bootargs) {
+            crate::console::init_fb(canvas);
+            run::set_hold(bootargs::hold(bootargs).unwrap_or(run::DEFAULT_HOLD_S));
+        }
+    }
 
     // Emulated: the runner's mairbench.host= (QEMU's board machines boot real boards'
     // device trees), a device tree QEMU wrote, or, when neither says so, QEMU's tells.
@@ -154,6 +163,11 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
         buffer: options.buffer.unwrap_or(memory::setup::DEFAULT_BUFFER),
         bad_attr: options.selftest == Some(Selftest::BadAttr),
         secondaries: others.secondaries(),
+        framebuffer: boot
+            .fb
+            .and_then(Result::ok)
+            .filter(|_| crate::console::has_fb())
+            .map(|(fb, _)| (fb.base, u64::from(fb.stride) * u64::from(fb.height))),
     };
     match memory::setup::setup(&platform, dtb, request) {
         Ok(mem) => {

@@ -122,6 +122,18 @@ pub fn emulated() -> bool {
     EMULATED.load(core::sync::atomic::Ordering::Relaxed)
 }
 
+/// How long the end keeps the framebuffer console's screen by default, in seconds: time to
+/// read it or photograph it before the power goes off.
+pub const DEFAULT_HOLD_S: u32 = 60;
+
+/// Seconds the end keeps the screen before powering off (0 without the framebuffer console).
+static HOLD_S: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
+
+/// Sets how long the end keeps the framebuffer console's screen, in seconds.
+pub fn set_hold(seconds: u32) {
+    HOLD_S.store(seconds, core::sync::atomic::Ordering::Relaxed);
+}
+
 /// Counts one check and reports it (a human line and a `check` record); a failed check makes
 /// the run fail.
 pub fn check(name: &'static str, ok: bool, detail: core::fmt::Arguments<'_>) -> bool {
@@ -218,6 +230,25 @@ pub fn end(reason: Option<&str>) -> ! {
         if reason.is_some() { "; " } else { "" },
         reason.unwrap_or("")
     );
+    if console::has_fb() {
+        console::note_no_uart();
+        let hold = HOLD_S.load(core::sync::atomic::Ordering::Relaxed);
+        crate::say!(
+            "mairbench: the screen keeps this for {hold} s (mairbench.hold=), then the run ends"
+        );
+        console::draw_large(
+            format_args!(
+                "{}: {} checks, {} failed, {} warnings",
+                if pass { "PASS" } else { "FAIL" },
+                tally.checks,
+                tally.failed,
+                tally.warnings
+            ),
+            if pass { 0x40_ff40 } else { 0xff_4040 },
+        );
+        console::flush();
+        crate::arch::timer::Deadline::after_ns(u64::from(hold) * 1_000_000_000).wait();
+    }
     console::flush();
     exit::exit(u32::from(!pass), tally.semihosting, tally.psci);
     crate::say!("mairbench: no semihosting or PSCI to power off with; the core now waits (wfe)");

@@ -110,10 +110,17 @@ fn bad_settings_give_status_2_before_any_tool_runs() {
         ("MAIRBENCH_DTB", "/nonexistent.dtb"),
         ("MAIRBENCH_LOG", "/nonexistent/console.log"),
         ("MAIRBENCH_ACCEL", "hvf"),
+        ("MAIRBENCH_DISPLAY", "vga"),
+        ("MAIRBENCH_SERIAL", "none"),
+        ("MAIRBENCH_MONITOR", "/tmp/a,b"),
     ] {
         let mut env = vec![(k, v)];
         if k == "MAIRBENCH_DTB" {
             env.push(("MAIRBENCH_MACHINE", "raspi3b"));
+        }
+        // No serial line is judged by the exit status: semihosting's, which this lacks.
+        if k == "MAIRBENCH_SERIAL" {
+            env.push(("MAIRBENCH_SEMIHOSTING", "0"));
         }
         let out = run_elf(&bogus, &env, None);
         assert_eq!(out.status, 2, "{k}={v}: {}", out.stderr);

@@ -483,7 +483,7 @@ fn the_pty_serial_is_refused_where_it_does_not_apply() {
         (
             "uboot",
             "usb",
-            "MAIRBENCH_SERIAL must be stdio or pty, not 'usb'",
+            "MAIRBENCH_SERIAL must be stdio, pty or none, not 'usb'",
         ),
     ] {
         let out = Command::new(root().join("qemu/run"))

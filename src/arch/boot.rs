@@ -2,7 +2,9 @@
 //! it: whether PSCI may be called from EL1, SError unmasked, the caches cleaned at entry.
 
 use super::cpu::{ccsidr, clidr};
+use super::fb::Canvas;
 use super::uefi;
+use mairbench_core::fb::{Framebuffer, Problem};
 use mairbench_core::platform::PsciConduit;
 
 /// What `boot/entry.S` hands to Rust, at EL1 with the MMU off, on the main stack.
@@ -26,6 +28,9 @@ pub struct Boot {
     pub start_ticks: u64,
     /// What the UEFI stage left, when the image was started as a UEFI application.
     pub uefi: Option<uefi::Handoff>,
+    /// The framebuffer UEFI's GOP or the device tree describes, with its canvas (`None`:
+    /// none described), or why it cannot be drawn on.
+    pub fb: Option<Result<(Framebuffer, Canvas), Problem<'static>>>,
 }
 
 /// Whether PSCI may be called from EL1, and over which conduit.

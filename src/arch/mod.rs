@@ -15,6 +15,7 @@ pub mod cpu;
 pub mod dtb;
 pub mod exceptions;
 pub mod exit;
+pub mod fb;
 pub mod global;
 pub mod image;
 pub mod kernels;
@@ -31,6 +32,7 @@ pub mod uefi;
 use boot::Boot;
 use core::arch::global_asm;
 use global::Global;
+use mairbench_core::fb::Framebuffer;
 
 // Constants the assembly shares with Rust, defined once here.
 global_asm!(
@@ -94,6 +96,27 @@ extern "C" fn rust_main(
         use aarch64_cpu::registers::{ReadWriteable, DAIF};
         DAIF.modify(DAIF::A::Unmasked);
     }
+    // The framebuffer: GOP's, else the device tree's simple-framebuffer; drawn on only when
+    // it keeps clear of the image and the device tree.
+    let image = image::image_layout();
+    let fb = uefi
+        .and_then(|h| h.gop)
+        .or_else(|| {
+            let (_, blob) = dtb?;
+            Framebuffer::from_dt(mairbench_core::fdt::Fdt::new(blob).ok()?)
+        })
+        .map(|found| {
+            let fb = found?;
+            let blob = dtb.map_or((0, 0), |(addr, blob)| (addr as u64, blob.len() as u64));
+            if fb.overlaps(image.start, image.end - image.start) || fb.overlaps(blob.0, blob.1) {
+                return Err(mairbench_core::fb::Problem::Overlap);
+            }
+            // SAFETY: a framebuffer the firmware's GOP or the boot's device tree describes,
+            // its rows inside its memory (`checked`), clear of the image and the device tree;
+            // the MMU is off now, and memory set-up maps it 1:1 (Normal non-cacheable) and
+            // keeps the test buffer off it. Only the console draws on it.
+            Ok((fb, unsafe { fb::Canvas::new(&fb) }))
+        });
     let boot = Boot {
         dtb_arg,
         entry_el,
@@ -104,6 +127,7 @@ extern "C" fn rust_main(
         cntfrq_programmed: CNTFRQ_PROGRAMMED.get(),
         start_ticks,
         uefi,
+        fb,
     };
     crate::main(boot, dtb, platform)
 }

@@ -12,6 +12,7 @@
 use super::global::Global;
 use core::ffi::c_void;
 use core::fmt::{self, Write};
+use mairbench_core::fb::{self, Framebuffer};
 use mairbench_core::record::Record;
 use mairbench_core::schema;
 use mairbench_core::uefi::{self as efi, MemoryMap, OptionsNote, Tables};
@@ -137,6 +138,42 @@ struct BootServices {
     /// GetNextMonotonicCount, Stall.
     unused3: [usize; 2],
     set_watchdog_timer: unsafe extern "C" fn(usize, u64, usize, *const u16) -> Status,
+    /// ConnectController, DisconnectController, OpenProtocol, CloseProtocol,
+    /// OpenProtocolInformation, ProtocolsPerHandle, LocateHandleBuffer.
+    unused4: [usize; 7],
+    locate_protocol:
+        unsafe extern "C" fn(*const efi::Guid, *mut c_void, *mut *mut c_void) -> Status,
+}
+
+/// `EFI_GRAPHICS_OUTPUT_PROTOCOL`: only its mode is read.
+#[repr(C)]
+struct Gop {
+    /// QueryMode, SetMode, Blt.
+    unused: [usize; 3],
+    mode: *const GopMode,
+}
+
+/// `EFI_GRAPHICS_OUTPUT_PROTOCOL_MODE`.
+#[repr(C)]
+struct GopMode {
+    max_mode: u32,
+    mode: u32,
+    info: *const GopModeInfo,
+    size_of_info: usize,
+    frame_buffer_base: u64,
+    frame_buffer_size: usize,
+}
+
+/// `EFI_GRAPHICS_OUTPUT_MODE_INFORMATION`.
+#[repr(C)]
+struct GopModeInfo {
+    version: u32,
+    width: u32,
+    height: u32,
+    pixel_format: u32,
+    /// Red, green, blue, reserved.
+    masks: [u32; 4],
+    pixels_per_scan_line: u32,
 }
 
 #[repr(C)]
@@ -170,6 +207,8 @@ pub struct Handoff {
     pub exit_tries: u32,
     /// `SetWatchdogTimer(0, ...)` succeeded.
     pub watchdog_off: bool,
+    /// The Graphics Output Protocol's framebuffer (`None`: no GOP), or why it is unusable.
+    pub gop: Option<Result<Framebuffer, fb::Problem<'static>>>,
 }
 
 impl Handoff {
@@ -423,6 +462,41 @@ unsafe extern "C" fn efi_main(image: Handle, st: *const SystemTable) -> Next {
         }
     }
 
+    // The framebuffer, read now: the protocol is gone after ExitBootServices, the memory
+    // stays (a GOP framebuffer is not boot-services memory).
+    let mut gop: *mut c_void = core::ptr::null_mut();
+    // SAFETY: LocateProtocol with a GUID in our memory, no registration key.
+    let status = unsafe {
+        efi_call(
+            bs.locate_protocol as usize,
+            [
+                &efi::GRAPHICS_OUTPUT_PROTOCOL as *const efi::Guid as usize,
+                0,
+                &mut gop as *mut *mut c_void as usize,
+                0,
+                0,
+            ],
+        )
+    };
+    // SAFETY: on success the firmware's GOP instance, whose mode and mode information it
+    // keeps valid while boot services run; null pointers are refused.
+    let gop = (status == 0 && !gop.is_null())
+        .then(|| unsafe { gop.cast::<Gop>().as_ref()?.mode.as_ref() })
+        .flatten()
+        // SAFETY: as above.
+        .and_then(|mode| Some((mode, unsafe { mode.info.as_ref()? })))
+        .map(|(mode, info)| {
+            let [r, g, b, _] = info.masks;
+            Framebuffer::from_gop(
+                mode.frame_buffer_base,
+                mode.frame_buffer_size as u64,
+                (info.width, info.height),
+                info.pixels_per_scan_line,
+                info.pixel_format,
+                [r, g, b],
+            )
+        });
+
     // SAFETY: SetWatchdogTimer(0, ...) disables the watchdog (5 minutes in EDK2's boot
     // manager), which would otherwise reset the machine in the middle of a run.
     let watchdog_off = unsafe { efi_call(bs.set_watchdog_timer as usize, [0; 5]) } == 0;
@@ -502,6 +576,7 @@ unsafe extern "C" fn efi_main(image: Handle, st: *const SystemTable) -> Next {
         options_note,
         exit_tries: tries,
         watchdog_off,
+        gop,
     }));
     Next {
         join: 1,

@@ -11,8 +11,8 @@ pub(super) const MIB: u64 = 1 << 20;
 pub(super) const GIB: u64 = 1 << 30;
 pub(super) const PAGE: u64 = 4 * KIB;
 
-/// The image's six parts, the console and the device tree.
-const FIXED: usize = 8;
+/// The image's six parts, the console, the device tree and the framebuffer.
+const FIXED: usize = 9;
 
 /// The firmware's identity map: fixed regions, and the stacks of `secondaries` secondary
 /// CPUs (generated, two per CPU, guard pages between).
@@ -69,11 +69,13 @@ pub(super) fn pages_of(addr: u64, len: u64) -> (u64, u64) {
 
 /// The identity map: the image W^X (guard pages below both stacks stay unmapped), the
 /// console as Device-nGnRnE, the device tree read-only, and the stacks of `secondaries`
-/// secondary CPUs.
+/// secondary CPUs; the framebuffer console's memory, when there is one, Normal non-cacheable
+/// (as Linux's `ioremap_wc` maps a framebuffer).
 pub(super) fn identity_map(
     image: &ImageLayout,
     console: u64,
     dtb: Option<(u64, u64)>,
+    fb: Option<(u64, u64)>,
     secondaries: usize,
 ) -> IdentityMap {
     let console = align_down(console, PAGE);
@@ -123,6 +125,16 @@ pub(super) fn identity_map(
             rw,
         )),
         dtb.map(|(base, size)| region("device tree", base, base + size, wb, Access::ReadOnly)),
+        fb.map(|(base, size)| {
+            let nc = memtype::with_role(memtype::Role::NonCacheable).next();
+            region(
+                "framebuffer",
+                base,
+                base + size,
+                nc.map_or(memtype::DEVICE_NGNRNE, |t| usize::from(t.index)),
+                rw,
+            )
+        }),
     ];
     for (slot, r) in map.fixed.iter_mut().zip(fixed) {
         *slot = r;

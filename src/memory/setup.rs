@@ -30,6 +30,9 @@ pub struct Request {
     pub bad_attr: bool,
     /// Secondary CPUs that will be started: their stacks are mapped.
     pub secondaries: usize,
+    /// The framebuffer console's memory (base, size; page-aligned here): mapped, and kept
+    /// clear of the buffer.
+    pub framebuffer: Option<(u64, u64)>,
 }
 
 /// Places the buffer, builds the translation tables and turns the MMU and caches on.
@@ -55,13 +58,17 @@ pub fn setup(
 
     // 1. The firmware's own identity map.
     let secondaries = request.secondaries.min(smp::SECONDARY_BLOCKS);
-    let regions = layout::identity_map(&image, platform.console.base, dtb_range, secondaries);
+    let fb = request
+        .framebuffer
+        .map(|(base, size)| layout::pages_of(base, size));
+    let regions = layout::identity_map(&image, platform.console.base, dtb_range, fb, secondaries);
 
     // 2. The buffer, shrunk until the pool can map it.
     let fit = Fit {
         ram,
         image: &image,
         dtb: dtb_range,
+        fb,
         reserved: &platform.reserved,
         regions: &regions,
         layout: &va_layout,
@@ -240,6 +247,7 @@ struct Fit<'a> {
     ram: MemRegion,
     image: &'a ImageLayout,
     dtb: Option<(u64, u64)>,
+    fb: Option<(u64, u64)>,
     reserved: &'a Reserved<'a>,
     regions: &'a IdentityMap,
     layout: &'a Layout,
@@ -254,8 +262,8 @@ impl Fit<'_> {
     /// the pool. Base and size stay multiples of 2 MiB, as the block aliases need.
     fn place(&self, mut want: u64) -> Result<Placement, &'static str> {
         let image = (self.image.start, self.image.end - self.image.start);
-        let mut avoid = [(0u64, 0u64); 2 + MAX_RESERVED];
-        let ours = [image, self.dtb.unwrap_or((0, 0))];
+        let mut avoid = [(0u64, 0u64); 3 + MAX_RESERVED];
+        let ours = [image, self.dtb.unwrap_or((0, 0)), self.fb.unwrap_or((0, 0))];
         let mut n = 0;
         for (slot, range) in avoid
             .iter_mut()

@@ -151,7 +151,7 @@ pub fn parse_types(list: &str) -> Result<u8, &str> {
 
 /// Every key this firmware reads: what an unknown key is compared with for a "did you mean"
 /// (the parser's test checks that each one is read).
-pub const KEYS: [&str; 11] = [
+pub const KEYS: [&str; 13] = [
     "mairbench.quick",
     "mairbench.selftest",
     "mairbench.buffer",
@@ -163,6 +163,8 @@ pub const KEYS: [&str; 11] = [
     "mairbench.host",
     "mairbench.accel",
     "mairbench.hugepages",
+    "mairbench.console",
+    "mairbench.hold",
 ];
 
 /// The known key one edit away from the unknown `key` (a letter changed, added, left out,
@@ -354,6 +356,35 @@ pub fn accel(cmdline: &str) -> Option<Accel> {
         .last()
 }
 
+/// What `mairbench.console=` accepts (see [`console_fb`]).
+const CONSOLE_EXPECTED: &str = "fb (the framebuffer as well as the UART)";
+
+/// `mairbench.console=fb`: draw the human lines on the framebuffer as well as on the UART
+/// (without a UART the framebuffer is the console anyway). [`parse`] reports bad values.
+pub fn console_fb(cmdline: &str) -> bool {
+    tokens(cmdline)
+        .map(split_key_value)
+        .any(|kv| kv == ("mairbench.console", Some("fb")))
+}
+
+/// What `mairbench.hold=` accepts (see [`hold`]).
+const HOLD_EXPECTED: &str = "seconds to keep the screen before powering off, 0 to 3600";
+
+/// `mairbench.hold=SECONDS`: how long the end of a run with the framebuffer console keeps
+/// the screen before powering off (the last good value; `None`: the default). [`parse`]
+/// reports bad values.
+pub fn hold(cmdline: &str) -> Option<u32> {
+    tokens(cmdline)
+        .map(split_key_value)
+        .filter_map(|(key, value)| (key == "mairbench.hold").then_some(value).flatten())
+        .filter_map(parse_hold)
+        .last()
+}
+
+fn parse_hold(value: &str) -> Option<u32> {
+    value.parse().ok().filter(|&s| s <= 3600)
+}
+
 /// What `mairbench.types=` accepts.
 const TYPES_EXPECTED: &str = "memory-type names separated by commas, e.g. normal-wb,device-ngnre";
 
@@ -503,6 +534,17 @@ pub fn parse<'a>(cmdline: &'a str, mut note: impl FnMut(Note<'a>)) -> Options {
                     bad(ACCEL_EXPECTED);
                 }
             }
+            // Read by [`console_fb`] and [`hold`], before the start record.
+            "console" => {
+                if value != Some("fb") {
+                    bad(CONSOLE_EXPECTED);
+                }
+            }
+            "hold" => {
+                if value.and_then(parse_hold).is_none() {
+                    bad(HOLD_EXPECTED);
+                }
+            }
             _ => note(Note::UnknownKey(key)),
         }
     }
@@ -568,6 +610,21 @@ mod tests {
         assert_eq!(
             run("mairbench.selftest=panic").0.selftest,
             Some(Selftest::Panic)
+        );
+    }
+
+    #[test]
+    fn console_and_hold() {
+        assert!(console_fb("a mairbench.console=fb b"));
+        assert!(!console_fb("mairbench.console=uart mairbench.consolefb"));
+        assert_eq!(hold("mairbench.hold=5 mairbench.hold=x"), Some(5));
+        assert_eq!(hold("mairbench.hold=3601"), None);
+        assert_eq!(hold(""), None);
+        let (_, n) = run("mairbench.console=tv mairbench.hold=-1 mairbench.console=fb");
+        assert_eq!(n.len(), 2, "{n:?}");
+        assert!(
+            n.iter().all(|n| matches!(n, Note::BadValue { .. })),
+            "{n:?}"
         );
     }
 

@@ -45,6 +45,7 @@ pub mod counter;
 pub mod diagnosis;
 pub mod emulation;
 pub mod esr;
+pub mod fb;
 pub mod fdt;
 pub mod format;
 pub mod hypervisor;

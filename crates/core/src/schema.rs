@@ -258,6 +258,32 @@ pub const START: Kind = Kind {
             "",
             "Physical address of the console UART.",
         ),
+        Field::optional(
+            "fb",
+            Str,
+            "",
+            "Present when the human lines are also drawn on a framebuffer (no UART, or `mairbench.console=fb`): who described it, \"gop\" (UEFI's Graphics Output Protocol) or \"dtb\" (a `simple-framebuffer` node). The `fb_*` fields come with it.",
+        ),
+        Field::optional(
+            "fb_base",
+            Hex,
+            "",
+            "Physical address of the framebuffer's top-left pixel.",
+        ),
+        Field::optional("fb_width", U64, "pixels", "Pixels per row shown."),
+        Field::optional("fb_height", U64, "pixels", "Rows shown."),
+        Field::optional(
+            "fb_stride",
+            U64,
+            BYTES,
+            "Bytes from one row of pixels to the next.",
+        ),
+        Field::optional(
+            "fb_format",
+            Str,
+            "",
+            "The pixel layout, as the `simple-framebuffer` binding names it: \"x8r8g8b8\", \"x8b8g8r8\", \"x2r10g10b10\" or \"r5g6b5\" (the a8/a2 variants are drawn opaque as their x twins).",
+        ),
         Field::always(
             "psci",
             Str,

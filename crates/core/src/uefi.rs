@@ -66,6 +66,14 @@ pub const LOADED_IMAGE_PROTOCOL: Guid = guid(
     [0x8e, 0x3f, 0x00, 0xa0, 0xc9, 0x69, 0x72, 0x3b],
 );
 
+/// `EFI_GRAPHICS_OUTPUT_PROTOCOL_GUID` 9042a9de-23dc-4a38-96fb-7aded080516a.
+pub const GRAPHICS_OUTPUT_PROTOCOL: Guid = guid(
+    0x9042_a9de,
+    0x23dc,
+    0x4a38,
+    [0x96, 0xfb, 0x7a, 0xde, 0xd0, 0x80, 0x51, 0x6a],
+);
+
 /// What the configuration tables offer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Tables {

@@ -139,6 +139,79 @@ pub fn with_reservations(dtb: &[u8], memreserve: &[(u64, u64)], nodes: &[Node]) 
     out
 }
 
+/// `dtb` without the nodes (with everything below them) and properties `drop` names: a node
+/// by its path (`/pl011@9000000`), a property as `path:name` (`/chosen:stdout-path`,
+/// `/:compatible` for the root's).
+pub fn without(dtb: &[u8], drop: &[&str]) -> Vec<u8> {
+    let field = |i: usize| be32(dtb, i * 4) as usize;
+    let (off_struct, off_strings, size_struct) = (field(2), field(3), field(9));
+    let old = &dtb[off_struct..off_struct + size_struct];
+    let name_at = |off: usize| {
+        let s = &dtb[off_strings + off..];
+        String::from_utf8_lossy(&s[..s.iter().position(|&b| b == 0).unwrap()]).into_owned()
+    };
+    let mut out = Vec::new();
+    let mut path: Vec<String> = Vec::new();
+    let mut skipping_from: Option<usize> = None;
+    let mut at = 0;
+    while at < old.len() {
+        let token = be32(old, at);
+        let start = at;
+        at += 4;
+        let here = |path: &[String]| {
+            let p = path.join("/");
+            if p.is_empty() {
+                "/".to_owned()
+            } else {
+                p
+            }
+        };
+        match token {
+            FDT_BEGIN_NODE => {
+                let len = old[at..].iter().position(|&b| b == 0).unwrap();
+                let name = String::from_utf8_lossy(&old[at..at + len]).into_owned();
+                at = (at + len + 1).next_multiple_of(4);
+                path.push(name);
+                if skipping_from.is_none() && drop.contains(&here(&path).as_str()) {
+                    skipping_from = Some(path.len());
+                }
+            }
+            FDT_END_NODE => {
+                if skipping_from == Some(path.len()) {
+                    skipping_from = None;
+                    path.pop();
+                    continue;
+                }
+                path.pop();
+            }
+            FDT_PROP => {
+                let len = be32(old, at) as usize;
+                let name = name_at(be32(old, at + 4) as usize);
+                at = (at + 8 + len).next_multiple_of(4);
+                if drop.contains(&format!("{}:{name}", here(&path)).as_str()) {
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        if skipping_from.is_none() {
+            out.extend_from_slice(&old[start..at]);
+        }
+    }
+    let mut blob = dtb[..off_struct].to_vec();
+    blob.extend(&out);
+    let off_strings_new = blob.len();
+    blob.extend(&dtb[off_strings..off_strings + field(8)]);
+    let set = |blob: &mut Vec<u8>, i: usize, v: usize| {
+        blob[i * 4..i * 4 + 4].copy_from_slice(&(v as u32).to_be_bytes())
+    };
+    let total = blob.len();
+    set(&mut blob, 1, total);
+    set(&mut blob, 3, off_strings_new);
+    set(&mut blob, 9, out.len());
+    blob
+}
+
 fn write_node(node: &Node, structs: &mut Vec<u8>, strings: &mut Vec<u8>) {
     let pad = |s: &mut Vec<u8>| s.resize(s.len().next_multiple_of(4), 0);
     structs.extend(FDT_BEGIN_NODE.to_be_bytes());
