@@ -1217,6 +1217,9 @@ fn pause_for_walk(out: &mut Out, name: &str, m: &sys::Mapping) {
         },
         None => return,
     };
+    // The word is cleared before the line that names it: a debugger that acts on the line
+    // at once must find it cleared already, or its release would be undone.
+    sys::clear_release();
     say!(
         out,
         "pause: source {name} mapped at va {:#x} ({} B), pid {}; release word at va {:#x}; \

@@ -309,13 +309,17 @@ pub fn release_word() -> u64 {
     RELEASE.as_ptr() as u64
 }
 
-/// Spins at EL0 until a debugger writes a non-zero value to the word at [`release_word`]
-/// or `limit` ticks of CNTVCT_EL0 have passed; true when released. The word is written
-/// (zeroed) first, so that its page is this process's own, present and writable, not a
-/// shared zero page. Spinning, not sleeping, keeps the CPU in this process, so a debugger
-/// that stops the machine most likely finds TTBR0_EL1 holding its tables.
-pub fn pause(limit: u64) -> bool {
+/// Zeroes the word at [`release_word`], before it is named: a write, so that its page is
+/// this process's own, present and writable, not a shared zero page.
+pub fn clear_release() {
     RELEASE.store(0, Ordering::SeqCst);
+}
+
+/// Spins at EL0 until a debugger writes a non-zero value to the word at [`release_word`]
+/// (cleared by [`clear_release`] before it was named) or `limit` ticks of CNTVCT_EL0 have
+/// passed; true when released. Spinning, not sleeping, keeps the CPU in this process, so a
+/// debugger that stops the machine most likely finds TTBR0_EL1 holding its tables.
+pub fn pause(limit: u64) -> bool {
     let t0 = ticks();
     loop {
         if RELEASE.load(Ordering::Acquire) != 0 {
