@@ -354,6 +354,16 @@ impl<'p> Reader<'p> {
         clean(&self.partial)
     }
 
+    /// The last line received that is not blank, the one being received included.
+    fn last_line(&self) -> Option<String> {
+        self.lines
+            .iter()
+            .rev()
+            .chain(std::iter::once(&self.partial_text()))
+            .find(|l| !l.trim().is_empty())
+            .cloned()
+    }
+
     fn send(&mut self, bytes: &[u8]) -> Result<(), Stop> {
         self.port
             .send(bytes)
@@ -443,11 +453,7 @@ pub fn boot(
 
 fn where_timed_out(r: &Reader) -> String {
     let last = r
-        .lines
-        .iter()
-        .rev()
-        .chain(std::iter::once(&r.partial_text()))
-        .find(|l| !l.trim().is_empty())
+        .last_line()
         .map(|l| format!("; the last line: {:?}", l.trim()))
         .unwrap_or_else(|| "; nothing was received".into());
     if r.started {
@@ -538,13 +544,7 @@ fn prompt(
         if quiet_for >= quiet && since_sent >= quiet {
             if tries == PROMPT_TRIES {
                 let seen = r.sink.received.len();
-                let last = r
-                    .lines
-                    .iter()
-                    .rev()
-                    .chain(std::iter::once(&r.partial_text()))
-                    .find(|l| !l.trim().is_empty())
-                    .cloned();
+                let last = r.last_line();
                 return Ok(Err(Outcome::NoPrompt(match (seen, last) {
                     (0, _) => format!(
                         "the board said nothing, not even to {PROMPT_TRIES} CRs: is it powered, is this its port, are TX and RX crossed?"

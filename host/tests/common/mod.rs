@@ -161,9 +161,9 @@ pub fn with_host(args: &str) -> String {
     }
 }
 
-/// Boots the firmware with the given runner settings and command line.
-pub fn boot(env: &[(&str, &str)], bootargs: &[&str]) -> Run {
-    let started = Instant::now();
+/// `qemu/run` on the firmware with the given runner settings (after the default time limit,
+/// so that a setting replaces it) and command line, its output piped.
+fn runner(env: &[(&str, &str)], bootargs: &[&str]) -> Command {
     let mut cmd = Command::new(root().join("qemu/run"));
     cmd.arg(firmware())
         .args(bootargs)
@@ -174,6 +174,13 @@ pub fn boot(env: &[(&str, &str)], bootargs: &[&str]) -> Run {
     for (k, v) in env {
         cmd.env(k, v);
     }
+    cmd
+}
+
+/// Boots the firmware with the given runner settings and command line.
+pub fn boot(env: &[(&str, &str)], bootargs: &[&str]) -> Run {
+    let started = Instant::now();
+    let mut cmd = runner(env, bootargs);
     let timeout = env
         .iter()
         .find(|(k, _)| *k == "MAIRBENCH_TIMEOUT")
@@ -217,16 +224,7 @@ pub fn boot_watched<S>(
     mut line: impl FnMut(&mut S, &str),
 ) -> (Run, S) {
     let started_at = Instant::now();
-    let mut cmd = Command::new(root().join("qemu/run"));
-    cmd.arg(firmware())
-        .args(bootargs)
-        .env("MAIRBENCH_TIMEOUT", DEFAULT_TIMEOUT.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
+    let mut cmd = runner(env, bootargs);
     let mut child = cmd.spawn().expect("qemu/run starts");
     let stdout = child.stdout.take().expect("the runner's stdout");
     let stderr = drain(child.stderr.take());
