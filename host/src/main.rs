@@ -63,31 +63,7 @@ enum Cmd {
     /// failed, a command failed, no U-Boot prompt, or the port closed, 2 bad usage or a port
     /// that cannot be opened, 124 the time limit. `capture` is the read-only form of
     /// `console --until-end` (it types nothing and writes the report files).
-    Console {
-        /// Serial device or pseudo-terminal, e.g. /dev/ttyUSB0 or /dev/pts/5.
-        port: String,
-        /// Baud rate (8N1).
-        #[arg(long, default_value_t = 115_200)]
-        baud: u32,
-        /// Log file, appended to (default: console-<UTC date>-<time>.log in the current
-        /// directory).
-        #[arg(long, value_name = "FILE")]
-        log: Option<PathBuf>,
-        /// U-Boot commands to type, one per line (e.g. boot/board.cmd); implies --until-end.
-        #[arg(long, value_name = "FILE")]
-        boot: Option<PathBuf>,
-        /// Upload FILE over YMODEM when the boot script's `loady` line runs (e.g.
-        /// `loady ${kernel_addr_r}` in place of the `load` line).
-        #[arg(long, value_name = "FILE", requires = "boot")]
-        send: Option<PathBuf>,
-        /// Exit when the end record arrives, with the run's status (and why it failed).
-        #[arg(long)]
-        until_end: bool,
-        /// Time limit in seconds for everything (default: 600 with --until-end or --boot,
-        /// else none).
-        #[arg(long, value_name = "S")]
-        timeout: Option<f64>,
-    },
+    Console(ConsoleArgs),
     /// Read a board's serial console into DIR/console.log (each chunk flushed) until the
     /// end record, the timeout, or end of file / an error on the port; then report as
     /// `report` does: the read-only form of `console --until-end`, which types nothing.
@@ -247,23 +223,7 @@ fn main() -> ExitCode {
             timeout,
             out,
         } => capture(&port, baud, timeout, &out),
-        Cmd::Console {
-            port,
-            baud,
-            log,
-            boot,
-            send,
-            until_end,
-            timeout,
-        } => console_cmd(&ConsoleArgs {
-            port,
-            baud,
-            log,
-            boot,
-            send,
-            until_end,
-            timeout,
-        }),
+        Cmd::Console(args) => console_cmd(&args),
         Cmd::Report { log, out } => report_file(&log, out.as_deref()),
         Cmd::Compare { a, b, out } => compare_files(&a, &b, out.as_deref()),
         Cmd::Verdicts { log, out } => verdicts_file(&log, out.as_deref()),
@@ -339,13 +299,30 @@ fn capture(port: &str, baud: u32, timeout: Option<f64>, out: &Path) -> Result<()
 }
 
 /// The arguments of `console`.
+#[derive(clap::Args)]
 struct ConsoleArgs {
+    /// Serial device or pseudo-terminal, e.g. /dev/ttyUSB0 or /dev/pts/5.
     port: String,
+    /// Baud rate (8N1).
+    #[arg(long, default_value_t = 115_200)]
     baud: u32,
+    /// Log file, appended to (default: console-<UTC date>-<time>.log in the current
+    /// directory).
+    #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
+    /// U-Boot commands to type, one per line (e.g. boot/board.cmd); implies --until-end.
+    #[arg(long, value_name = "FILE")]
     boot: Option<PathBuf>,
+    /// Upload FILE over YMODEM when the boot script's `loady` line runs (e.g.
+    /// `loady ${kernel_addr_r}` in place of the `load` line).
+    #[arg(long, value_name = "FILE", requires = "boot")]
     send: Option<PathBuf>,
+    /// Exit when the end record arrives, with the run's status (and why it failed).
+    #[arg(long)]
     until_end: bool,
+    /// Time limit in seconds for everything (default: 600 with --until-end or --boot,
+    /// else none).
+    #[arg(long, value_name = "S")]
     timeout: Option<f64>,
 }
 
