@@ -293,42 +293,30 @@ impl Diag {
 /// The data and unified caches' sizes in bytes, innermost first, from sysfs (cpu0's
 /// `cache/index*/`); empty where Linux does not know them (QEMU's virt describes none).
 fn cache_sizes() -> ([u64; 8], usize) {
-    let mut sizes = [(0u8, 0u64); 8];
-    let mut n = 0;
-    for index in 0..8 {
+    // One field of cpu0's `cache/index{index}/`, trimmed.
+    fn field<'b>(index: usize, name: &str, buf: &'b mut [u8; 32]) -> Option<&'b str> {
         let mut path = Name::new();
+        let _ = write!(
+            path,
+            "/sys/devices/system/cpu/cpu0/cache/index{index}/{name}"
+        );
+        let text = sys::read_file(path.as_str(), buf).ok()?;
+        core::str::from_utf8(text).ok().map(str::trim)
+    }
+    let mut sizes = [(0u64, 0u64); 8];
+    let mut n = 0;
+    for index in 0..sizes.len() {
         let mut buf = [0u8; 32];
-        let mut read = |field: &str, buf: &mut [u8; 32]| -> Option<([u8; 32], usize)> {
-            path.n = 0;
-            let _ = write!(
-                path,
-                "/sys/devices/system/cpu/cpu0/cache/index{index}/{field}"
-            );
-            let text = sys::read_file(path.as_str(), buf).ok()?;
-            let mut copy = [0u8; 32];
-            let len = text.len().min(32);
-            copy[..len].copy_from_slice(&text[..len]);
-            Some((copy, len))
-        };
-        let text = |(b, len): ([u8; 32], usize)| -> Option<u64> {
-            let t = core::str::from_utf8(&b[..len]).ok()?.trim();
-            match t.strip_suffix('K') {
-                Some(k) => k.parse::<u64>().ok()?.checked_mul(1024),
-                None => match t.strip_suffix('M') {
-                    Some(m) => m.parse::<u64>().ok()?.checked_mul(1 << 20),
-                    None => t.parse().ok(),
-                },
-            }
-        };
-        let Some(kind) = read("type", &mut buf) else {
-            break;
-        };
-        if kind.0.starts_with(b"Instruction") {
-            continue;
+        match field(index, "type", &mut buf) {
+            None => break,
+            Some("Instruction") => continue,
+            Some(_) => {}
         }
-        let level = read("level", &mut buf).and_then(text).unwrap_or(0);
-        if let (Some(size), true) = (read("size", &mut buf).and_then(text), n < sizes.len()) {
-            sizes[n] = (level as u8, size);
+        let level = field(index, "level", &mut buf).and_then(|t| t.parse().ok());
+        // "32K", "1024K": core's size syntax.
+        let size = field(index, "size", &mut buf).and_then(placement::parse_size);
+        if let (Some(level), Some(size)) = (level, size) {
+            sizes[n] = (level, size);
             n += 1;
         }
     }
