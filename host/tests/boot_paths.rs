@@ -10,65 +10,18 @@ mod common;
 use common::{boot, firmware, records, root};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-/// What a direct QEMU run printed, and whether QEMU exited by itself (and with what status).
-struct Direct {
-    console: String,
-    exited: Option<i32>,
-}
 
 /// Runs `qemu-system-aarch64 args` until it exits, `stop` matches the console so far, or
 /// `limit` passes; QEMU is then killed.
-fn qemu_direct(args: &[&str], stop: impl Fn(&str) -> bool, limit: Duration) -> Direct {
-    let status = Command::new(root().join("qemu/deps"))
-        .status()
-        .expect("qemu/deps runs");
-    assert!(status.success(), "qemu/deps could not install QEMU");
-    let mut child = Command::new("qemu-system-aarch64")
-        .args(["-nographic", "-monitor", "none", "-net", "none"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("qemu-system-aarch64 starts");
-    let (tx, rx) = mpsc::channel();
-    let stdout = child.stdout.take().expect("piped stdout");
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let started = Instant::now();
-    let mut console = String::new();
-    let exited = loop {
-        match rx.recv_timeout(Duration::from_millis(50)) {
-            Ok(line) => {
-                console.push_str(&line);
-                console.push('\n');
-                if stop(&console) {
-                    break None;
-                }
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                break Some(child.wait().expect("QEMU waited for").code().unwrap_or(-1))
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-        }
-        if started.elapsed() > limit {
-            break None;
-        }
-    };
-    if exited.is_none() {
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-    Direct { console, exited }
+fn qemu_direct(args: &[&str], stop: impl Fn(&str) -> bool, limit: Duration) -> common::Qemu {
+    common::qemu(
+        Command::new("qemu-system-aarch64")
+            .args(["-nographic", "-monitor", "none", "-net", "none"])
+            .args(args),
+        stop,
+        limit,
+    )
 }
 
 /// The verdict of `qemu/judge` on a console log and QEMU's exit status.
@@ -113,13 +66,13 @@ fn elf_under_qemu_kernel() {
         Duration::from_secs(60),
     );
     let status = run.exited.expect("QEMU exits by itself (semihosting)");
-    assert_eq!(judge(&run.console, status), 0, "{}", run.console);
+    assert_eq!(judge(&run.console, status), 0, "{run}");
     let records = records(&run.console);
     let start = one(&records, "start");
-    assert_eq!(start["image_base"], "0x40200000", "{}", run.console);
-    assert_eq!(start["dtb"], "0x40000000", "{}", run.console);
+    assert_eq!(start["image_base"], "0x40200000", "{run}");
+    assert_eq!(start["dtb"], "0x40000000", "{run}");
     assert_eq!(start["bootargs_from"], "dtb");
-    assert!(run.console.contains("; x0 0x0\n"), "{}", run.console);
+    assert!(run.console.contains("; x0 0x0\n"), "{run}");
     let checks: Vec<_> = records.iter().filter(|r| r["kind"] == "check").collect();
     let relocations = checks.iter().find(|c| c["name"] == "relocations").unwrap();
     assert_eq!(relocations["ok"], true);
@@ -161,12 +114,12 @@ fn bootm_clean(cpu: &str, layout: &str) {
     );
     run.assert_pass();
     let start = run.one("start");
-    assert_eq!(start["entry_mmu"], true, "{}", run.console);
+    assert_eq!(start["entry_mmu"], true, "{run}");
     let clean = run
         .of_kind("check")
         .into_iter()
         .find(|c| c["name"] == "entry-clean")
-        .unwrap_or_else(|| panic!("no entry-clean check:\n{}", run.console));
+        .unwrap_or_else(|| panic!("no entry-clean check:\n{run}"));
     assert_eq!(clean["ok"], true, "{clean}");
     let detail = clean["detail"].as_str().unwrap();
     assert!(detail.contains(layout), "{detail}");
@@ -214,20 +167,19 @@ fn psci_over_hvc_entered_at_el2_is_not_called() {
     );
     let records = records(&run.console);
     let start = one(&records, "start");
-    assert_eq!(start["entry_el"], 2, "{}", run.console);
+    assert_eq!(start["entry_el"], 2, "{run}");
     assert_eq!(start["psci"], "hvc");
     assert!(
         run.console
             .contains("psci: hvc unusable: HVC would land in EL2"),
-        "{}",
-        run.console
+        "{run}"
     );
     let cpu = one(&records, "cpu");
     assert_eq!(cpu["mpidr"], "0x1");
     assert_eq!(cpu["started"], false);
     assert_eq!(cpu["why"], "PSCI over hvc is unusable from here");
     let end = one(&records, "end");
-    assert_eq!(end["status"], "pass", "{}", run.console);
+    assert_eq!(end["status"], "pass", "{run}");
     // The unusable conduit, the CPU it leaves down, and the smp-config verdict that counts
     // it.
     assert_eq!(
@@ -238,8 +190,7 @@ fn psci_over_hvc_entered_at_el2_is_not_called() {
     assert!(
         run.console
             .contains("no semihosting or PSCI to power off with"),
-        "{}",
-        run.console
+        "{run}"
     );
 }
 
@@ -256,13 +207,7 @@ fn without_device_tree_the_console_is_guessed_only_on_qemu() {
     let dir = std::env::temp_dir().join(format!("mairbench-no-dtb-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let dtb = dir.join("virt.dtb");
-    let machine = format!("virt,dumpdtb={}", dtb.display());
-    let dumped = Command::new("qemu-system-aarch64")
-        .args(["-machine", &machine, "-cpu", "cortex-a72", "-m", "256M"])
-        .args(["-nographic", "-net", "none"])
-        .status()
-        .expect("qemu-system-aarch64 runs");
-    assert!(dumped.success(), "QEMU dumps its device tree");
+    common::dumpdtb("virt", &["-cpu", "cortex-a72", "-m", "256M"], &dtb);
     let dtb = dtb.to_str().unwrap().to_owned();
     let base = [
         "-machine",
@@ -290,14 +235,10 @@ fn without_device_tree_the_console_is_guessed_only_on_qemu() {
         Duration::from_secs(60),
     );
     let status = run.exited.expect("QEMU exits by itself (semihosting)");
-    assert_eq!(judge(&run.console, status), 0, "{}", run.console);
+    assert_eq!(judge(&run.console, status), 0, "{run}");
     let records = records(&run.console);
     let start = one(&records, "start");
-    assert_eq!(
-        start["dtb"], "0x0",
-        "the premise: no device tree\n{}",
-        run.console
-    );
+    assert_eq!(start["dtb"], "0x0", "the premise: no device tree\n{run}");
     assert_eq!(start["semihosting"], true);
     assert_eq!(start["console"], "pl011");
     assert_eq!(start["bootargs_from"], "semihosting");
@@ -311,25 +252,18 @@ fn without_device_tree_the_console_is_guessed_only_on_qemu() {
     );
     assert!(
         run.console.trim().is_empty(),
-        "wrote to a guessed console address:\n{}",
-        run.console
+        "wrote to a guessed console address:\n{run}"
     );
 }
 
 /// `MAIRBENCH_GDB=1`: QEMU waits, halted, for gdb; the runner prints the command that
 /// attaches; `gdb-multiarch -batch` with that command stops at `rust_main` with symbols.
-/// gdb-multiarch comes from `qemu/deps gdb`; when it cannot be installed the test fails (as
-/// the QEMU tests do without QEMU) rather than skip, so that the session is always tested.
+/// gdb-multiarch is installed by ./test.sh before the tests (group gdb of qemu/packages).
 #[test]
 fn gdb_stops_at_rust_main() {
-    let deps = Command::new(root().join("qemu/deps"))
-        .arg("gdb")
-        .status()
-        .expect("qemu/deps runs");
-    assert!(
-        deps.success(),
-        "qemu/deps gdb could not install gdb-multiarch: install it by hand"
-    );
+    if !common::deps::need("gdb") {
+        return;
+    }
     let elf = firmware();
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -342,6 +276,7 @@ fn gdb_stops_at_rust_main() {
         .env("MAIRBENCH_GDB", "1")
         .env("MAIRBENCH_GDB_PORT", &port)
         .env("MAIRBENCH_TIMEOUT", "60")
+        .env("MAIRBENCH_INSTALL", "0")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -21,7 +21,8 @@ fn on_terminal(env: &[(&str, &str)], bootargs: &str) -> (String, i32) {
         .args(["-qec", &cmd, "/dev/null"])
         .env_remove("MAIRBENCH_RECORDS")
         .env_remove("MAIRBENCH_LOG")
-        .env("MAIRBENCH_TIMEOUT", "60");
+        .env("MAIRBENCH_TIMEOUT", "60")
+        .env("MAIRBENCH_INSTALL", "0");
     for (k, v) in env {
         script.env(k, v);
     }

@@ -5,15 +5,15 @@
 //!   on kept firmware logs and on a live `mairbench.quick` run: one test case per verdict of
 //!   core's table with its status mapped, and one for the `end` record's status;
 //! - both jobs validated against the job schema of Debian's lava-common
-//!   (`lava_common.schemas.validate`, installed by `lava/deps` when missing);
-//! - the QEMU job run by Debian's `lava-run` (`lava/deps dispatcher`) with the device
+//!   (`lava_common.schemas.validate`);
+//! - the QEMU job run by Debian's `lava-run` (unpacked by ./test.sh before the tests) with the device
 //!   dictionary of `host/tests/data/lava/`, twice (a passing run and a failing one), and the
 //!   test cases it records compared with the records of the console it logged;
 //! - the U-Boot job's boot commands run by Debian's U-Boot for QEMU.
 //!   `MAIRBENCH_LAVA_RUN=0` leaves that part out.
 //!
-//! Where lava-common or lava-dispatcher cannot be had (no apt-get, no mirror, not root) those
-//! tests print `SKIPPED` and pass, except under `CI=true` ([`common::missing_dependency`]).
+//! Where lava-common or lava-dispatcher is missing those tests print `SKIPPED` and pass, except
+//! under `CI=true` ([`common::deps`]).
 
 mod common;
 use common::root;
@@ -340,21 +340,6 @@ fn every_verdict_and_the_end_become_test_cases_in_a_live_run() {
     assert_cases(&run.console, "pass", "live mairbench.quick run");
 }
 
-/// Runs `lava/deps ARGS`; its stdout, or None (after [`common::missing_dependency`]) when
-/// it could not install what it needs.
-fn lava_deps(args: &[&str], what: &str) -> Option<String> {
-    let out = Command::new(root().join("lava/deps"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("lava/deps runs");
-    if !out.status.success() {
-        common::missing_dependency(what, &String::from_utf8_lossy(&out.stderr));
-        return None;
-    }
-    Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
 /// A template with its placeholders replaced.
 fn render(path: &str, values: &[(&str, &str)]) -> String {
     let mut text = template(path);
@@ -395,7 +380,7 @@ for path in sys.argv[1:]:
 
 #[test]
 fn both_jobs_validate_against_lava_commons_schema() {
-    if lava_deps(&[], "Debian's lava-common (lava/deps)").is_none() {
+    if !common::deps::need("lava") {
         return;
     }
     let values = [
@@ -503,7 +488,7 @@ print(json.dumps({"results": results, "console": "\n".join(console)}))
 
 /// Runs `lava-run` on the QEMU job with `bootargs`, killed with its QEMU after
 /// [`LAVA_RUN_LIMIT`]; returns its parsed log (`results`, `console`) and its wall time.
-fn lava_run(lava_run: &str, bootargs: &str, tag: &str) -> (Value, Duration) {
+fn lava_run(lava_run: &Path, bootargs: &str, tag: &str) -> (Value, Duration) {
     let bin = common::firmware().with_extension("bin");
     assert!(bin.exists(), "no {}: qemu/run writes it", bin.display());
     let job = common::dtb::tmp(&format!("lava-{tag}.yaml"));
@@ -655,10 +640,7 @@ fn lava_run_records_one_case_per_verdict_and_the_status() {
         eprintln!("SKIPPED: MAIRBENCH_LAVA_RUN=0");
         return;
     }
-    let Some(runner) = lava_deps(
-        &["dispatcher"],
-        "Debian's lava-dispatcher (lava/deps dispatcher)",
-    ) else {
+    let Some(runner) = common::deps::lava_run() else {
         return;
     };
     // lava-run keeps its downloads under /var/lib/lava/dispatcher/tmp.
@@ -749,30 +731,12 @@ const UBOOT_ERRORS: [&str; 16] = [
     "ERROR: RD image overlaps OS image",
 ];
 
-/// Runs `cmd` (QEMU) with stdin closed, killed (by its id) after `limit`; its stdout.
+/// Runs `cmd` (QEMU) until it exits, killed after `limit`; panics with its console and
+/// stderr when it does not exit with 0 by itself.
 fn run_limited(cmd: &mut Command, limit: Duration) -> String {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("QEMU starts");
-    let mut pipe = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut pipe, &mut bytes);
-        String::from_utf8_lossy(&bytes).into_owned()
-    });
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("QEMU still running after {limit:?}: killed");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    reader.join().unwrap()
+    let run = common::qemu(cmd, |_| false, limit);
+    assert_eq!(run.exited, Some(0), "QEMU did not end well:\n{run}");
+    run.console
 }
 
 /// The U-Boot job's commands, with the substitutions LAVA makes for a `type: image` kernel
@@ -783,16 +747,7 @@ fn run_limited(cmd: &mut Command, limit: Duration) -> String {
 /// `mairbench.bin` with QEMU's own device tree, dumped, as the board's DTB.
 #[test]
 fn the_uboot_jobs_commands_boot_the_firmware_in_u_boot() {
-    let deps = Command::new(root().join("qemu/deps"))
-        .arg("uboot")
-        .stdin(Stdio::null())
-        .output()
-        .expect("qemu/deps runs");
-    if !deps.status.success() {
-        common::missing_dependency(
-            "Debian's U-Boot for QEMU and mkenvimage (qemu/deps uboot)",
-            &String::from_utf8_lossy(&deps.stderr),
-        );
+    if !common::deps::need("uboot") {
         return;
     }
     live().assert_pass();

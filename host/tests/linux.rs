@@ -18,22 +18,11 @@ use mairbench_core::paging::walk::{walk, Leaf, Regime, WalkError};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-/// Fetches the kernel and busybox (qemu/deps linux) unless cached; false, with a clear
-/// message, when they cannot be fetched (no apt-get, no mirror); under `CI=true` that fails
-/// the test instead ([`common::missing_dependency`]).
+/// Whether Debian's kernel and busybox are cached (./test.sh fetches them before the tests);
+/// false, after a clear message, when not: under `CI=true` that fails the test instead
+/// ([`common::deps::need_linux`]).
 fn linux_fetched() -> bool {
-    let out = Command::new(root().join("qemu/deps"))
-        .arg("linux")
-        .stdin(Stdio::null())
-        .output()
-        .expect("qemu/deps runs");
-    if !out.status.success() {
-        common::missing_dependency(
-            "Debian's arm64 kernel and busybox-static (qemu/deps linux)",
-            &String::from_utf8_lossy(&out.stderr),
-        );
-    }
-    out.status.success()
+    common::deps::need_linux()
 }
 
 #[test]
@@ -389,7 +378,7 @@ fn linux_reaches_init_with_udmabuf_and_the_ivshmem_bars() {
         let line = format!("mairbench: /init: /sys/bus/pci/devices/0000:00:01.0/{file} 16777216 B");
         assert!(c.contains(&line), "{line:?} missing:\n{c}");
     }
-    // The vgem modules (qemu/deps linux), in dependency order, and the card they make.
+    // The vgem modules (fetched by ./test.sh), in dependency order, and the card they make.
     let loaded: Vec<&str> = c
         .lines()
         .filter_map(|l| l.strip_prefix("mairbench: /init: loaded module "))
@@ -931,7 +920,7 @@ fn ko_xz(depends: &str) -> Vec<u8> {
     xz.wait_with_output().unwrap().stdout
 }
 
-/// `qemu/deps unpack-linux` on synthetic packages of both of Debian's layouts (no download):
+/// `qemu/unpack-linux` on synthetic packages of both of Debian's layouts (no download):
 /// up to 6.x one linux-image with /boot/vmlinuz-*, /boot/config-* and /lib/modules; 7.x
 /// vmlinuz in linux-binary-*, the config in linux-base-*, modules under /usr/lib/modules.
 /// vgem's dependencies come from each module's `depends=`, in load order; a missing one is
@@ -993,13 +982,12 @@ fn deps_unpacks_both_kernel_layouts_with_the_vgem_modules() {
             synthetic_deb(&debs, "linux-modules-7.0.0-arm64", &files);
         }
         let out_dir = dir.join("linux");
-        let out = Command::new(root().join("qemu/deps"))
-            .args(["unpack-linux"])
+        let out = Command::new(root().join("qemu/unpack-linux"))
             .arg(&debs)
             .env("MAIRBENCH_LINUX_DIR", &out_dir)
             .stdin(Stdio::null())
             .output()
-            .expect("qemu/deps runs");
+            .expect("qemu/unpack-linux runs");
         let stderr = String::from_utf8_lossy(&out.stderr);
         if !skip.is_empty() {
             assert!(!out.status.success(), "{layout}: {stderr}");

@@ -26,11 +26,11 @@ impl Scratch {
     }
 
     /// An executable bash script on the scratch directory, which fakes a tool. A fake QEMU
-    /// answers `--version` as QEMU 10.0.2 does (qemu/deps and qemu/run ask), and `-cpu help`
+    /// answers `--version` as QEMU 10.0.2 does (the runner and its installer ask), and `-cpu help`
     /// with two models (qemu/run checks MAIRBENCH_CPU).
     fn tool(&self, name: &str, body: &str) {
         use std::os::unix::fs::PermissionsExt;
-        // A fake QEMU answers `--version` as a new enough one does, so that qemu/deps
+        // A fake QEMU answers `--version` as a new enough one does, so that the installer
         // leaves it alone.
         let version = if name == "qemu-system-aarch64" {
             "[[ \"${1:-}\" == --version ]] && { echo 'QEMU emulator version 10.0.2 (fake)'; exit 0; }\n\

@@ -31,6 +31,7 @@ fn stand_in(boot: &str) -> Board {
         .env("MAIRBENCH_BOOT", boot)
         .env("MAIRBENCH_SERIAL", "pty")
         .env("MAIRBENCH_TIMEOUT", "120")
+        .env("MAIRBENCH_INSTALL", "0")
         .env("MAIRBENCH_RECORDS", "1")
         .env_remove("MAIRBENCH_LOG")
         .stdin(Stdio::null())
@@ -490,6 +491,7 @@ fn the_pty_serial_is_refused_where_it_does_not_apply() {
             .arg(firmware())
             .env("MAIRBENCH_BOOT", boot)
             .env("MAIRBENCH_SERIAL", serial)
+            .env("MAIRBENCH_INSTALL", "0")
             .stdin(Stdio::null())
             .output()
             .expect("qemu/run runs");

@@ -1,6 +1,6 @@
 //! The YMODEM sender (`mairbench_host::ymodem`) against a reference receiver, lrzsz's `rb`,
 //! over its stdin and stdout pipes: the file `rb` writes must be byte-identical to the one
-//! sent. Installs Debian's `lrzsz` when `rb` is missing (as root, else with `sudo -n`). Then
+//! sent (Debian's `lrzsz`, which ./test.sh installs before the tests). Then
 //! the same over a pty through the serial-port `Link`. The real receiver, U-Boot's `loady` in
 //! QEMU, is tests/ymodem_uboot.rs.
 
@@ -14,56 +14,11 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-/// `rb`, installed from Debian's `lrzsz` when missing; panics with what went wrong otherwise.
-fn rb() -> &'static str {
-    let have = || {
-        Command::new("rb")
-            .arg("--help")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok()
-    };
-    if have() {
-        return "rb";
-    }
-    eprintln!("mairbench: installing lrzsz (rb, for host/tests/ymodem.rs)");
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| o.stdout.trim_ascii() == b"0")
-        .unwrap_or(false);
-    let apt = |args: &[&str]| {
-        let mut c = if root {
-            Command::new("apt-get")
-        } else {
-            let mut c = Command::new("sudo");
-            c.args(["-n", "apt-get"]);
-            c
-        };
-        c.args(args)
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .stdout(Stdio::null())
-            .output()
-    };
-    let mut said = String::new();
-    for attempt in [
-        &["install", "-y", "lrzsz"][..],
-        &["update"],
-        &["install", "-y", "lrzsz"],
-    ] {
-        match apt(attempt) {
-            Ok(o) => said.push_str(&String::from_utf8_lossy(&o.stderr)),
-            Err(e) => said.push_str(&format!("apt-get could not run: {e}\n")),
-        }
-        if have() {
-            return "rb";
-        }
-    }
-    panic!(
-        "lrzsz's rb is missing and could not be installed (apt-get install -y lrzsz, as root or \
-         with sudo -n); install it to run this test. apt-get said:\n{said}"
-    );
+mod common;
+
+/// Whether lrzsz's `rb` is there (./test.sh installs it: group lrzsz of qemu/packages).
+fn have_rb() -> bool {
+    common::deps::need("lrzsz")
 }
 
 /// `rb` as a [`Link`]: its stdin, and its stdout read by a thread into a channel so that reads
@@ -79,7 +34,7 @@ struct RbLink {
 
 impl RbLink {
     fn spawn(dir: &Path, extra: &[&str]) -> RbLink {
-        let mut child = Command::new(rb())
+        let mut child = Command::new("rb")
             .args([
                 "--ymodem",
                 "--binary",
@@ -210,6 +165,9 @@ fn transfer(
 
 #[test]
 fn rb_receives_a_241_kib_file_with_an_odd_size() {
+    if !have_rb() {
+        return;
+    }
     let data = bytes(241 * 1024 + 77, 0x2545_F491_4F6C_DD1D);
     let (sent, writes, seen) = transfer("odd", "mairbench.bin", &data, &[]);
     // Block 0, 242 data blocks, EOT, the batch end.
@@ -231,17 +189,26 @@ fn rb_receives_a_241_kib_file_with_an_odd_size() {
 
 #[test]
 fn rb_receives_tiny_and_whole_block_files() {
+    if !have_rb() {
+        return;
+    }
     transfer("tiny", "tiny.bin", &bytes(100, 7), &[]);
     transfer("blocks", "blocks.bin", &bytes(3 * 1024, 11), &[]);
 }
 
 #[test]
 fn rb_receives_an_empty_file() {
+    if !have_rb() {
+        return;
+    }
     transfer("empty", "empty.bin", &[], &[]);
 }
 
 #[test]
 fn rb_with_crc_errors_gets_the_blocks_again() {
+    if !have_rb() {
+        return;
+    }
     // rb's --errors N corrupts its view of the data every N bytes, so it NAKs those blocks.
     let (_, writes, _) = transfer(
         "errors",
@@ -259,7 +226,9 @@ fn rb_with_crc_errors_gets_the_blocks_again() {
 fn rb_on_a_pty_through_the_serial_port_link() {
     // The sender on a pseudo-terminal's master end as serialport's `Box<dyn SerialPort>`
     // (the Link impl the console uses), rb on the terminal end with its tty modes.
-    let rb = rb();
+    if !have_rb() {
+        return;
+    }
     let (master, terminal) = serialport::TTYPort::pair().expect("a pseudo-terminal pair");
     let path = serialport::SerialPort::name(&terminal).expect("the terminal end's path");
     // O_NOCTTY (Linux's value): the terminal must not become this process's controlling one.
@@ -270,7 +239,7 @@ fn rb_on_a_pty_through_the_serial_port_link() {
         .open(&path)
         .unwrap_or_else(|e| panic!("{path}: {e}"));
     let dir = scratch("pty");
-    let mut child = Command::new(rb)
+    let mut child = Command::new("rb")
         .args(["--ymodem", "--binary", "--overwrite", "--quiet"])
         .current_dir(&dir)
         .process_group(0)

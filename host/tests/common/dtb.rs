@@ -4,7 +4,6 @@
 //! builds, so it is dumped from that machine, never kept in the repository.
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 const FDT_BEGIN_NODE: u32 = 1;
 const FDT_END_NODE: u32 = 2;
@@ -62,16 +61,11 @@ pub fn reserved_memory(children: Vec<Node>) -> Node {
 /// QEMU virt's device tree for the runner's defaults.
 pub fn qemu_virt() -> Vec<u8> {
     let path = tmp("qemu-virt-dump.dtb");
-    let status = Command::new("qemu-system-aarch64")
-        .args(["-machine", &format!("virt,dumpdtb={}", path.display())])
-        .args(["-cpu", "cortex-a72", "-smp", "1", "-m", "256M"])
-        .args(["-nographic", "-monitor", "none", "-net", "none"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("qemu-system-aarch64 runs (qemu/deps installs it)");
-    assert!(status.success(), "QEMU's dumpdtb failed: {status}");
+    super::dumpdtb(
+        "virt",
+        &["-cpu", "cortex-a72", "-smp", "1", "-m", "256M"],
+        &path,
+    );
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

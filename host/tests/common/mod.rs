@@ -4,6 +4,7 @@
 // Shared by several test binaries; each uses only part of it.
 #![allow(dead_code)]
 
+pub mod deps;
 pub mod dtb;
 pub mod gdb;
 pub mod tool;
@@ -85,13 +86,7 @@ impl Run {
     /// The one record of a kind (panics with the console when there is not exactly one).
     pub fn one(&self, kind: &str) -> &Value {
         let found = self.of_kind(kind);
-        assert_eq!(
-            found.len(),
-            1,
-            "{} {kind} records in:\n{}",
-            found.len(),
-            self.console
-        );
+        assert_eq!(found.len(), 1, "{} {kind} records in:\n{self}", found.len());
         found[0]
     }
 
@@ -99,13 +94,8 @@ impl Run {
     pub fn assert_framed(&self) {
         let first = self.records.first().map(|r| r["kind"].clone());
         let last = self.records.last().map(|r| r["kind"].clone());
-        assert_eq!(
-            first,
-            Some("start".into()),
-            "first record:\n{}",
-            self.console
-        );
-        assert_eq!(last, Some("end".into()), "last record:\n{}", self.console);
+        assert_eq!(first, Some("start".into()), "first record:\n{self}");
+        assert_eq!(last, Some("end".into()), "last record:\n{self}");
         self.one("start");
         self.one("end");
         assert_eq!(self.one("start")["schema"], 1);
@@ -114,14 +104,110 @@ impl Run {
     /// Asserts a passing run: framed, end status pass, runner exit status 0.
     pub fn assert_pass(&self) {
         self.assert_framed();
-        assert_eq!(
-            self.one("end")["status"],
-            "pass",
-            "console:\n{}",
-            self.console
-        );
-        assert_eq!(self.status, 0, "runner status; stderr:\n{}", self.stderr);
+        assert_eq!(self.one("end")["status"], "pass", "{self}");
+        assert_eq!(self.status, 0, "runner status:\n{self}");
     }
+}
+
+/// A run as a failed assertion shows it: the console, then the runner's stderr (QEMU's own
+/// errors among it) and its exit status.
+impl std::fmt::Display for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "console:\n{}\nrunner's stderr (exit status {}):\n{}",
+            self.console, self.status, self.stderr
+        )
+    }
+}
+
+/// What a QEMU started directly (not through the runner) printed, and how it ended.
+#[derive(Debug)]
+pub struct Qemu {
+    /// Its stdout (the console with `-nographic`).
+    pub console: String,
+    /// Its stderr: QEMU's own errors (a missing ROM, a bad option).
+    pub stderr: String,
+    /// Its exit status, or None when it was killed at the limit or by `stop`.
+    pub exited: Option<i32>,
+}
+
+impl std::fmt::Display for Qemu {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let ended = self
+            .exited
+            .map_or("killed".to_string(), |s| format!("exit status {s}"));
+        write!(
+            f,
+            "console:\n{}\nQEMU's stderr ({ended}):\n{}",
+            self.console, self.stderr
+        )
+    }
+}
+
+/// Runs `cmd` (a QEMU) with stdin closed until it exits, `stop` matches its console so far,
+/// or `limit` passes (it is then killed); both its outputs are kept, so that a failure can show
+/// QEMU's own error.
+pub fn qemu(cmd: &mut Command, stop: impl Fn(&str) -> bool, limit: Duration) -> Qemu {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("QEMU starts (./test.sh installs it)");
+    let stderr = drain(child.stderr.take());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = stdout.read(&mut buf) {
+            if tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let started = Instant::now();
+    let mut bytes = Vec::new();
+    let exited = loop {
+        while let Ok(chunk) = rx.try_recv() {
+            bytes.extend_from_slice(&chunk);
+        }
+        if let Some(status) = child.try_wait().expect("QEMU can be waited for") {
+            // What it printed before exiting.
+            while let Ok(chunk) = rx.recv_timeout(Duration::from_millis(200)) {
+                bytes.extend_from_slice(&chunk);
+            }
+            break status.code();
+        }
+        if started.elapsed() > limit || stop(&String::from_utf8_lossy(&bytes)) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Qemu {
+        console: String::from_utf8_lossy(&bytes).into_owned(),
+        stderr: stderr.join().expect("stderr reader"),
+        exited,
+    }
+}
+
+/// QEMU's own device tree of `machine` (`-machine MACHINE,dumpdtb=PATH` with `args`) in
+/// `path`; panics with QEMU's stderr when it cannot.
+pub fn dumpdtb(machine: &str, args: &[&str], path: &Path) {
+    let run = qemu(
+        Command::new("qemu-system-aarch64")
+            .args(["-machine", &format!("{machine},dumpdtb={}", path.display())])
+            .args(args)
+            .args(["-nographic", "-monitor", "none", "-net", "none"]),
+        |_| false,
+        Duration::from_secs(30),
+    );
+    assert!(
+        run.exited == Some(0) && path.exists(),
+        "QEMU's dumpdtb of {machine} failed:\n{run}"
+    );
 }
 
 /// Parses the `@mb` records of a console log; every such line must be valid JSON.
@@ -168,6 +254,9 @@ fn runner(env: &[(&str, &str)], bootargs: &[&str]) -> Command {
     cmd.arg(firmware())
         .args(bootargs)
         .env("MAIRBENCH_TIMEOUT", DEFAULT_TIMEOUT.to_string())
+        // No test installs anything: a missing package is named, status 3 (./test.sh
+        // installs every package before the tests).
+        .env("MAIRBENCH_INSTALL", "0")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
