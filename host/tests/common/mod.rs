@@ -147,7 +147,7 @@ impl std::fmt::Display for Qemu {
 
 /// Runs `cmd` (a QEMU) with stdin closed until it exits, `stop` matches its console so far,
 /// or `limit` passes (it is then killed); both its outputs are kept, so that a failure can show
-/// QEMU's own error.
+/// QEMU's own error. The console's lines end in LF (CR LF made LF).
 pub fn qemu(cmd: &mut Command, stop: impl Fn(&str) -> bool, limit: Duration) -> Qemu {
     let mut child = cmd
         .stdin(Stdio::null())
@@ -179,7 +179,8 @@ pub fn qemu(cmd: &mut Command, stop: impl Fn(&str) -> bool, limit: Duration) -> 
             }
             break status.code();
         }
-        if started.elapsed() > limit || stop(&String::from_utf8_lossy(&bytes)) {
+        if started.elapsed() > limit || stop(&String::from_utf8_lossy(&bytes).replace("\r\n", "\n"))
+        {
             let _ = child.kill();
             let _ = child.wait();
             break None;
@@ -187,7 +188,8 @@ pub fn qemu(cmd: &mut Command, stop: impl Fn(&str) -> bool, limit: Duration) -> 
         std::thread::sleep(Duration::from_millis(20));
     };
     Qemu {
-        console: String::from_utf8_lossy(&bytes).into_owned(),
+        // Lines as the runner gives them: the firmware ends its lines with CR LF.
+        console: String::from_utf8_lossy(&bytes).replace("\r\n", "\n"),
         stderr: stderr.join().expect("stderr reader"),
         exited,
     }

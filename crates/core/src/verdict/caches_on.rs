@@ -2,8 +2,9 @@
 
 use core::fmt;
 
-use super::points::{centi, faster, named, Times, View};
-use super::{event, Basis, Evidence, Name, Spec, Status, Sweep, Verdict, CLEAR_RATIO};
+use super::held::{self, Direction, Held};
+use super::points::{faster, named, Times, View};
+use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict, CLEAR_RATIO};
 use crate::format::Bytes;
 use crate::kernel::{Kernel, Unit};
 use crate::memtype::Role;
@@ -11,15 +12,11 @@ use crate::memtype::Role;
 pub const SPEC: Spec = Spec {
     name: Name::CachesOn,
     id: "caches-on",
-    checks: "SCTLR_EL1.C and I are set, and the caches show: normal-wb read-ldp at the L1 set clearly beats normal-nc, or the PMU counts ≈0 L1D refills re-reading it, or the no-maintenance demonstration read stale words.",
-    threshold: "C and I set; then WB/NC ≥ 1.50×, or ≤ 0.10 l1d_cache_refill per line, or more than 0 stale words.",
+    checks: "SCTLR_EL1.C and I are set, and the caches show: normal-wb read-ldp at the L1 set clearly beats normal-nc, or the PMU shows normal-wb's lines stay in L1 where normal-nc's leave, or the no-maintenance demonstration read stale words.",
+    threshold: "C and I set; then WB/NC ≥ 1.50×, or an outward event (l2d_cache, bus_access_rd or bus_access) ≥ 0.50 per line through normal-nc and ≤ 0.10 through normal-wb, or l1d_cache_refill ≤ 0.10 per line at the L1 set and ≥ 0.50 at a DRAM set (no refills alone never pass), or more than 0 stale words.",
     failure: "The data cache is off or unused: a boot stage left SCTLR_EL1.C clear, the core's cache enable (e.g. CPUECTLR_EL1.SMPEN on Cortex-A53/A72) is not set, or normal-wb is not mapped cacheable. Every bandwidth is then DRAM-bound.",
     basis: Basis::Mixed,
 };
-
-/// "≈0 refills on re-read": at most 0.10 L1D refills per 64-byte line (hundredths). A
-/// resident L1 set refills nothing; a set that misses refills 1 per line.
-pub const NO_REFILL_PER_LINE: u64 = 10;
 
 /// The no-maintenance demonstration (the `coherence` record with `maintenance` false): old
 /// data written to memory through the non-cacheable alias, the lines loaded clean through
@@ -51,12 +48,12 @@ pub enum Why {
         /// WB over NC, hundredths.
         ratio: u64,
     },
-    /// ≈0 L1D refills re-reading the L1 set.
-    Refills {
+    /// The PMU shows the write-back lines stay in L1 re-reading the L1 set.
+    Held {
         /// The L1 set.
         size: u64,
-        /// Refills per line, hundredths.
-        per_line: u64,
+        /// What it counted.
+        held: Held,
     },
     /// The no-maintenance demonstration read stale words.
     Stale(Stale),
@@ -66,6 +63,8 @@ pub enum Why {
         ratio: Option<(u64, u64)>,
         /// The demonstration, when it ran.
         stale: Option<Stale>,
+        /// The PMU, where it showed the write-back reads leaving L1.
+        left: Option<Held>,
     },
     /// Nothing measured to judge by.
     Missing,
@@ -94,18 +93,17 @@ impl fmt::Display for Why {
                 Bytes(size),
                 Times(ratio)
             ),
-            Why::Refills { size, per_line } => write!(
+            Why::Held { size, held } => write!(
                 f,
-                "{SET}; re-reading {} through {wb} refills {} L1D lines per line",
-                Bytes(size),
-                centi(per_line)
+                "{SET}; re-reading {} through {wb} stays in L1: {held}",
+                Bytes(size)
             ),
             Why::Stale(s) => write!(
                 f,
                 "{SET}; without maintenance {nc} read {} of {} words stale, so {wb} held dirty lines",
                 s.stale_words, s.words
             ),
-            Why::Unseen { ratio, stale } => {
+            Why::Unseen { ratio, stale, left } => {
                 write!(f, "{SET} but no measurement shows a cache")?;
                 if let Some((size, ratio)) = ratio {
                     write!(
@@ -125,6 +123,9 @@ impl fmt::Display for Why {
                         s.words
                     )?;
                 }
+                if let Some(h) = left {
+                    write!(f, "; {h}: the reads leave L1 as the non-cacheable ones do")?;
+                }
                 Ok(())
             }
             Why::Missing => write!(
@@ -134,6 +135,11 @@ impl fmt::Display for Why {
             ),
         }
     }
+}
+
+/// Whether `e` holds a PMU count.
+fn counted(e: &Evidence) -> bool {
+    e.iter().any(|(key, _, _)| key.ends_with("_per_line"))
 }
 
 fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
@@ -171,12 +177,8 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
         e.push("min_ratio", CLEAR_RATIO, 2);
         Some((size, r))
     });
-    let refills = size.and_then(|size| {
-        let wb = super::points::position(Role::WriteBack);
-        let r = i.sweep.pmu(k, wb, size, event::L1D_CACHE_REFILL)?;
-        e.push("l1d_cache_refill_per_line", r, 2);
-        Some((size, r))
-    });
+    // Only a comparison that shows the lines staying counts (see `held`).
+    let pmu = size.and_then(|size| Some((size, held::judge(v, k, Direction::Read, size, &mut e)?)));
     // Under emulation only the data decides; the timings and counts stay as evidence.
     if i.emulated {
         return match stale_seen {
@@ -186,12 +188,13 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     }
     let why = if let Some((size, ratio)) = ratio.filter(|r| r.1 >= CLEAR_RATIO) {
         Why::Ratio { size, ratio }
-    } else if let Some((size, per_line)) = refills.filter(|r| r.1 <= NO_REFILL_PER_LINE) {
-        Why::Refills { size, per_line }
+    } else if let Some((size, held)) = pmu.filter(|p| p.1.stayed()) {
+        Why::Held { size, held }
     } else if let Some(s) = stale_seen {
         Why::Stale(s)
-    } else if ratio.is_some() || refills.is_some() || stale.is_some() {
-        return verdict(Status::Fail, e, Why::Unseen { ratio, stale });
+    } else if ratio.is_some() || counted(&e) || stale.is_some() {
+        let left = pmu.map(|p| p.1);
+        return verdict(Status::Fail, e, Why::Unseen { ratio, stale, left });
     } else {
         return verdict(Status::NotApplicable, e, Why::Missing);
     };
@@ -202,7 +205,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
 mod tests {
     extern crate std;
     use super::super::testing::*;
-    use super::super::{judge, Inputs, NoSweep};
+    use super::super::{event, judge, Inputs, NoSweep};
     use super::*;
     use crate::memtype::MemType;
     use crate::paging::Granule;
@@ -232,41 +235,92 @@ mod tests {
         }
     }
 
-    #[test]
-    fn by_pmu_refills() {
+    /// Only the write-back type measured (no non-cacheable one): the PMU alone decides.
+    fn wb_only(kernel: Kernel, t: &MemType, g: Granule, size: u64) -> Option<u64> {
+        (t.role == Role::WriteBack)
+            .then(|| a72(kernel, t, g, size))
+            .flatten()
+    }
+
+    fn caches_on_with(pmu: super::super::testing::Pmu) -> (Status, std::string::String) {
         let caches = a72_caches();
-        // Only the write-back type measured (no non-cacheable one), but the PMU shows no
-        // refills.
-        fn wb_only(kernel: Kernel, t: &MemType, g: Granule, size: u64) -> Option<u64> {
-            (t.role == Role::WriteBack)
-                .then(|| a72(kernel, t, g, size))
-                .flatten()
-        }
         let mut s = sweep(32 * MIB, wb_only);
-        s.pmu = |_, _, size, event| {
+        s.pmu = pmu;
+        let mut i = inputs(&caches, &s);
+        i.stale = None;
+        let v = judge(&i);
+        (status(&v, Name::CachesOn), why(&v, Name::CachesOn))
+    }
+
+    #[test]
+    fn by_pmu_refills_that_stop_where_the_set_fits() {
+        // ≈0 refills at the L1 set, one per line at the DRAM set: the lines stay.
+        let (status, why) = caches_on_with(|_, _, size, event| {
             (event == event::L1D_CACHE_REFILL).then_some(if size <= 32 * KIB { 1 } else { 100 })
+        });
+        assert_eq!(status, Status::Pass);
+        assert_eq!(
+            why,
+            format!(
+                "SCTLR_EL1.C and I are set; re-reading 16 KiB through {wb} stays in L1: the PMU's l1d_cache_refill counts 0.01 per line through {wb} at the L1 set and 1.00 at 4 MiB",
+                wb = name(Role::WriteBack)
+            )
+        );
+        // One refill per line everywhere: fail.
+        let (status, why) =
+            caches_on_with(|_, _, _, event| (event == event::L1D_CACHE_REFILL).then_some(100));
+        assert_eq!(status, Status::Fail);
+        assert_eq!(
+            why,
+            "SCTLR_EL1.C and I are set but no measurement shows a cache"
+        );
+    }
+
+    #[test]
+    fn no_refills_anywhere_are_no_cache() {
+        // A write-back alias that is in effect non-cacheable (a stage 2 or HCR_EL2.CD making
+        // it so) refills nothing at any size: Arm's L1D_CACHE_REFILL excludes non-cacheable
+        // accesses. That is no evidence of a cache.
+        let (status, why) =
+            caches_on_with(|_, _, _, event| (event == event::L1D_CACHE_REFILL).then_some(0));
+        assert_eq!(status, Status::Fail, "{why}");
+    }
+
+    #[test]
+    fn by_an_outward_event_compared_with_non_cacheable() {
+        let caches = a72_caches();
+        // Timings that do not show the cache (WB ≈ NC), but l2d_cache sees every NC read
+        // leave L1 and none of WB's: pass, naming the event.
+        let mut s = sweep(32 * MIB, caches_off);
+        s.pmu = |_, t, _, event| {
+            (event == event::L2D_CACHE).then_some(if t.role == Role::WriteBack { 2 } else { 100 })
         };
         let mut i = inputs(&caches, &s);
         i.stale = None;
         let v = judge(&i);
         assert_eq!(status(&v, Name::CachesOn), Status::Pass);
+        let (wb, nc) = (name(Role::WriteBack), name(Role::NonCacheable));
         assert_eq!(
             why(&v, Name::CachesOn),
-            format!(
-                "SCTLR_EL1.C and I are set; re-reading 16 KiB through {} refills 0.01 L1D lines per line",
-                name(Role::WriteBack)
-            )
+            format!("SCTLR_EL1.C and I are set; re-reading 16 KiB through {wb} stays in L1: the PMU's l2d_cache counts 0.02 per line through {wb} and 1.00 through {nc}")
         );
-        // One refill per line and nothing else: fail.
-        s.pmu = |_, _, _, event| (event == event::L1D_CACHE_REFILL).then_some(100);
+        assert_eq!(ev(&v, Name::CachesOn, "wb_l2d_cache_per_line"), Some(2));
+        // The same event seeing WB's reads leave as NC's do: fail, saying so.
+        s.pmu = |_, _, _, event| (event == event::L2D_CACHE).then_some(100);
         let mut i = inputs(&caches, &s);
         i.stale = None;
         let v = judge(&i);
         assert_eq!(status(&v, Name::CachesOn), Status::Fail);
-        assert_eq!(
-            why(&v, Name::CachesOn),
-            "SCTLR_EL1.C and I are set but no measurement shows a cache"
+        assert!(
+            why(&v, Name::CachesOn).ends_with(&format!("; the PMU's l2d_cache counts 1.00 per line through {wb} and 1.00 through {nc}: the reads leave L1 as the non-cacheable ones do")),
+            "{}",
+            why(&v, Name::CachesOn)
         );
+        // An event that does not see NC's reads either decides nothing.
+        s.pmu = |_, _, _, event| (event == event::L2D_CACHE).then_some(0);
+        let mut i = inputs(&caches, &s);
+        i.stale = None;
+        assert_eq!(status(&judge(&i), Name::CachesOn), Status::Fail);
     }
 
     #[test]

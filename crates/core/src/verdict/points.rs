@@ -226,6 +226,13 @@ impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
             .filter(|&s| Some(s) != l1)
     }
 
+    /// The DRAM set: the smallest size at least [`DRAM_TIMES`] the last cache level.
+    pub(super) fn dram_set(&self) -> Option<u64> {
+        let bound = dram_bound(self.caches().map(CacheLevel::size));
+        let sizes = self.i.sweep.sizes();
+        sizes.iter().copied().find(|&s| bound > 0 && s >= bound)
+    }
+
     /// `kernel`'s step across a cache of `bytes` on `memtype`.
     pub(super) fn step(&self, kernel: Kernel, memtype: usize, bytes: u64) -> Option<Step> {
         let unit = kernel.spec().unit;

@@ -2,10 +2,10 @@
 
 use core::fmt;
 
+use super::held::{self, Direction, Held};
 use super::points::{faster, named, position, Times, View, Writes};
 use super::{
-    event, Basis, CoreNote, Evidence, Name, Spec, Status, Sweep, Verdict, CLEAR_RATIO,
-    NO_REFILL_PER_LINE,
+    Basis, CoreNote, Evidence, Name, Spec, Status, Sweep, Verdict, CLEAR_RATIO, STEP_RATIO,
 };
 use crate::format::Bytes;
 use crate::kernel::{Kernel, Unit};
@@ -15,7 +15,7 @@ pub const SPEC: Spec = Spec {
     name: Name::WriteAllocate,
     id: "write-allocate",
     checks: "normal-wb writes allocate: at the L1 set they clearly beat normal-nc's; normal-wb-noalloc is clearly slower than normal-wb at the L1 or L2 set. Judged by write-line (one store per line, which no write streaming mode takes for a full-line stream) where measured, else by write-stp.",
-    threshold: "Fail: WB/NC writes < 1.50× at the L1 set, unless the PMU counts ≤ 0.10 l1d_cache_refill per line re-writing it. Pass: WB/WB-noalloc ≥ 1.50× at the L1 or L2 set; below that a warn (the core ignores the no-allocate hint, which the Arm ARM allows).",
+    threshold: "Fail: WB/NC writes < 1.50× at the L1 set, unless the PMU shows the write-back lines stay (an outward event, l2d_cache, bus_access_wr or bus_access, ≥ 0.50 per line through normal-nc and ≤ 0.10 through normal-wb; or l1d_cache_refill ≤ 0.10 per line at the L1 set and ≥ 0.50 at a DRAM set): no refills alone never pass. Pass: WB/WB-noalloc ≥ 1.50× at the L1 or L2 set; below that a warn (the core ignores the no-allocate hint, which the Arm ARM allows).",
     failure: "normal-wb writes go to DRAM as if no-allocate: the trap of Zhao Yibin's public report \"ARM Cache policy on single armv7 processor lead to low DRAM performance\" (write-back no-allocate ≈7 MB/s write, 28 MB/s read vs 120/160 MB/s with read-write-allocate). Check the MAIR byte (0xff) and any outer-cache controller's allocation policy.",
     basis: Basis::Timing,
 };
@@ -32,8 +32,20 @@ pub enum Why {
         /// WB over hinted, hundredths.
         ratio: u64,
     },
-    /// Hinted writes about as fast as write-back's.
+    /// Hinted writes about as fast as write-back's, whose own writes allocate.
     Ignored {
+        /// The write kernel.
+        kernel: Kernel,
+        /// Where (the largest ratio's size).
+        size: u64,
+        /// WB over hinted, hundredths.
+        ratio: u64,
+        /// What showed write-back's writes allocate.
+        shown: Shown,
+    },
+    /// Hinted writes about as fast as write-back's, and nothing shows whether write-back's
+    /// writes allocate (no non-cacheable points, no PMU).
+    Alike {
         /// The write kernel.
         kernel: Kernel,
         /// Where (the largest ratio's size).
@@ -49,6 +61,8 @@ pub enum Why {
         size: u64,
         /// WB over NC, hundredths.
         ratio: u64,
+        /// What the PMU saw, where it decided anything (never that the lines stayed).
+        pmu: Option<Held>,
     },
     /// Write-back writes no faster than non-cacheable ones on a core whose full-line writes
     /// stream past L1: the write-stp kernel cannot show allocation there.
@@ -60,6 +74,30 @@ pub enum Why {
     },
     /// No write points of the write-back and hinted types at the L1 or L2 set.
     Missing,
+}
+
+/// What showed that write-back writes allocate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// WB over NC writes at the L1 set, hundredths (≥ [`CLEAR_RATIO`]).
+    Timing(u64),
+    /// The PMU: the lines stayed.
+    Pmu(Held),
+}
+
+impl fmt::Display for Shown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Shown::Timing(r) => write!(
+                f,
+                "{} writes run {} {}'s at the L1 set",
+                named(Role::WriteBack),
+                Times(*r),
+                named(Role::NonCacheable)
+            ),
+            Shown::Pmu(h) => h.fmt(f),
+        }
+    }
 }
 
 impl fmt::Display for Why {
@@ -82,25 +120,45 @@ impl fmt::Display for Why {
                 kernel,
                 size,
                 ratio,
+                shown,
             } => write!(
                 f,
-                "{wb} {} at {} run at only {} {hinted}'s speed: this core allocates despite the no-allocate hint, which the Arm ARM allows",
+                "{wb} {} at {} run at only {} {hinted}'s speed: this core allocates despite the no-allocate hint, which the Arm ARM allows ({shown})",
                 Writes(kernel),
                 Bytes(size),
                 Times(ratio)
             ),
-            Why::None {
+            Why::Alike {
                 kernel,
                 size,
                 ratio,
             } => write!(
                 f,
-                "{wb} {} at {} are only {} {}'s: write-back writes do not allocate (the public report's trap: 7 MB/s instead of 120)",
+                "{wb} {} at {} run at only {} {hinted}'s speed, and nothing measured shows whether either allocates (no {} points at the L1 set, no PMU counts)",
                 Writes(kernel),
                 Bytes(size),
                 Times(ratio),
                 named(Role::NonCacheable)
             ),
+            Why::None {
+                kernel,
+                size,
+                ratio,
+                pmu,
+            } => {
+                write!(
+                    f,
+                    "{wb} {} at {} are only {} {}'s: write-back writes do not allocate (the public report's trap: 7 MB/s instead of 120)",
+                    Writes(kernel),
+                    Bytes(size),
+                    Times(ratio),
+                    named(Role::NonCacheable)
+                )?;
+                match pmu {
+                    Some(h) => write!(f, "; {h}: they leave L1 as the non-cacheable ones do"),
+                    None => Ok(()),
+                }
+            }
             Why::Streaming { size, ratio } => write!(
                 f,
                 "{wb} writes at {} are only {} {}'s, but this core's full-line writes stream past L1 without allocating, so {} cannot show allocation here",
@@ -135,21 +193,18 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     if k == Kernel::WriteLine {
         e.flag("partial_line", true);
     }
-    // Where the PMU counts: ≈0 L1D refills per line re-writing the L1 set through the
-    // write-back alias says its lines were allocated and stayed, whatever the timings say.
-    let refills =
-        v.i.sweep
-            .pmu(k, position(Role::WriteBack), l1, event::L1D_CACHE_REFILL);
-    if let Some(r) = refills {
-        e.push("l1d_cache_refill_per_line", r, 2);
-    }
-    let held = refills.is_some_and(|r| r <= NO_REFILL_PER_LINE);
+    // Where the PMU counts, only a comparison that shows the lines staying can stand for
+    // the timings (see `held`): never the absence of refills alone.
+    let pmu = held::judge(v, k, Direction::Write, l1, &mut e);
+    let mut shown = pmu.filter(|h| h.stayed()).map(Shown::Pmu);
     if let (Some(wb), Some(nc)) = (wb1, nc1) {
         e.push("wb_mbps", wb, 0);
         e.push("nc_mbps", nc, 0);
         if let Some(r) = faster(Unit::Bandwidth, wb, nc) {
             e.push("wb_over_nc", r, 2);
-            if r < CLEAR_RATIO && !held {
+            if r >= CLEAR_RATIO {
+                shown = Some(Shown::Timing(r));
+            } else if shown.is_none() {
                 e.push("min_ratio", CLEAR_RATIO, 2);
                 let core = v.i.core;
                 // Full-line writes that a documented streaming mode keeps from allocating
@@ -168,6 +223,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
                             kernel: k,
                             size,
                             ratio: r,
+                            pmu,
                         },
                     )
                     .noting(CoreNote::of(core, |_| None)),
@@ -214,81 +270,41 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
                 ratio,
             },
         ),
-        Some((size, ratio)) => verdict(
-            Status::Warn,
-            e,
-            Why::Ignored {
-                kernel: k,
-                size,
-                ratio,
-            },
-        ),
+        Some((size, ratio)) => {
+            let why = match shown {
+                Some(shown) => Why::Ignored {
+                    kernel: k,
+                    size,
+                    ratio,
+                    shown,
+                },
+                None => Why::Alike {
+                    kernel: k,
+                    size,
+                    ratio,
+                },
+            };
+            verdict(Status::Warn, e, why)
+        }
     }
 }
 
-#[cfg(test)]
-mod tests {
-    extern crate std;
-    use super::super::judge;
-    use super::super::testing::*;
-    use super::*;
-    use crate::memtype::MemType;
-    use crate::paging::Granule;
-    use std::format;
-
-    #[test]
-    fn ignored_hint_is_a_warn() {
-        let caches = a72_caches();
-        let s = sweep(32 * MIB, ignores_noalloc);
-        let v = judge(&inputs(&caches, &s));
-        assert_eq!(status(&v, Name::WriteAllocate), Status::Warn);
-        assert_eq!(
-            why(&v, Name::WriteAllocate),
-            format!(
-                "{} writes at 16 KiB run at only 1.0x {}'s speed: this core allocates despite the no-allocate hint, which the Arm ARM allows",
-                name(Role::WriteBack),
-                name(Role::WriteBackHinted)
-            )
-        );
-        assert!(!v.must_fail());
-    }
-
-    #[test]
-    fn not_measured_is_na() {
-        fn no_writes(kernel: Kernel, t: &MemType, g: Granule, size: u64) -> Option<u64> {
-            (kernel != Kernel::WriteStp)
-                .then(|| a72(kernel, t, g, size))
-                .flatten()
-        }
-        let caches = a72_caches();
-        let s = sweep(32 * MIB, no_writes);
-        let v = judge(&inputs(&caches, &s));
-        assert_eq!(status(&v, Name::WriteAllocate), Status::NotApplicable);
-        assert!(why(&v, Name::WriteAllocate).starts_with("not measured: no write-stp points"));
-    }
-
-    #[test]
-    fn the_no_allocate_trap_fails() {
-        // The write-back type behaving as no-allocate (7 MB/s writes, no faster than the
-        // non-cacheable type's): the public report's trap.
-        fn trap(kernel: Kernel, t: &MemType, g: Granule, size: u64) -> Option<u64> {
-            match (kernel, t.role) {
-                (Kernel::WriteStp, Role::WriteBack | Role::NonCacheable) => Some(7),
-                _ => public_reports(kernel, t, g, size),
-            }
-        }
-        let caches = a72_caches();
-        let s = sweep(8 * MIB, trap);
-        let v = judge(&inputs(&caches, &s));
-        assert_eq!(status(&v, Name::WriteAllocate), Status::Fail);
-        assert_eq!(
-            why(&v, Name::WriteAllocate),
-            format!(
-                "{} writes at 16 KiB are only 1.0x {}'s: write-back writes do not allocate (the public report's trap: 7 MB/s instead of 120)",
-                name(Role::WriteBack),
-                name(Role::NonCacheable)
-            )
-        );
-        assert!(v.must_fail());
-    }
+/// Whether `allocate`, this sweep's `write-allocate` verdict, found that write-back writes
+/// do not allocate, and the write-back writes are no faster at the L1 set than beyond L1
+/// (flat: a non-cacheable alias that a stage 2 made cached would be as fast as write-back
+/// instead, and write-back itself would step). What the verdicts that must not blame another
+/// alias for it ask.
+pub(super) fn wb_does_not_allocate<S: Sweep + ?Sized>(
+    v: &View<'_, '_, S>,
+    allocate: &Verdict,
+) -> bool {
+    let super::Why::WriteAllocate(Why::None { kernel, .. }) = allocate.why else {
+        return false;
+    };
+    let steps = v
+        .caches()
+        .next()
+        .and_then(|l1| v.step(kernel, position(Role::WriteBack), l1.size()))
+        .is_some_and(|s| s.ratio >= STEP_RATIO);
+    !steps
 }

@@ -50,6 +50,16 @@ pub enum Why {
         /// WB over WT, hundredths.
         ratio: u64,
     },
+    /// WB writes no faster than WT's because write-back writes themselves do not allocate
+    /// (`write-allocate` fails and says so): nothing here tells the two apart.
+    WriteBackNoAlloc {
+        /// The write kernel.
+        kernel: Kernel,
+        /// The L1 set.
+        size: u64,
+        /// WB over WT, hundredths.
+        ratio: u64,
+    },
     /// No write points of both types at the L1 set.
     Missing,
 }
@@ -103,6 +113,17 @@ impl fmt::Display for Why {
                 Times(ratio),
                 Kernel::WriteStp.spec().name
             ),
+            Why::WriteBackNoAlloc {
+                kernel,
+                size,
+                ratio,
+            } => write!(
+                f,
+                "{wb} {} at {} run at only {} {wt}'s speed because write-back writes themselves do not allocate (write-allocate fails on it), so they cannot show whether write-through stores reach memory",
+                Writes(kernel),
+                Bytes(size),
+                Times(ratio)
+            ),
             Why::Missing => write!(
                 f,
                 "not measured: no {} points of {wb} and {wt} at the L1 set",
@@ -112,7 +133,9 @@ impl fmt::Display for Why {
     }
 }
 
-pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
+/// `allocate` is the same sweep's `write-allocate` verdict: its cause is not blamed on the
+/// write-through alias.
+pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>, allocate: &Verdict) -> Verdict {
     let mut e = Evidence::new();
     let k = v.write_kernel();
     let measured = v.l1_set().and_then(|size| {
@@ -155,6 +178,16 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
                 (
                     Status::Pass,
                     Why::Compared {
+                        kernel: k,
+                        size,
+                        ratio,
+                    },
+                )
+            } else if super::write_allocate::wb_does_not_allocate(v, allocate) {
+                // One cause, named once: write-allocate's.
+                (
+                    Status::NotApplicable,
+                    Why::WriteBackNoAlloc {
                         kernel: k,
                         size,
                         ratio,
