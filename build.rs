@@ -15,6 +15,7 @@ fn main() {
         "notext",
         "-z",
         "pack-relative-relocs",
+        "--icf=all",
     ] {
         println!("cargo:rustc-link-arg-bins={arg}");
     }

@@ -175,12 +175,6 @@ fn check_reserved(
         say!("device tree: {}", problem.message());
         run::warn("device-tree");
     }
-    if reserved.omitted() > 0 {
-        say!(
-            "device tree: {} reservations beyond the first {MAX_RESERVED} are not avoided",
-            reserved.omitted()
-        );
-    }
     if let Some((base, size)) = dtb {
         for r in reserved.overlapping(base, size) {
             let (start, len) = r.range().unwrap_or_default();
@@ -206,8 +200,8 @@ fn check_reserved(
             .overlapping(base, size)
             .map(move |r| (what, base, size, r))
     });
-    let fixed = reserved.ranges().count();
-    let dynamic = reserved.entries().len() - fixed;
+    let fixed = reserved.ranges().count() + reserved.merged();
+    let dynamic = reserved.total() - fixed;
     let (start, end) = (image.start, image.end);
     match clash.next() {
         None if reserved.entries().is_empty() => run::check(

@@ -27,8 +27,13 @@
 //!   differ from the root's).
 //! - A range that would run past the end of the 64-bit address space is cut at
 //!   its end ([`Problem::BadRange`]): avoiding too much is safe.
-//! - At most [`MAX_RESERVED`] entries are kept; how many more there were is
-//!   [`Reserved::omitted`] ([`Problem::TooMany`]).
+//! - At most [`MAX_RESERVED`] entries are kept, and no fixed range is ever
+//!   dropped: beyond that, a new fixed range widens the kept one whose hull with
+//!   it is smallest, to cover both and the gap between ([`Reserved::merged`]
+//!   counts the ranges folded so; avoiding too much is safe, and a buffer that no
+//!   longer fits is refused with a clear error). Only dynamic
+//!   reservations beyond it, which have no address to avoid, are left out
+//!   ([`Reserved::omitted`]). Either is named ([`Problem::TooMany`]).
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,
@@ -123,8 +128,12 @@ impl Reservation<'_> {
 /// Whether the ranges `(base, size)` share a byte (ranges are cut at the end
 /// of the address space).
 pub fn overlap(a: (u64, u64), b: (u64, u64)) -> bool {
-    let end = |(base, size): (u64, u64)| base.saturating_add(size);
     a.1 != 0 && b.1 != 0 && a.0 < end(b) && b.0 < end(a)
+}
+
+/// The end of a range `(base, size)`, cut at the end of the address space.
+fn end((base, size): (u64, u64)) -> u64 {
+    base.saturating_add(size)
 }
 
 /// Something wrong with the reservations of a device tree.
@@ -179,7 +188,8 @@ impl Problem {
                 "a reserved range runs past the end of the address space: it is cut there"
             }
             Problem::TooMany => {
-                "more than 64 reserved ranges: the rest are ignored, and not avoided"
+                "more than 64 reserved ranges: each further one widens its nearest, every \
+                 byte still avoided (dynamic ones beyond are only counted)"
             }
         }
     }
@@ -193,6 +203,7 @@ crate::problems::kind!(Problem);
 pub struct Reserved<'a> {
     entries: [Reservation<'a>; MAX_RESERVED],
     count: usize,
+    merged: usize,
     omitted: usize,
     /// What was wrong.
     pub problems: Problems,
@@ -203,6 +214,7 @@ impl<'a> Reserved<'a> {
     pub const NONE: Reserved<'static> = Reserved {
         entries: [Reservation::EMPTY; MAX_RESERVED],
         count: 0,
+        merged: 0,
         omitted: 0,
         problems: Problems::NONE,
     };
@@ -224,22 +236,78 @@ impl<'a> Reserved<'a> {
             .filter(move |r| r.overlaps(base, size))
     }
 
-    /// How many reservations did not fit (named by [`Problem::TooMany`]).
+    /// How many fixed ranges were merged into a neighbour to fit (named by
+    /// [`Problem::TooMany`]): their bytes are still avoided.
+    pub fn merged(&self) -> usize {
+        self.merged
+    }
+
+    /// How many dynamic reservations (no address: nothing to avoid) did not fit (named by
+    /// [`Problem::TooMany`]).
     pub fn omitted(&self) -> usize {
         self.omitted
     }
 
+    /// How many reservations the tree (and UEFI map) named, kept, merged or omitted.
+    pub fn total(&self) -> usize {
+        self.count
+            .saturating_add(self.merged)
+            .saturating_add(self.omitted)
+    }
+
     fn push(&mut self, r: Reservation<'a>) {
-        match self.entries.get_mut(self.count) {
-            Some(slot) => {
-                *slot = r;
-                self.count = self.count.saturating_add(1);
+        if let Some(slot) = self.entries.get_mut(self.count) {
+            *slot = r;
+            self.count = self.count.saturating_add(1);
+            return;
+        }
+        self.problems.insert(Problem::TooMany);
+        let Some(range) = r.range() else {
+            self.omitted = self.omitted.saturating_add(1);
+            return;
+        };
+        // The kept fixed range nearest to the new one covers it too.
+        let gap = |(b, size): (u64, u64)| {
+            let (start, end) = (b.min(range.0), end((b, size)).max(end(range)));
+            end.saturating_sub(start)
+        };
+        let nearest = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| Some((gap(e.range()?), i)))
+            .min();
+        match nearest {
+            Some((_, i)) => {
+                self.widen(i, r);
+                self.merged = self.merged.saturating_add(1);
             }
+            // Every kept entry is dynamic: the new range takes the last one's place.
             None => {
-                self.problems.insert(Problem::TooMany);
+                if let Some(slot) = self.entries.last_mut() {
+                    *slot = r;
+                }
                 self.omitted = self.omitted.saturating_add(1);
             }
         }
+    }
+
+    /// Entry `i` made to cover `r` too (and the gap between them).
+    fn widen(&mut self, i: usize, r: Reservation<'a>) {
+        let (Some(e), Some(b)) = (self.entries.get_mut(i), r.range()) else {
+            return;
+        };
+        let Some(a) = e.range() else {
+            return;
+        };
+        let start = a.0.min(b.0);
+        *e = Reservation {
+            source: e.source,
+            name: "(merged)",
+            base: Some(start),
+            size: end(a).max(end(b)).saturating_sub(start).max(1),
+            no_map: e.no_map || r.no_map,
+        };
     }
 
     /// Adds a range of the UEFI memory map that is not free (`name`: its memory type,
@@ -373,16 +441,68 @@ mod tests {
     }
 
     #[test]
-    fn too_many_is_counted_not_dropped_silently() {
+    fn too_many_are_merged_never_dropped() {
+        // Page-sized ranges a page apart: beyond the capacity each new one merges with the
+        // nearest, and every byte of every range stays avoided.
         let mut r = Reserved::NONE;
-        for i in 0..MAX_RESERVED as u64 + 3 {
-            r.add(Source::MemReserve, "", Some(i << 12), 4096, false);
+        let n = MAX_RESERVED as u64 + 3;
+        for i in 0..n {
+            r.add(Source::MemReserve, "", Some(i << 13), 4096, false);
         }
         assert_eq!(r.entries().len(), MAX_RESERVED);
-        assert_eq!(r.omitted(), 3);
+        assert_eq!((r.merged(), r.omitted(), r.total()), (3, 0, n as usize));
         assert!(r.problems.contains(Problem::TooMany));
+        for i in 0..n {
+            assert_eq!(r.overlapping(i << 13, 4096).count(), 1, "range {i}");
+        }
         let limit = std::format!("more than {MAX_RESERVED} ");
         assert!(Problem::TooMany.message().starts_with(&limit));
+        // Dynamic reservations beyond the capacity have nothing to avoid: counted.
+        r.add(Source::ReservedMemory, "pool", None, 4096, false);
+        assert_eq!((r.merged(), r.omitted(), r.total()), (3, 1, n as usize + 1));
+    }
+
+    #[test]
+    fn many_scattered_ranges_all_stay_covered() {
+        // 500 ranges from a fixed pseudo-random sequence, with dynamic ones among them and
+        // no-map ones: each range is inside one kept range, and a merged range keeps no-map.
+        let mut r = Reserved::NONE;
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut ranges = std::vec::Vec::new();
+        for i in 0..500u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let base = 0x4000_0000 + (x % (1 << 32)) / 4096 * 4096;
+            let size = 4096 * (1 + (x >> 40) % 256);
+            let no_map = i % 3 == 0;
+            if i % 7 == 0 {
+                r.add(Source::ReservedMemory, "dyn", None, size, false);
+            } else {
+                r.add(Source::ReservedMemory, "n", Some(base), size, no_map);
+                ranges.push((base, size, no_map));
+            }
+        }
+        assert_eq!(r.entries().len(), MAX_RESERVED);
+        assert_eq!(r.total(), 500);
+        for (base, size, no_map) in ranges {
+            let inside: std::vec::Vec<_> = r
+                .entries()
+                .iter()
+                .filter(|e| {
+                    e.range()
+                        .is_some_and(|(b, s)| b <= base && base + size <= b + s)
+                })
+                .collect();
+            assert!(
+                !inside.is_empty(),
+                "{base:#x}+{size:#x} is no longer avoided"
+            );
+            assert!(
+                !no_map || inside.iter().any(|e| e.no_map),
+                "{base:#x}: no-map lost"
+            );
+        }
     }
 
     #[test]

@@ -137,11 +137,6 @@ impl fmt::Display for Why {
     }
 }
 
-/// Whether `e` holds a PMU count.
-fn counted(e: &Evidence) -> bool {
-    e.iter().any(|(key, _, _)| key.ends_with("_per_line"))
-}
-
 fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
     Verdict::new(SPEC.name, status, e, super::Why::CachesOn(why))
 }
@@ -178,7 +173,9 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
         Some((size, r))
     });
     // Only a comparison that shows the lines staying counts (see `held`).
+    let before = e.len();
     let pmu = size.and_then(|size| Some((size, held::judge(v, k, Direction::Read, size, &mut e)?)));
+    let counted = e.len() > before;
     // Under emulation only the data decides; the timings and counts stay as evidence.
     if i.emulated {
         return match stale_seen {
@@ -192,7 +189,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
         Why::Held { size, held }
     } else if let Some(s) = stale_seen {
         Why::Stale(s)
-    } else if ratio.is_some() || counted(&e) || stale.is_some() {
+    } else if ratio.is_some() || counted || stale.is_some() {
         let left = pmu.map(|p| p.1);
         return verdict(Status::Fail, e, Why::Unseen { ratio, stale, left });
     } else {

@@ -164,7 +164,8 @@ impl fmt::Display for Held {
 
 /// The PMU's word on `kernel`'s write-back lines at the L1 set `size`, with every count it
 /// read pushed to `e`; None when no comparison decides (no PMU, an event not counted, or
-/// counts in between).
+/// counts in between). Not inlined: `caches-on` and `write-allocate` share one copy.
+#[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(
     v: &View<'_, '_, S>,
     kernel: Kernel,

@@ -32,7 +32,8 @@ pub enum Why {
         /// WB over hinted, hundredths.
         ratio: u64,
     },
-    /// Hinted writes about as fast as write-back's, whose own writes allocate.
+    /// Hinted writes about as fast as write-back's, whose own writes were shown to
+    /// allocate (by the timings against non-cacheable's, or the PMU: the evidence says which).
     Ignored {
         /// The write kernel.
         kernel: Kernel,
@@ -40,8 +41,6 @@ pub enum Why {
         size: u64,
         /// WB over hinted, hundredths.
         ratio: u64,
-        /// What showed write-back's writes allocate.
-        shown: Shown,
     },
     /// Hinted writes about as fast as write-back's, and nothing shows whether write-back's
     /// writes allocate (no non-cacheable points, no PMU).
@@ -76,30 +75,6 @@ pub enum Why {
     Missing,
 }
 
-/// What showed that write-back writes allocate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shown {
-    /// WB over NC writes at the L1 set, hundredths (≥ [`CLEAR_RATIO`]).
-    Timing(u64),
-    /// The PMU: the lines stayed.
-    Pmu(Held),
-}
-
-impl fmt::Display for Shown {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Shown::Timing(r) => write!(
-                f,
-                "{} writes run {} {}'s at the L1 set",
-                named(Role::WriteBack),
-                Times(*r),
-                named(Role::NonCacheable)
-            ),
-            Shown::Pmu(h) => h.fmt(f),
-        }
-    }
-}
-
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let wb = named(Role::WriteBack);
@@ -120,10 +95,9 @@ impl fmt::Display for Why {
                 kernel,
                 size,
                 ratio,
-                shown,
             } => write!(
                 f,
-                "{wb} {} at {} run at only {} {hinted}'s speed: this core allocates despite the no-allocate hint, which the Arm ARM allows ({shown})",
+                "{wb} {} at {} run at only {} {hinted}'s speed: this core allocates despite the no-allocate hint, which the Arm ARM allows",
                 Writes(kernel),
                 Bytes(size),
                 Times(ratio)
@@ -196,15 +170,15 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     // Where the PMU counts, only a comparison that shows the lines staying can stand for
     // the timings (see `held`): never the absence of refills alone.
     let pmu = held::judge(v, k, Direction::Write, l1, &mut e);
-    let mut shown = pmu.filter(|h| h.stayed()).map(Shown::Pmu);
+    let mut shown = pmu.is_some_and(Held::stayed);
     if let (Some(wb), Some(nc)) = (wb1, nc1) {
         e.push("wb_mbps", wb, 0);
         e.push("nc_mbps", nc, 0);
         if let Some(r) = faster(Unit::Bandwidth, wb, nc) {
             e.push("wb_over_nc", r, 2);
             if r >= CLEAR_RATIO {
-                shown = Some(Shown::Timing(r));
-            } else if shown.is_none() {
+                shown = true;
+            } else if !shown {
                 e.push("min_ratio", CLEAR_RATIO, 2);
                 let core = v.i.core;
                 // Full-line writes that a documented streaming mode keeps from allocating
@@ -271,18 +245,18 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
             },
         ),
         Some((size, ratio)) => {
-            let why = match shown {
-                Some(shown) => Why::Ignored {
+            let why = if shown {
+                Why::Ignored {
                     kernel: k,
                     size,
                     ratio,
-                    shown,
-                },
-                None => Why::Alike {
+                }
+            } else {
+                Why::Alike {
                     kernel: k,
                     size,
                     ratio,
-                },
+                }
             };
             verdict(Status::Warn, e, why)
         }
