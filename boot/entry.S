@@ -27,6 +27,17 @@
 .equ CPACR_FP_ON,       (3 << 20)                  // FPEN: no FP/SIMD trap at EL1/EL0
 // SCTLR_EL1: RES1 bits 29, 28, 23, 22, 20, 11 plus the I-cache; MMU, D-cache, alignment off.
 .equ SCTLR_EL1_BOOT,    0x30d00800 | SCTLR_I
+// SCTLR_EL1 with the MMU and caches off, written before any ERET to EL1: it is UNKNOWN at
+// reset and a boot loader may leave M set. Linux's INIT_SCTLR_EL1_MMU_OFF, little-endian
+// (arch/arm64/include/asm/sysreg.h: LSMAOE | nTLSMD | EIS | TSCXT | EOS).
+.equ SCTLR_EL1_MMU_OFF, (1 << 29) | (1 << 28) | (1 << 22) | (1 << 20) | (1 << 11)
+
+// SCTLR_EL1 = SCTLR_EL1_MMU_OFF, just before the ERET to EL1. Clobbers x0.
+.macro sctlr_el1_mmu_off
+    mov     x0, #(SCTLR_EL1_MMU_OFF & 0xffff)
+    movk    x0, #(SCTLR_EL1_MMU_OFF >> 16), lsl #16
+    msr     sctlr_el1, x0
+.endm
 .equ R_AARCH64_RELATIVE, 1027
 
 // Entered with the MMU or D-cache on: clean the image to the point of coherency by address
@@ -261,7 +272,9 @@ efi_pe_entry:
     ldp     x0, x1, [sp, #16]
     bl      efi_main
     cbnz    x0, 3f
-    mov     x0, x1
+    mov     x0, x1                  // an EFI_STATUS back to the firmware, with its x18
+    adrp    x2, mb_efi_x18
+    ldr     x18, [x2, :lo12:mb_efi_x18]
     ldp     x29, x30, [sp], #32
     ret
 // After ExitBootServices: the boot path with the DTB in x0, the BSS kept (efi_main's
@@ -332,13 +345,15 @@ from_el3:
     ubfx    x0, x0, #8, #4          // EL2 implemented?
     cbz     x0, 2f
     bl      el2_setup_for_el1       // EL1 width, timers and PMU are governed by EL2 too
-2:  mov     x0, #SPSR_EL1H_MASKED
+2:  sctlr_el1_mmu_off
+    mov     x0, #SPSR_EL1H_MASKED
     msr     spsr_el3, x0
     msr     elr_el3, x24
     eret
 
 from_el2:
     bl      el2_setup_for_el1
+    sctlr_el1_mmu_off
     mov     x0, #SPSR_EL1H_MASKED
     msr     spsr_el2, x0
     msr     elr_el2, x24

@@ -250,3 +250,60 @@ fn the_firmware_is_called_with_its_x18() {
         "efi_main calls something indirectly, not through mb_efi_call"
     );
 }
+
+#[test]
+fn sctlr_el1_is_written_before_every_eret_to_el1() {
+    // SCTLR_EL1 is UNKNOWN at reset and a boot loader may leave its M bit set: every ERET
+    // that enters EL1 (SPSR_EL2 or SPSR_EL3 set to EL1h) comes after an MSR SCTLR_EL1 since
+    // the previous branch target, so EL1 starts with its MMU off whatever was there.
+    let d = disassembly();
+    let ins = instructions(&d);
+    let erets: Vec<usize> = (0..ins.len()).filter(|&i| ins[i].0 == "eret").collect();
+    let mut to_el1 = 0;
+    for i in erets {
+        // Back to the previous control transfer or label: this ERET's straight-line run.
+        let start = (0..i)
+            .rev()
+            .find(|&j| matches!(ins[j].0, "eret" | "ret" | "b" | "br"))
+            .map_or(0, |j| j + 1);
+        let run = &ins[start..i];
+        let spsr_el1h = run
+            .iter()
+            .any(|(m, l)| *m == "msr" && l.to_lowercase().contains("spsr_el"))
+            && run.iter().any(|(m, l)| *m == "mov" && l.contains("#0x3c5"));
+        if !spsr_el1h {
+            continue;
+        }
+        to_el1 += 1;
+        assert!(
+            run.iter()
+                .any(|(m, l)| *m == "msr" && l.to_lowercase().contains("sctlr_el1")),
+            "an ERET to EL1 without SCTLR_EL1 written first:\n{}",
+            run.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n")
+        );
+    }
+    // From EL2 and from EL3.
+    assert_eq!(to_el1, 2, "ERETs to EL1 found");
+}
+
+#[test]
+fn the_return_to_uefi_firmware_restores_its_x18() {
+    // efi_pe_entry's path back to the firmware (efi_main's x0 = 0) reloads the firmware's x18
+    // before its RET, as every call into the firmware does (mb_efi_call).
+    let d = disassembly();
+    let entry = function(&d, "efi_pe_entry");
+    let ret = entry
+        .iter()
+        .position(|(_, m, _)| m == "ret")
+        .expect("efi_pe_entry returns");
+    let call = entry
+        .iter()
+        .position(|(_, m, o)| m == "bl" && o.contains("efi_main"))
+        .expect("efi_pe_entry calls efi_main");
+    assert!(
+        entry[call..ret]
+            .iter()
+            .any(|(_, m, o)| m == "ldr" && o.starts_with("x18,")),
+        "x18 is not restored before returning to the firmware: {entry:?}"
+    );
+}
