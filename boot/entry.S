@@ -60,12 +60,14 @@
 .Lcaches_already_off\@:
 .endm
 
-// A known EL1 state: MMU and D-cache off, I-cache on, FP/SIMD not trapped. Clobbers x0.
+// A known EL1 state: MMU and D-cache off, I-cache on, FP/SIMD not trapped, and TPIDR_EL1
+// (this CPU's counter errata, src/arch/cpu.rs) none until the CPU sets its own. Clobbers x0.
 .macro el1_state
     ldr     x0, =SCTLR_EL1_BOOT
     msr     sctlr_el1, x0
     mov     x0, #CPACR_FP_ON
     msr     cpacr_el1, x0
+    msr     tpidr_el1, xzr
     isb
     ic      iallu
     dsb     nsh

@@ -84,10 +84,11 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
     // Emulated: the runner's mairbench.host= (QEMU's board machines boot real boards'
     // device trees), a device tree QEMU wrote, or, when neither says so, QEMU's tells.
     let cpu = cpu::cpu_id();
-    // Every counter read from here on follows Linux's rules for this machine's errata.
+    // Every counter read from here on follows Linux's rules for this machine's errata and,
+    // on each CPU, its own core's.
     cpu::set_counter_errata(mairbench_core::platform::counter_errata(
         dtb.map(|(_, blob)| blob),
-        cpu.midr,
+        platform.acpi.timer_errata,
     ));
     let dt_timer_hz = dtb
         .and_then(|(_, blob)| mairbench_core::platform::timer_frequency(blob))

@@ -54,23 +54,34 @@ pub fn cntfrq_register() -> u64 {
     CNTFRQ_EL0.get() & u64::from(u32::MAX)
 }
 
-/// The counter errata of this machine ([`mairbench_core::counter::Errata::bits`]), set once
-/// before the secondary CPUs start; every counter read follows their rules.
-static COUNTER_ERRATA: AtomicU8 = AtomicU8::new(0);
+/// The counter errata of this machine, not of its cores ([`Errata::bits`]: the device tree's
+/// and ACPI's), set once before the secondary CPUs start.
+static MACHINE_ERRATA: AtomicU8 = AtomicU8::new(0);
 
-/// Reads the counter by `errata`'s rules from now on (Linux's re-reads for the SoC errata
-/// of `arm_arch_timer.c`: the device tree's timer node and the cores' MIDR name them).
+/// The machine's counter errata are `errata` ([`mairbench_core::platform::counter_errata`]);
+/// this CPU reads the counter by them and its own core's from now on ([`own_counter_errata`]).
 pub fn set_counter_errata(errata: Errata) {
-    COUNTER_ERRATA.store(errata.bits(), Ordering::Relaxed);
+    MACHINE_ERRATA.store(errata.bits(), Ordering::Relaxed);
+    own_counter_errata();
 }
 
-/// The counter errata the reads follow.
+/// This CPU reads the counter by the machine's errata and its own core's, by its own MIDR
+/// (Linux decides per CPU: on an S922X the A73s have 858921, the A53 boot CPU none). Kept in
+/// TPIDR_EL1, which nothing else uses and every CPU has its own of (boot/entry.S zeroes it).
+pub fn own_counter_errata() {
+    use aarch64_cpu::registers::{Readable, Writeable, MIDR_EL1, TPIDR_EL1};
+    let machine = Errata::from_bits(MACHINE_ERRATA.load(Ordering::Relaxed));
+    TPIDR_EL1.set(u64::from(machine.for_cpu(MIDR_EL1.get()).bits()));
+}
+
+/// The counter errata this CPU's reads follow.
 pub fn counter_errata() -> Errata {
-    Errata::from_bits(COUNTER_ERRATA.load(Ordering::Relaxed))
+    use aarch64_cpu::registers::{Readable, TPIDR_EL1};
+    Errata::from_bits(TPIDR_EL1.get() as u8)
 }
 
-/// The virtual counter CNTVCT_EL0, ordered after the instructions before it, read by the
-/// machine's errata rules ([`set_counter_errata`]).
+/// The virtual counter CNTVCT_EL0, ordered after the instructions before it, read by this
+/// CPU's errata rules ([`own_counter_errata`]).
 pub fn ticks() -> u64 {
     use aarch64_cpu::registers::{Readable, CNTVCT_EL0};
     aarch64_cpu::asm::barrier::isb(aarch64_cpu::asm::barrier::SY);

@@ -11,9 +11,11 @@
 //!   drives ([`Problem::ConsoleFromDbg2`]);
 //! - MADT (signature `APIC`): the GICC entries, one per CPU;
 //! - FADT (signature `FACP`): the ARM boot flags, PSCI and its conduit; and the header of the
-//!   DSDT it points to, for a simulator's mark (`simulator`).
+//!   DSDT it points to, for a simulator's mark (`simulator`);
+//! - GTDT: only its header's OEM IDs and revision, which Linux matches against the HiSilicon
+//!   parts with counter erratum 161010101 ([`crate::counter::Errata::of_gtdt`]).
 //!
-//! Nothing else (the DSDT's AML, GTDT, IORT, ...) is read. RAM does not come from ACPI: the
+//! Nothing else (the DSDT's AML, the GTDT's timers, IORT, ...) is read. RAM does not come from ACPI: the
 //! UEFI memory map gives it ([`Platform::set_ram_regions`]).
 //!
 //! Every problem is a [`Problem`] in [`Platform::problems`] (the `Acpi*` ones), with a safe
@@ -486,6 +488,12 @@ pub fn discover<'a, P: Phys + ?Sized>(mem: &'a P, rsdp: u64) -> Platform<'a> {
             b"DBG2" => &mut dbg2,
             b"XSDT" | b"RSDT" => {
                 p.problems.insert(Problem::AcpiTableRepeated);
+                continue;
+            }
+            b"GTDT" => {
+                let revision = u32_at(t.bytes, 24).unwrap_or(u32::MAX);
+                p.acpi.timer_errata =
+                    crate::counter::Errata::of_gtdt(t.oem_id(), t.oem_table_id(), revision);
                 continue;
             }
             _ => continue,

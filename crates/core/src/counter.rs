@@ -86,6 +86,33 @@ impl Errata {
         Errata(bits)
     }
 
+    /// The errata of one CPU: the machine's (`self`: its timer node's properties, the ACPI
+    /// GTDT's OEM IDs) and the one its own core has by its MIDR, `midr` (core's table of
+    /// cores). Linux decides the core errata per CPU (`arm_arch_timer.c`,
+    /// `ate_match_local_cap_id`): on an S922X the A53s have none and the A73s 858921.
+    pub fn for_cpu(self, midr: u64) -> Errata {
+        let core = crate::cores::by_midr(midr).and_then(|c| c.counter);
+        let bits = core
+            .filter(|e| e.property().is_none())
+            .map_or(0, Erratum::bit);
+        Errata(self.0 | bits)
+    }
+
+    /// The errata Linux matches from the ACPI GTDT's header (`arm_arch_timer.c`,
+    /// `hisi_161010101_oem_info`: OEM ID `HISI  ` with OEM table ID `HIP05   `, `HIP06   ` or
+    /// `HIP07   `, OEM revision 0, trailing spaces included): HiSilicon 161010101 on a Hip05,
+    /// Hip06 or Hip07 server booted with ACPI.
+    pub fn of_gtdt(oem_id: &[u8], oem_table_id: &[u8], oem_revision: u32) -> Errata {
+        let hisi = oem_id == b"HISI  "
+            && matches!(oem_table_id, b"HIP05   " | b"HIP06   " | b"HIP07   ")
+            && oem_revision == 0;
+        Errata(if hisi {
+            Erratum::Hisilicon161010101.bit()
+        } else {
+            0
+        })
+    }
+
     /// The set as one byte (bit `e as u8` for each erratum), for a static the firmware
     /// shares between cores.
     pub const fn bits(self) -> u8 {
@@ -301,6 +328,41 @@ mod tests {
         assert!(Errata::of(|_| true, None)
             .iter()
             .all(|e| e.property().is_some()));
+    }
+
+    #[test]
+    fn each_cpu_of_a_big_little_board_has_its_own_core_erratum() {
+        // Amlogic S922X / A311D: the boot CPU is a Cortex-A53 (no counter erratum), the
+        // big cluster Cortex-A73s have 858921 (Linux: ate_match_local_cap_id, per CPU).
+        let machine = Errata::NONE;
+        assert!(machine.for_cpu(0x410f_d034).is_empty()); // A53 r0p4
+        assert_eq!(
+            machine.for_cpu(0x410f_d092).iter().collect::<Vec<_>>(), // A73 r0p2
+            [Erratum::CortexA73_858921]
+        );
+        // The machine's errata stay on every CPU.
+        let soc = Errata::of(|p| p == "allwinner,erratum-unknown1", None);
+        assert!(soc.for_cpu(0x410f_d034).has(Erratum::AllwinnerUnknown1));
+        let both = soc.for_cpu(0x410f_d092);
+        assert!(both.has(Erratum::AllwinnerUnknown1) && both.has(Erratum::CortexA73_858921));
+    }
+
+    #[test]
+    fn hisilicon_161010101_from_the_gtdt_oem_ids() {
+        for table in [b"HIP05   ", b"HIP06   ", b"HIP07   "] {
+            assert_eq!(
+                Errata::of_gtdt(b"HISI  ", table, 0)
+                    .iter()
+                    .collect::<Vec<_>>(),
+                [Erratum::Hisilicon161010101]
+            );
+        }
+        // Linux's match is exact: padding, revision and other parts count.
+        assert!(Errata::of_gtdt(b"HISI  ", b"HIP07", 0).is_empty());
+        assert!(Errata::of_gtdt(b"HISI", b"HIP07   ", 0).is_empty());
+        assert!(Errata::of_gtdt(b"HISI  ", b"HIP07   ", 1).is_empty());
+        assert!(Errata::of_gtdt(b"HISI  ", b"HIP08   ", 0).is_empty());
+        assert!(Errata::of_gtdt(b"BOCHS ", b"BXPC    ", 1).is_empty());
     }
 
     #[test]

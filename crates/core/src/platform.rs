@@ -603,6 +603,8 @@ pub struct AcpiFacts<'a> {
     /// The FADT's Hypervisor Vendor Identity (ACPI 6.0, 8 bytes at offset 268), when the FADT
     /// is long enough and it is not zero: the firmware runs in a guest.
     pub hypervisor_vendor: Option<u64>,
+    /// The counter errata the GTDT's header names ([`crate::counter::Errata::of_gtdt`]).
+    pub timer_errata: crate::counter::Errata,
 }
 
 impl AcpiFacts<'_> {
@@ -616,6 +618,7 @@ impl AcpiFacts<'_> {
         fadt_revision: None,
         console_baud: None,
         gicc_entries: 0,
+        timer_errata: crate::counter::Errata::NONE,
         cpus_disabled: 0,
         cpus_online_capable: 0,
         cpus_parked: 0,
@@ -1238,16 +1241,17 @@ fn timer_node<'a>(fdt: &Fdt<'a>) -> Option<Node<'a>> {
         .or_else(|| fdt.root().children().find(is_timer))
 }
 
-/// The counter errata of a machine with device tree `dtb` (its timer node's erratum
-/// properties, as Linux's `arm_arch_timer.c` reads them) and cores of MIDR_EL1 `midr`; only
-/// the MIDR's when the blob is not a valid DTB or has no timer node.
-pub fn counter_errata(dtb: Option<&[u8]>, midr: u64) -> crate::counter::Errata {
+/// The counter errata of a machine, not of its cores: those its device tree `dtb` names (its
+/// timer node's erratum properties, as Linux's `arm_arch_timer.c` reads them), with those its
+/// ACPI GTDT names (`acpi`: [`AcpiFacts::timer_errata`]); none from a blob that is not a valid
+/// DTB or has no timer node. Each CPU adds its own core's ([`crate::counter::Errata::for_cpu`]).
+pub fn counter_errata(dtb: Option<&[u8]>, acpi: crate::counter::Errata) -> crate::counter::Errata {
     let fdt = dtb
         .filter(|d| dtb_size(d).is_some())
         .and_then(|d| Fdt::new(d).ok());
     let node = fdt.as_ref().and_then(timer_node);
-    let core = crate::cores::by_midr(midr).and_then(|c| c.counter);
-    crate::counter::Errata::of(|p| node.is_some_and(|n| n.property(p).is_some()), core)
+    let soc = crate::counter::Errata::of(|p| node.is_some_and(|n| n.property(p).is_some()), None);
+    crate::counter::Errata::from_bits(soc.bits() | acpi.bits())
 }
 
 /// The rate the firmware times the counter with, below EL3 (where it cannot write

@@ -1237,3 +1237,45 @@ fn windows() {
         discover(mem.as_slice(), rsdp)
     );
 }
+
+#[test]
+fn a_hisilicon_gtdt_names_counter_erratum_161010101() {
+    use mairbench_core::counter::Erratum;
+    // Linux matches the GTDT's OEM ID, OEM table ID and OEM revision (arm_arch_timer.c,
+    // hisi_161010101_oem_info); only the header is read, the timers are not.
+    let gtdt = |oem: (&[u8; 6], &[u8; 8]), revision: u32| {
+        let mut t = table(b"GTDT", 3, oem, &[0; 104 - 36]);
+        t[24..28].copy_from_slice(&revision.to_le_bytes());
+        fix_checksum(&mut t);
+        t
+    };
+    let run = |gtdt: Vec<u8>| {
+        let mut entries = vec![gicd()];
+        entries.push(gicc(0, 0, ENABLED));
+        let (mem, _) = assemble(&[
+            fadt(6, 3, 1),
+            madt(&entries),
+            spcr(0x03, mmio32(0x0900_0000), 7),
+            gtdt,
+        ]);
+        let p = discover(&mem, RSDP);
+        assert!(p.problems.is_empty(), "{:?}", problems(&p));
+        p.acpi.timer_errata.iter().collect::<Vec<_>>()
+    };
+    assert_eq!(
+        run(gtdt((b"HISI  ", b"HIP07   "), 0)),
+        [Erratum::Hisilicon161010101]
+    );
+    assert_eq!(run(gtdt((b"HISI  ", b"HIP07   "), 1)), []);
+    assert_eq!(run(gtdt(OEM, 0)), []);
+    // What the firmware reads the counter by: the machine's errata with each CPU's own.
+    let mem = {
+        let (mem, _) = assemble(&[fadt(6, 3, 1), gtdt((b"HISI  ", b"HIP06   "), 0)]);
+        mem
+    };
+    let p = discover(&mem, RSDP);
+    let machine = mairbench_core::platform::counter_errata(None, p.acpi.timer_errata);
+    assert!(machine
+        .for_cpu(0x410f_d082)
+        .has(Erratum::Hisilicon161010101));
+}

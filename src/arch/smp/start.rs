@@ -290,6 +290,8 @@ extern "C" fn secondary_main(block: u64, entry_el: u64) -> ! {
             // image and the stacks of blocks 1..=blocks (this block among them); this CPU
             // has run with its caches off, so memory holds the truth for its stacks.
             unsafe { mmu::enable(&regime, &[(own, size)]) };
+            // Its counter reads (the job spans) follow its own core's errata.
+            cpu::own_counter_errata();
             let b = block as usize;
             if let (Some(slot), Some(mpidr), Some(midr), Some(regs)) = (
                 ONLINE.get(b),
