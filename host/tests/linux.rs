@@ -126,17 +126,17 @@ fn refused_settings_boot_nothing() {
     }
 }
 
-/// The real twin's command line in the shared boot: every source `all` finds, plus sources
-/// that must be refused.
+/// The real twin's command line in the shared boot: every source `all-hardware` finds (the
+/// default `all` and the VM's BARs and devmem-ram), plus sources that must be refused.
 const TWIN_ARGS: &[&str] = &[
     "mairbench.sizes=4K-64K",
     "mairbench.reps=3",
-    "mairbench.sources=all,devmem:0x40000000+64K,pci:0000:00:1f.0:res2,dma-heap:none,heap",
+    "mairbench.sources=all-hardware,devmem:0x40000000+64K,pci:0000:00:1f.0:res2,dma-heap:none,heap",
 ];
 
 /// A PCI device with a prefetchable BAR (its framebuffer, BAR 0) whose driver (bochs) the
-/// initramfs does not load and whose memory decoding nothing turns on: `all` must leave it
-/// alone. No option ROM (QEMU's would be looked for in the firmware files).
+/// initramfs does not load and whose memory decoding nothing turns on: `all-hardware` must
+/// leave it alone. No option ROM (QEMU's would be looked for in the firmware files).
 const BOCHS: &str = "bochs-display,romfile=";
 /// Where QEMU puts it: the slot after the ivshmem-plain device.
 const BOCHS_BDF: &str = "0000:00:02.0";
@@ -410,7 +410,7 @@ fn linux_reaches_init_with_udmabuf_and_the_ivshmem_bars() {
 
 /// The real twin (test.sh builds it next to the firmware) under Linux: framed records that the
 /// host reads without problems, the kernel named in its start record, status pass. Sources:
-/// `all` finds anon, udmabuf, both sysfs mappings of the ivshmem BAR, vgem's dumb buffer
+/// `all-hardware` finds anon, udmabuf, both sysfs mappings of the ivshmem BAR, vgem's dumb buffer
 /// (`drm-dumb:card0`, driver vgem, expected normal-nc), its PRIME dma-buf (`dma-buf:card0`,
 /// with the DMA_BUF_IOCTL_SYNC pair's cost on every result) and `devmem-ram` (each with a
 /// `source` record and every kernel's results with intact data); it refuses the

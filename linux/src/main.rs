@@ -10,10 +10,13 @@
 //! mapping is on 2 MiB entries, every result its `granule`), plus the twin's own
 //! `mairbench.sources=`, a comma-separated list of the forms of core's source table
 //! (`mairbench_core::source::SOURCES`: `anon`, `udmabuf`, `dma-heap:<name>`,
-//! `pci:<BDF>:resN`, `pci:<BDF>:resN_wc`, `devmem:<pa>+<size>`, `drm-dumb:<card>`) and `all`
-//! (the default: anon, udmabuf, every `/dev/dma_heap/*`, both mappings of every prefetchable
-//! PCI memory BAR, every `/dev/dri/card*`). A source that is missing or refused gets an
-//! error record (errno name and the failing step) and the run goes on.
+//! `pci:<BDF>:resN`, `pci:<BDF>:resN_wc`, `devmem:<pa>+<size>`, `drm-dumb:<card>`), `all`
+//! (the default: memory the twin allocates itself: anon, udmabuf, every `/dev/dma_heap/*`,
+//! every `/dev/dri/card*`) and `all-hardware` (`all`, both mappings of every prefetchable PCI
+//! memory BAR, `devmem-ram`). A source that is missing or refused gets an error record
+//! (errno name and the failing step) and the run goes on. `-h`/`--help` prints the usage,
+//! `--version` the version; an argument it does not know ends it with status 2 and the usage,
+//! before anything is mapped.
 //!
 //! Kernels come from core's kernel table with its `mairbench.kernels=` mask (default all,
 //! `mairbench.quick` the quick ones): read-ldp, write-stp, read-ldp-q, write-stp-q,
@@ -392,8 +395,69 @@ fn dt_string<'b>(path: &str, buf: &'b mut [u8]) -> Option<&'b str> {
         .filter(|s| !s.is_empty())
 }
 
+/// What `-h`/`--help` prints, and an unknown argument is answered with (on stderr).
+const USAGE: &str = "\
+usage: mairbench-linux [OPTION ...]
+  Runs the firmware's memory kernels on the mappings Linux hands out, and prints human
+  lines and @mb records on stdout; exit status 0 when the run passed, 1 when it failed,
+  2 for an argument it does not know (nothing is mapped then).
+options (the firmware's names):
+  mairbench.quick              the quick sizes and kernels
+  mairbench.sizes=4K-1M        working sets        mairbench.reps=N      samples, 1 to 64
+  mairbench.kernels=LIST       e.g. read-ldp,latency
+  mairbench.buffer=SIZE        largest mapping     mairbench.host=NAME   the emulator, if any
+  mairbench.hugepages=auto|on|off                  huge-page advice for anonymous memory
+  mairbench.sources=LIST       default all: anon, udmabuf, every /dev/dma_heap/*, every
+                               /dev/dri/card* as a dumb buffer and as a dma-buf (memory the
+                               twin allocates itself). Hardware only when named:
+                               pci:<BDF>:resN[_wc], devmem-ram, devmem:<pa>+<size>, or
+                               all-hardware (all, every prefetchable PCI memory BAR and
+                               devmem-ram): the sweep writes every byte of them.
+  mairbench.devmem-ram=PA+SIZE RAM Linux does not own, for devmem-ram
+  mairbench.pause=S            wait after each source for a debugger (1 to 3600 s)
+  -h, --help                   this text          --version   the version
+Documentation: the README's \"Linux twin\" section.
+";
+
+/// `-h`/`--help` and `--version` answered, and an argument the twin does not know refused
+/// with status 2 and the usage, before anything is mapped: the twin is run by hand, often
+/// as root, where a typo must not become a run that writes hardware.
+fn command_line_or_exit() {
+    for a in sys::args() {
+        match a {
+            "-h" | "--help" => {
+                let _ = sys::write_all(1, USAGE.as_bytes());
+                sys::exit(0)
+            }
+            "--version" => {
+                let _ = sys::write_all(1, b"mairbench-linux ");
+                let _ = sys::write_all(1, env!("CARGO_PKG_VERSION").as_bytes());
+                let _ = sys::write_all(1, b"\n");
+                sys::exit(0)
+            }
+            _ => {}
+        }
+    }
+    let for_core = Cmdline::from_args(true);
+    let mut unknown = Name::new();
+    let _ = bootargs::parse(for_core.as_str(), |note| {
+        if let (Note::UnknownKey(t) | Note::Foreign(t), true) = (note, unknown.as_str().is_empty())
+        {
+            let _ = write!(unknown, "{t}");
+        }
+    });
+    if !unknown.as_str().is_empty() {
+        let _ = sys::write_all(2, b"mairbench-linux: unknown argument '");
+        let _ = sys::write_all(2, unknown.as_str().as_bytes());
+        let _ = sys::write_all(2, b"': nothing was mapped\n");
+        let _ = sys::write_all(2, USAGE.as_bytes());
+        sys::exit(2)
+    }
+}
+
 /// The main program, called by the process entry.
 pub fn main() -> ! {
+    command_line_or_exit();
     let signals = sys::on_fatal_signals();
     let t_start = {
         let _doing = sys::doing(
@@ -603,8 +667,8 @@ pub fn main() -> ! {
                 thp,
             };
             for spec in list.split(',').filter(|s| !s.is_empty()) {
-                if spec == "all" {
-                    every_source_found(&mut out, &mut tally, &ctx);
+                if matches!(spec, "all" | "all-hardware") {
+                    every_source_found(&mut out, &mut tally, &ctx, spec);
                 } else {
                     source(&mut out, &mut tally, &ctx, spec);
                 }
@@ -715,13 +779,15 @@ impl fmt::Display for Why {
     }
 }
 
-/// `all`: the table's sources that are plain memory ([`SOURCES`] with `in_all`), in its
-/// order: `anon`, `udmabuf`, every `/dev/dma_heap/*`, both mappings of every prefetchable
+/// `all` or `all-hardware` (`set`): the table's sources of that set ([`SOURCES`],
+/// [`source::Set::in_set`]), in its order. `all`, the default, is memory the twin allocates
+/// itself: `anon`, `udmabuf`, every `/dev/dma_heap/*`, every `/dev/dri/card*` as a dumb
+/// buffer and as its PRIME dma-buf. `all-hardware` adds both mappings of every prefetchable
 /// PCI memory BAR (a prefetchable BAR is memory without read side effects; other BARs may be
 /// registers, so they run only when named) whose device decodes memory and has no driver,
-/// every `/dev/dri/card*` as a dumb buffer and as its PRIME dma-buf, and `devmem-ram`.
-fn every_source_found(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>) {
-    for kind in SOURCES.iter().filter(|s| s.in_all) {
+/// and `devmem-ram`.
+fn every_source_found(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, set: &str) {
+    for kind in SOURCES.iter().filter(|s| s.set.in_set(set)) {
         match kind.kind {
             Form::Anon | Form::Udmabuf => source(out, tally, ctx, kind.form),
             Form::DmaHeap => each_entry(out, tally, ctx, kind, "/dev/dma_heap", "", "heap"),
@@ -1045,6 +1111,13 @@ fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
         range: Name::new(),
         advice: None,
     };
+    if source::by_name(spec).is_some_and(|k| k.set != source::Set::All) {
+        say!(
+            out,
+            "source {spec}: hardware's memory, named on the command line: the sweep writes \
+             every byte of the mapping"
+        );
+    }
     let (mut m, kind) = match open_source(spec, ctx.largest, ctx.hugepages, &mut found) {
         Ok(ok) => ok,
         Err((errno, Why::StepOnFile(step))) => {

@@ -68,11 +68,35 @@ pub struct SourceSpec {
     /// The firmware memory type that protection is on arm64, when one follows from the
     /// source alone (a DRM dumb buffer is the driver's choice).
     pub expected: Option<&'static str>,
-    /// Whether `all` includes it: every source that is plain memory; BARs only when
-    /// prefetchable (others may be registers with read side effects), `/dev/mem` never.
-    pub in_all: bool,
+    /// Which set of the twin's runs it without being named: `all` (the default) only memory
+    /// the twin allocates itself; `all-hardware` also the prefetchable PCI memory BARs (others
+    /// may be registers with read side effects) and `devmem-ram`; arbitrary `/dev/mem` never.
+    pub set: Set,
     /// Whether a live page table confirms `expected`, or the kernel sources alone give it.
     pub evidence: Evidence,
+}
+
+/// Which named set runs a source without it being named ([`SourceSpec::set`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Set {
+    /// `all`, the default, and `all-hardware`: memory the twin allocates itself.
+    All,
+    /// `all-hardware` only: memory that is hardware's (a BAR, RAM through `/dev/mem`); the
+    /// sweep writes all of it.
+    Hardware,
+    /// Only when named.
+    Named,
+}
+
+impl Set {
+    /// Whether the set called `name` (`all` or `all-hardware`) runs sources of this set.
+    pub fn in_set(self, name: &str) -> bool {
+        match self {
+            Set::All => matches!(name, "all" | "all-hardware"),
+            Set::Hardware => name == "all-hardware",
+            Set::Named => false,
+        }
+    }
 }
 
 /// How a row's expected memory type is known.
@@ -119,7 +143,7 @@ pub const SOURCES: [SourceSpec; 9] = [
         how: "mmap MAP_PRIVATE|MAP_ANONYMOUS: the heap's memory",
         pgprot: "protection_map, by vm_get_page_prot (MT_NORMAL)",
         expected: Some("normal-wb"),
-        in_all: true,
+        set: Set::All,
         evidence: WALKED,
     },
     SourceSpec {
@@ -130,7 +154,7 @@ pub const SOURCES: [SourceSpec; 9] = [
         how: "memfd_create, F_SEAL_SHRINK, UDMABUF_CREATE on /dev/udmabuf, mmap of the dma-buf",
         pgprot: "vm_page_prot unchanged (MT_NORMAL): the memfd's pages, cached",
         expected: Some("normal-wb"),
-        in_all: true,
+        set: Set::All,
         evidence: WALKED,
     },
     SourceSpec {
@@ -141,7 +165,7 @@ pub const SOURCES: [SourceSpec; 9] = [
         how: "DMA_HEAP_IOCTL_ALLOC on /dev/dma_heap/<name>, mmap of the dma-buf",
         pgprot: "vm_page_prot unchanged (MT_NORMAL) for the system and CMA heaps",
         expected: Some("normal-wb"),
-        in_all: true,
+        set: Set::All,
         evidence: Evidence::KernelSourceOnly(
             "Debian's arm64 6.12 kernel, the Linux boot's, leaves CONFIG_DMABUF_HEAPS off: no \
              /dev/dma_heap",
@@ -155,7 +179,7 @@ pub const SOURCES: [SourceSpec; 9] = [
         how: "mmap of /sys/bus/pci/devices/<BDF>/resourceN_wc",
         pgprot: "pgprot_writecombine (MT_NORMAL_NC)",
         expected: Some("normal-nc"),
-        in_all: true,
+        set: Set::Hardware,
         evidence: WALKED,
     },
     SourceSpec {
@@ -166,7 +190,7 @@ pub const SOURCES: [SourceSpec; 9] = [
         how: "mmap of /sys/bus/pci/devices/<BDF>/resourceN",
         pgprot: "pgprot_device (MT_DEVICE_nGnRE)",
         expected: Some("device-ngnre"),
-        in_all: true,
+        set: Set::Hardware,
         evidence: WALKED,
     },
     SourceSpec {
@@ -178,7 +202,7 @@ pub const SOURCES: [SourceSpec; 9] = [
         pgprot: "pgprot_noncached (MT_DEVICE_nGnRnE) outside RAM; pgprot_writecombine \
                  (MT_NORMAL_NC) for RAM, which STRICT_DEVMEM refuses",
         expected: Some("device-ngnrne"),
-        in_all: false,
+        set: Set::Named,
         evidence: Evidence::KernelSourceOnly(
             "the Linux boot names only Linux's RAM, which STRICT_DEVMEM refuses; outside RAM \
              phys_mem_access_prot takes the branch devmem-ram's walk shows",
@@ -195,7 +219,7 @@ pub const SOURCES: [SourceSpec; 9] = [
                  drm_gem_dma_helper.c) and with GEM shmem when map_wc; GEM shmem is cached \
                  otherwise (drm_gem_shmem_mmap keeps vm_get_page_prot)",
         expected: None,
-        in_all: true,
+        set: Set::All,
         evidence: WALKED_VGEM,
     },
     SourceSpec {
@@ -208,7 +232,7 @@ pub const SOURCES: [SourceSpec; 9] = [
         pgprot: "the exporter's: drm_gem_prime_mmap (drm_prime.c) calls the GEM object's own \
                  mmap, so as drm-dumb:<card> for the same driver",
         expected: None,
-        in_all: true,
+        set: Set::All,
         evidence: WALKED_VGEM,
     },
     SourceSpec {
@@ -221,7 +245,7 @@ pub const SOURCES: [SourceSpec; 9] = [
         pgprot: "pgprot_noncached (MT_DEVICE_nGnRnE): memory that is not memblock memory \
                  (phys_mem_access_prot, arch/arm64/mm/mmu.c)",
         expected: Some("device-ngnrne"),
-        in_all: true,
+        set: Set::Hardware,
         evidence: WALKED,
     },
 ];
@@ -432,7 +456,7 @@ pub fn by_name(name: &str) -> Option<&'static SourceSpec> {
 /// expected, and whether `all` includes it.
 pub fn write_markdown<W: fmt::Write + ?Sized>(w: &mut W) -> fmt::Result {
     w.write_str(
-        "| source | how the twin maps it | arm64 protection | expected memory type | in `all` | \
+        "| source | how the twin maps it | arm64 protection | expected memory type | run by | \
          checked in a page table |\n|---|---|---|---|---|---|\n",
     )?;
     for s in &SOURCES {
@@ -447,10 +471,10 @@ pub fn write_markdown<W: fmt::Write + ?Sized>(w: &mut W) -> fmt::Result {
             Some(t) => write!(w, "`{t}`")?,
             None => w.write_str("the driver's choice")?,
         }
-        let all = if s.in_all {
-            "yes"
-        } else {
-            "no: only when named"
+        let all = match s.set {
+            Set::All => "`all` (the default)",
+            Set::Hardware => "`all-hardware`, or named",
+            Set::Named => "only when named",
         };
         writeln!(w, " | {all} | {} |", s.evidence)?;
     }
@@ -681,11 +705,11 @@ mod tests {
         let ram = by_name("devmem-ram").unwrap();
         assert_eq!(ram.kind, Form::DevMemRam);
         assert_eq!(ram.expected, Some("device-ngnrne"));
-        assert!(ram.in_all && ram.pgprot.contains("pgprot_noncached"));
+        assert!(ram.set == Set::Hardware && ram.pgprot.contains("pgprot_noncached"));
         let buf = by_name("dma-buf:card0").unwrap();
         assert_eq!(buf.kind, Form::DmaBuf);
         assert_eq!(buf.expected, None);
-        assert!(buf.in_all && buf.how.contains("DMA_BUF_IOCTL_SYNC"));
+        assert!(buf.set == Set::All && buf.how.contains("DMA_BUF_IOCTL_SYNC"));
         // The BAR forms' `devmem:` does not take `devmem-ram`, nor the reverse.
         assert_eq!(by_name("devmem:0+4K").map(|s| s.kind), Some(Form::DevMem));
     }
@@ -709,7 +733,10 @@ mod tests {
         }
         let mut md = std::string::String::new();
         write_markdown(&mut md).unwrap();
-        assert!(md.contains("| `anon` |") && md.contains("| yes |"), "{md}");
+        assert!(
+            md.contains("| `anon` |") && md.contains("| `all` (the default) |"),
+            "{md}"
+        );
         assert!(
             md.contains("no, kernel source only: Debian's arm64 6.12 kernel"),
             "{md}"
@@ -884,6 +911,26 @@ VmFlags: rd wr sh mr mw me ms nh
             "]x[",
         ] {
             assert_eq!(thp_setting(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_default_set_touches_only_memory_the_twin_allocates() {
+        for s in &SOURCES {
+            let allocated = matches!(
+                s.kind,
+                Form::Anon | Form::Udmabuf | Form::DmaHeap | Form::DrmDumb | Form::DmaBuf
+            );
+            assert_eq!(s.set.in_set("all"), allocated, "{}", s.form);
+            // Hardware only when asked for: all-hardware, or by name.
+            let hardware = matches!(s.kind, Form::PciBar | Form::PciBarWc | Form::DevMemRam);
+            assert_eq!(
+                s.set.in_set("all-hardware"),
+                allocated || hardware,
+                "{}",
+                s.form
+            );
+            assert!(!s.set.in_set("anon") && !s.set.in_set(""), "{}", s.form);
         }
     }
 }
