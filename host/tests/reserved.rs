@@ -171,3 +171,45 @@ fn a_missing_dtb_file_is_a_bad_setting() {
         run.stderr
     );
 }
+
+#[test]
+fn more_reservations_than_any_cap_are_all_avoided_and_counted() {
+    // 100 reservations of 64 KiB, 512 KiB apart, over the top 50 MiB of RAM: where the
+    // buffer would go. More than the firmware keeps (mairbench_core::reserved::MAX_RESERVED):
+    // the ones beyond widen their neighbours, and the buffer still touches none of them.
+    let ranges: Vec<(u64, u64)> = (0..100u64)
+        .map(|i| (0x4ce0_0000 + i * 512 * 1024, 64 * 1024))
+        .collect();
+    let children = ranges
+        .iter()
+        .map(|&(pa, size)| Node::new(String::leak(format!("carveout@{pa:x}"))).reg(pa, size))
+        .collect();
+    let run = boot_with(&dtb::virt_with(
+        "many.dtb",
+        &[],
+        &[reserved_memory(children)],
+    ));
+    run.assert_pass();
+    let mmu = run.one("mmu");
+    let buffer = (hex(&mmu["buffer_pa"]), mmu["buffer_size"].as_u64().unwrap());
+    for &r in &ranges {
+        assert!(!overlap(buffer, r), "{buffer:x?} overlaps {r:x?}\n{run}");
+    }
+    let check: Vec<_> = run
+        .of_kind("check")
+        .into_iter()
+        .filter(|c| c["name"] == "reserved")
+        .collect();
+    assert_eq!(check.len(), 1, "{run}");
+    assert_eq!(check[0]["ok"], true, "{run}");
+    let detail = check[0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("none of the 100 reserved ranges"),
+        "{detail}"
+    );
+    assert!(
+        run.console
+            .contains("device tree: more than 64 reserved ranges: each further one widens"),
+        "{run}"
+    );
+}
