@@ -215,5 +215,6 @@ pub fn tells(cpu: &CpuId, dt_timer_hz: Option<u64>) -> Tells {
         pmceid0: arch::pmu::ids().ok().map(|ids| ids.pmceid0),
         // The rate over one second of ticks: cycles per CNTFRQ_EL0 ticks.
         cycles_ticks: cycles.map(|hz| (hz, cpu.cntfrq)),
+        ..Observed::default()
     })
 }

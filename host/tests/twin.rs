@@ -559,3 +559,31 @@ fn the_default_sources_are_memory_the_twin_allocates() {
         "{stdout}"
     );
 }
+
+#[test]
+fn under_user_mode_qemu_the_twin_knows_it_is_emulated() {
+    // Nothing names the emulator (no mairbench.host=, no device tree): its behaviour does,
+    // the counter's microsecond steps at a claimed 62.5 MHz and the host's /proc/cpuinfo.
+    let (status, stdout) = run(&[
+        "mairbench.quick",
+        "mairbench.sizes=4K",
+        "mairbench.sources=anon",
+    ]);
+    let records = conforming(&stdout);
+    let start = &records[0];
+    assert_eq!(start["emulated"], true, "{start}");
+    assert_eq!(
+        start["emulated_by"],
+        serde_json::json!(["tells"]),
+        "{start}"
+    );
+    let tells = start["emulation_tells"]
+        .as_array()
+        .expect("emulation_tells");
+    assert!(tells.iter().any(|t| t == "cpuinfo-not-arm64"), "{start}");
+    assert!(
+        stdout.contains("emulated machine: QEMU models no caches"),
+        "{stdout}"
+    );
+    assert_passed(status, &records, &stdout);
+}

@@ -47,7 +47,7 @@ use core::fmt::{self, Write};
 use mairbench_core::bootargs::{self, Hugepages, Note, Selftest};
 use mairbench_core::counter;
 use mairbench_core::diagnosis;
-use mairbench_core::emulation::Accel;
+use mairbench_core::emulation::{Accel, Observed, Tell, Tells};
 use mairbench_core::format::{Bytes, Decimal};
 use mairbench_core::kernel::{self, Kernel, KernelSpec, Unit, ALL_KERNELS, KERNELS};
 use mairbench_core::pattern::{self, Pattern};
@@ -516,9 +516,26 @@ pub fn main() -> ! {
     let compat = dt_string("/proc/device-tree/compatible", &mut compat_buf);
     let dtb_qemu = compat == Some("linux,dummy-virt");
     let platform = model.or(compat).unwrap_or("unknown");
-    let mut emulated_by: [&str; 2] = ["", ""];
+    // User-mode QEMU's tells: its counter's microsecond steps at a claimed 62.5 MHz, and a
+    // /proc/cpuinfo that is the host kernel's, not an arm64 one's.
+    let mut cpuinfo_buf = [0u8; 4096];
+    let cpuinfo_arm64 = sys::read_file("/proc/cpuinfo", &mut cpuinfo_buf)
+        .ok()
+        .map(|text| text.windows(15).any(|w| w == b"CPU implementer"));
+    let tells = Tells::of(&Observed {
+        cntfrq_hz: freq,
+        counter_step: counter::step((0..counter::STEP_READS).map(|_| sys::ticks())),
+        cpuinfo_arm64,
+        ..Observed::default()
+    });
+    let mut emulated_by: [&str; 3] = ["", "", ""];
     let mut n_by = 0;
-    for (yes, why) in [(host.is_some(), "bootarg"), (dtb_qemu, "dtb")] {
+    let said = host.is_some() || dtb_qemu;
+    for (yes, why) in [
+        (host.is_some(), "bootarg"),
+        (dtb_qemu, "dtb"),
+        (!said && tells.suspect(), "tells"),
+    ] {
         if yes {
             emulated_by[n_by] = why;
             n_by += 1;
@@ -574,6 +591,11 @@ pub fn main() -> ! {
         Some(by) if emulated && !by.is_empty() => r.strs("emulated_by", by.iter().copied()),
         _ => r,
     };
+    let r = if tells.iter().next().is_some() {
+        r.strs("emulation_tells", tells.iter().map(Tell::name))
+    } else {
+        r
+    };
     let _ = r
         .str("console", "stdout")
         .hex("console_base", 0)
@@ -591,6 +613,15 @@ pub fn main() -> ! {
         )
         .str("machine", uname.machine())
         .finish();
+    if emulated {
+        say!(
+            out,
+            "emulated machine: QEMU models no caches, so timings do not reflect memory types"
+        );
+        if emulated_by.contains(&"tells") {
+            say!(out, "emulated: said by its behaviour: {tells}");
+        }
+    }
 
     let counting = freq != 0 && sys::ticks() != t_start;
     tally.check(

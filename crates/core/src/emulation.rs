@@ -90,6 +90,11 @@ pub struct Observed {
     /// PMCCNTR_EL0 cycles and CNTVCT_EL0 ticks over one interval, when the cycle counter is
     /// usable.
     pub cycles_ticks: Option<(u64, u64)>,
+    /// The Linux twin: CNTVCT_EL0's step ([`crate::counter::step`]), when it was measured.
+    pub counter_step: Option<u64>,
+    /// The Linux twin: whether `/proc/cpuinfo` is an arm64 kernel's (it has `CPU implementer`
+    /// lines), when it could be read.
+    pub cpuinfo_arm64: Option<bool>,
 }
 
 /// One tell of QEMU's TCG.
@@ -102,14 +107,22 @@ pub enum Tell {
     QemuEvents,
     /// CNTFRQ_EL0 is 62.5 MHz, the device tree's `/timer` says another rate.
     CntfrqNotTheBoards,
+    /// The Linux twin: CNTVCT_EL0 at 62.5 MHz moves a microsecond (about 62 ticks) at a time:
+    /// user-mode QEMU derives it from the host's microsecond clock.
+    CounterInMicroseconds,
+    /// The Linux twin: `/proc/cpuinfo` is not an arm64 kernel's (no `CPU implementer`): the
+    /// kernel runs another architecture and user-mode QEMU runs the twin.
+    CpuinfoNotArm64,
 }
 
 impl Tell {
     /// Every tell, in the order records list them.
-    pub const ALL: [Tell; 3] = [
+    pub const ALL: [Tell; 5] = [
         Tell::CyclesAreNanoseconds,
         Tell::QemuEvents,
         Tell::CntfrqNotTheBoards,
+        Tell::CounterInMicroseconds,
+        Tell::CpuinfoNotArm64,
     ];
 
     /// Its name in the `start` record's `emulation_tells`.
@@ -118,6 +131,8 @@ impl Tell {
             Tell::CyclesAreNanoseconds => "cycles-are-ns",
             Tell::QemuEvents => "qemu-pmu-events",
             Tell::CntfrqNotTheBoards => "cntfrq-not-the-boards",
+            Tell::CounterInMicroseconds => "counter-in-us",
+            Tell::CpuinfoNotArm64 => "cpuinfo-not-arm64",
         }
     }
 
@@ -144,11 +159,16 @@ impl Tells {
         });
         let events = o.pmceid0.is_some_and(|p| QEMU_PMCEID0.contains(&p));
         let cntfrq = o.dt_timer_hz.is_some_and(|hz| hz != o.cntfrq_hz);
+        // A microsecond of a 62.5 MHz counter is 62.5 ticks; the step is the smallest
+        // advance seen (62 or 63).
+        let us_steps = o.counter_step.is_some_and(|s| (60..=65).contains(&s));
         let mut bits = 0;
         for (tell, seen) in [
             (Tell::CyclesAreNanoseconds, qemu_rate && ns),
             (Tell::QemuEvents, events),
             (Tell::CntfrqNotTheBoards, qemu_rate && cntfrq),
+            (Tell::CounterInMicroseconds, qemu_rate && us_steps),
+            (Tell::CpuinfoNotArm64, o.cpuinfo_arm64 == Some(false)),
         ] {
             if seen {
                 bits |= tell.bit();
@@ -167,9 +187,10 @@ impl Tells {
         Tell::ALL.into_iter().filter(|&t| self.has(t))
     }
 
-    /// Whether they make the run a suspected emulation: QEMU's PMU event list, or two tells.
+    /// Whether they make the run a suspected emulation: QEMU's PMU event list, a
+    /// `/proc/cpuinfo` that is not arm64's, or two tells.
     pub fn suspect(&self) -> bool {
-        self.has(Tell::QemuEvents) || self.bits.count_ones() >= 2
+        self.has(Tell::QemuEvents) || self.has(Tell::CpuinfoNotArm64) || self.bits.count_ones() >= 2
     }
 }
 
@@ -206,6 +227,15 @@ impl fmt::Display for Tells {
                     f,
                     "CNTFRQ_EL0 is QEMU's 62.5 MHz, the device tree's /timer says {} Hz",
                     o.dt_timer_hz.unwrap_or(0)
+                )?,
+                Tell::CounterInMicroseconds => write!(
+                    f,
+                    "CNTVCT_EL0 at 62.5 MHz moves {} ticks at a time: microseconds, as user-mode QEMU's",
+                    o.counter_step.unwrap_or(0)
+                )?,
+                Tell::CpuinfoNotArm64 => f.write_str(
+                    "/proc/cpuinfo has no CPU implementer: the kernel is not arm64's, so an \
+                     emulator runs this arm64 program",
                 )?,
             }
         }
@@ -367,6 +397,8 @@ mod tests {
         dt_timer_hz: None,
         pmceid0: Some(0x2_0001),
         cycles_ticks: Some((16_000_160, 1_000_010)),
+        counter_step: None,
+        cpuinfo_arm64: None,
     };
 
     fn names(t: &Tells) -> Vec<&'static str> {
@@ -405,6 +437,8 @@ mod tests {
             dt_timer_hz: None,
             pmceid0: Some(0x7fff_0f3f),
             cycles_ticks: Some((1_500_000_000, 54_000_000)),
+            counter_step: Some(1),
+            cpuinfo_arm64: Some(true),
         };
         assert_eq!(names(&Tells::of(&a72)), Vec::<&str>::new());
         // A 1 GHz core whose counter runs at exactly 62.5 MHz: one weak tell, not suspected.
@@ -436,6 +470,41 @@ mod tests {
         });
         assert!(!t.suspect());
         let _ = t.to_string();
+    }
+
+    #[test]
+    fn user_mode_qemu_shows_its_tells_to_the_twin() {
+        // qemu-aarch64 7.2 on an x86 host: 62.5 MHz claimed, microsecond steps, the host's
+        // /proc/cpuinfo; no PMU at EL0.
+        let twin = Observed {
+            cntfrq_hz: 62_500_000,
+            counter_step: Some(62),
+            cpuinfo_arm64: Some(false),
+            ..Observed::default()
+        };
+        let t = Tells::of(&twin);
+        assert_eq!(names(&t), ["counter-in-us", "cpuinfo-not-arm64"]);
+        assert!(t.suspect());
+        assert!(t.to_string().contains("moves 62 ticks at a time"));
+        // cpuinfo alone says so; the step alone does not.
+        assert!(Tells::of(&Observed {
+            counter_step: Some(1),
+            ..twin
+        })
+        .suspect());
+        assert!(!Tells::of(&Observed {
+            cpuinfo_arm64: Some(true),
+            ..twin
+        })
+        .suspect());
+        // An arm64 board under Linux: a tick at a time, its own cpuinfo: none.
+        let board = Observed {
+            cntfrq_hz: 54_000_000,
+            counter_step: Some(1),
+            cpuinfo_arm64: Some(true),
+            ..Observed::default()
+        };
+        assert_eq!(names(&Tells::of(&board)), Vec::<&str>::new());
     }
 
     #[test]

@@ -244,7 +244,7 @@ pub const START: Kind = Kind {
             "emulation_tells",
             Strs,
             "",
-            "QEMU's tells the machine showed, present when it showed any: \"cycles-are-ns\" (PMCCNTR_EL0 counts 16 per tick of a 62.5 MHz counter: virtual nanoseconds), \"qemu-pmu-events\" (PMCEID0_EL0 lists only QEMU's events), \"cntfrq-not-the-boards\" (CNTFRQ_EL0 is QEMU's 62.5 MHz, the device tree's /timer says another rate). QEMU's event list, or two tells, make the run emulated (\"tells\" in emulated_by); one other tell alone does not.",
+            "QEMU's tells the machine showed, present when it showed any: \"cycles-are-ns\" (PMCCNTR_EL0 counts 16 per tick of a 62.5 MHz counter: virtual nanoseconds), \"qemu-pmu-events\" (PMCEID0_EL0 lists only QEMU's events), \"cntfrq-not-the-boards\" (CNTFRQ_EL0 is QEMU's 62.5 MHz, the device tree's /timer says another rate); the Linux twin's: \"counter-in-us\" (CNTVCT_EL0 at 62.5 MHz moves a microsecond at a time, as user-mode QEMU's), \"cpuinfo-not-arm64\" (/proc/cpuinfo has no CPU implementer: the kernel is another architecture's). QEMU's event list, cpuinfo-not-arm64, or two tells, make the run emulated (\"tells\" in emulated_by); one other tell alone does not.",
         ),
         Field::always(
             "console",
