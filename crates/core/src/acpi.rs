@@ -279,14 +279,17 @@ fn array<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
     bytes.get(at..at.checked_add(N)?)?.try_into().ok()
 }
 
+#[inline(never)]
 fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {
     array(bytes, at).map(u16::from_le_bytes)
 }
 
+#[inline(never)]
 fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
     array(bytes, at).map(u32::from_le_bytes)
 }
 
+#[inline(never)]
 fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
     array(bytes, at).map(u64::from_le_bytes)
 }
