@@ -121,11 +121,24 @@ impl fmt::Write for Large {
     }
 }
 
+/// Before ExitBootServices, on the UEFI path: the firmware's text output (`arch::uefi`), which
+/// the console writes to while it is set.
+static EARLY: Global<Option<fn(&str)>> = Global::new(None);
+
+/// Makes `sink` (`None`: nothing) a console until it is replaced: the UEFI application's
+/// ConOut, so that its lines and records are written by the same code as every other.
+pub fn set_early(sink: Option<fn(&str)>) {
+    EARLY.set(sink);
+}
+
 /// A writer to the console (a no-op before [`init`]).
 pub struct Console;
 
 impl fmt::Write for Console {
     fn write_str(&mut self, s: &str) -> fmt::Result {
+        if let Some(early) = EARLY.get() {
+            early(s);
+        }
         draw(s);
         let Some(mut uart) = UART.get() else {
             return Ok(());

@@ -382,7 +382,12 @@ impl core::fmt::Display for Why {
             Method::SpinTable { .. } => "the spin-table release",
         };
         match self.0 {
-            NotStarted::Refused(code) => write!(f, "{how} returned {code}"),
+            // Sign and magnitude: as `{code}` writes it, without the image's only use of
+            // i64's Display.
+            NotStarted::Refused(code) => {
+                let sign = if code < 0 { "-" } else { "" };
+                write!(f, "{how} returned {sign}{}", code.unsigned_abs())
+            }
             NotStarted::Trapped => write!(f, "{how} trapped"),
             NotStarted::Silent => {
                 write!(f, "started but silent for {} ms", START_WAIT_NS / 1_000_000)

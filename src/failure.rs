@@ -13,7 +13,7 @@ use mairbench_core::schema;
 /// Reports an exception nobody expected, then ends the run with status fail.
 pub fn report_exception(e: &Unexpected) -> ! {
     let class = esr::Class::of(e.fault.esr);
-    let ec = esr::code(e.fault.esr);
+    let ec = u32::from(esr::code(e.fault.esr));
     say!("");
     say!(
         "!! unexpected {} exception ({}{}): {}",

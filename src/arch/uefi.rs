@@ -10,8 +10,9 @@
 //! options, the memory map) is `mairbench_core::uefi`, tested on the host.
 
 use super::global::Global;
+use crate::console::{self, Console};
+use crate::say;
 use core::ffi::c_void;
-use core::fmt::{self, Write};
 use mairbench_core::fb::{self, Framebuffer};
 use mairbench_core::record::Record;
 use mairbench_core::schema;
@@ -277,47 +278,57 @@ impl mairbench_core::acpi::Phys for UefiRam {
     }
 }
 
-/// ConOut as a `fmt::Write`: UCS-2 in chunks, `\n` as CR LF.
-struct ConOut(*mut TextOutput);
+/// The system table's ConOut (as an address: a `Global` holds `Send` values), valid until
+/// ExitBootServices; 0: none.
+static CON_OUT: Global<usize> = Global::new(0);
 
-impl Write for ConOut {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        if self.0.is_null() {
-            return Ok(());
-        }
-        let mut buf = [0u16; 130];
-        let mut n = 0;
-        let flush = |buf: &mut [u16; 130], n: &mut usize| {
-            buf[*n] = 0;
-            // SAFETY: `self.0` is the system table's ConOut, valid until ExitBootServices
-            // (this writer is never used after it); the string is NUL-terminated.
-            unsafe {
-                efi_call(
-                    (*self.0).output_string as usize,
-                    [self.0 as usize, buf.as_ptr() as usize, 0, 0, 0],
-                )
-            };
-            *n = 0;
+/// Makes ConOut a console ([`console::set_early`]) until ExitBootServices.
+///
+/// # Safety
+/// `st` is the valid system table and boot services have not exited.
+unsafe fn con_out_on(st: *const SystemTable) {
+    // SAFETY: the caller's promise.
+    CON_OUT.set(unsafe { (*st).con_out } as usize);
+    console::set_early(Some(con_out));
+}
+
+/// Writes `s` to ConOut: UCS-2 in chunks, `\n` as CR LF.
+fn con_out(s: &str) {
+    let out = CON_OUT.get() as *mut TextOutput;
+    if out.is_null() {
+        return;
+    }
+    let mut buf = [0u16; 130];
+    let mut n = 0;
+    let flush = |buf: &mut [u16; 130], n: &mut usize| {
+        buf[*n] = 0;
+        // SAFETY: `out` is the system table's ConOut, valid until ExitBootServices (the
+        // console stops writing here before it: `efi_main`); the string is NUL-terminated.
+        unsafe {
+            efi_call(
+                (*out).output_string as usize,
+                [out as usize, buf.as_ptr() as usize, 0, 0, 0],
+            )
         };
-        for c in s.chars() {
-            if c == '\n' {
-                buf[n] = u16::from(b'\r');
-                n += 1;
-            }
-            buf[n] = if (c as u32) < 0x7f {
-                c as u16
-            } else {
-                u16::from(b'?')
-            };
+        *n = 0;
+    };
+    for c in s.chars() {
+        if c == '\n' {
+            buf[n] = u16::from(b'\r');
             n += 1;
-            if n >= 127 {
-                flush(&mut buf, &mut n);
-            }
         }
-        if n > 0 {
+        buf[n] = if (c as u32) < 0x7f {
+            c as u16
+        } else {
+            u16::from(b'?')
+        };
+        n += 1;
+        if n >= 127 {
             flush(&mut buf, &mut n);
         }
-        Ok(())
+    }
+    if n > 0 {
+        flush(&mut buf, &mut n);
     }
 }
 
@@ -337,8 +348,9 @@ pub struct Next {
 /// `st` is the valid system table and boot services have not exited.
 unsafe fn fail(st: *const SystemTable, name: &str, detail: core::fmt::Arguments<'_>) -> ! {
     // SAFETY: the caller's promise.
-    let mut out = ConOut(unsafe { (*st).con_out });
-    let _ = writeln!(out, "FAIL {name}: {detail}");
+    unsafe { con_out_on(st) };
+    let mut out = Console;
+    say!("FAIL {name}: {detail}");
     let _ = Record::new(&mut out, &schema::CHECK)
         .str("name", name)
         .bool("ok", false)
@@ -353,10 +365,7 @@ unsafe fn fail(st: *const SystemTable, name: &str, detail: core::fmt::Arguments<
         .u64("run_us", 0)
         .strs("failed_checks", [name])
         .finish();
-    let _ = writeln!(
-        out,
-        "mairbench: status fail (1 checks, 1 failed: {name}); shutting down through ResetSystem"
-    );
+    say!("mairbench: status fail (1 checks, 1 failed: {name}); shutting down through ResetSystem");
     // SAFETY: runtime services are valid while boot services run (and after); ResetSystem
     // does not return.
     unsafe {
@@ -388,10 +397,10 @@ unsafe extern "C" fn efi_main(image: Handle, st: *const SystemTable) -> Next {
         };
     }
     // SAFETY: a valid system table (signature checked); boot services run.
-    let (bs, con_out) = unsafe { (&*(*st).boot_services, (*st).con_out) };
-    let mut out = ConOut(con_out);
-    let _ = writeln!(
-        out,
+    let bs = unsafe { &*(*st).boot_services };
+    // SAFETY: as above.
+    unsafe { con_out_on(st) };
+    say!(
         "\nmairbench {}: started as a UEFI application; reading the configuration tables",
         env!("CARGO_PKG_VERSION")
     );
@@ -407,11 +416,11 @@ unsafe extern "C" fn efi_main(image: Handle, st: *const SystemTable) -> Next {
     );
     match (tables.dtb, tables.rsdp) {
         (Some(dtb), _) => {
-            let _ = writeln!(out, "mairbench: device tree at {dtb:#x} (EFI_DTB_TABLE)");
+            say!("mairbench: device tree at {dtb:#x} (EFI_DTB_TABLE)");
         }
         (None, Some(rsdp)) => {
             // Read after ExitBootServices (`arch::rust_main`): the tables stay where they are.
-            let _ = writeln!(out, "mairbench: ACPI RSDP at {rsdp:#x}, no device tree");
+            say!("mairbench: ACPI RSDP at {rsdp:#x}, no device tree");
         }
         (None, None) => {
             // SAFETY: boot services run.
@@ -500,7 +509,7 @@ unsafe extern "C" fn efi_main(image: Handle, st: *const SystemTable) -> Next {
     // SAFETY: SetWatchdogTimer(0, ...) disables the watchdog (5 minutes in EDK2's boot
     // manager), which would otherwise reset the machine in the middle of a run.
     let watchdog_off = unsafe { efi_call(bs.set_watchdog_timer as usize, [0; 5]) } == 0;
-    let _ = writeln!(out, "mairbench: exiting boot services");
+    say!("mairbench: exiting boot services");
 
     // The memory map, read again when ExitBootServices says the key is stale (something
     // allocated in between); nothing may be printed between the two calls.
@@ -548,6 +557,9 @@ unsafe extern "C" fn efi_main(image: Handle, st: *const SystemTable) -> Next {
             }
         }
         tries += 1;
+        // ConOut is gone once ExitBootServices succeeds (on a retry, `fail` makes it a
+        // console again).
+        console::set_early(None);
         // SAFETY: ExitBootServices with the key of the map just read.
         match unsafe {
             efi_call(

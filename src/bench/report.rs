@@ -56,7 +56,7 @@ pub(super) fn caches() -> Option<u64> {
     for l in levels {
         say!(
             "cache: L{} {}, {} ({} B lines, {}-way, {} sets)",
-            l.level,
+            u32::from(l.level),
             l.kind.name(),
             Bytes(l.size()),
             l.line,

@@ -23,7 +23,7 @@ impl Memory {
     #[inline(never)] // its frame is on the stack only during the call
     pub fn coherence(&self) -> Option<Stale> {
         let pages = self.pages();
-        let mut total = 0;
+        let mut total = 0u32;
         let mut bad_pairs = 0;
         for (w, writer) in pages.iter().enumerate() {
             let Some(wrote) = writer.window(0, WINDOW) else {

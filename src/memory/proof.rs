@@ -42,9 +42,10 @@ impl Memory {
                     a.granule.name(),
                     a.va(),
                     self.buffer.base,
-                    a.memtype.index,
-                    a.memtype.mair,
+                    u32::from(a.memtype.index),
+                    u32::from(a.memtype.mair),
                     a.memtype.summary,
+                    par = u32::from(par),
                 ),
             );
             match verdict {

@@ -19,9 +19,10 @@
 //! UEFI memory map gives it ([`Platform::set_ram_regions`]).
 //!
 //! Every problem is a [`Problem`] in [`Platform::problems`] (the `Acpi*` ones), with a safe
-//! default: [`QEMU_VIRT`]'s values for what was not found. [`discover`] never panics, and its
-//! time is bounded by the tables' size: at most [`MAX_TABLES`] tables of at most
-//! [`MAX_TABLE_LEN`] bytes are read, and every walk moves forward by at least 2 bytes.
+//! default: [`QEMU_VIRT`](crate::platform::QEMU_VIRT)'s values for what was not found.
+//! [`discover`] never panics, and its time is bounded by the tables' size: at most
+//! [`MAX_TABLES`] tables of at most [`MAX_TABLE_LEN`] bytes are read, and every walk moves
+//! forward by at least 2 bytes.
 //!
 //! Layouts are those of the ACPI 6.5 specification (sections 5.2.5 RSDP, 5.2.6 header,
 //! 5.2.7/5.2.8 RSDT/XSDT, 5.2.9 FADT, 5.2.12.14 GICC), Microsoft's SPCR specification and
@@ -32,7 +33,7 @@
 
 pub use crate::platform::{AcpiFacts as Facts, AcpiRoot as Root};
 use crate::platform::{
-    ConsoleInfo, ConsoleKind, Cpu, Enable, Platform, Problem, PsciConduit, Tables, QEMU_VIRT,
+    ConsoleInfo, ConsoleKind, Cpu, Enable, Platform, Problem, PsciConduit, Tables,
 };
 
 /// Physical memory the tables live in, as the firmware sees it (identity-mapped: MMU off, or
@@ -280,14 +281,17 @@ fn array<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
     bytes.get(at..at.checked_add(N)?)?.try_into().ok()
 }
 
+#[inline(never)]
 fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {
     array(bytes, at).map(u16::from_le_bytes)
 }
 
+#[inline(never)]
 fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
     array(bytes, at).map(u32::from_le_bytes)
 }
 
+#[inline(never)]
 fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
     array(bytes, at).map(u64::from_le_bytes)
 }
@@ -402,7 +406,7 @@ fn entries<'a>(root: Table<'a>, kind: Root) -> impl Iterator<Item = u64> + 'a {
 /// The platform ACPI describes, from the RSDP at physical address `rsdp`; see the module
 /// documentation. Never panics.
 ///
-/// What is set, the rest staying [`QEMU_VIRT`]'s:
+/// What is set, the rest staying [`QEMU_VIRT`](crate::platform::QEMU_VIRT)'s:
 /// - [`Platform::tables`]: [`Tables::Acpi`] once a root table is valid.
 /// - [`Platform::console`]: the SPCR's UART ([`SPCR_UARTS`]), in system memory, not at 0 and
 ///   aligned to its access width; a 16550's register spacing (`reg_shift`) and access width
@@ -436,7 +440,7 @@ fn entries<'a>(root: Table<'a>, kind: Root) -> impl Iterator<Item = u64> + 'a {
 /// a root table listed ([`Problem::AcpiTableRepeated`]), or a table past the first
 /// [`MAX_TABLES`] ([`Problem::AcpiTooManyTables`]) is not read again.
 pub fn discover<'a, P: Phys + ?Sized>(mem: &'a P, rsdp: u64) -> Platform<'a> {
-    let mut p = QEMU_VIRT;
+    let mut p = Platform::qemu_virt();
     let Some((root, kind)) = root(mem, rsdp, &mut p) else {
         return p;
     };

@@ -656,6 +656,7 @@ fn align4(n: usize) -> Option<usize> {
     Some(n.checked_add(3)? & !3)
 }
 
+#[inline(never)]
 fn be32(bytes: &[u8], off: usize) -> Option<u32> {
     Some(u32::from_be_bytes(*bytes.get(off..)?.first_chunk()?))
 }

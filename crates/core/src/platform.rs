@@ -759,31 +759,40 @@ const QEMU_VIRT_RAM: MemRegion = MemRegion {
 
 /// The defaults: QEMU `virt` with its PL011 at 0x0900_0000 and 128 MiB of RAM
 /// at 0x4000_0000, PSCI unknown, no bootargs, model `"unknown"`, no problems.
-pub const QEMU_VIRT: Platform<'static> = Platform {
-    console: ConsoleInfo {
-        kind: ConsoleKind::Pl011,
-        base: 0x0900_0000,
-    },
-    console_from_dtb: false,
-    psci: None,
-    ram: QEMU_VIRT_RAM,
-    ram_from_dtb: false,
-    ram_regions: [QEMU_VIRT_RAM; MAX_RAM_REGIONS],
-    ram_region_count: 1,
-    bootargs: "",
-    model: "unknown",
-    emulated: false,
-    qemu_mark: None,
-    hypervisor: None,
-    dtb_ok: false,
-    tables: Tables::None,
-    acpi: AcpiFacts::NONE,
-    problems: Problems::NONE,
-    reserved: Reserved::NONE,
-    cpus: [NO_CPU; MAX_CPUS],
-    cpu_count: 0,
-    cpus_beyond_cap: 0,
-};
+pub const QEMU_VIRT: Platform<'static> = Platform::qemu_virt();
+
+impl Platform<'static> {
+    /// [`QEMU_VIRT`], as a function: called at run time it builds the struct in place (its
+    /// tables all but empty), where a copy of the constant would keep a 9 KiB image of it in
+    /// the firmware's relocated data.
+    pub const fn qemu_virt() -> Self {
+        Platform {
+            console: ConsoleInfo {
+                kind: ConsoleKind::Pl011,
+                base: 0x0900_0000,
+            },
+            console_from_dtb: false,
+            psci: None,
+            ram: QEMU_VIRT_RAM,
+            ram_from_dtb: false,
+            ram_regions: [QEMU_VIRT_RAM; MAX_RAM_REGIONS],
+            ram_region_count: 1,
+            bootargs: "",
+            model: "unknown",
+            emulated: false,
+            qemu_mark: None,
+            hypervisor: None,
+            dtb_ok: false,
+            tables: Tables::None,
+            acpi: AcpiFacts::NONE,
+            problems: Problems::NONE,
+            reserved: Reserved::none(),
+            cpus: [NO_CPU; MAX_CPUS],
+            cpu_count: 0,
+            cpus_beyond_cap: 0,
+        }
+    }
+}
 
 /// An unused entry of the CPU table.
 const NO_CPU: Cpu = Cpu {
@@ -853,7 +862,7 @@ pub fn qemu_mark(root: Node<'_>) -> Option<&'static str> {
 pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
     // The defaults, with the large tables built in place (all zeros) rather than copied from
     // a constant image of the whole struct.
-    let mut p = QEMU_VIRT;
+    let mut p = Platform::qemu_virt();
     let Some(dtb) = dtb else {
         p.problems.insert(Problem::NoDtb);
         return p;

@@ -211,13 +211,19 @@ pub struct Reserved<'a> {
 
 impl<'a> Reserved<'a> {
     /// No reservations, no problems.
-    pub const NONE: Reserved<'static> = Reserved {
-        entries: [Reservation::EMPTY; MAX_RESERVED],
-        count: 0,
-        merged: 0,
-        omitted: 0,
-        problems: Problems::NONE,
-    };
+    pub const NONE: Reserved<'static> = Reserved::none();
+
+    /// [`Reserved::NONE`], as a function: called at run time it fills the entries in place,
+    /// where a copy of the constant would keep a 3 KiB image of it in the firmware.
+    pub const fn none() -> Reserved<'static> {
+        Reserved {
+            entries: [Reservation::EMPTY; MAX_RESERVED],
+            count: 0,
+            merged: 0,
+            omitted: 0,
+            problems: Problems::NONE,
+        }
+    }
 
     /// The reservations kept, at most [`MAX_RESERVED`].
     pub fn entries(&self) -> &[Reservation<'a>] {
@@ -342,7 +348,7 @@ impl<'a> Reserved<'a> {
 /// reservation block is read from `blob`'s header; see the module
 /// documentation).
 pub fn read<'a>(blob: &'a [u8], fdt: Fdt<'a>) -> Reserved<'a> {
-    let mut r = Reserved::NONE;
+    let mut r = Reserved::none();
     mem_reserve(blob, &mut r);
     if let Some(node) = fdt.find_node("/reserved-memory") {
         reserved_memory(node, &mut r);

@@ -68,10 +68,12 @@ impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let wb = named(Role::WriteBack);
         match *self {
+            // The u8 counts as u32: one integer Display in the image fewer.
             Why::Ok { kernel, levels } => write!(
                 f,
                 "{wb} {} steps across each of the {levels} reported caches",
-                kernel.spec().name
+                kernel.spec().name,
+                levels = u32::from(levels)
             ),
             Why::Missing {
                 kernel,
@@ -90,7 +92,10 @@ impl fmt::Display for Why {
                 Times(step),
                 Bytes(inside),
                 Bytes(outside),
-                Times(STEP_RATIO)
+                Times(STEP_RATIO),
+                level = u32::from(level),
+                stepped = u32::from(stepped),
+                levels = u32::from(levels)
             ),
             Why::Unreported { kernel, step, at } => write!(
                 f,

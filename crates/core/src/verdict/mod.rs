@@ -356,6 +356,8 @@ impl Evidence {
     }
 
     /// Adds `key` = `scaled / 10^places`; beyond [`MAX_EVIDENCE`] it is dropped.
+    // Not inlined: the verdicts call it about 60 times.
+    #[inline(never)]
     pub fn push(&mut self, key: &'static str, scaled: u64, places: u8) {
         if let Some(slot) = self.items.get_mut(self.len) {
             *slot = (key, scaled, places);

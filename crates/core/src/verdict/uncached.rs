@@ -82,7 +82,8 @@ impl fmt::Display for Why {
                     f,
                     "{memtype} reads step {} across L{level} ({})",
                     Times(step),
-                    Bytes(cache)
+                    Bytes(cache),
+                    level = u32::from(level)
                 )?;
                 match bus {
                     Some(b) => write!(
