@@ -5,7 +5,7 @@
 # does the same.
 #
 # Usage: ./run.sh [bootargs ...]            e.g. ./run.sh mairbench.quick
-# Exit status: qemu/run's (README "Runner settings"); 3 when the toolchain lacks something that
+# Exit status: qemu/run's (docs/runner.md); 3 when the toolchain lacks something that
 # could not be added; cargo's when the build fails.
 set -euo pipefail
 # Relative paths in the settings keep meaning what they meant where this was started.

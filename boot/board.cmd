@@ -21,7 +21,7 @@
 # `setenv kernel_addr_r <a free, 2 MiB-aligned RAM address>` first.
 
 # The command line: empty for the full run, e.g. `setenv bootargs mairbench.quick` for the
-# short one (README, "Command line").
+# short one (docs/bootargs.md).
 setenv bootargs
 load mmc 0:1 ${kernel_addr_r} mairbench.bin
 booti ${kernel_addr_r} - ${fdtcontroladdr}

@@ -407,12 +407,12 @@ fn default_run_covers_every_kernel_and_shows_progress() {
     }
     // A progress line at least every two seconds of a sweep that takes several.
     assert!(run.console.contains("progress: "), "{}", run.console);
-    // The README's count of the lines a terminal shows (the human ones) and of all of them.
-    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    // docs/runner.md's count of the lines a terminal shows (the human ones) and of all of them.
+    let readme = std::fs::read_to_string(common::root().join("docs/runner.md")).unwrap();
     let quoted = |before: &str, after: &str| -> f64 {
         let at = readme
             .find(before)
-            .expect("the README quotes the line counts")
+            .expect("docs/runner.md quotes the line counts")
             + before.len();
         let digits: String = readme[at..]
             .chars()
@@ -433,7 +433,7 @@ fn default_run_covers_every_kernel_and_shows_progress() {
         let ratio = counted as f64 / quoted;
         assert!(
             (0.8..=1.2).contains(&ratio),
-            "README says about {quoted} {what}, the default run printed {counted}"
+            "docs/runner.md says about {quoted} {what}, the default run printed {counted}"
         );
     }
 }

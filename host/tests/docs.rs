@@ -18,19 +18,22 @@
 //! In the checked files every fenced block without a language (a bare fence) must be such an
 //! excerpt, so console output cannot be pasted in without being checked; commands and
 //! U-Boot prompts use `sh` or `text` fences.
+//!
+//! The checked files are all of the documentation: `README.md` and `docs/**/*.md`. This file
+//! also checks the documentation's shape: every relative link reaches an existing file (and an
+//! `#anchor` an existing heading of it), `README.md` stays a front door (at most 200 lines and
+//! 12 KB) and each chapter under `docs/` at most 400 lines; and `docs/runner.md`'s table of
+//! settings names exactly the `MAIRBENCH_*` variables `qemu/run` and `qemu/deps` read.
 
 mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The files whose excerpts are checked.
-const FILES: [&str; 4] = [
-    "README.md",
-    "docs/lab.md",
-    "docs/bringup.md",
-    "docs/raspberry-pi-4.md",
-];
+/// The files whose excerpts are checked: all of the documentation.
+fn files() -> Vec<String> {
+    common::docs()
+}
 
 const OPEN: &str = "<!-- output:";
 const CLOSE: &str = "<!-- /output -->";
@@ -197,10 +200,10 @@ fn missing(documented: &[String], output: &str) -> Vec<String> {
 fn all_excerpts() -> Vec<Excerpt> {
     let root = common::root();
     let mut all = Vec::new();
-    for file in FILES {
+    for file in files() {
         let text =
-            std::fs::read_to_string(root.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
-        all.extend(excerpts(file, &text).unwrap_or_else(|e| panic!("{e}")));
+            std::fs::read_to_string(root.join(&file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        all.extend(excerpts(&file, &text).unwrap_or_else(|e| panic!("{e}")));
     }
     all
 }
@@ -209,7 +212,14 @@ fn all_excerpts() -> Vec<Excerpt> {
 fn documented_output_is_what_the_firmware_prints() {
     let all = all_excerpts();
     // Each guide shows output; losing its markers would silently stop the check.
-    for (file, least) in [("docs/lab.md", 6), ("docs/bringup.md", 8)] {
+    for (file, least) in [
+        ("README.md", 1),
+        ("docs/lab.md", 6),
+        ("docs/bringup.md", 8),
+        ("docs/bringup-2.md", 8),
+        ("docs/verdicts.md", 1),
+        ("docs/host.md", 1),
+    ] {
         let n = all.iter().filter(|e| e.file == file).count();
         assert!(
             n >= least,
@@ -315,7 +325,322 @@ fn lines_must_appear_whole_and_in_order() {
 
 #[test]
 fn the_checked_files_exist() {
-    for file in FILES {
+    let files = files();
+    for file in &files {
         assert!(Path::new(&common::root().join(file)).is_file(), "{file}");
     }
+    // The guides and the chapters whose excerpts are counted above are among them.
+    for file in [
+        "README.md",
+        "docs/lab.md",
+        "docs/bringup.md",
+        "docs/raspberry-pi-4.md",
+    ] {
+        assert!(files.iter().any(|f| f == file), "{file} is not checked");
+    }
+}
+
+/// The lines of `text` outside fenced code blocks, with their line numbers (from 1) and their
+/// inline code spans (between backticks) blanked out.
+fn prose(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for (n, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let mut kept = String::with_capacity(line.len());
+        let mut in_code = false;
+        for c in line.chars() {
+            if c == '`' {
+                in_code = !in_code;
+            } else if !in_code {
+                kept.push(c);
+            }
+        }
+        out.push((n + 1, kept));
+    }
+    out
+}
+
+/// The targets of the Markdown links and images of `text` (`[text](target)`), with their line
+/// numbers; code is left out.
+fn links(text: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    for (n, line) in prose(text) {
+        let mut rest = line.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            match after.find(')') {
+                Some(end) => {
+                    found.push((n, after[..end].trim().to_string()));
+                    rest = &after[end..];
+                }
+                None => break,
+            }
+        }
+    }
+    found
+}
+
+/// GitHub's anchor of a heading: lower case, every character other than a letter, a digit, a
+/// space, `-` or `_` left out, spaces made `-`.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of the headings of a Markdown text, as GitHub makes them (a repeated one gets
+/// `-1`, `-2`, ...).
+fn anchors(text: &str) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        let hashes = line.chars().take_while(|&c| c == '#').count();
+        if in_fence || hashes == 0 || hashes > 6 || !line[hashes..].starts_with(' ') {
+            continue;
+        }
+        let base = slug(&line[hashes..]);
+        let mut anchor = base.clone();
+        let mut k = 0;
+        while seen.contains(&anchor) {
+            k += 1;
+            anchor = format!("{base}-{k}");
+        }
+        seen.push(anchor);
+    }
+    seen
+}
+
+/// A path from the repository root: `target` as `doc` (a path from the root) names it,
+/// relative to its own directory.
+fn resolve(doc: &str, target: &str) -> String {
+    let mut parts: Vec<&str> = doc.split('/').collect();
+    parts.pop();
+    for part in target.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    parts.join("/")
+}
+
+/// What is wrong with the relative links of `doc` (a path from the root, its text `text`);
+/// `read` gives another document's text, `None` when there is no such file.
+fn broken_links(doc: &str, text: &str, read: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut broken = Vec::new();
+    for (line, target) in links(text) {
+        if target.contains("://") || target.starts_with("mailto:") {
+            continue;
+        }
+        let (path, anchor) = match target.split_once('#') {
+            Some((p, a)) => (p, Some(a)),
+            None => (target.as_str(), None),
+        };
+        let file = if path.is_empty() {
+            doc.to_string()
+        } else {
+            resolve(doc, path)
+        };
+        let Some(linked) = read(&file) else {
+            broken.push(format!("{doc}:{line}: {target}: no file {file}"));
+            continue;
+        };
+        if let Some(anchor) = anchor {
+            if !anchors(&linked).iter().any(|a| a == anchor) {
+                broken.push(format!(
+                    "{doc}:{line}: {target}: {file} has no heading #{anchor}"
+                ));
+            }
+        }
+    }
+    broken
+}
+
+#[test]
+fn relative_links_reach_a_file_and_a_heading() {
+    let root = common::root();
+    let read = |file: &str| -> Option<String> {
+        let path = root.join(file);
+        if path.is_dir() {
+            Some(String::new())
+        } else {
+            std::fs::read_to_string(path).ok()
+        }
+    };
+    let mut broken = Vec::new();
+    let mut count = 0;
+    for doc in files() {
+        let text = read(&doc).unwrap();
+        count += links(&text).len();
+        broken.extend(broken_links(&doc, &text, &read));
+    }
+    assert!(count > 50, "only {count} links found");
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+
+    // The checker itself, on made-up files.
+    let made = |file: &str| -> Option<String> {
+        match file {
+            "docs/a.md" => {
+                Some("# A title\n\n## The `x` field's use\n\n## Twice\n\n## Twice\n".into())
+            }
+            "docs/img/p.svg" => Some(String::new()),
+            "README.md" => Some("# Top\n".into()),
+            _ => None,
+        }
+    };
+    let text = "[a](docs/a.md#a-title) [b](docs/a.md#the-x-fields-use) `[c](nowhere.md)`\n\
+                ![p](docs/img/p.svg) [w](https://example.org/x) [t](docs/a.md#twice-1)\n\
+                ```sh\n[d](nowhere.md)\n```\n";
+    assert_eq!(broken_links("README.md", text, &made), Vec::<String>::new());
+    let bad = "[a](docs/b.md) [b](docs/a.md#nothing) [c](docs/a.md#twice-2) [d](#here) [e](#top)\n";
+    let found = broken_links("README.md", bad, &made);
+    assert_eq!(found.len(), 4, "{found:?}");
+    assert_eq!(resolve("docs/x.md", "../README.md"), "README.md");
+    assert_eq!(resolve("docs/x.md", "a.md"), "docs/a.md");
+}
+
+/// Chapters allowed over 400 lines, each with the reason it is not split.
+const LONG_CHAPTERS: [(&str, &str); 1] = [(
+    "docs/records.md",
+    "its generated table of record kinds (between the records markers, one block that \
+     crates/core/tests/records_doc.rs writes from crates/core/src/schema.rs) alone is over \
+     400 lines",
+)];
+
+#[test]
+fn the_readme_is_a_front_door_and_chapters_stay_short() {
+    let root = common::root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(lines <= 200, "README.md has {lines} lines, at most 200");
+    assert!(
+        readme.len() <= 12 * 1024,
+        "README.md has {} bytes, at most 12 KiB",
+        readme.len()
+    );
+    let mut long = Vec::new();
+    for doc in files().iter().filter(|f| f.starts_with("docs/")) {
+        let n = std::fs::read_to_string(root.join(doc))
+            .unwrap()
+            .lines()
+            .count();
+        let allowed = LONG_CHAPTERS.iter().any(|(f, _)| f == doc);
+        if n > 400 && !allowed {
+            long.push(format!("{doc}: {n} lines, at most 400 (split it)"));
+        }
+        if n <= 400 && allowed {
+            long.push(format!("{doc}: {n} lines: take it off LONG_CHAPTERS"));
+        }
+    }
+    assert!(long.is_empty(), "{}", long.join("\n"));
+    // Every chapter is listed in the book's summary.
+    let summary = std::fs::read_to_string(root.join("docs/SUMMARY.md")).unwrap();
+    let listed: Vec<String> = links(&summary)
+        .into_iter()
+        .map(|(_, t)| resolve("docs/SUMMARY.md", &t))
+        .collect();
+    for doc in files().iter().filter(|f| f.starts_with("docs/")) {
+        if doc != "docs/SUMMARY.md" {
+            assert!(listed.contains(doc), "docs/SUMMARY.md does not list {doc}");
+        }
+    }
+}
+
+/// The `MAIRBENCH_*` names in a script's text (a name ends at the first character that is not
+/// an upper-case letter, a digit or `_`; `MAIRBENCH_*` itself is no name).
+fn settings_in(script: &str) -> std::collections::BTreeSet<String> {
+    let mut names = std::collections::BTreeSet::new();
+    let mut rest = script;
+    while let Some(at) = rest.find("MAIRBENCH_") {
+        let tail = &rest[at..];
+        let len = tail
+            .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+            .unwrap_or(tail.len());
+        let name = tail[..len].trim_end_matches('_');
+        if name.len() > "MAIRBENCH".len() {
+            names.insert(name.to_string());
+        }
+        rest = &tail[len..];
+    }
+    names
+}
+
+/// The variables of the settings table of `docs/runner.md`: the first cell of each row.
+fn settings_table(runner_md: &str) -> Vec<String> {
+    runner_md
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `MAIRBENCH_"))
+        .filter_map(|l| l.split_once('`'))
+        .map(|(name, _)| format!("MAIRBENCH_{name}"))
+        .collect()
+}
+
+/// What differs between the table and the scripts: a variable `run` reads without a row, a row
+/// naming a variable neither `run` nor `deps` reads, a row twice.
+fn settings_drift(table: &[String], run: &str, deps: &str) -> Vec<String> {
+    let (read_by_run, read_by_deps) = (settings_in(run), settings_in(deps));
+    let mut drift = Vec::new();
+    for name in &read_by_run {
+        if !table.contains(name) {
+            drift.push(format!(
+                "qemu/run reads {name}, which docs/runner.md's table lacks"
+            ));
+        }
+    }
+    for (i, name) in table.iter().enumerate() {
+        if !read_by_run.contains(name) && !read_by_deps.contains(name) {
+            drift.push(format!(
+                "docs/runner.md's table has {name}, which neither qemu/run nor qemu/deps reads"
+            ));
+        }
+        if table[..i].contains(name) {
+            drift.push(format!("docs/runner.md's table has {name} twice"));
+        }
+    }
+    drift
+}
+
+#[test]
+fn the_runner_table_names_every_setting_the_runner_reads() {
+    let root = common::root();
+    let read = |f: &str| std::fs::read_to_string(root.join(f)).unwrap();
+    let table = settings_table(&read("docs/runner.md"));
+    assert!(table.len() > 20, "docs/runner.md's table: {table:?}");
+    let drift = settings_drift(&table, &read("qemu/run"), &read("qemu/deps"));
+    assert!(drift.is_empty(), "{}", drift.join("\n"));
+
+    // Drift either way is found.
+    let table = settings_table("| `MAIRBENCH_A` | a | 1 |\n| `MAIRBENCH_GONE` | g | 0 |\n");
+    assert_eq!(table, ["MAIRBENCH_A", "MAIRBENCH_GONE"]);
+    let run = "a=${MAIRBENCH_A:-1}; b=${MAIRBENCH_NEW:-2} # MAIRBENCH_* settings\n";
+    assert_eq!(
+        settings_drift(&table, run, "x=$MAIRBENCH_A"),
+        [
+            "qemu/run reads MAIRBENCH_NEW, which docs/runner.md's table lacks",
+            "docs/runner.md's table has MAIRBENCH_GONE, which neither qemu/run nor qemu/deps reads",
+        ]
+    );
+    assert_eq!(
+        settings_drift(&table, run, "MAIRBENCH_GONE").len(),
+        1,
+        "a row qemu/deps reads is not drift"
+    );
 }

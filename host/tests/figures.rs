@@ -19,13 +19,17 @@
 //! The prose around them quotes ranges of ratios; [`the_prose_ratios_hold_in_their_logs`]
 //! checks those in the same logs, within the tolerance the prose states.
 
+mod common;
+
 use mairbench_core::memtype::{Role, MEMTYPES};
 use mairbench_host::model::Run;
 use mairbench_host::report::{ratio_to_baseline, size_label, value_label};
 use std::path::{Path, PathBuf};
 
-/// The documents whose figures are checked.
-const FILES: [&str; 3] = ["README.md", "docs/lab.md", "docs/bringup.md"];
+/// The documents whose figures are checked: all of them (`README.md` and `docs/**/*.md`).
+fn files() -> Vec<String> {
+    common::docs()
+}
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -158,7 +162,7 @@ fn render_runs(runs: &[(&str, &str)], kernel: &str, sizes: [u64; 2]) -> String {
 
 /// One marked block of a document: its opening line's words and the text between the markers.
 struct Block {
-    file: &'static str,
+    file: String,
     line: usize,
     kind: &'static str,
     words: Vec<String>,
@@ -170,7 +174,7 @@ const KINDS: [(&str, &str); 2] = [
     ("<!-- figures-runs:", "<!-- /figures-runs -->"),
 ];
 
-fn blocks(file: &'static str, text: &str) -> Vec<Block> {
+fn blocks(file: &str, text: &str) -> Vec<Block> {
     let mut out = Vec::new();
     let lines: Vec<&str> = text.lines().collect();
     let mut i = 0;
@@ -188,7 +192,7 @@ fn blocks(file: &'static str, text: &str) -> Vec<Block> {
                 .unwrap_or_else(|| panic!("{file}:{}: no {close}", i + 1));
             let body = lines[i + 1..end].iter().map(|l| format!("{l}\n")).collect();
             out.push(Block {
-                file,
+                file: file.to_owned(),
                 line: i + 1,
                 kind: open,
                 words,
@@ -249,7 +253,8 @@ fn render(b: &Block) -> String {
 fn documented_figures_are_their_logs() {
     let bless = std::env::var_os("MAIRBENCH_BLESS").is_some();
     let mut seen = 0;
-    for file in FILES {
+    for file in files() {
+        let file = file.as_str();
         let path = root().join(file);
         let text = std::fs::read_to_string(&path).unwrap();
         let mut stale = Vec::new();
@@ -310,11 +315,11 @@ fn the_prose_ratios_hold_in_their_logs() {
             }
         }
     }
-    // The README's note under its pictures, on their log (the same claim).
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    // docs/host.md's note under its pictures, on their log (the same claim).
+    let host = std::fs::read_to_string(root().join("docs/host.md")).unwrap();
     assert!(
-        readme.contains("in this log Device reads and writes run at 0.04 to 0.25 times"),
-        "README.md"
+        host.contains("in this log Device reads and writes run at 0.04 to 0.25 times"),
+        "docs/host.md"
     );
     let docs = kept("qemu10-firmware-docs.log");
     for kernel in ["read-ldp", "write-stp"] {

@@ -1,5 +1,4 @@
-//! The LAVA job templates (`lava/qemu.yaml`, `lava/uboot-board.yaml`; README, "Board farms
-//! (LAVA)"):
+//! The LAVA job templates (`lava/qemu.yaml`, `lava/uboot-board.yaml`; docs/lava.md):
 //! - their `monitors` replayed the way lava-dispatcher's `lava-test-monitor` reads a console
 //!   (pexpect: the earliest match of the end or the test-case pattern wins, the end on a tie)
 //!   on kept firmware logs and on a live `mairbench.quick` run: one test case per verdict of

@@ -558,7 +558,7 @@ fn the_twin_runs_under_linux() {
 /// granule) map every page of the source's 64 KiB, each a present level-3 page whose
 /// AttrIndx names, through MAIR_EL1, the memory type core's source table expects (for a DRM
 /// card, its driver's row). Every row the table marks as checked in a page table
-/// (`Evidence::PageTable`, the README's column) was walked here, and every walked source's
+/// (`Evidence::PageTable`, docs/twin-sources.md's column) was walked here, and every walked source's
 /// row is so marked. vgem's dumb buffer and its dma-buf have the same descriptor bits but the
 /// address. The release word's walk was right (the twin says it was released). PAs:
 /// `devmem-ram` the hidden RAM from its first byte; both sysfs mappings of the BAR the same
@@ -674,7 +674,7 @@ fn the_page_tables_give_each_source_its_expected_memory_type() {
         );
     }
     // vgem's dumb buffer and its dma-buf: the same descriptor bits but the output address
-    // (README: what makes the dma-buf slower under TCG is not its mapping).
+    // (docs/twin-qemu.md: what makes the dma-buf slower under TCG is not its mapping).
     let attrs = |name: &str| -> Vec<u64> {
         let w = walks.iter().find(|w| w.paused.source == name).unwrap();
         w.pages

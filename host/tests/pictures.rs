@@ -33,9 +33,6 @@ const PICTURES: [(&str, &str, &str); 3] = [
     ),
 ];
 
-/// The files whose pictures must all be in [`PICTURES`].
-const DOCS: [&str; 1] = ["README.md"];
-
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -88,34 +85,44 @@ fn images(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// A picture's path from the repository root, as `doc` (a path from the root) names it
+/// relative to its own directory.
+fn from_root(doc: &str, image: &str) -> String {
+    let mut parts: Vec<&str> = doc.split('/').collect();
+    parts.pop();
+    for part in image.split('/') {
+        match part {
+            "." => {}
+            ".." => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    parts.join("/")
+}
+
 #[test]
 fn every_picture_is_in_the_table() {
     let known: Vec<&str> = PICTURES.iter().map(|p| p.2).collect();
-    for doc in DOCS {
-        let text = std::fs::read_to_string(root().join(doc)).unwrap();
-        let shown = images(&text);
-        assert!(!shown.is_empty(), "{doc} shows pictures");
-        for image in shown {
+    let mut shown_anywhere = Vec::new();
+    // README.md and docs/**/*.md, each naming pictures relative to its own directory.
+    for doc in common::docs() {
+        let text = std::fs::read_to_string(root().join(&doc)).unwrap();
+        for image in images(&text) {
+            let image = from_root(&doc, image);
             assert!(
-                known.contains(&image),
+                known.contains(&image.as_str()),
                 "{doc} shows {image}, which no row of PICTURES renders"
             );
+            shown_anywhere.push(image);
         }
     }
-    // docs/*.md name pictures relative to docs/.
-    for entry in std::fs::read_dir(root().join("docs")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "md") {
-            let text = std::fs::read_to_string(&path).unwrap();
-            for image in images(&text) {
-                let image = format!("docs/{image}");
-                assert!(
-                    known.contains(&image.as_str()),
-                    "{} shows {image}, which no row of PICTURES renders",
-                    path.display()
-                );
-            }
-        }
+    for picture in &known {
+        assert!(
+            shown_anywhere.iter().any(|s| s == picture),
+            "{picture} is rendered but no document shows it"
+        );
     }
     for entry in std::fs::read_dir(root().join("docs/img")).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
@@ -129,4 +136,7 @@ fn every_picture_is_in_the_table() {
         images("a ![x](docs/img/a.svg) b ![y](b.png)"),
         ["docs/img/a.svg", "b.png"]
     );
+    assert_eq!(from_root("docs/host.md", "img/a.svg"), "docs/img/a.svg");
+    assert_eq!(from_root("README.md", "docs/img/a.svg"), "docs/img/a.svg");
+    assert_eq!(from_root("docs/b/c.md", "../img/a.svg"), "docs/img/a.svg");
 }

@@ -416,7 +416,7 @@ options (the firmware's names):
   mairbench.devmem-ram=PA+SIZE RAM Linux does not own, for devmem-ram
   mairbench.pause=S            wait after each source for a debugger (1 to 3600 s)
   -h, --help                   this text          --version   the version
-Documentation: the README's \"Linux twin\" section.
+Documentation: docs/twin.md.
 ";
 
 /// `-h`/`--help` and `--version` answered, and an argument the twin does not know refused

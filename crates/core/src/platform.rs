@@ -398,9 +398,8 @@ impl Problem {
             Problem::NoStdoutPath => "no /chosen/stdout-path",
             Problem::StdoutNotFound => "/chosen/stdout-path names no node (or an unknown alias)",
             Problem::ConsoleUnsupported => {
-                "the /chosen/stdout-path device is not a UART mairbench drives (README, \
-                 \"Board support\"), or a 16550 with reg-shift above 7 or reg-io-width \
-                 other than 1 or 4"
+                "the /chosen/stdout-path device is not a UART mairbench drives (docs/boards.md), or \
+                 a 16550 with reg-shift above 7 or reg-io-width other than 1 or 4"
             }
             Problem::ConsoleNoAddress => {
                 "the /chosen/stdout-path device has no reg, or no translation through its \
@@ -450,7 +449,7 @@ impl Problem {
             Problem::AcpiNoSpcr => "no valid ACPI SPCR table",
             Problem::AcpiSpcrShort => "the ACPI SPCR is shorter than 80 bytes",
             Problem::AcpiSpcrUnsupported => {
-                "the ACPI SPCR's UART is not one mairbench drives (README, \"Board support\"), \
+                "the ACPI SPCR's UART is not one mairbench drives (docs/boards.md), \
                  or a 16550 of widths it cannot drive"
             }
             Problem::AcpiSpcrAddress => {

@@ -250,7 +250,7 @@ pub const START: Kind = Kind {
             "console",
             Str,
             "",
-            "The console UART's driver family, as `ConsoleKind::name` gives it (\"pl011\", \"ns16550\", \"imx\", ...: README, \"Board support\").",
+            "The console UART's driver family, as `ConsoleKind::name` gives it (\"pl011\", \"ns16550\", \"imx\", ...: docs/boards.md).",
         ),
         Field::always(
             "console_base",

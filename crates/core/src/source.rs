@@ -1,6 +1,6 @@
 //! The Linux twin's sources: the one table ([`SOURCES`]) of the mappings Linux hands out that
 //! `mairbench-linux` measures, from which its `mairbench.sources=` names, the host's
-//! expected memory type per source and the README's table derive.
+//! expected memory type per source and docs/twin-sources.md's table derive.
 //!
 //! Each row says which `pgprot_*` the arm64 kernel applies to that mapping, and so which
 //! firmware memory type ([`crate::memtype::MEMTYPES`]) it should behave like. The
@@ -451,7 +451,7 @@ pub fn by_name(name: &str) -> Option<&'static SourceSpec> {
     })
 }
 
-/// Writes the table as Markdown (the README's sources table, between its generated markers):
+/// Writes the table as Markdown (docs/twin-sources.md's sources table, between its generated markers):
 /// per source its form, how the twin maps it, the arm64 protection, the firmware memory type
 /// expected, and whether `all` includes it.
 pub fn write_markdown<W: fmt::Write + ?Sized>(w: &mut W) -> fmt::Result {

@@ -1,6 +1,6 @@
 //! The verdict table in the docs: `docs/bringup.md`'s generated part (between the markers) is
-//! what `verdict::write_markdown` renders (`MAIRBENCH_BLESS=1` rewrites it), and the README's
-//! "Verdicts" section names every verdict, one line each.
+//! what `verdict::write_markdown` renders (`MAIRBENCH_BLESS=1` rewrites it), and
+//! `docs/verdicts.md` names every verdict, one line each.
 
 mod generated;
 
@@ -21,13 +21,13 @@ fn bringup_md_holds_the_verdict_table() {
 }
 
 #[test]
-fn readme_names_every_verdict() {
-    let text = generated::read("README.md");
-    let (_, section) = text
-        .split_once("\n## Verdicts\n")
-        .expect("a Verdicts section");
+fn verdicts_md_names_every_verdict() {
+    let text = generated::read("docs/verdicts.md");
+    let section = text
+        .strip_prefix("# Verdicts\n")
+        .expect("docs/verdicts.md starts with its title");
     let section = section.split("\n## ").next().unwrap();
-    assert!(section.contains("(docs/bringup.md#verdicts)"));
+    assert!(section.contains("(bringup.md#verdicts)"));
     let listed: Vec<&str> = section
         .lines()
         .filter_map(|l| l.strip_prefix("- `"))
@@ -35,5 +35,8 @@ fn readme_names_every_verdict() {
         .map(|(name, _)| name)
         .collect();
     let table: Vec<&str> = VERDICTS.iter().map(|v| v.id).collect();
-    assert_eq!(listed, table, "README's list vs the verdict table");
+    assert_eq!(
+        listed, table,
+        "docs/verdicts.md's list vs the verdict table"
+    );
 }

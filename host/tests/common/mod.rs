@@ -20,6 +20,27 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// The documentation: `README.md` and every Markdown file under `docs/` (paths from the root,
+/// `/`-separated, sorted).
+pub fn docs() -> Vec<String> {
+    fn walk(dir: &Path, rel: &str, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, &format!("{rel}{name}/"), out);
+            } else if name.ends_with(".md") {
+                out.push(format!("{rel}{name}"));
+            }
+        }
+    }
+    let mut out = vec!["README.md".to_owned()];
+    walk(&root().join("docs"), "docs/", &mut out);
+    out.sort();
+    out
+}
+
 /// The firmware ELF, built by `cargo build --release` (the test command does it first).
 pub fn firmware() -> PathBuf {
     let elf = root().join("target/aarch64-unknown-none/release/mairbench");

@@ -1,4 +1,4 @@
-//! Polled console drivers, one module per UART family (README, "Board support").
+//! Polled console drivers, one module per UART family (docs/boards.md).
 //!
 //! The drivers leave baud rate, divisor and line control as the boot loader (or
 //! QEMU) set them, and translate nothing: the caller sends `"\r\n"`. They only send.
