@@ -857,7 +857,21 @@ fn the_twin_sources_classify_against_the_firmware() {
             .iter()
             .find(|l| l.source == source)
             .unwrap_or_else(|| panic!("{source} not classified:\n{table}"));
-        assert_eq!(l.label(), Some(label), "{source}:\n{table}");
+        // Under TCG only the Device slow path separates types; among the Normal ones (and
+        // among the Device ones) the nearest is the host's noise of the moment (res2_wc once
+        // came out nearest normal-wb on a loaded machine): the label is checked to the side
+        // of that line it must be on, the exact type a board's timings would give is the
+        // `expected` column's.
+        let side: &[&str] = if in_device {
+            &device
+        } else {
+            &["normal-wb", "normal-wb-noalloc", "normal-wt", "normal-nc"]
+        };
+        assert!(
+            l.label().is_some_and(|got| side.contains(&got)),
+            "{source} (expected {label}): {:?}\n{table}",
+            l.label()
+        );
         let confidence = l.confidence().unwrap();
         if qemu_major >= 9 {
             assert_eq!(
