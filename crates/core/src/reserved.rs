@@ -273,7 +273,8 @@ impl<'a> Reserved<'a> {
             return;
         };
         // The kept fixed range nearest to the new one covers it too.
-        let gap = |(b, size): (u64, u64)| {
+        // The bytes a kept range and the new one would cover merged: the smallest wins.
+        let hull = |(b, size): (u64, u64)| {
             let (start, end) = (b.min(range.0), end((b, size)).max(end(range)));
             end.saturating_sub(start)
         };
@@ -281,7 +282,7 @@ impl<'a> Reserved<'a> {
             .entries
             .iter()
             .enumerate()
-            .filter_map(|(i, e)| Some((gap(e.range()?), i)))
+            .filter_map(|(i, e)| Some((hull(e.range()?), i)))
             .min();
         match nearest {
             Some((_, i)) => {
