@@ -5,14 +5,17 @@
 //! The sweep is the default one cut to 4 KiB - 1 MiB (every kernel, eight memory types, nine
 //! sizes: more than 1000 points, about 8 s a boot). QEMU on a loaded host slows whole
 //! stretches of a run; that noise is what the rule must not report, so these tests pass on a
-//! loaded machine too. The planted change goes into the steadiest bandwidth kernel of the
-//! pair; a pair the host disturbed so much that no point can move less than 10 % and count is
-//! booted again (at most three pairs), the noise rate being asserted for every pair. When the
-//! third pair is as disturbed, the change planted is twice that pair's own threshold instead
-//! of 20 %, and it must be found at 3 sizes (one run of adjacent sizes, the least the rule names)
-//! rather than a majority: on such a host the references of one size move by up to 2x
-//! between sizes (a 2-core machine running other builds made three such pairs in a row,
-//! with thresholds of 36 % to 71 %). Each run prints its counts (`--nocapture` shows them).
+//! loaded machine too. The planted change goes into the bandwidth kernel whose two planted
+//! memory types need the least to count in this pair: the largest per-point threshold of
+//! `compare.csv`, which holds the host's noise and how far it moved that kernel as a whole.
+//! Where that is 10 % or less the change is 20 % and must be found at a majority of sizes;
+//! where the host needs more (on this project's 2-core machines every pair did, idle or
+//! not: 18 % to 71 %), the change is twice what the kernel needs and must be found at 3
+//! sizes, one run of adjacent sizes, the least the rule names. Booting more pairs in search
+//! of a quiet one cost 30 s and never found one. CI once planted twice the pair's floor
+//! (15 %) into a kernel the host had slowed to 0.71x as a whole, which needed 35 %, and found
+//! none of it: the per-point threshold is what decides. Each run prints its counts
+//! (`--nocapture` shows them).
 
 mod common;
 
@@ -69,7 +72,7 @@ struct Row {
     unit: String,
     ratio: f64,
     better: String,
-    reference: f64,
+    threshold_pct: f64,
 }
 
 fn rows(d: &tool::Done) -> Vec<Row> {
@@ -83,7 +86,7 @@ fn rows(d: &tool::Done) -> Vec<Row> {
                 unit: f[3].into(),
                 ratio: f[6].parse().unwrap(),
                 better: f[7].into(),
-                reference: f[13].parse().unwrap(),
+                threshold_pct: f[10].parse().unwrap(),
             }
         })
         .collect()
@@ -107,24 +110,12 @@ fn compare(a: &Path, b: &Path, test: &str) -> tool::Done {
 #[test]
 fn two_runs_of_one_image_flag_at_most_one_percent_and_a_planted_change_is_found() {
     common::firmware();
-    const PAIRS: u32 = 3;
-    for attempt in 1..=PAIRS {
-        if attempt_once(attempt, attempt == PAIRS) {
-            return;
-        }
-    }
-    unreachable!("the last pair always plants a change");
-}
-
-/// One pair of boots: asserts the noise rate, and where the pair is steady enough (or it is
-/// the `last` pair), the planted change; false when it was not planted.
-fn attempt_once(attempt: u32, last: bool) -> bool {
-    let dir = tool::scratch("compare_noise", &format!("logs-{attempt}"));
+    let dir = tool::scratch("compare_noise", "logs");
     let a = boot_to(&dir, "a");
     let b = boot_to(&dir, "b");
 
     // Identical image: at most 1 % flagged, in every attempt.
-    let d = compare(&a, &b, &format!("identical-{attempt}"));
+    let d = compare(&a, &b, "identical");
     let same = rows(&d);
     let flagged = same.iter().filter(|r| r.better != "same").count();
     eprintln!(
@@ -151,60 +142,43 @@ fn attempt_once(attempt: u32, last: bool) -> bool {
         d.stdout
     );
 
-    // A pair whose smallest threshold is above 10 % (the host disturbed both runs through and
-    // through) cannot show a 20 % change: boot again, or on the last pair plant twice its
-    // threshold.
-    let needs: f64 = d
-        .stdout
-        .split("a point needs at least ")
-        .nth(1)
-        .and_then(|t| t.split(' ').next())
-        .and_then(|t| t.parse().ok())
-        .unwrap_or_else(|| panic!("no threshold in:\n{}", d.stdout));
-    let (mut change, mut majority) = (1.2, 5);
-    if needs > 10.0 && !last {
-        eprintln!(
-            "attempt {attempt}: the pair needs {needs} %: the host was too busy to plant 20 %"
-        );
-        return false;
-    } else if needs > 10.0 {
-        (change, majority) = (1.0 + 2.0 * needs / 100.0, 3);
-        eprintln!(
-            "attempt {attempt}: the pair needs {needs} %: planting {change:.2}x, twice that, as a busy host allows"
-        );
-    }
-
-    // The planted change goes into the steadiest bandwidth kernel of this pair that has both
-    // planted memory types (the smallest median deviation from the references): a kernel the
-    // host slowed in patches cannot show a 20 % change under QEMU, and that is the host's
-    // doing, not the rule's.
+    // The planted change goes into the bandwidth kernel of this pair whose two planted memory
+    // types need the least to count: the largest threshold of their 18 points, which holds
+    // the host's noise, the kernel's and how far the host moved the kernel as a whole (a
+    // kernel the host slowed while it ran needs 35 % where the pair's floor says 15 %). A
+    // kernel that needs more than 10 % cannot show a 20 % change: plant twice what it needs.
+    let planted_types = ["normal-nc", "device-ngnre"];
     let mut kernels: Vec<(f64, String)> = Vec::new();
     for kernel in same
         .iter()
         .filter(|r| r.unit == "mbps")
         .map(|r| r.kernel.clone())
     {
-        let has = |t: &str| same.iter().any(|r| r.kernel == kernel && r.memtype == t);
-        if kernels.iter().any(|k| k.1 == kernel) || !has("normal-nc") || !has("device-ngnre") {
+        let ours = |r: &&Row| r.kernel == kernel && planted_types.contains(&r.memtype.as_str());
+        if kernels.iter().any(|k| k.1 == kernel) || same.iter().filter(ours).count() != 18 {
             continue;
         }
-        let mut dev: Vec<f64> = same
+        let needs = same
             .iter()
-            .filter(|r| r.kernel == kernel)
-            .map(|r| (r.ratio / r.reference).ln().abs())
-            .collect();
-        dev.sort_by(f64::total_cmp);
-        kernels.push((dev[dev.len() / 2], kernel));
+            .filter(ours)
+            .map(|r| r.threshold_pct)
+            .fold(0.0, f64::max);
+        kernels.push((needs, kernel));
     }
     kernels.sort_by(|x, y| x.0.total_cmp(&y.0));
-    let kernel = kernels[0].1.clone();
+    let (needs, kernel) = kernels.first().cloned().expect("a bandwidth kernel");
+    let (mut change, mut majority) = (1.2, 5);
+    if needs > 10.0 {
+        (change, majority) = (1.0 + 2.0 * needs / 100.0, 3);
+        eprintln!("{kernel} needs {needs} %: planting {change:.2}x, twice that");
+    }
     for (memtype, factor, better) in [
-        ("normal-nc", change, "B"),
-        ("device-ngnre", 1.0 / change, "A"),
+        (planted_types[0], change, "B"),
+        (planted_types[1], 1.0 / change, "A"),
     ] {
         let planted = dir.join(format!("b-{memtype}.log"));
         assert_eq!(plant(&b, &planted, &kernel, memtype, factor), 9);
-        let d = compare(&a, &planted, &format!("planted-{memtype}-{attempt}"));
+        let d = compare(&a, &planted, &format!("planted-{memtype}"));
         let all = rows(&d);
         let ours = |r: &&Row| r.kernel == kernel && r.memtype == memtype;
         let found = all
@@ -233,5 +207,4 @@ fn attempt_once(attempt: u32, last: bool) -> bool {
         assert_eq!(wrong, 0, "{}", d.stdout);
         assert!(others * 100 <= all.len(), "{others} others:\n{}", d.stdout);
     }
-    true
 }
