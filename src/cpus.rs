@@ -9,7 +9,8 @@
 //! shared Normal write-back lines without cache maintenance (check `smp-shared-line`): only
 //! hardware coherence in the Inner Shareable domain carries them, so a wrong token means the
 //! SMP set-up is broken (cores outside coherence: SMPEN/CPUECTLR, shareability, attributes
-//! that differ between cores). [`SmpEvidence`] keeps the result for the verdict, [`Cores`]
+//! that differ between cores). Last, each CPU's counter against the boot CPU's
+//! ([`crate::counters`], check `smp-counters`). [`SmpEvidence`] keeps the result for the verdict, [`Cores`]
 //! the CPUs running, for the multi-core measurements.
 
 use crate::arch::boot::Psci;
@@ -240,10 +241,11 @@ impl<'p> Plan<'p> {
         );
         evidence.first_differing = first.map(|(mpidr, i, ..)| (mpidr, Regs::NAMES[i]));
         if evidence.started == 0 {
-            say!("smp: one CPU running: no registers to compare, no shared-line test");
+            say!("smp: one CPU running: no registers to compare, no shared-line or counter test");
         } else {
             registers_check(&evidence, first);
             evidence.shared_line_ok = shared_line(&cores);
+            crate::counters::check(&cores, crate::arch::cpu::cntfrq_register());
         }
         cores.set_smp_evidence(evidence);
         cores
@@ -326,33 +328,30 @@ fn shared_line(cores: &Cores) -> bool {
                  {TOKEN_ROUNDS} rounds, no cache maintenance: every token arrived"
             ),
         ),
-        Some((mpidr, "read", want, got)) => run::check(
-            "smp-shared-line",
-            false,
-            format_args!(
-                "CPU {mpidr:#x} read {} for the boot CPU's token {want:#x} in a shared \
-                 normal-wb line (no cache maintenance): the cores are not coherent",
-                Seen(got)
-            ),
-        ),
-        Some((0, "own", want, got)) => run::check(
-            "smp-shared-line",
-            false,
-            format_args!(
-                "the boot CPU's own word of the shared line holds {} instead of {want:#x} \
-                 after the other CPUs wrote their words of it: the cores are not coherent",
-                Seen(got)
-            ),
-        ),
-        Some((mpidr, _, want, got)) => run::check(
-            "smp-shared-line",
-            false,
-            format_args!(
-                "the boot CPU read {} for CPU {mpidr:#x}'s token {want:#x} in a shared \
-                 normal-wb line (no cache maintenance): the cores are not coherent",
-                Seen(got)
-            ),
-        ),
+        Some((mpidr, what, want, got)) => {
+            let got = Seen(got);
+            let (a, b) = match what {
+                "own" => ("", ""),
+                _ => (" in a shared normal-wb line", " (no cache maintenance)"),
+            };
+            let wrong = match what {
+                "read" => {
+                    format_args!("CPU {mpidr:#x} read {got} for the boot CPU's token {want:#x}{a}")
+                }
+                "own" => format_args!(
+                    "the boot CPU's own word of the shared line holds {got} instead of \
+                     {want:#x} after the other CPUs wrote their words of it"
+                ),
+                _ => {
+                    format_args!("the boot CPU read {got} for CPU {mpidr:#x}'s token {want:#x}{a}")
+                }
+            };
+            run::check(
+                "smp-shared-line",
+                false,
+                format_args!("{wrong}{b}: the cores are not coherent"),
+            )
+        }
     }
 }
 

@@ -164,10 +164,10 @@ impl Start<'_> {
         crate::console::note_no_uart();
         if let Some(h) = hypervisor {
             say!(
-                "hypervisor: in a guest of {}: its stage 2 may override the memory types asked \
-                 for (with FEAT_S2FWB Linux's KVM maps guest memory Normal write-back); the \
-                 verdicts say so where that explains a failure",
-                h.name()
+                "hypervisor: in a guest of {}: its {}; the verdicts say so where that explains \
+                 a failure",
+                h.name(),
+                mairbench_core::hypervisor::STAGE2_OVERRIDES
             );
         }
         if boot.entry_el == 3 {

@@ -18,6 +18,7 @@ mod arch;
 mod bench;
 mod boot_checks;
 mod console;
+mod counters;
 mod cpus;
 mod describe;
 mod failure;

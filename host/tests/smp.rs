@@ -26,7 +26,8 @@ fn decimal(v: &Value) -> f64 {
 
 /// Every `hello` record carries SCTLR_EL1, MAIR_EL1, TCR_EL1 (those of the `mmu` record,
 /// written by the boot CPU, formatted alike) and TTBR0_EL1 (one for all), and the checks
-/// that compare them and pass tokens through a shared line say so for `n` CPUs.
+/// that compare them, pass tokens through a shared line and compare the counters say so for
+/// `n` CPUs.
 fn same_registers_and_shared_line(run: &Run, n: usize) {
     let mmu = run.one("mmu");
     let hellos = run.of_kind("hello");
@@ -43,13 +44,16 @@ fn same_registers_and_shared_line(run: &Run, n: usize) {
         assert_eq!(&h["ttbr0"], ttbr0, "{h}");
     }
     if n == 1 {
-        assert!(run
-            .of_kind("check")
-            .iter()
-            .all(|c| c["name"] != "smp-registers" && c["name"] != "smp-shared-line"));
+        assert!(run.of_kind("check").iter().all(|c| ![
+            "smp-registers",
+            "smp-shared-line",
+            "smp-counters"
+        ]
+        .contains(&c["name"].as_str().unwrap_or(""))));
         assert!(
-            run.console
-                .contains("smp: one CPU running: no registers to compare, no shared-line test"),
+            run.console.contains(
+                "smp: one CPU running: no registers to compare, no shared-line or counter test"
+            ),
             "{}",
             run.console
         );
@@ -63,6 +67,32 @@ fn same_registers_and_shared_line(run: &Run, n: usize) {
             "{} secondary CPUs: SCTLR_EL1, MAIR_EL1, TCR_EL1 and TTBR0_EL1 equal the boot CPU's",
             n - 1
         )
+    );
+    // Each secondary's counter: its own CNTFRQ_EL0 is the boot CPU's, and the rounds allow
+    // an offset of 0 (QEMU's CPUs read one host clock).
+    let freq = run.one("timer")["freq_hz"].clone();
+    let counters = run.of_kind("counter");
+    assert_eq!(counters.len(), n - 1, "{}", run.console);
+    for c in &counters {
+        assert_eq!(c["cntfrq_hz"], freq, "{c}");
+        assert_eq!(c["rounds"], 8, "{c}");
+        let (min, max) = (&c["offset_min_ticks"], &c["offset_max_ticks"]);
+        let (min, max) = (min.as_i64().unwrap(), max.as_i64().unwrap());
+        assert!(min <= 0 && 0 <= max, "{c}");
+        let trip = c["round_trip_ticks"].as_u64().unwrap();
+        assert!(
+            (max - min) as u64 <= trip,
+            "a bound no wider than its round trip: {c}"
+        );
+    }
+    let counted = check(run, "smp-counters");
+    assert_eq!(counted["ok"], true, "{counted}");
+    assert!(
+        counted["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{n} CPUs: CNTFRQ_EL0 {freq} Hz on each")),
+        "{counted}"
     );
     let line = check(run, "smp-shared-line");
     assert_eq!(line["ok"], true, "{line}");

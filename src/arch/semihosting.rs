@@ -40,7 +40,11 @@ pub fn command_line(buf: &mut [u8]) -> Option<&str> {
     }
     let len = usize::try_from(block[1]).ok()?.min(buf.len());
     let line = core::str::from_utf8(&buf[..len]).ok()?;
-    Some(line.split_once(' ').map_or("", |(_, rest)| rest).trim())
+    Some(
+        line.split_once(' ')
+            .map_or("", |(_, rest)| rest)
+            .trim_ascii(),
+    )
 }
 
 /// Asks the host to end the program with `code` as its exit status; returns if it does not.

@@ -268,12 +268,12 @@ impl core::fmt::Display for Note<'_> {
     }
 }
 
-/// Splits a command line into tokens: runs of non-white-space, where a double-quoted part
+/// Splits a command line into tokens: runs of non-white-space (ASCII, as Linux's `isspace`), where a double-quoted part
 /// may contain white space (the quotes stay in the token; see [`split_key_value`]).
 pub fn tokens(cmdline: &str) -> impl Iterator<Item = &str> {
     let mut rest = cmdline;
     core::iter::from_fn(move || {
-        rest = rest.trim_start();
+        rest = rest.trim_ascii_start();
         if rest.is_empty() {
             return None;
         }
@@ -284,7 +284,7 @@ pub fn tokens(cmdline: &str) -> impl Iterator<Item = &str> {
                 if c == '"' {
                     quoted = !quoted;
                 }
-                c.is_whitespace() && !quoted
+                c.is_ascii_whitespace() && !quoted
             })
             .map_or(rest.len(), |(i, _)| i);
         let (token, tail) = rest.split_at_checked(end)?;

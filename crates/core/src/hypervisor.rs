@@ -132,3 +132,8 @@ mod tests {
         assert_eq!(detect(&m), None);
     }
 }
+
+/// What a hypervisor may do to the memory types a guest asks for, said once for the console
+/// and the verdicts.
+pub const STAGE2_OVERRIDES: &str = "stage 2 may override the memory type (with FEAT_S2FWB \
+                                     Linux's KVM maps guest memory Normal write-back)";

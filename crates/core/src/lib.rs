@@ -42,6 +42,7 @@ pub mod bootargs;
 pub mod cache;
 pub mod cores;
 pub mod counter;
+pub mod counter_offset;
 pub mod diagnosis;
 pub mod emulation;
 pub mod esr;

@@ -46,7 +46,7 @@ impl fmt::Display for Return {
 /// `"PSCI CPU_ON returned -2"`), if it does.
 pub fn returned(why: &str) -> Option<i64> {
     let (_, tail) = why.rsplit_once("returned ")?;
-    tail.trim().parse().ok()
+    tail.trim_ascii().parse().ok()
 }
 
 #[cfg(test)]

@@ -129,7 +129,7 @@ impl Kind {
     }
 }
 
-use Type::{Bool, Decimal, Hex, Numbers, Str, Strs, U64};
+use Type::{Bool, Decimal, Hex, Numbers, Str, Strs, I64, U64};
 
 const BYTES: &str = "bytes";
 const MBPS: &str = "MB/s (MB = 10^6 B)";
@@ -795,6 +795,48 @@ pub const CPU: Kind = Kind {
     ],
 };
 
+/// One secondary CPU's counter against the boot CPU's.
+pub const COUNTER: Kind = Kind {
+    name: "counter",
+    doc: "A secondary CPU's CNTFRQ_EL0 and how far its CNTVCT_EL0 may be from the boot CPU's, \
+          bounded by round trips through memory (the check smp-counters); one per running \
+          secondary.",
+    fields: &[
+        Field::always("cpu", U64, "", "The secondary's number (its stack block)."),
+        Field::always("mpidr", Hex, "", "Its MPIDR_EL1 affinity."),
+        Field::always(
+            "cntfrq_hz",
+            U64,
+            "Hz",
+            "Its CNTFRQ_EL0, read by the CPU itself; null when it did not answer.",
+        )
+        .or_null(),
+        Field::always(
+            "offset_min_ticks",
+            I64,
+            TICKS,
+            "The least its counter minus the boot CPU's can be, for every round; null when \
+             it did not answer or no offset fits every round.",
+        )
+        .or_null(),
+        Field::always(
+            "offset_max_ticks",
+            I64,
+            TICKS,
+            "The greatest it can be; null as offset_min_ticks.",
+        )
+        .or_null(),
+        Field::always(
+            "round_trip_ticks",
+            U64,
+            TICKS,
+            "The quickest round (the bound is no tighter); null when it did not answer.",
+        )
+        .or_null(),
+        Field::always("rounds", U64, "", "Rounds it answered."),
+    ],
+};
+
 /// One cache level.
 pub const CACHE: Kind = Kind {
     name: "cache",
@@ -1379,6 +1421,7 @@ pub const KINDS: &[&Kind] = &[
     &DEVICE_FAULT,
     &HELLO,
     &CPU,
+    &COUNTER,
     &CACHE,
     &SMP,
     &TIMER,

@@ -11,6 +11,7 @@ use crate::arch::timer::Deadline;
 use aarch64_cpu::asm::barrier::{dsb, SY};
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU64, Ordering};
+use mairbench_core::counter_offset::Round;
 use mairbench_core::platform::MAX_CPUS;
 
 /// Where one CPU's part of a job began and ended, on the counter every core shares
@@ -115,6 +116,9 @@ pub enum Job {
         /// What this CPU writes.
         write: u64,
     },
+    /// One round of the counter exchange (see [`clock_round`]): at once, read this CPU's
+    /// CNTVCT_EL0 and CNTFRQ_EL0.
+    Clock,
 }
 
 /// Per stack block: the job posted to that CPU, valid once `POSTED` holds its sequence
@@ -125,7 +129,7 @@ static JOBS: [Global<MaybeUninit<Job>>; MAX_CPUS] =
 /// Per stack block: the sequence number of the job posted to that CPU.
 static POSTED: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
 /// Per stack block: what the CPU did in its last job (for a token round: `bytes` holds the
-/// word it read), valid once `FINISHED` holds that job's sequence number.
+/// word it read; for a counter round: `start` its CNTVCT_EL0, `bytes` its CNTFRQ_EL0), valid once `FINISHED` holds that job's sequence number.
 static OUTCOME: [Global<Span>; MAX_CPUS] = [const {
     Global::new(Span {
         start: 0,
@@ -318,6 +322,26 @@ pub fn exchange_tokens(
     }
 }
 
+/// One round of the counter exchange with the CPU of `block`: this CPU's counter before it
+/// posts the job, that CPU's counter and CNTFRQ_EL0 as it serves it, and this CPU's counter
+/// once the answer has arrived; `None` if it did not answer within `limit_ns`.
+pub fn clock_round(block: usize, limit_ns: u64) -> Option<(Round, u64)> {
+    let deadline = Deadline::after_ns(limit_ns);
+    // Every later load waits for the read, and the Release store that posts the job for
+    // every earlier load: the read is over before the other CPU can see the job.
+    let asked = crate::arch::cpu::ticks_before_loads();
+    let seq = post(&[block], |_| Job::Clock)?;
+    let answer = outcome(block, seq, &deadline)?;
+    dsb(SY);
+    let back = ticks();
+    let round = Round {
+        asked,
+        answered: answer.start,
+        back,
+    };
+    Some((round, answer.bytes))
+}
+
 /// A secondary CPU's life after hello: wait for a job, line up and start at the common
 /// start time (a stream starts at once), do it, report.
 pub(super) fn serve(block: usize) -> ! {
@@ -341,7 +365,7 @@ pub(super) fn serve(block: usize) -> ! {
         // SAFETY: `seq` is not 0, so `post` posted it: it wrote this slot's job before its
         // Release store of `seq`, which the Acquire load above saw.
         let job = unsafe { job.get().assume_init() };
-        if !matches!(job, Job::Stream(_)) {
+        if !matches!(job, Job::Stream(_) | Job::Clock) {
             ARRIVED.fetch_add(1, Ordering::AcqRel);
             while GO.load(Ordering::Acquire) != seq {
                 aarch64_cpu::asm::wfe();
@@ -368,6 +392,16 @@ pub(super) fn serve(block: usize) -> ! {
                 Span {
                     bytes: seen,
                     ..Span::default()
+                }
+            }
+            Job::Clock => {
+                // After the Acquire load that saw the job (DSB: it has completed); the store
+                // of the value, then the Release store of `finished`, come after the read.
+                dsb(SY);
+                Span {
+                    start: ticks(),
+                    end: 0,
+                    bytes: crate::arch::cpu::cntfrq_register(),
                 }
             }
         };

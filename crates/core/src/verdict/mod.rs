@@ -438,8 +438,9 @@ impl fmt::Display for Why {
             Why::Missing(what) => write!(f, "not measured: {what}"),
             Why::Overridden(h) => write!(
                 f,
-                "in a guest of {}: a hypervisor's stage 2 may override the memory type (with FEAT_S2FWB Linux's KVM maps guest memory Normal write-back), and no word was stale without maintenance, so the aliases cannot be judged here",
-                h.name()
+                "in a guest of {}: a hypervisor's {}, and no word was stale without maintenance, so the aliases cannot be judged here",
+                h.name(),
+                crate::hypervisor::STAGE2_OVERRIDES
             ),
             Why::CachesOn(w) => w.fmt(f),
             Why::Uncached(w) => w.fmt(f),
