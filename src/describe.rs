@@ -295,7 +295,12 @@ fn describe(
     }
     if emulation.emulated() {
         say!("emulated machine: QEMU models no caches, so timings do not reflect memory types");
-        say!("emulated: said by {emulation}");
+        let said = if emulation.suspected() {
+            ""
+        } else {
+            "said by "
+        };
+        say!("emulated: {said}{emulation}");
         if emulation.suspected() {
             run::warn("emulation");
             say!(

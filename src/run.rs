@@ -221,11 +221,11 @@ pub fn end(reason: Option<&str>) -> ! {
     }
     let _ = record.finish();
     crate::say!(
-        "mairbench: status {status} ({} checks, {} failed{}, {} warnings{}{}{}) after {micros} us",
+        "mairbench: status {status} ({} checks, {} failed{}, {}{}{}{}) after {micros} us",
         tally.checks,
         tally.failed,
         Listed(&tally.failed_checks),
-        tally.warnings,
+        Warnings(tally.warnings),
         Listed(&tally.warned),
         if reason.is_some() { "; " } else { "" },
         reason.unwrap_or("")
@@ -238,11 +238,11 @@ pub fn end(reason: Option<&str>) -> ! {
         );
         console::draw_large(
             format_args!(
-                "{}: {} checks, {} failed, {} warnings",
+                "{}: {} checks, {} failed, {}",
                 if pass { "PASS" } else { "FAIL" },
                 tally.checks,
                 tally.failed,
-                tally.warnings
+                Warnings(tally.warnings)
             ),
             if pass { 0x40_ff40 } else { 0xff_4040 },
         );
@@ -254,4 +254,14 @@ pub fn end(reason: Option<&str>) -> ! {
     crate::say!("mairbench: no semihosting or PSCI to power off with; the core now waits (wfe)");
     console::flush();
     cpu::park()
+}
+
+/// A count of warnings in words: `1 warning`, `2 warnings`.
+struct Warnings(u32);
+
+impl core::fmt::Display for Warnings {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let s = if self.0 == 1 { "" } else { "s" };
+        write!(f, "{} warning{s}", self.0)
+    }
 }

@@ -717,7 +717,7 @@ pub fn verdict(p: &Parsed, name: &str) -> Option<Verdict> {
         status => bad(
             1,
             format!(
-                "{name} line {end}: the run {}{}.",
+                "{name} line {end}, the end record: the run {}{}.",
                 match status {
                     Some("fail") => "failed".to_owned(),
                     other => format!("ended with status {:?}", other.unwrap_or("unknown")),
@@ -1173,7 +1173,10 @@ mod tests {
         let v = verdict(&p, "x.log").unwrap();
         assert_eq!(
             (v.code, v.sentence.as_str()),
-            (1, "x.log line 5: the run failed: integrity.")
+            (
+                1,
+                "x.log line 5, the end record: the run failed: integrity."
+            )
         );
     }
 
@@ -1187,13 +1190,16 @@ mod tests {
         let v = verdict(&p, "x.log").unwrap();
         assert_eq!(
             v.sentence,
-            "x.log line 2: the run failed: failed checks: memtype, reserved and 1 more; \
+            "x.log line 2, the end record: the run failed: failed checks: memtype, reserved and 1 more; \
              warnings: bootargs."
         );
         let bare = br#"@mb {"kind":"start","schema":1,"platform":"p","emulated":false}
 @mb {"kind":"end","status":"fail","reason":"panic"}
 "#;
         let v = verdict(&parse(bare), "x.log").unwrap();
-        assert_eq!(v.sentence, "x.log line 2: the run failed: panic.");
+        assert_eq!(
+            v.sentence,
+            "x.log line 2, the end record: the run failed: panic."
+        );
     }
 }

@@ -276,7 +276,8 @@ fn one_sentence_errors() {
     let d = report_text("failed", log.as_bytes());
     assert_eq!(d.code, Some(1));
     assert!(
-        sentence(&d).ends_with("console.log line 3: the run failed: 2 checks failed."),
+        sentence(&d)
+            .ends_with("console.log line 3, the end record: the run failed: 2 checks failed."),
         "{}",
         d.stderr
     );

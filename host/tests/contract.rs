@@ -249,7 +249,7 @@ fn a_failed_run_names_its_failed_checks_and_warnings() {
         .find(|l| l.starts_with("mairbench: status"))
         .unwrap();
     assert!(
-        last.contains("1 failed: memtype, 1 warnings: bootargs"),
+        last.contains("1 failed: memtype, 1 warning: bootargs"),
         "{last}"
     );
     let dir = std::env::temp_dir().join(format!("mairbench-contract-{}", std::process::id()));

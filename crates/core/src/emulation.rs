@@ -376,7 +376,7 @@ impl fmt::Display for Emulation<'_> {
             (None, Some(mark)) => write!(f, "{tables}: {mark}"),
             (None, None) if self.tells.suspect() => write!(
                 f,
-                "suspected, nothing names an emulator but the machine behaves like QEMU's TCG: {}",
+                "suspected: nothing names an emulator, but the machine behaves like QEMU's TCG: {}",
                 self.tells
             ),
             (None, None) => f.write_str("not emulated"),
@@ -518,7 +518,7 @@ mod tests {
         assert_eq!(e.by().collect::<Vec<_>>(), ["tells"]);
         assert!(e
             .to_string()
-            .starts_with("suspected, nothing names an emulator but the machine behaves like QEMU's TCG: PMCCNTR_EL0"));
+            .starts_with("suspected: nothing names an emulator, but the machine behaves like QEMU's TCG: PMCCNTR_EL0"));
         let e = Emulation::of(&p, Some("qemu-10.0.2")).with_tells(Tells::of(&QEMU));
         assert!(e.emulated() && !e.suspected());
         assert_eq!(e.by().collect::<Vec<_>>(), ["bootarg", "tells"]);
