@@ -74,7 +74,11 @@ pub fn lead(p: &Parsed) -> String {
         }
     }
     for v in p.run.verdicts.iter().filter(|v| v.status == "fail") {
-        lines.push(format!("verdict {} failed: {}", v.name, v.why));
+        let mut line = format!("verdict {} failed: {}", v.name, v.why);
+        if let Some(spec) = mairbench_core::verdict::by_name(&v.name) {
+            let _ = write!(line, "\nusually: {}\nnext: {}", spec.failure, spec.next);
+        }
+        lines.push(line);
     }
     lines.extend(e.cpus.iter().map(cpu));
     if p.end_line.is_none() {
@@ -86,6 +90,15 @@ pub fn lead(p: &Parsed) -> String {
                 "no record says why (the end record names no reason and no failed check)".to_owned()
             }
         });
+    }
+    if let Some((line, test)) = &p.selftest {
+        lines.insert(
+            0,
+            format!(
+                "line {line}: the bootargs ask for mairbench.selftest={test}: what follows was \
+                 asked for on purpose, a demonstration, not a finding about the board"
+            ),
+        );
     }
     let mut out = heading + "\n";
     for l in lines {
@@ -468,6 +481,37 @@ selftest: panicking on purpose
     }
 
     #[test]
+    fn a_selftest_in_the_bootargs_is_named_first_as_the_cause() {
+        let log = r#"@mb {"kind":"start","schema":1,"platform":"p","emulated":true,"bootargs":"mairbench.quick mairbench.selftest=caches-off"}
+@mb {"kind":"verdict","name":"caches-on","status":"fail","evidence":{},"why":"SCTLR_EL1.C is clear"}
+@mb {"kind":"end","status":"fail","reason":null}
+"#;
+        let l = lead(&parse(log.as_bytes()));
+        assert!(
+            l.starts_with(
+                "why the run failed:\n  line 1: the bootargs ask for mairbench.selftest=caches-off: \
+                 what follows was asked for on purpose"
+            ),
+            "{l}"
+        );
+        assert!(
+            l.contains("verdict caches-on failed: SCTLR_EL1.C is clear"),
+            "{l}"
+        );
+        // `none`, or no selftest, names none; the last one given wins, as in the firmware.
+        for (args, named) in [
+            ("mairbench.selftest=none", false),
+            ("mairbench.quick", false),
+            ("mairbench.selftest=panic mairbench.selftest=none", false),
+            ("mairbench.selftest=none mairbench.selftest=panic", true),
+        ] {
+            let log = log.replace("mairbench.quick mairbench.selftest=caches-off", args);
+            let l = lead(&parse(log.as_bytes()));
+            assert_eq!(l.contains("the bootargs ask for"), named, "{args}: {l}");
+        }
+    }
+
+    #[test]
     fn a_passing_run_has_no_lead_and_a_bare_failure_says_so() {
         assert_eq!(lead_of("@mb {\"kind\":\"end\",\"status\":\"pass\"}\n"), "");
         let l = lead_of("@mb {\"kind\":\"end\",\"status\":\"fail\",\"reason\":\"integrity\"}\n");
@@ -481,6 +525,13 @@ selftest: panicking on purpose
             l.contains("verdict uncached failed: normal-nc is as fast as normal-wb"),
             "{l}"
         );
+        // What the failure usually means and the next step, from core's table of verdicts.
+        let spec = mairbench_core::verdict::by_name("uncached").unwrap();
+        assert!(
+            l.contains(&format!("\n    usually: {}\n", spec.failure)),
+            "{l}"
+        );
+        assert!(l.contains(&format!("\n    next: {}\n", spec.next)), "{l}");
         // A new run (a second start record) forgets the old run's evidence.
         let l = lead_of(&format!(
             "@mb {{\"kind\":\"panic\",\"message\":\"old\",\"file\":\"\",\"line\":0}}\n{START}\n\

@@ -56,6 +56,9 @@ pub struct Parsed {
     pub schema: Option<u64>,
     /// Line of the `end` record.
     pub end_line: Option<usize>,
+    /// The self-test the start record's bootargs ask for (`mairbench.selftest=`, not `none`),
+    /// with the start record's line: a failure asked for on purpose.
+    pub selftest: Option<(usize, String)>,
     /// `reason` of the `end` record, when it gave one.
     pub reason: Option<String>,
     /// `failed_checks` of the `end` record, with `failed_checks_omitted` names beyond them.
@@ -426,6 +429,10 @@ fn take(p: &mut Parsed, line: usize, f: &Map<String, Value>) {
                 problems: std::mem::take(&mut p.problems),
                 start_line: Some(line),
                 schema: whole(f, "schema"),
+                selftest: text(f, "bootargs")
+                    .as_deref()
+                    .and_then(selftest_of)
+                    .map(|t| (line, t)),
                 ..Parsed::default()
             };
         }
@@ -657,6 +664,15 @@ fn verdict_record(f: &Map<String, Value>) -> Option<model::Verdict> {
         why: text(f, "why")?,
         core_note: text(f, "core_note"),
     })
+}
+
+/// The self-test `bootargs` ask for (the last `mairbench.selftest=` wins, as in the
+/// firmware), unless it is `none`.
+fn selftest_of(bootargs: &str) -> Option<String> {
+    let asked = mairbench_core::bootargs::tokens(bootargs)
+        .filter_map(|t| t.strip_prefix("mairbench.selftest="))
+        .last()?;
+    (asked != "none").then(|| asked.trim_matches('"').to_owned())
 }
 
 /// What is wrong with a parsed log as a whole, if anything, in one sentence naming `name`

@@ -14,6 +14,7 @@ pub const SPEC: Spec = Spec {
     checks: "Each data cache CLIDR_EL1/CCSIDR_EL1 report shows as a step in the normal-wb curve (latency on 2 MiB blocks when measured, else read-ldp) across its size.",
     threshold: "A step ≥ 1.30× (inside ≤ C/2 vs outside ≥ 2·C) across every level: pass; across some: warn; across none: fail.",
     failure: "CCSIDR_EL1 describes the set/way view, not necessarily the real cache (the Arm ARM says so): a level without a step may be smaller, larger, shared with other cores or partitioned; no step at all means the caches are not in use.",
+    next: "Rerun with mairbench.kernels=latency and mairbench.sizes= from a quarter to eight times the level without a step: a step at another size is the real cache's size; no step anywhere while caches-on fails is the cache being off.",
     basis: Basis::Timing,
 };
 

@@ -15,6 +15,7 @@ pub const SPEC: Spec = Spec {
     checks: "SCTLR_EL1.C and I are set, and the caches show: normal-wb read-ldp at the L1 set clearly beats normal-nc, or the PMU shows normal-wb's lines stay in L1 where normal-nc's leave, or the no-maintenance demonstration read stale words.",
     threshold: "C and I set; then WB/NC ≥ 1.50×, or an outward event (l2d_cache, bus_access_rd or bus_access) ≥ 0.50 per line through normal-nc and ≤ 0.10 through normal-wb, or l1d_cache_refill ≤ 0.10 per line at the L1 set and ≥ 0.50 at a DRAM set (no refills alone never pass), or more than 0 stale words.",
     failure: "The data cache is off or unused: a boot stage left SCTLR_EL1.C clear, the core's cache enable (e.g. CPUECTLR_EL1.SMPEN on Cortex-A53/A72) is not set, or normal-wb is not mapped cacheable. Every bandwidth is then DRAM-bound.",
+    next: "Read sctlr_c in the verdict's evidence: 0 means a boot stage left the data cache off (or mairbench.selftest=caches-off asked for it). With C set, rerun with mairbench.kernels=read-ldp,latency mairbench.types=normal-wb,normal-nc: a normal-wb curve with steps at the CLIDR sizes (cache-geometry) says the cache works and only the ratio fell short; a flat one says the mapping (the normal-wb memtype record's par_attr must be 0xff) or the core's cache enable (the start record's smpen_set at EL3).",
     basis: Basis::Mixed,
 };
 

@@ -12,6 +12,7 @@ pub const SPEC: Spec = Spec {
     checks: "The core clock from PMCCNTR_EL0 cycles over CNTVCT_EL0 ticks times CNTFRQ_EL0.",
     threshold: "Fail: the cycle counter did not advance. Warn: cycles per tick within ±2 % of 1 (the counter runs at the timer's rate), or a core below 100 MHz.",
     failure: "The PMU cycle counter does not count core cycles (an emulator, or a platform that clocks it from the timer), or the boot loader left the core PLL in bypass: every bandwidth is then low together.",
+    next: "Read the verdict's cycles_per_tick and core_mhz: about 1 cycle per tick means PMCCNTR_EL0 counts at the timer's rate (an emulator, or a SoC that clocks it so); a core below 100 MHz means the boot loader left the core PLL in bypass: check its clock set-up (U-Boot's clk dump, the SoC's reference manual).",
     basis: Basis::Timing,
 };
 

@@ -16,6 +16,7 @@ pub const SPEC: Spec = Spec {
     checks: "Information: how much slower Device reads (read-ldp, device-ngnre first) are than normal-wb's in DRAM, against the public report \"Performance Anomaly Investigation\" (≈10×).",
     threshold: "At the smallest size ≥ 4× the last-level cache; pass with the ratio quoted; a ratio < 1.30× (no cliff) is a warn.",
     failure: "Never a fail. No cliff at all means normal-wb streams no faster than Device memory (caches or prefetch not working), or the Device alias is not Device. A large cliff is what a buffer mapped as Device costs: map DMA buffers that the CPU reads as normal memory with maintenance.",
+    next: "For a warn, look at the device-ngnre memtype record: a Normal par_attr means the alias is not Device. With the right attribute, rerun with mairbench.kernels=read-ldp,latency mairbench.types=normal-wb,device-ngnre: a normal-wb curve as flat as Device's is caches-on's or uncached's finding.",
     basis: Basis::Timing,
 };
 

@@ -14,6 +14,7 @@ pub const SPEC: Spec = Spec {
     checks: "Data written through normal-wb and cleaned (DC CVAC) is visible through normal-nc; after normal-nc overwrites it, DC IVAC makes normal-wb read the new data.",
     threshold: "Both exact (no threshold); invalidate not tried, or on silicon a line that was not held before the invalidate, is a warn.",
     failure: "Cache maintenance by VA does not reach the point of coherency: an outer cache (e.g. a PL310-style controller) that needs its own maintenance, the wrong PoC, or aliases that do not reach the same memory.",
+    next: "The maintenance record says which step failed: cleaned_visible false is the clean (DC CVAC did not reach the point of coherency: an outer cache such as a PL310 needs maintenance by PA too), stale_before_invalidate or invalidate_dropped the invalidate (DC IVAC). Rerun once: the same step failing again rules out a line evicted by chance.",
     basis: Basis::Data,
 };
 

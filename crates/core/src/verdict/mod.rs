@@ -196,6 +196,9 @@ pub struct Spec {
     pub threshold: &'static str,
     /// What a `fail` (or `warn`) usually means on a board.
     pub failure: &'static str,
+    /// The next step that tells the suspects of [`Spec::failure`] apart: the records to read,
+    /// the run to repeat with which bootargs.
+    pub next: &'static str,
     /// What it rests on.
     pub basis: Basis,
 }
@@ -679,21 +682,22 @@ fn under_emulation(verdict: Verdict, emulated: bool) -> Verdict {
 }
 
 /// Writes the table as Markdown: one row per verdict (name, what it checks, threshold, what
-/// a failure usually means, what it does under emulation). `docs/bringup.md` holds exactly
+/// a failure usually means, the next step, what it does under emulation). `docs/bringup.md` holds exactly
 /// this between its `verdicts` markers.
 pub fn write_markdown<W: Write + ?Sized>(w: &mut W) -> fmt::Result {
     w.write_str(
-        "| verdict | checks | threshold | a failure usually means | under QEMU |\n\
-         |---|---|---|---|---|\n",
+        "| verdict | checks | threshold | a failure usually means | next step | under QEMU |\n\
+         |---|---|---|---|---|---|\n",
     )?;
     for s in &VERDICTS {
         writeln!(
             w,
-            "| `{}` | {} | {} | {} | {} |",
+            "| `{}` | {} | {} | {} | {} | {} |",
             s.id,
             s.checks,
             s.threshold,
             s.failure,
+            s.next,
             s.basis.under_emulation()
         )?;
     }
@@ -710,6 +714,36 @@ mod tests {
     use std::vec::Vec;
     use std::{format, vec};
 
+    /// The next steps name only bootargs the firmware reads, and kernels and memory types of
+    /// their tables: a renamed one would send a bring-up engineer to a run that ignores it.
+    #[test]
+    fn next_steps_name_real_bootargs_kernels_and_types() {
+        for s in &VERDICTS {
+            for word in s.next.split(' ') {
+                let word = word.trim_matches(|c| "().,:;".contains(c));
+                let Some(rest) = word.strip_prefix("mairbench.") else {
+                    continue;
+                };
+                let (key, values) = rest.split_once('=').unwrap_or((rest, ""));
+                assert!(
+                    crate::bootargs::KEYS.contains(&format!("mairbench.{key}").as_str()),
+                    "{}: mairbench.{key} is not a bootarg",
+                    s.id
+                );
+                for value in values.split(',').filter(|v| !v.is_empty()) {
+                    match key {
+                        "kernels" => {
+                            assert!(crate::kernel::by_name(value).is_some(), "{}: {value}", s.id)
+                        }
+                        "types" => assert!(memtype::by_name(value).is_some(), "{}: {value}", s.id),
+                        "selftest" => assert!(value == "caches-off", "{}: {value}", s.id),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn table_is_consistent() {
         for (i, s) in VERDICTS.iter().enumerate() {
@@ -718,7 +752,7 @@ mod tests {
             assert_eq!(s.name.id(), s.id);
             assert_eq!(s.name.basis(), s.basis);
             assert_eq!(by_name(s.id), Some(s));
-            for text in [s.checks, s.threshold, s.failure] {
+            for text in [s.checks, s.threshold, s.failure, s.next] {
                 assert!(!text.is_empty() && !text.contains('\n') && !text.contains('|'));
                 assert!(!text.contains("  "), "{text}");
                 assert!(text.ends_with('.'), "{text}");

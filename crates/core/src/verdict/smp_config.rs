@@ -14,6 +14,7 @@ pub const SPEC: Spec = Spec {
     checks: "Every started CPU's SCTLR_EL1, MAIR_EL1, TCR_EL1 and TTBR0_EL1 equal the boot CPU's, and a value written to a shared normal-wb line by one core is read by another.",
     threshold: "All equal and the shared line exact (no threshold); a CPU of /cpus that did not start is a warn; one CPU running is n/a.",
     failure: "A secondary core runs with other translation or cache settings (its boot path skipped a register), or the cores are not coherent (SMPEN not set, the cluster outside the coherent interconnect).",
+    next: "The smp-registers check names the first CPU and register that differ: that CPU's boot path (its PSCI CPU_ON entry or spin table) left the register as it found it. Equal registers with a failed smp-shared-line point at coherency: SMPEN (CPUECTLR_EL1) on each core and the cluster's port on the interconnect. For a warn, each cpu record says why that CPU did not start.",
     basis: Basis::Data,
 };
 

@@ -14,6 +14,7 @@ pub const SPEC: Spec = Spec {
     checks: "normal-nc and the Device types show no step in read-ldp across any reported cache size, or the PMU counts a bus access per line read through them.",
     threshold: "No step ≥ 1.30× (inside ≤ C/2 vs outside ≥ 2·C), or ≥ 0.50 bus_access per line; a step with bus accesses per line is a warn.",
     failure: "An alias meant to be uncached is served by a cache: a wrong MAIR byte or AttrIndx, or an interconnect or system cache that caches non-cacheable traffic. Device drivers and DMA buffers on such a mapping see stale data.",
+    next: "Compare each uncached alias's memtype record (par_attr against its mair byte): a wrong byte is the mapping. With the right bytes, rerun with mairbench.kernels=read-ldp,latency mairbench.types=normal-wb,normal-nc,device-ngnre and sizes past the last level (mairbench.sizes=): a step in normal-nc at a size no CLIDR level explains is a cache beyond the cores (an interconnect's or a system cache) caching non-cacheable reads.",
     basis: Basis::Timing,
 };
 

@@ -14,6 +14,7 @@ pub const SPEC: Spec = Spec {
     checks: "normal-wt writes at the L1 set are clearly slower than normal-wb's: every store reaches memory. Judged by write-line where measured, else by write-stp (whose full-line stream a write streaming mode may keep from allocating even on write-back: then a warn).",
     threshold: "WB/WT ≥ 1.50× pass; 1.20× to 1.50× warn; < 1.20× fail (WT behaves as WB).",
     failure: "The write-through alias is written back: its MAIR byte or AttrIndx is wrong (a WT mapping mis-set to WB), so data another observer reads without maintenance is stale. A core may implement WT as non-cacheable (the Cortex-A53 TRM says so); that still passes.",
+    next: "Check the normal-wt memtype record: a par_attr other than its mair byte (0xbb) is the mapping. With the right byte, rerun with mairbench.kernels=write-line,write-stp mairbench.types=normal-wb,normal-wt: write-line is the deciding kernel; when write-allocate failed too, its cause (write-back writes that do not allocate) comes first.",
     basis: Basis::Timing,
 };
 
