@@ -399,6 +399,11 @@ pub struct KernelSummary {
     pub shared_shifts: usize,
     /// The kernel's own noise, percent ([`kernel_noise`], as exp(noise) - 1).
     pub noise_pct: f64,
+    /// Its geometric mean over the overall factor, when that is beyond the pair's threshold:
+    /// the whole kernel moved together, which the per-point rule absorbs (each point is
+    /// judged against the points of its kernel and size). The host disturbed it while it
+    /// ran, or the kernel itself changed between the builds; a rerun tells them apart.
+    pub moved: Option<f64>,
 }
 
 /// The per-kernel summaries of judged `changes`, kernels in order of first appearance.
@@ -427,11 +432,14 @@ pub fn summary(changes: &[Change]) -> Vec<KernelSummary> {
                 .iter()
                 .filter(|g| (g.2 / all.factor).ln().abs() > limit)
                 .count();
+            let geomean = (of.iter().map(|c| c.ratio.ln()).sum::<f64>() / of.len() as f64).exp();
+            let whole = geomean / all.factor;
             Some(KernelSummary {
                 kernel: kernel.into(),
                 unit: first.unit,
                 points: of.len(),
-                geomean: (of.iter().map(|c| c.ratio.ln()).sum::<f64>() / of.len() as f64).exp(),
+                geomean,
+                moved: (whole.ln().abs() > limit).then_some(whole),
                 b_better: count("B"),
                 b_worse: count("A"),
                 shared_shifts,
@@ -567,6 +575,17 @@ pub fn class_shift_table(shifts: &[ClassShift]) -> String {
     out
 }
 
+/// A chart title's note for a kernel that moved as a whole, else `""`.
+pub fn moved_note(summaries: &[KernelSummary], kernel: &str) -> String {
+    summaries
+        .iter()
+        .find(|s| s.kernel == kernel)
+        .and_then(|s| s.moved)
+        .map_or_else(String::new, |m| {
+            format!(" (moved as a whole, {m:.3}x: disturbed or changed, rerun it)")
+        })
+}
+
 /// The overall line: the factor common to all points, reported once, and the noise the
 /// points are judged against.
 pub fn overall_line(o: &Overall) -> String {
@@ -604,6 +623,27 @@ pub fn summary_table(summaries: &[KernelSummary]) -> String {
             s.noise_pct,
             s.unit.label(),
             s.unit.better()
+        );
+    }
+    let moved: Vec<&KernelSummary> = summaries.iter().filter(|s| s.moved.is_some()).collect();
+    if !moved.is_empty() {
+        let each: Vec<String> = moved
+            .iter()
+            .map(|s| format!("{} {:.3}x", s.kernel, s.moved.unwrap_or(1.0)))
+            .collect();
+        let names: Vec<&str> = moved.iter().map(|s| s.kernel.as_str()).collect();
+        let (them, they, kernels) = match moved.len() {
+            1 => ("it", "it", "the kernel itself"),
+            _ => ("them", "they", "the kernels themselves"),
+        };
+        let _ = writeln!(
+            out,
+            "moved as a whole, against the overall factor: {}. Each point is judged against \
+             its own kernel's, so these moves are not findings: the host disturbed {them} \
+             while {they} ran, or {kernels} changed between the builds; rerun {them} to tell \
+             (mairbench.kernels={})",
+            each.join(", "),
+            names.join(",")
         );
     }
     out
@@ -1167,6 +1207,7 @@ mod tests {
         );
         // The slowed size of write-stp moved together: one shared shift per class.
         let s = summary(&c);
+        assert!(s.iter().all(|k| k.moved.is_none()), "{s:?}");
         assert_eq!(s[1].kernel, "write-stp");
         assert_eq!(s[1].shared_shifts, 2, "{s:?}");
         assert_eq!(s[0].shared_shifts, 0, "{s:?}");
@@ -1175,6 +1216,39 @@ mod tests {
             t.contains("576 of 576 points within the runs' spread"),
             "{t}"
         );
+    }
+
+    #[test]
+    fn a_kernel_that_moved_as_a_whole_is_said_with_a_rerun() {
+        // As CI saw under QEMU on a loaded host: two runs of one image, one kernel 0.71x in B
+        // at every size and type, which no point shows against its own kernel's reference.
+        let a = noisy_run(1, 1.0, |_, _, _| false, None);
+        let mut b = noisy_run(2, 1.0, |_, _, _| false, None);
+        for m in b
+            .measurements
+            .iter_mut()
+            .filter(|m| m.kernel == "write-stp")
+        {
+            (m.best, m.median) = (m.best * 0.71, m.median * 0.71);
+        }
+        let c = changes(&a, &b);
+        assert_eq!(flagged(&c), NONE);
+        let s = summary(&c);
+        let moved: Vec<(&str, f64)> = s
+            .iter()
+            .filter_map(|k| Some((k.kernel.as_str(), k.moved?)))
+            .collect();
+        assert_eq!(moved.len(), 1, "{s:?}");
+        assert_eq!(moved[0].0, "write-stp");
+        assert!((moved[0].1 - 0.71).abs() < 0.03, "{moved:?}");
+        let t = summary_table(&s);
+        assert!(
+            t.contains("moved as a whole, against the overall factor: write-stp 0.7")
+                && t.contains("rerun it to tell (mairbench.kernels=write-stp)"),
+            "{t}"
+        );
+        assert!(moved_note(&s, "write-stp").contains("moved as a whole"));
+        assert_eq!(moved_note(&s, "read-ldp"), "");
     }
 
     #[test]

@@ -736,7 +736,8 @@ fn compare_files(a_path: &Path, b_path: &Path, out: Option<&Path>) -> Result<(),
         say_raw!("{}", compare::overall_line(&overall));
         say!("");
     }
-    say_raw!("{}", compare::summary_table(&compare::summary(&changes)));
+    let summaries = compare::summary(&changes);
+    say_raw!("{}", compare::summary_table(&summaries));
     let shifts = compare::class_shift_table(&compare::class_shifts(&changes));
     if !shifts.is_empty() {
         say!("");
@@ -766,7 +767,8 @@ fn compare_files(a_path: &Path, b_path: &Path, out: Option<&Path>) -> Result<(),
     }
     for kernel in compare::common_kernels(&a, &changes) {
         let name = format!("compare-{kernel}.svg");
-        let title = format!("{kernel}: B/A, {label_b} over {label_a}");
+        let moved = compare::moved_note(&summaries, kernel);
+        let title = format!("{kernel}: B/A, {label_b} over {label_a}{moved}");
         let runs = chart::Pair {
             a: &a,
             b: &b,
