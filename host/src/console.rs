@@ -212,6 +212,9 @@ pub enum Outcome {
     Closed(String),
     /// The upload (`--send`) failed.
     SendFailed(String),
+    /// The board had booted before the console attached: records came without their start
+    /// record, so no prompt will come (what arrived is kept, to the end record if it came).
+    BootedBefore(String),
 }
 
 /// What the session writes to: the log file (every byte, flushed as it comes) and the screen.
@@ -290,6 +293,9 @@ struct Reader<'p> {
     last_byte: Instant,
     started: bool,
     ended: bool,
+    /// A record other than `start` arrived before any start record: the run began before
+    /// the console attached.
+    missed: bool,
 }
 
 impl<'p> Reader<'p> {
@@ -305,6 +311,7 @@ impl<'p> Reader<'p> {
             last_byte: Instant::now(),
             started: false,
             ended: false,
+            missed: false,
         }
     }
 
@@ -335,7 +342,9 @@ impl<'p> Reader<'p> {
                 let line = std::mem::take(&mut self.partial);
                 self.partial_from = self.count;
                 if let Some(Ok(fields)) = log::record(&line) {
-                    match fields.get("kind").and_then(|k| k.as_str()) {
+                    let kind = fields.get("kind").and_then(|k| k.as_str());
+                    self.missed |= !self.started && kind != Some("start");
+                    match kind {
                         Some("start") => self.started = true,
                         Some("end") => self.ended = true,
                         _ => {}
@@ -469,7 +478,13 @@ fn session(
     opts: &mut Options,
     note: &mut dyn FnMut(&str),
 ) -> Result<Outcome, Stop> {
-    let prompt = match prompt(r, opts.quiet, note)? {
+    let prompt = match prompt(r, opts.quiet, note) {
+        Ok(p) => p,
+        // The board ran on while the console looked for a prompt and then went away.
+        Err(Stop::Closed(_) | Stop::Timeout) if r.missed => return Ok(booted_before(r)),
+        Err(stop) => return Err(stop),
+    };
+    let prompt = match prompt {
         Ok(Some(p)) => p,
         Ok(None) => {
             note("the firmware is already running: the boot script is not typed");
@@ -510,6 +525,11 @@ fn prompt(
         r.pump(Duration::from_millis(50))?;
         if r.started {
             return Ok(Ok(None));
+        }
+        if r.missed {
+            // Keep the rest of the run, then say what happened, however it ends.
+            let _ = r.until(|r| r.ended);
+            return Ok(Err(booted_before(r)));
         }
         if garbage(&r.sink.received) {
             return Ok(Err(Outcome::NoPrompt(format!(
@@ -759,6 +779,20 @@ pub fn total_size(lines: &[String]) -> Option<usize> {
             .parse()
             .ok()
     })
+}
+
+/// The outcome for a board that booted before the console attached.
+fn booted_before(r: &Reader) -> Outcome {
+    let end = if r.ended {
+        "its end record arrived"
+    } else {
+        "no end record arrived"
+    };
+    Outcome::BootedBefore(format!(
+        "the board booted before the console attached: its records came without their start \
+         record ({end}; the log keeps what was read). Attach first and then power the board \
+         on, or attach within its autoboot delay (MAIRBENCH_BOOTDELAY on the stand-in board)"
+    ))
 }
 
 /// Keeps the console until the end record.
@@ -1278,6 +1312,39 @@ mod tests {
         let (o, received, _) = run(&mut port, SCRIPT, Duration::from_secs(30));
         assert_eq!(o, Outcome::Closed("the line is gone".into()));
         assert_eq!(received, b"U-Boot 2023.01\r\n");
+    }
+
+    #[test]
+    fn a_board_that_booted_before_the_console_attached_is_named() {
+        // The stand-in board's case: attached after its autoboot, the console reads the end
+        // of a run (records, no start record) and then the line goes away.
+        for end in [true, false] {
+            let mut port = fake(uboot);
+            port.print("@mb {\"kind\":\"result\",\"kernel\":\"read-ldp\"}\r\n");
+            if end {
+                port.print("@mb {\"kind\":\"end\",\"status\":\"pass\"}\r\n");
+            }
+            port.close_when_empty = true;
+            let (o, received, notes) = run(&mut port, SCRIPT, Duration::from_secs(30));
+            let Outcome::BootedBefore(why) = o else {
+                panic!("{o:?}")
+            };
+            assert!(
+                why.starts_with("the board booted before the console attached")
+                    && why.contains(if end {
+                        "its end record arrived"
+                    } else {
+                        "no end record"
+                    })
+                    && why.contains("MAIRBENCH_BOOTDELAY"),
+                "{why}"
+            );
+            assert!(received.starts_with(b"@mb {"), "what was read is kept");
+            assert!(
+                !notes.iter().any(|n| n.starts_with("line ")),
+                "nothing typed: {notes:?}"
+            );
+        }
     }
 
     #[test]

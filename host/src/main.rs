@@ -61,7 +61,8 @@ enum Cmd {
     /// checked). Then it logs until the end record, as
     /// --until-end. Exit status: 0 the run passed (or the terminal was quit), 1 the run
     /// failed, a command failed, no U-Boot prompt, or the port closed, 2 bad usage or a port
-    /// that cannot be opened, 124 the time limit. `capture` is the read-only form of
+    /// that cannot be opened, 3 the board booted before the console attached, 124 the time
+    /// limit. `capture` is the read-only form of
     /// `console --until-end` (it types nothing and writes the report files).
     Console(ConsoleArgs),
     /// Read a board's serial console into DIR/console.log (each chunk flushed) until the
@@ -525,6 +526,7 @@ fn console_end(
             Err(Fail(1, said))
         }
         Outcome::NoPrompt(why) => Err(Fail(1, format!("no U-Boot prompt: {why}"))),
+        Outcome::BootedBefore(why) => Err(Fail(3, format!("no prompt: {why}."))),
         Outcome::SendFailed(why) => Err(Fail(1, why)),
         Outcome::Closed(why) => {
             if has_run {

@@ -70,7 +70,6 @@ struct Row {
     kernel: String,
     memtype: String,
     unit: String,
-    ratio: f64,
     better: String,
     threshold_pct: f64,
 }
@@ -84,7 +83,6 @@ fn rows(d: &tool::Done) -> Vec<Row> {
                 kernel: f[0].into(),
                 memtype: f[1].into(),
                 unit: f[3].into(),
-                ratio: f[6].parse().unwrap(),
                 better: f[7].into(),
                 threshold_pct: f[10].parse().unwrap(),
             }

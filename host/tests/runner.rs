@@ -113,10 +113,16 @@ fn bad_settings_give_status_2_before_any_tool_runs() {
         ("MAIRBENCH_DISPLAY", "vga"),
         ("MAIRBENCH_SERIAL", "none"),
         ("MAIRBENCH_MONITOR", "/tmp/a,b"),
+        ("MAIRBENCH_BOOTDELAY", "5s"),
+        ("MAIRBENCH_BOOTDELAY", "3"),
     ] {
         let mut env = vec![(k, v)];
         if k == "MAIRBENCH_DTB" {
             env.push(("MAIRBENCH_MACHINE", "raspi3b"));
+        }
+        // Whole seconds on a U-Boot path; any delay on a path without U-Boot.
+        if (k, v) == ("MAIRBENCH_BOOTDELAY", "5s") {
+            env.push(("MAIRBENCH_BOOT", "uboot"));
         }
         // No serial line is judged by the exit status: semihosting's, which this lacks.
         if k == "MAIRBENCH_SERIAL" {
