@@ -72,7 +72,7 @@ pub fn offset(rounds: impl IntoIterator<Item = Round>) -> Option<Offset> {
         b.min = b.min.max(lo);
         b.max = b.max.min(hi);
         b.round_trip = b.round_trip.min(round_trip);
-        b.rounds += 1;
+        b.rounds = b.rounds.saturating_add(1);
     }
     let b = bound?;
     Some(if b.min > b.max {

@@ -78,6 +78,11 @@ pub fn detect(m: &Marks<'_>) -> Option<Hypervisor> {
     m.acpi_vendor.filter(|&v| v != 0).map(|_| Hypervisor::Other)
 }
 
+/// What a hypervisor may do to the memory types a guest asks for, said once for the console
+/// and the verdicts.
+pub const STAGE2_OVERRIDES: &str = "stage 2 may override the memory type (with FEAT_S2FWB \
+                                     Linux's KVM maps guest memory Normal write-back)";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,8 +137,3 @@ mod tests {
         assert_eq!(detect(&m), None);
     }
 }
-
-/// What a hypervisor may do to the memory types a guest asks for, said once for the console
-/// and the verdicts.
-pub const STAGE2_OVERRIDES: &str = "stage 2 may override the memory type (with FEAT_S2FWB \
-                                     Linux's KVM maps guest memory Normal write-back)";
