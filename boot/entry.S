@@ -441,9 +441,21 @@ el3_vectors:
 
 // Secondary CPUs, started by PSCI CPU_ON with x0 = their stack block (1..MAX_CPUS - 1), or
 // released from a spin table (spin_table_entry below), in whatever EL the firmware gives them,
-// MMU off. Same drop to EL1 as the boot CPU, then their own stacks (block n of
-// __secondary_stacks: [guard 4K][stack 16K][guard 4K][exception stack 8K]) and Rust, which
-// turns the MMU on with the boot CPU's tables.
+// MMU off. Same drop to EL1 as the boot CPU; then, still without a stack, the MMU and caches
+// on with the boot CPU's translation regime; only then their own stacks (block n of
+// __secondary_stacks: [guard 4K][stack 16K][guard 4K][exception stack 8K]) and Rust.
+//
+// No stack before SCTLR_EL1.M and C are set: with the MMU off a CPU's data accesses are
+// Device-nGnRnE (HCR_EL2.DC is 0; Arm ARM DDI 0487, "The effects of disabling an address
+// translation stage"), while the boot CPU's tables map the same stacks Normal write-back.
+// Stack frames written uncached, then read through the cache once the MMU is on (or the other
+// way round), are a mismatch of memory attributes, coherent only with cache maintenance
+// between the two (Arm ARM B2.8, "Mismatched memory attributes"): a line of the stack that a
+// cache fetched meanwhile may shadow what was written. So, as Linux does
+// (arch/arm64/kernel/head.S: secondary_startup calls __enable_mmu before
+// __secondary_switched sets SP and calls into C), this path reads only the published regime
+// (cleaned to memory by the boot CPU) until the MMU is on, and has no stack to invalidate; a
+// test (host/tests/stack.rs) walks it in the disassembly for any use of SP before then.
 .global secondary_entry
 secondary_entry:
     msr     daifset, #0xf
@@ -454,6 +466,38 @@ secondary_entry:
 
 secondary_el1:
     el1_state
+    // Wait for the boot CPU's regime (mb_secondary_handoff, src/arch/smp/start.rs: published
+    // last, each word cleaned to memory first, then DSB SY and SEV).
+    adrp    x3, mb_secondary_handoff
+    add     x3, x3, :lo12:mb_secondary_handoff
+1:  ldar    x0, [x3]                // published
+    cbnz    x0, 2f
+    wfe
+    b       1b
+2:  ldr     x0, [x3, #HANDOFF_BLOCKS]
+    sub     x1, x19, #1
+    cmp     x1, x0
+    b.hs    3f                      // a block its tables do not map: park
+    // What mmu::enable does on the boot CPU (src/arch/mmu.rs), with the same registers.
+    ldr     x0, [x3, #HANDOFF_MAIR]
+    msr     mair_el1, x0
+    ldr     x0, [x3, #HANDOFF_TCR]
+    msr     tcr_el1, x0
+    ldr     x0, [x3, #HANDOFF_TTBR0]
+    msr     ttbr0_el1, x0
+    isb
+    tlbi    vmalle1
+    dsb     ish
+    isb
+    ic      iallu
+    dsb     ish
+    mrs     x0, sctlr_el1
+    mov     x1, #(SCTLR_EL1_MMU_ON & 0xffff)
+    movk    x1, #(SCTLR_EL1_MMU_ON >> 16), lsl #16
+    orr     x0, x0, x1
+    msr     sctlr_el1, x0
+    isb
+    // The MMU and caches are on: the stacks are Normal write-back, as on every other CPU.
     adrp    x0, __secondary_stacks
     add     x0, x0, :lo12:__secondary_stacks
     sub     x1, x19, #1
@@ -473,8 +517,8 @@ secondary_el1:
     mov     x0, x19
     mov     x1, x20
     bl      secondary_main
-1:  wfe
-    b       1b
+3:  wfe
+    b       3b
 
 // A CPU released from its boot loader's spin table jumps here with no argument: it finds its
 // stack block by looking its own MPIDR up in mb_spin_mpidr (src/arch/smp/start.rs: bit 63 |

@@ -11,8 +11,7 @@ use super::sysreg::PAR;
 use super::{cache, probes};
 use aarch64_cpu::asm::barrier::{self, dsb, isb};
 use aarch64_cpu::registers::{
-    ReadWriteable, Readable, Writeable, ID_AA64MMFR0_EL1, MAIR_EL1, PAR_EL1, SCTLR_EL1, TCR_EL1,
-    TTBR0_EL1,
+    Readable, Writeable, ID_AA64MMFR0_EL1, MAIR_EL1, PAR_EL1, SCTLR_EL1, TCR_EL1, TTBR0_EL1,
 };
 use core::arch::asm;
 use mairbench_core::memtype::{self, NORMAL_WB};
@@ -61,16 +60,28 @@ pub struct Regime {
     pub ttbr0: u64,
 }
 
-/// Turns the MMU and both caches on with `regime`. `stale` lists memory written with the
-/// caches off (tables, stacks, data): its lines are invalidated first so that no stale copy
-/// left by the boot loader can shadow it.
+/// SCTLR_EL1 bits set to turn translation on: M (MMU), C (data caches), I (instruction
+/// caches) and WXN (any writable page is also execute-never, whatever its descriptor says:
+/// W^X). The boot CPU sets them in [`enable`], each secondary in its entry code
+/// (`secondary_el1`, boot/entry.S, which gets them as `SCTLR_EL1_MMU_ON`), so that every
+/// CPU's SCTLR_EL1 is the same.
+pub(super) const SCTLR_MMU_ON: u64 = SCTLR_EL1::M::Enable.value
+    | SCTLR_EL1::C::Cacheable.value
+    | SCTLR_EL1::I::Cacheable.value
+    | SCTLR_EL1::WXN::Enable.value;
+
+/// Turns the boot CPU's MMU and both caches on with `regime`. `stale` lists memory written
+/// with the caches off (tables, stacks, data): its lines are invalidated first so that no
+/// stale copy left by the boot loader can shadow it. The secondaries turn theirs on in their
+/// entry code (`secondary_el1`, boot/entry.S) with the same steps, before they touch any
+/// stack, so they have nothing written with the caches off to invalidate.
 ///
 /// # Safety
 /// The regime's tables must identity-map, as Normal write-back memory, the code running now
 /// (executable), and read-write every object and stack the running core uses, and they must
 /// stay unchanged while in use; the caches must hold nothing newer than memory for `stale`
 /// (true with the caches off).
-pub(super) unsafe fn enable(regime: &Regime, stale: &[(u64, u64)]) {
+unsafe fn enable(regime: &Regime, stale: &[(u64, u64)]) {
     for &(va, len) in stale {
         // SAFETY: the caller says memory, not the cache, holds the truth for `stale`.
         unsafe { cache::invalidate(va, len) };
@@ -86,13 +97,7 @@ pub(super) unsafe fn enable(regime: &Regime, stale: &[(u64, u64)]) {
     // SAFETY: branch predictors and the instruction cache hold nothing we rely on.
     unsafe { asm!("ic iallu", options(nostack, nomem)) };
     dsb(barrier::ISH);
-    // WXN: any writable page is also execute-never, whatever its descriptor says (W^X).
-    SCTLR_EL1.modify(
-        SCTLR_EL1::M::Enable
-            + SCTLR_EL1::C::Cacheable
-            + SCTLR_EL1::I::Cacheable
-            + SCTLR_EL1::WXN::Enable,
-    );
+    SCTLR_EL1.set(SCTLR_EL1.get() | SCTLR_MMU_ON);
     isb(barrier::SY);
 }
 

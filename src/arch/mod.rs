@@ -38,8 +38,18 @@ use mairbench_core::fb::Framebuffer;
 global_asm!(
     ".equ SECONDARY_BLOCK, {block}",
     ".equ MAX_CPUS, {cpus}",
+    ".equ SCTLR_EL1_MMU_ON, {mmu_on}",
+    ".equ HANDOFF_MAIR, {mair}",
+    ".equ HANDOFF_TCR, {tcr}",
+    ".equ HANDOFF_TTBR0, {ttbr0}",
+    ".equ HANDOFF_BLOCKS, {blocks}",
     block = const smp::BLOCK,
     cpus = const mairbench_core::platform::MAX_CPUS,
+    mmu_on = const mmu::SCTLR_MMU_ON,
+    mair = const core::mem::offset_of!(smp::start::Handoff, mair),
+    tcr = const core::mem::offset_of!(smp::start::Handoff, tcr),
+    ttbr0 = const core::mem::offset_of!(smp::start::Handoff, ttbr0),
+    blocks = const core::mem::offset_of!(smp::start::Handoff, blocks),
 );
 global_asm!(include_str!("../../boot/entry.S"));
 global_asm!(include_str!("../../boot/vectors.S"));

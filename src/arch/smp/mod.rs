@@ -1,11 +1,12 @@
 //! Secondary CPUs: started with PSCI CPU_ON at `secondary_entry`, or released from their boot
-//! loader's spin table to `spin_table_entry` (boot/entry.S), they drop to EL1, take their own
-//! stacks, turn the MMU on with the boot CPU's translation regime and say hello through a
-//! per-CPU slot (with its own SCTLR/MAIR/TCR/TTBR0 for the boot CPU to compare). Then each
-//! waits for jobs, started together with the other CPUs of the job at one CNTVCT value: a
-//! measured loop, timed on the counter all cores share (start and end, so that the boot CPU
-//! knows the skew and the span of the whole job); a stream that runs until stopped (load for
-//! the boot CPU's measurement); or one round of the shared-line test.
+//! loader's spin table to `spin_table_entry` (boot/entry.S), they drop to EL1, turn the MMU
+//! on with the boot CPU's translation regime (before any stack use: see `secondary_el1`), take
+//! their own stacks and say hello through a per-CPU slot (with its own SCTLR/MAIR/TCR/TTBR0
+//! for the boot CPU to compare). Then each waits for jobs, started together with the other
+//! CPUs of the job at one CNTVCT value: a measured loop, timed on the counter all cores share
+//! (start and end, so that the boot CPU knows the skew and the span of the whole job); a
+//! stream that runs until stopped (load for the boot CPU's measurement); or one round of the
+//! shared-line test.
 //!
 //! Every per-CPU size derives from `mairbench_core::platform::MAX_CPUS`: one stack block,
 //! one slot of each table below per CPU; block 0 is the boot CPU's (it has its own stacks).

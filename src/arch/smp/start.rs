@@ -25,9 +25,36 @@ static mut SECONDARY_STACKS: [StackBlock; SECONDARY_BLOCKS] =
 const _: () = assert!(core::mem::size_of::<StackBlock>() as u64 == BLOCK);
 const _: () = assert!(BLOCK.is_multiple_of(4096) && BLOCK >= 8 * 4096);
 
-/// The boot CPU's regime and how many stack blocks its tables map (checked by
-/// `mmu::activate`), cleaned to memory so that a CPU with its MMU off can read them.
-static REGIME: Global<Option<(mmu::Regime, usize)>> = Global::new(None);
+/// The boot CPU's translation regime as the secondaries' entry code reads it with their MMU
+/// off, before they touch any stack (`secondary_el1`, boot/entry.S): written by `publish`,
+/// cleaned to memory, `published` last. Whole words at the offsets `arch` hands the assembly
+/// (`HANDOFF_*`); `published` first, for the `LDAR` that waits on it.
+#[repr(C)]
+pub(crate) struct Handoff {
+    /// 1 once the other words are whole in memory.
+    pub(crate) published: AtomicU64,
+    /// MAIR_EL1.
+    pub(crate) mair: AtomicU64,
+    /// TCR_EL1.
+    pub(crate) tcr: AtomicU64,
+    /// TTBR0_EL1.
+    pub(crate) ttbr0: AtomicU64,
+    /// How many stack blocks the tables map (checked by `mmu::activate`): blocks
+    /// `1..=blocks` may turn the MMU on.
+    pub(crate) blocks: AtomicU64,
+}
+
+const _: () = assert!(core::mem::offset_of!(Handoff, published) == 0);
+
+/// The regime handed to the secondaries (see [`Handoff`]).
+#[export_name = "mb_secondary_handoff"]
+static HANDOFF: Handoff = Handoff {
+    published: AtomicU64::new(0),
+    mair: AtomicU64::new(0),
+    tcr: AtomicU64::new(0),
+    ttbr0: AtomicU64::new(0),
+    blocks: AtomicU64::new(0),
+};
 
 /// Per stack block: 0 until the CPU is up, then `1 | entry_el << 1`.
 static ONLINE: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
@@ -110,18 +137,19 @@ pub fn stacks(block: usize) -> [(u64, u64); 2] {
 /// Publishes the translation regime for the secondaries (written back to memory), whose
 /// tables map the stacks of blocks `1..=blocks`.
 fn publish(regime: mmu::Regime, blocks: usize) {
-    REGIME.set(Some((regime, blocks)));
-    let at = core::ptr::addr_of!(REGIME) as u64;
-    cache::clean_invalidate(at, core::mem::size_of_val(&REGIME) as u64);
+    HANDOFF.mair.store(regime.mair, Ordering::Relaxed);
+    HANDOFF.tcr.store(regime.tcr, Ordering::Relaxed);
+    HANDOFF.ttbr0.store(regime.ttbr0, Ordering::Relaxed);
+    HANDOFF.blocks.store(blocks as u64, Ordering::Relaxed);
+    let at = core::ptr::addr_of!(HANDOFF) as u64;
+    let len = core::mem::size_of::<Handoff>() as u64;
+    cache::clean_invalidate(at, len);
     // Only now, with the whole regime in memory, may a waiting CPU read it: a CPU that read
     // it while it was being written could see half of it.
-    PUBLISHED.store(1, Ordering::Release);
-    cache::clean_invalidate(core::ptr::addr_of!(PUBLISHED) as u64, 8);
+    HANDOFF.published.store(1, Ordering::Release);
+    cache::clean_invalidate(at, len);
     super::wake(); // spin-table CPUs released earlier wait for it
 }
-
-/// 1 once `REGIME` is whole in memory (see `publish`).
-static PUBLISHED: AtomicU64 = AtomicU64::new(0);
 
 /// What [`mmu::activate`] needs to know of the first `count` secondary CPUs: their stacks, to
 /// check that the tables map them, and `publish`, to hand them the checked regime.
@@ -180,7 +208,12 @@ pub fn launch(method: Method, mpidr: u64, block: usize) -> Result<(), NotStarted
     extern "C" {
         fn secondary_entry();
     }
-    let mapped = REGIME.get().map_or(0, |(_, blocks)| blocks);
+    let published = HANDOFF.published.load(Ordering::Acquire) != 0;
+    let mapped = if published {
+        HANDOFF.blocks.load(Ordering::Relaxed) as usize
+    } else {
+        0
+    };
     if !(1..=SECONDARY_BLOCKS.min(mapped)).contains(&block) {
         return Err(NotStarted::NoStack);
     }
@@ -207,8 +240,9 @@ pub fn launch(method: Method, mpidr: u64, block: usize) -> Result<(), NotStarted
 /// Releases the CPU `mpidr` from its boot loader's spin table into stack block `block`:
 /// its MPIDR goes to `mb_spin_mpidr[block]` (where `spin_table_entry` looks itself up), the
 /// entry address to its release word `release`, then DSB SY and SEV. Done with the MMU off,
-/// before the tables exist, so that no release page needs mapping: the CPU waits in
-/// `secondary_main` until the boot CPU publishes its translation regime.
+/// before the tables exist, so that no release page needs mapping: the CPU waits in its
+/// entry code (`secondary_el1`, boot/entry.S), with no stack, until the boot CPU publishes
+/// its translation regime.
 pub fn release(mpidr: u64, block: usize, release: u64) -> Result<(), NotStarted> {
     use aarch64_cpu::registers::{Readable, SCTLR_EL1};
     extern "C" {
@@ -273,39 +307,25 @@ pub fn data_cache_off() -> Result<u64, &'static str> {
     Ok(unsafe { mmu::data_cache_off() })
 }
 
-/// Rust entry of a secondary CPU (from boot/entry.S), on its own stacks, MMU off.
+/// Rust entry of a secondary CPU (from `secondary_el1`, boot/entry.S), on its own stacks,
+/// with the MMU and caches already on with the boot CPU's regime: its entry code turned them
+/// on before its first stack access (see there why).
 #[no_mangle]
 extern "C" fn secondary_main(block: u64, entry_el: u64) -> ! {
     use aarch64_cpu::registers::{Readable, MIDR_EL1, MPIDR_EL1};
-    // A CPU released from a spin table may arrive before the boot CPU has built its tables:
-    // it waits for them (the boot CPU publishes them to memory, then SEV).
-    while PUBLISHED.load(Ordering::Acquire) == 0 {
-        aarch64_cpu::asm::wfe();
+    // Its counter reads (the job spans) follow its own core's errata.
+    cpu::own_counter_errata();
+    let b = block as usize;
+    if let (Some(slot), Some(mpidr), Some(midr), Some(regs)) = (
+        ONLINE.get(b),
+        CPU_MPIDR.get(b),
+        CPU_MIDR.get(b),
+        CPU_REGS.get(b),
+    ) {
+        mpidr.store(MPIDR_EL1.get() & AFFINITY, Ordering::Relaxed);
+        midr.store(MIDR_EL1.get(), Ordering::Relaxed);
+        regs.set(Regs::own());
+        slot.store(1 | (entry_el & 3) << 1, Ordering::Release);
     }
-    match REGIME.get() {
-        Some((regime, blocks)) if (1..=blocks).contains(&(block as usize)) => {
-            let (area, size) = stack_area();
-            let own = area + block.saturating_sub(1) * size;
-            // SAFETY: the boot CPU's regime, which `mmu::activate` checked identity-maps the
-            // image and the stacks of blocks 1..=blocks (this block among them); this CPU
-            // has run with its caches off, so memory holds the truth for its stacks.
-            unsafe { mmu::enable(&regime, &[(own, size)]) };
-            // Its counter reads (the job spans) follow its own core's errata.
-            cpu::own_counter_errata();
-            let b = block as usize;
-            if let (Some(slot), Some(mpidr), Some(midr), Some(regs)) = (
-                ONLINE.get(b),
-                CPU_MPIDR.get(b),
-                CPU_MIDR.get(b),
-                CPU_REGS.get(b),
-            ) {
-                mpidr.store(MPIDR_EL1.get() & AFFINITY, Ordering::Relaxed);
-                midr.store(MIDR_EL1.get(), Ordering::Relaxed);
-                regs.set(Regs::own());
-                slot.store(1 | (entry_el & 3) << 1, Ordering::Release);
-            }
-            super::jobs::serve(block as usize)
-        }
-        _ => cpu::park(),
-    }
+    super::jobs::serve(b)
 }
