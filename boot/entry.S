@@ -251,7 +251,7 @@ mb_reloc_delta: .quad 0
 
 // The UEFI entry (AddressOfEntryPoint): x0 = ImageHandle, x1 = SystemTable, on the
 // firmware's stack with its MMU and caches on. Relocates and clears the BSS in place, then
-// efi_main (src/arch/uefi.rs) talks to the firmware up to ExitBootServices. It returns
+// efi_main (src/arch/uefi/mod.rs) talks to the firmware up to ExitBootServices. It returns
 // (x0, x1): x0 = 1 and x1 = the device tree (0: none) to join the normal path at the EL the
 // firmware runs at; x0 = 0 and x1 = an EFI_STATUS to hand back to the firmware (only when
 // not even ResetSystem could be reached).
@@ -270,7 +270,7 @@ efi_pe_entry:
     stp     xzr, xzr, [x1], #16
     b       1b
 2:  adrp    x2, mb_efi_x18          // the firmware's x18, for every call back into it
-    str     x18, [x2, :lo12:mb_efi_x18] // (src/arch/uefi.rs, mb_efi_call)
+    str     x18, [x2, :lo12:mb_efi_x18] // (src/arch/uefi/ffi.rs, mb_efi_call)
     ldp     x0, x1, [sp, #16]
     bl      efi_main
     cbnz    x0, 3f

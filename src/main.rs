@@ -43,7 +43,12 @@ use mairbench_core::verdict::{self, Smp};
 /// The run, entered from `boot/entry.S` (through `arch::rust_main`) at EL1 with the MMU off,
 /// on the main stack: from the `start` record to the `end` record.
 fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'static>) -> ! {
+    if let Some(device) = boot.console {
+        console::init(platform.console.kind, device);
+    }
+    arch::unmask_serror();
     let Boot {
+        console: _,
         dtb_arg: _,
         entry_el,
         image_base: _,

@@ -3,6 +3,7 @@
 
 use super::cpu::{ccsidr, clidr};
 use super::fb::Canvas;
+use super::mmio::Device;
 use super::uefi;
 use mairbench_core::fb::{Framebuffer, Problem};
 use mairbench_core::platform::PsciConduit;
@@ -10,6 +11,9 @@ use mairbench_core::platform::PsciConduit;
 /// What `boot/entry.S` hands to Rust, at EL1 with the MMU off, on the main stack.
 #[derive(Clone, Copy, Debug)]
 pub struct Boot {
+    /// The console's UART, where the firmware may write to it (the device tree's or ACPI's
+    /// console, or QEMU virt's PL011 where the machine is QEMU's); `None`: stay silent.
+    pub console: Option<Device>,
     /// x0 at entry: the device tree's address from the boot loader (0 when none).
     pub dtb_arg: usize,
     /// The exception level the image was entered at.

@@ -55,7 +55,7 @@ global_asm!(include_str!("../../boot/entry.S"));
 global_asm!(include_str!("../../boot/vectors.S"));
 
 /// The Rust entry point, called by `boot/entry.S`: finds the device tree, discovers the
-/// platform and starts the console, then runs the firmware.
+/// platform and the console's device, then runs the firmware.
 #[no_mangle]
 extern "C" fn rust_main(
     dtb_arg: usize,
@@ -89,23 +89,16 @@ extern "C" fn rust_main(
     // semihosting host answering. Elsewhere (a real board without a device tree, or with an
     // unsupported console) the run stays silent rather than writing to a guess.
     let qemu_without_dtb = || !platform.dtb_ok && semihosting::available();
-    if platform.console_from_dtb || platform.emulated || qemu_without_dtb() {
-        // SAFETY: the console just discovered: the UART that `/chosen/stdout-path` of this
-        // boot's device tree names (its translated `reg`, of the kind whose register layout
-        // the driver uses), or that the ACPI SPCR or DBG2 gives (its system-memory address, of
-        // the kind its interface type selects), or QEMU virt's PL011 where the machine is
-        // QEMU's. With the MMU
-        // off it is Device memory; memory set-up maps its page 1:1 as Device-nGnRnE. The
-        // console is the one driver of it.
-        let device = unsafe { mmio::Device::at(platform.console.base) };
-        crate::console::init(platform.console.kind, device);
-    }
-    // Vectors, reporter and console are in place: an SError (an external abort from a bus
-    // or a TZASC) is now taken and reported in words instead of staying pending.
-    {
-        use aarch64_cpu::registers::{ReadWriteable, DAIF};
-        DAIF.modify(DAIF::A::Unmasked);
-    }
+    let console =
+        (platform.console_from_dtb || platform.emulated || qemu_without_dtb()).then(|| {
+            // SAFETY: the console just discovered: the UART that `/chosen/stdout-path` of this
+            // boot's device tree names (its translated `reg`, of the kind whose register layout
+            // the driver uses), or that the ACPI SPCR or DBG2 gives (its system-memory address, of
+            // the kind its interface type selects), or QEMU virt's PL011 where the machine is
+            // QEMU's. With the MMU off it is Device memory; memory set-up maps its page 1:1 as
+            // Device-nGnRnE. The console is the one driver of it.
+            unsafe { mmio::Device::at(platform.console.base) }
+        });
     // The framebuffer: GOP's, else the device tree's simple-framebuffer; drawn on only when
     // it keeps clear of the image and the device tree.
     let image = image::image_layout();
@@ -128,6 +121,7 @@ extern "C" fn rust_main(
             Ok((fb, unsafe { fb::Canvas::new(&fb) }))
         });
     let boot = Boot {
+        console,
         dtb_arg,
         entry_el,
         image_base,
@@ -186,4 +180,12 @@ extern "C" fn el3_setup(dtb_arg: usize) {
         unsafe { core::arch::asm!("msr cntfrq_el0, {}", "isb", in(reg) hz, options(nostack)) };
         CNTFRQ_PROGRAMMED.set(Some(hz));
     }
+}
+
+/// Unmasks SError at EL1 (PSTATE.A): once the vectors, the reporter and the console are in
+/// place, an external abort from a bus or a TZASC is taken and reported in words instead of
+/// staying pending.
+pub fn unmask_serror() {
+    use aarch64_cpu::registers::{ReadWriteable, DAIF};
+    DAIF.modify(DAIF::A::Unmasked);
 }
