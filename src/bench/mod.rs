@@ -28,6 +28,7 @@ pub mod engine;
 mod loaded;
 mod plan;
 mod point;
+mod prepare;
 mod report;
 mod scaling;
 

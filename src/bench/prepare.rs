@@ -1,0 +1,238 @@
+//! A point's preparation: the data each kernel needs laid through `normal-wb` (with a
+//! pattern other than what the kernel leaves, so that the check afterwards fails if the
+//! kernel did not run), its loop built, and what the memory must hold afterwards.
+
+use super::data::{PATTERN, WRITTEN, ZERO};
+use super::engine::Engine;
+use crate::arch::buffer::{Chain, Window};
+use crate::arch::kernels::Loop;
+use crate::memory::Alias;
+use mairbench_core::kernel::{Kernel, KernelSpec};
+use mairbench_core::pattern::{self, Pattern};
+use mairbench_core::sweep::{self, Lines, Start, CHASE_LINE, SEED};
+
+/// What the memory must hold after a point.
+#[derive(Clone, Copy)]
+pub(super) enum Verify {
+    /// `expect` in every word of the window (read through `normal-wb`).
+    Data { at: Window, expect: Pattern },
+    /// The chase is still one whole cycle.
+    Chain(Chain),
+}
+
+/// How a maintenance kernel's lines are made before every timed pass (untimed).
+#[derive(Clone, Copy)]
+pub(super) struct Redirty {
+    /// Reads the range first, so that the writes then hit lines it allocated: full-line
+    /// write misses alone may stream past the cache without allocating (the Cortex-A53's read
+    /// allocate mode, the A76's write streaming; core's table of cores), and the lines the
+    /// maintenance times would not be dirty.
+    pub(super) read: Loop,
+    /// Writes [`WRITTEN`] through the alias.
+    pub(super) write: Loop,
+    /// For an invalidate: `DC CVAC` of the range, then the same writes again, so that the
+    /// lines are dirty (where the type allocates) yet memory holds their values.
+    pub(super) clean: Option<Loop>,
+}
+
+impl Redirty {
+    pub(super) fn run(mut self) {
+        self.read.run();
+        self.write.run();
+        if let Some(mut clean) = self.clean {
+            clean.run();
+            self.write.run();
+        }
+    }
+}
+
+/// A point ready to time.
+pub(super) struct Prepared {
+    /// The loop one pass runs.
+    pub(super) body: Loop,
+    /// What one pass counts: bytes, loads or cache lines.
+    pub(super) units: u64,
+    /// Bytes one pass touches (bounds the passes per sample).
+    pub(super) pass_bytes: u64,
+    /// For the chase: the loads of its untimed warm-up lap.
+    pub(super) warm_up_loads: Option<u64>,
+    /// Maintenance kernels: what each timed pass starts from.
+    pub(super) redirty: Option<Redirty>,
+    /// Whether the kernel writes through the alias under test (then it is maintained
+    /// before the check).
+    pub(super) writes: bool,
+    /// The `normal-wb` windows the point touches: cleaned and invalidated before the warm-up.
+    pub(super) touched: [Option<Window>; 2],
+    pub(super) start: Start,
+    pub(super) lines: Option<Lines>,
+    pub(super) verify: Verify,
+}
+
+impl Engine<'_> {
+    /// Lays the data the kernel needs and builds its loop, or says why the point is skipped.
+    /// `laid`: a `normal-wb` window known to hold [`PATTERN`] (not laid again). Every
+    /// window a kernel writes is first laid with a pattern other than what the kernel
+    /// leaves, so the check afterwards fails if the kernel did not run.
+    pub(super) fn prepare(
+        &mut self,
+        spec: &KernelSpec,
+        alias: &Alias,
+        size: u64,
+        laid: Option<Window>,
+    ) -> Result<Prepared, &'static str> {
+        const ODD_SIZE: &str = "the size does not suit the kernel's loop";
+        let wb = *self.mem.wb();
+        let region = alias.window(0, size).ok_or(ODD_SIZE)?;
+        let wb_region = wb.window(0, size).ok_or(ODD_SIZE)?;
+        let data = |at: Window, expect| Verify::Data { at, expect };
+        let lay = |at: Window, p: Pattern| {
+            if p != PATTERN || laid != Some(at) {
+                at.lay(p);
+            }
+        };
+        let streaming = |body: Option<Loop>, writes, touched, verify| {
+            Ok(Prepared {
+                body: body.ok_or(ODD_SIZE)?,
+                units: size,
+                pass_bytes: size,
+                warm_up_loads: None,
+                redirty: None,
+                writes,
+                touched,
+                start: Start::Invalidated,
+                lines: None,
+                verify,
+            })
+        };
+        let other = || {
+            let at = sweep::copy_partner(size, self.mem.buffer.size)
+                .ok_or("a copy needs twice the size in the buffer")?;
+            wb.window(at, size).ok_or(ODD_SIZE)
+        };
+        let only = [Some(wb_region), None];
+        match spec.kernel {
+            Kernel::ReadLdp | Kernel::ReadLdpQ | Kernel::ReadLdnp => {
+                lay(wb_region, PATTERN);
+                let body = match spec.kernel {
+                    Kernel::ReadLdp => Loop::read_ldp(&region),
+                    Kernel::ReadLdnp => Loop::read_ldnp(&region),
+                    _ => Loop::read_ldp_q(&region),
+                };
+                streaming(body, false, only, data(wb_region, PATTERN))
+            }
+            Kernel::WriteStp | Kernel::WriteStpQ | Kernel::WriteStnp => {
+                lay(wb_region, PATTERN);
+                let body = match spec.kernel {
+                    Kernel::WriteStp => Loop::write_stp(&region),
+                    Kernel::WriteStnp => Loop::write_stnp(&region),
+                    _ => Loop::write_stp_q(&region),
+                };
+                streaming(body, true, only, data(wb_region, WRITTEN))
+            }
+            Kernel::WriteLine => {
+                lay(wb_region, PATTERN);
+                let body = Loop::write_line(&region);
+                streaming(body, true, only, data(wb_region, pattern::LINE_WRITTEN))
+            }
+            Kernel::CopyTo | Kernel::CopyToQ => {
+                let source = other()?;
+                lay(source, PATTERN);
+                lay(wb_region, WRITTEN);
+                let body = match spec.kernel {
+                    Kernel::CopyTo => Loop::copy(&region, &source),
+                    _ => Loop::copy_q(&region, &source),
+                };
+                let touched = [Some(wb_region), Some(source)];
+                streaming(body, true, touched, data(wb_region, PATTERN))
+            }
+            Kernel::CopyFrom | Kernel::CopyFromQ => {
+                let target = other()?;
+                lay(wb_region, PATTERN);
+                lay(target, WRITTEN);
+                let body = match spec.kernel {
+                    Kernel::CopyFrom => Loop::copy(&target, &region),
+                    _ => Loop::copy_q(&target, &region),
+                };
+                let touched = [Some(wb_region), Some(target)];
+                streaming(body, false, touched, data(target, PATTERN))
+            }
+            Kernel::FillZva => {
+                lay(wb_region, PATTERN);
+                streaming(Loop::zva(&region), true, only, data(wb_region, ZERO))
+            }
+            Kernel::Latency => {
+                // One random cycle per size, moved (not re-drawn) from alias to alias.
+                let chain = match self.chase {
+                    Some(laid) if laid.lines() * CHASE_LINE == size => laid.rebase(region),
+                    _ => Chain::lay(wb_region, region, CHASE_LINE, SEED ^ size),
+                }
+                .ok_or(ODD_SIZE)?;
+                self.chase = Some(chain);
+                let lines = chain.lines();
+                let loads = sweep::chase_pass(lines);
+                Ok(Prepared {
+                    body: Loop::chase(&chain, loads).ok_or(ODD_SIZE)?,
+                    units: loads,
+                    pass_bytes: loads * CHASE_LINE,
+                    warm_up_loads: Some(sweep::chase_warm_up(lines, CHASE_LINE, self.plan.llc)),
+                    redirty: None,
+                    writes: false,
+                    touched: only,
+                    start: Start::Invalidated,
+                    lines: None,
+                    verify: Verify::Chain(chain),
+                })
+            }
+            Kernel::MaintCivac | Kernel::MaintCvac | Kernel::MaintIvac => {
+                // Timed one pass at a time, each on lines just written through the alias;
+                // for an invalidate written, cleaned and written again, so no data is lost.
+                // Where no write leaves a line (no-line), every pass finds the same state:
+                // the written values are laid through normal-wb and the point starts
+                // invalidated.
+                let lines = Lines::after_writes(alias.memtype.mair);
+                let body = match spec.kernel {
+                    Kernel::MaintCivac => Loop::civac(&region),
+                    Kernel::MaintCvac => Loop::cvac(&region),
+                    _ => Loop::ivac(&region),
+                };
+                let write = Loop::write_stp(&region).ok_or(ODD_SIZE)?;
+                let read = Loop::read_ldp(&region).ok_or(ODD_SIZE)?;
+                let invalidate = spec.kernel == Kernel::MaintIvac;
+                let (redirty, start) = match (lines, invalidate) {
+                    (Lines::NoLine, _) => {
+                        lay(wb_region, WRITTEN);
+                        (None, Start::Invalidated)
+                    }
+                    (_, false) => {
+                        lay(wb_region, PATTERN);
+                        (
+                            Some(Redirty {
+                                read,
+                                write,
+                                clean: None,
+                            }),
+                            Start::Written,
+                        )
+                    }
+                    (_, true) => {
+                        lay(wb_region, PATTERN);
+                        let clean = Some(Loop::cvac(&region).ok_or(ODD_SIZE)?);
+                        (Some(Redirty { read, write, clean }), Start::Rewritten)
+                    }
+                };
+                Ok(Prepared {
+                    body: body.ok_or(ODD_SIZE)?,
+                    units: size / self.plan.line,
+                    pass_bytes: size,
+                    warm_up_loads: None,
+                    redirty,
+                    writes: true,
+                    touched: only,
+                    start,
+                    lines: Some(lines),
+                    verify: data(wb_region, WRITTEN),
+                })
+            }
+        }
+    }
+}
