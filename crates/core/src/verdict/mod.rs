@@ -1144,7 +1144,7 @@ mod tests {
             assert!(s.contains(&format!("| `{}` | {} |", v.id, v.checks)));
         }
         for line in s.lines() {
-            assert_eq!(line.matches('|').count(), 6, "{line}");
+            assert_eq!(line.matches('|').count(), 7, "{line}");
         }
     }
 }
