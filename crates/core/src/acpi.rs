@@ -9,7 +9,8 @@
 //! - SPCR: the console UART ([`SPCR_UARTS`]), its Generic Address Structure and baud rate;
 //! - DBG2, only when the SPCR gives no console: its first serial port of a type the firmware
 //!   drives ([`Problem::ConsoleFromDbg2`]);
-//! - MADT (signature `APIC`): the GICC entries, one per CPU;
+//! - MADT (signature `APIC`): the GICC entries, one per CPU ([`processors`] lists them with
+//!   their ACPI Processor UIDs, which the PPTT names: [`crate::topology`]);
 //! - FADT (signature `FACP`): the ARM boot flags, PSCI and its conduit; and the header of the
 //!   DSDT it points to, for a simulator's mark (`simulator`);
 //! - GTDT: only its header's OEM IDs and revision, which Linux matches against the HiSilicon
@@ -154,6 +155,7 @@ const MADT_ENTRIES: usize = 44;
 /// The shortest GICC entry read: up to the MPIDR (ACPI 5.1's 76 bytes; 80 from 6.0, 82 from
 /// 6.3); Linux's `ACPI_MADT_GICC_MIN_LENGTH`.
 const GICC_MIN_LEN: usize = 76;
+const GICC_UID: usize = 8;
 const GICC_FLAGS: usize = 12;
 const GICC_PARKING_VERSION: usize = 16;
 const GICC_PARKED_ADDRESS: usize = 24;
@@ -273,7 +275,7 @@ fn simulator(header: &[u8]) -> Option<&'static str> {
     }
 }
 
-fn byte(bytes: &[u8], at: usize) -> Option<u8> {
+pub(crate) fn byte(bytes: &[u8], at: usize) -> Option<u8> {
     bytes.get(at).copied()
 }
 
@@ -282,17 +284,17 @@ fn array<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
 }
 
 #[inline(never)]
-fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {
+pub(crate) fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {
     array(bytes, at).map(u16::from_le_bytes)
 }
 
 #[inline(never)]
-fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+pub(crate) fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
     array(bytes, at).map(u32::from_le_bytes)
 }
 
 #[inline(never)]
-fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
+pub(crate) fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
     array(bytes, at).map(u64::from_le_bytes)
 }
 
@@ -596,32 +598,66 @@ fn cpus(madt: Table<'_>, p: &mut Platform<'_>) {
     } else {
         Enable::Other
     };
-    let bytes = madt.bytes;
-    if bytes.len() < MADT_ENTRIES {
-        p.problems.insert(Problem::AcpiMadtEntry);
-        return;
+    for entry in giccs(madt.bytes) {
+        match entry {
+            Ok(entry) => gicc(entry, enable, p),
+            Err(why) => p.problems.insert(why),
+        }
     }
-    let mut at = MADT_ENTRIES;
-    while at < bytes.len() {
-        let (Some(kind), Some(len)) = (byte(bytes, at), byte(bytes, at.saturating_add(1))) else {
-            p.problems.insert(Problem::AcpiMadtEntry);
-            return;
+}
+
+/// The GICC entries of the MADT `madt` (the whole table, header included), in order: `Ok`
+/// with an entry of at least [`GICC_MIN_LEN`] bytes; [`Problem::AcpiMadtEntry`] for a GICC
+/// entry shorter than that (skipped), and for an entry whose length is below 2 or runs past
+/// the table (or a table too short for the entries' offset), after which the walk ends.
+/// Every step moves forward by at least 2 bytes.
+fn giccs(madt: &[u8]) -> impl Iterator<Item = Result<&[u8], Problem>> {
+    // None: the walk has ended.
+    let mut at = Some(MADT_ENTRIES);
+    core::iter::from_fn(move || loop {
+        let start = at.filter(|&a| a != madt.len())?;
+        let entry = madt.get(start..).and_then(|rest| {
+            let len = usize::from(byte(rest, 1)?);
+            rest.get(..len).filter(|_| len >= 2)
+        });
+        let Some(entry) = entry else {
+            at = None;
+            return Some(Err(Problem::AcpiMadtEntry));
         };
-        let end = at.saturating_add(usize::from(len));
-        let Some(entry) = bytes.get(at..end).filter(|_| len >= 2) else {
-            p.problems.insert(Problem::AcpiMadtEntry);
-            return;
-        };
-        at = end;
-        if kind != MADT_GICC {
+        at = start.checked_add(entry.len());
+        if byte(entry, 0) != Some(MADT_GICC) {
             continue;
         }
-        if entry.len() < GICC_MIN_LEN {
-            p.problems.insert(Problem::AcpiMadtEntry);
-            continue;
-        }
-        gicc(entry, enable, p);
-    }
+        return Some(if entry.len() < GICC_MIN_LEN {
+            Err(Problem::AcpiMadtEntry)
+        } else {
+            Ok(entry)
+        });
+    })
+}
+
+/// A processor of the MADT: an enabled GICC entry's ACPI Processor UID and MPIDR.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Processor {
+    /// Its ACPI Processor UID (the GICC's, at offset 8), which the PPTT's processor nodes
+    /// name ([`crate::topology`]).
+    pub uid: u32,
+    /// Its MPIDR affinity (Aff3 and Aff2..Aff0).
+    pub mpidr: u64,
+}
+
+/// The processors of the MADT `madt` (the whole table, header included), in table order: the
+/// GICC entries [`discover`] lists as CPUs (enabled, at least 76 bytes, an MPIDR
+/// with no bits outside the affinity fields), with their ACPI Processor UIDs. Repeats are left
+/// to the caller; malformed entries end or skip as [`discover`] reads them.
+pub fn processors(madt: &[u8]) -> impl Iterator<Item = Processor> + '_ {
+    giccs(madt).filter_map(|entry| {
+        let entry = entry.ok()?;
+        let enabled = u32_at(entry, GICC_FLAGS)? & GICC_ENABLED != 0;
+        let mpidr = u64_at(entry, GICC_MPIDR).filter(|m| m & !MPIDR_AFFINITY == 0)?;
+        let uid = u32_at(entry, GICC_UID)?;
+        enabled.then_some(Processor { uid, mpidr })
+    })
 }
 
 /// One GICC entry, at least [`GICC_MIN_LEN`] bytes.

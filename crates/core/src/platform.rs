@@ -921,25 +921,47 @@ pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
     p
 }
 
-/// The CPUs of `/cpus` (`device_type = "cpu"`), at most [`MAX_CPUS`]; the rest counted.
-fn cpus(fdt: Fdt<'_>, p: &mut Platform<'_>) {
-    let Some(cpus) = fdt.find_node("/cpus") else {
-        return;
-    };
-    let Some(cells) = cpus.address_cells() else {
-        return;
-    };
-    for node in cpus.children() {
-        if prop_str(node, "device_type") != Some("cpu") {
-            continue;
+/// The CPU nodes of `/cpus`, in blob order, with their MPIDR affinity: the children with
+/// `device_type = "cpu"` whose first `reg` entry (of `/cpus`' `#address-cells`) can be read.
+/// Others are skipped; nothing without `/cpus` or with a malformed `#address-cells`.
+/// [`Platform::cpus`] lists these; [`crate::topology`] groups them into clusters.
+pub(crate) fn cpu_nodes(fdt: Fdt<'_>) -> CpuNodes<'_> {
+    let cpus = fdt.find_node("/cpus");
+    CpuNodes {
+        children: cpus.map(Node::children),
+        cells: cpus.and_then(Node::address_cells),
+    }
+}
+
+/// The iterator of [`cpu_nodes`].
+pub(crate) struct CpuNodes<'a> {
+    children: Option<fdt::Children<'a>>,
+    cells: Option<u32>,
+}
+
+impl<'a> Iterator for CpuNodes<'a> {
+    type Item = (Node<'a>, u64);
+
+    fn next(&mut self) -> Option<(Node<'a>, u64)> {
+        loop {
+            let node = self.children.as_mut()?.next()?;
+            if prop_str(node, "device_type") != Some("cpu") {
+                continue;
+            }
+            let reg = node.property("reg");
+            if let Some([Some(mpidr)]) = reg
+                .zip(self.cells)
+                .and_then(|(reg, cells)| reg.entries([cells])?.next())
+            {
+                return Some((node, mpidr));
+            }
         }
-        let Some([Some(mpidr)]) = node
-            .property("reg")
-            .and_then(|r| r.entries([cells]))
-            .and_then(|mut e| e.next())
-        else {
-            continue;
-        };
+    }
+}
+
+/// The CPUs of `/cpus` ([`cpu_nodes`]), at most [`MAX_CPUS`]; the rest counted.
+fn cpus(fdt: Fdt<'_>, p: &mut Platform<'_>) {
+    for (node, mpidr) in cpu_nodes(fdt) {
         let enable = match prop_str(node, "enable-method") {
             Some("psci") => Enable::Psci,
             Some("spin-table") => match release_address(node) {

@@ -336,3 +336,74 @@ pub fn fadt_of(oem: (&[u8; 6], &[u8; 8]), dsdt: u64) -> Vec<u8> {
     fix_checksum(&mut t);
     t
 }
+
+/// PPTT processor hierarchy node flags (ACPI 6.3, 5.2.29.1).
+pub const PPTT_PACKAGE: u32 = 1 << 0;
+pub const PPTT_ID_VALID: u32 = 1 << 1;
+pub const PPTT_THREAD: u32 = 1 << 2;
+pub const PPTT_LEAF: u32 = 1 << 3;
+
+/// PPTT cache type structure flags: size, number of sets, associativity, allocation type,
+/// cache type, write policy and line size valid (ACPI 6.3, 5.2.29.2).
+pub const PPTT_CACHE_ALL_VALID: u32 = 0x7f;
+/// Cache type structure attributes: read-write allocate, write-back, and the cache type in
+/// bits 3:2.
+pub const PPTT_DATA: u8 = 0b0000_0011;
+pub const PPTT_INSTRUCTION: u8 = 0b0000_0111;
+pub const PPTT_UNIFIED: u8 = 0b0000_1011;
+
+/// A PPTT processor hierarchy node (type 0): 20 bytes and 4 per private resource.
+pub fn pptt_node(flags: u32, parent: u32, id: u32, resources: &[u32]) -> Vec<u8> {
+    let mut n = vec![0u8; 20];
+    n[1] = (20 + 4 * resources.len()) as u8;
+    n[4..8].copy_from_slice(&flags.to_le_bytes());
+    n[8..12].copy_from_slice(&parent.to_le_bytes());
+    n[12..16].copy_from_slice(&id.to_le_bytes());
+    n[16..20].copy_from_slice(&(resources.len() as u32).to_le_bytes());
+    for r in resources {
+        n.extend(r.to_le_bytes());
+    }
+    n
+}
+
+/// A PPTT cache type structure (type 1, 24 bytes) of `size` bytes, `ways`-way, `line`-byte
+/// lines, the number of sets derived, all fields valid; `next`: the next level's offset.
+pub fn pptt_cache(size: u32, ways: u8, line: u16, attributes: u8, next: u32) -> Vec<u8> {
+    let mut c = vec![0u8; 24];
+    c[0] = 1;
+    c[1] = 24;
+    c[4..8].copy_from_slice(&PPTT_CACHE_ALL_VALID.to_le_bytes());
+    c[8..12].copy_from_slice(&next.to_le_bytes());
+    c[12..16].copy_from_slice(&size.to_le_bytes());
+    c[16..20].copy_from_slice(&(size / u32::from(ways) / u32::from(line)).to_le_bytes());
+    c[20] = ways;
+    c[21] = attributes;
+    c[22..24].copy_from_slice(&line.to_le_bytes());
+    c
+}
+
+/// Lays out PPTT structures one after another from offset 36, each at the offset
+/// [`Pptt::add`] returns, so that later ones can name earlier ones.
+#[derive(Default)]
+pub struct Pptt {
+    body: Vec<u8>,
+}
+
+impl Pptt {
+    /// Appends `structure`; returns its offset in the table.
+    pub fn add(&mut self, structure: Vec<u8>) -> u32 {
+        let at = 36 + self.body.len() as u32;
+        self.body.extend(structure);
+        at
+    }
+
+    /// The offset the next structure will have.
+    pub fn next(&self) -> u32 {
+        36 + self.body.len() as u32
+    }
+
+    /// The table, of this revision (3: ACPI 6.3 and later).
+    pub fn table(&self, revision: u8) -> Vec<u8> {
+        table(b"PPTT", revision, OEM, &self.body)
+    }
+}
