@@ -67,6 +67,7 @@ pub mod schema;
 pub mod source;
 pub mod stats;
 pub mod sweep;
+pub mod system_cache;
 pub mod uart;
 pub mod uefi;
 pub mod verdict;
