@@ -190,9 +190,9 @@ pub fn default_upper(llc_bytes: Option<u64>, buffer: u64) -> u64 {
 /// holds no larger one.
 pub fn past(largest: u64, max: u64) -> Sizes {
     let mut sizes = Sizes::new();
-    let mut size = largest.saturating_mul(2);
-    while size > largest && size <= max && sizes.push(size) {
-        size = size.saturating_mul(2);
+    let mut size = largest.checked_mul(2);
+    while let Some(s) = size.filter(|&s| s <= max && sizes.push(s)) {
+        size = s.checked_mul(2);
     }
     sizes
 }
