@@ -6,6 +6,9 @@ use crate::arch::{cpu, mmu};
 use crate::console::Console;
 use crate::{run, say};
 use mairbench_core::hypervisor::Hypervisor;
+use mairbench_core::kernel::Kernel;
+use mairbench_core::memtype;
+use mairbench_core::system_cache::Finding;
 use mairbench_core::verdict::{self, Clock, Inputs, Maintenance, Smp, Stale, Status, Sweep};
 
 /// What the run gathered for the verdicts besides the sweep.
@@ -53,6 +56,14 @@ pub fn report(sweep: &dyn Sweep, gathered: &Gathered) {
         core: mairbench_core::cores::by_midr(cpu::cpu_id().midr),
         hypervisor: gathered.hypervisor,
     };
+    if !sweep.sizes().is_empty() {
+        // Where DRAM starts: past the caches CLIDR reports, and any the latency curve shows.
+        let finding = Finding::of(sweep, inputs.caches, inputs.emulated);
+        let dram = finding.point_of(sweep, Kernel::ReadLdp, memtype::NORMAL_WB);
+        say!("");
+        say!("{}", finding.line(dram));
+        let _ = finding.record(&mut Console, dram);
+    }
     let verdicts = verdict::judge(&inputs);
     say!("");
     say!(

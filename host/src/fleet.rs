@@ -7,9 +7,11 @@
 //! `crates/core/src/verdict/points.rs`:
 //! - the **L1 set**: [`verdict::l1_set_of`], the largest measured size ≤ half the first
 //!   reported data cache; without a reported cache, the smallest measured size;
-//! - **DRAM size**: the smallest size ≥ [`verdict::dram_bound`] (4× the last-level cache) at
-//!   which the write-back reference was measured (`device-read-cliff`'s rule; the smallest
-//!   size when no cache is reported);
+//! - **DRAM size**: the smallest size ≥ 4× the last cache step at which the write-back
+//!   reference was measured (`device-read-cliff`'s rule, [`Finding::point`]): the last
+//!   reported level, or a system cache the log's latency curve shows past it (not looked for
+//!   in an emulated run), capped at the largest size past that cache when the sweep did not
+//!   reach 4× it; the smallest size when no cache is reported;
 //! - a value is the point's best on 4 KiB pages, else on 2 MiB blocks, except latency's,
 //!   which prefers blocks (no page walks);
 //! - the writes are write-line's where the log measured it on the write-back type at the L1
@@ -27,6 +29,7 @@ use std::path::Path;
 use mairbench_core::kernel::Kernel;
 use mairbench_core::memtype::{self, Role, MEMTYPES};
 use mairbench_core::paging::Granule;
+use mairbench_core::system_cache::{Curve, Finding};
 use mairbench_core::verdict::{self, VERDICTS};
 use serde_json::{json, Value};
 
@@ -213,16 +216,37 @@ pub fn l1_set(run: &Run) -> Option<u64> {
     verdict::l1_set_of(&sizes(run), caches(run))
 }
 
-/// The smallest size ≥ [`verdict::dram_bound`] where `kernel` on the write-back reference
-/// was measured; the bound as well.
-pub fn dram(run: &Run, kernel: Kernel) -> (Option<u64>, u64) {
-    let bound = verdict::dram_bound(caches(run));
+/// What the log's latency curve shows past the reported caches (core's rule): the write-back
+/// reference's ns per load, on blocks where measured; not looked at in an emulated run.
+pub fn finding(run: &Run) -> Finding {
     let wb = named(Role::WriteBack);
-    let size = sizes(run)
+    let curve = Curve::new(sizes(run).into_iter().filter_map(|s| {
+        let m = point(run, Kernel::Latency, wb, s)?;
+        Some((s, (m.best * 100.0).round() as u64))
+    }));
+    let mut levels: Vec<(u8, u64)> = run
+        .caches
+        .iter()
+        .filter(|c| c.level != 0 && c.size > 0)
+        .map(|c| (c.level, c.size))
+        .collect();
+    levels.sort_unstable();
+    Finding::from_curve(&curve, levels.last().copied(), run.emulated)
+}
+
+/// The DRAM point of `kernel` on the write-back reference (see the module); the bound as
+/// well (4× the last cache step).
+pub fn dram(run: &Run, kernel: Kernel) -> (Option<u64>, u64) {
+    let f = finding(run);
+    let wb = named(Role::WriteBack);
+    let measured = sizes(run)
         .into_iter()
-        .filter(|&s| s >= bound)
-        .find(|&s| point(run, kernel, wb, s).is_some());
-    (size, bound)
+        .filter(|&s| point(run, kernel, wb, s).is_some());
+    let size = match f.bound() {
+        0 => measured.min(),
+        _ => f.point(measured).map(|p| p.size),
+    };
+    (size, f.bound())
 }
 
 /// The write kernel of the log (see the module).
@@ -701,6 +725,58 @@ mod tests {
         };
         assert_eq!(l1_set(&no_caches), Some(4 << 10));
         assert_eq!(dram(&no_caches, Kernel::ReadLdp).0, Some(4 << 10));
+    }
+
+    /// An Ampere Altra-like log (core's `system_cache` tests cite its figures): 64 KiB L1 and
+    /// 1 MiB L2 reported, a 32 MiB system cache that is not; sizes 4 KiB to `max`.
+    fn altra(max: u64) -> Run {
+        let mut run = Run {
+            caches: vec![
+                CacheLevel {
+                    level: 1,
+                    kind: "data".into(),
+                    size: 64 << 10,
+                },
+                CacheLevel {
+                    level: 2,
+                    kind: "unified".into(),
+                    size: 1 << 20,
+                },
+            ],
+            ..Run::default()
+        };
+        for size in (12..=max.trailing_zeros()).map(|s| 1u64 << s) {
+            let ns = match size {
+                s if s <= 64 << 10 => 1.5,
+                s if s <= 1 << 20 => 5.0,
+                s if s <= 32 << 20 => 30.0,
+                _ => 120.0,
+            };
+            run.measurements
+                .push(m(Kernel::Latency, Role::WriteBack, size, ns, 1.0));
+            run.measurements
+                .push(m(Kernel::ReadLdp, Role::WriteBack, size, 4000.0, 1.0));
+        }
+        run
+    }
+
+    #[test]
+    fn dram_is_past_a_system_cache_the_latency_shows() {
+        // 4x the 32 MiB system cache, not 4x the 1 MiB L2 (inside the system cache).
+        let run = altra(256 << 20);
+        assert_eq!(finding(&run).system_cache().map(|c| c.size), Some(32 << 20));
+        assert_eq!(dram(&run, Kernel::ReadLdp), (Some(128 << 20), 128 << 20));
+        // A sweep short of 4x it: its largest size, past the system cache.
+        assert_eq!(
+            dram(&altra(64 << 20), Kernel::ReadLdp),
+            (Some(64 << 20), 128 << 20)
+        );
+        // Emulated: not looked for, the reported L2 decides.
+        let emulated = Run {
+            emulated: true,
+            ..altra(256 << 20)
+        };
+        assert_eq!(dram(&emulated, Kernel::ReadLdp), (Some(4 << 20), 4 << 20));
     }
 
     #[test]

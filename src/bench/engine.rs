@@ -35,6 +35,8 @@ pub(super) const PROGRESS_NS: u64 = 2_000_000_000;
 pub(super) struct Progress {
     /// Points the sweep has.
     pub points: u32,
+    /// Points per size: the rows of every kernel's table.
+    pub rows: u32,
     /// Points done (measured or skipped).
     pub done: u32,
     /// When the next progress line is due.
@@ -60,6 +62,9 @@ pub struct Engine<'m> {
     pub(super) results: &'m mut Results,
     /// `mairbench.selftest=counter-backwards`, until the first timed sample takes it.
     pub(super) backwards_selftest: Cell<bool>,
+    /// The sizes the latency probe measured past the plan (`beyond`): the planned largest
+    /// and the largest probed.
+    pub(super) probed: Option<(u64, u64)>,
 }
 
 impl<'m> Engine<'m> {
@@ -73,7 +78,8 @@ impl<'m> Engine<'m> {
         events: Option<Events>,
         results: &'m mut Results,
     ) -> Self {
-        let llc = report::caches();
+        let (caches, count) = report::caches();
+        let llc = mairbench_core::cache::last_level_bytes(caches.get(..count).unwrap_or(&[]));
         let max = mem.buffer.size;
         let sizes = match (options.sizes, options.quick) {
             (Some((lo, hi)), _) => sweep::plan(lo, hi, max),
@@ -106,6 +112,9 @@ impl<'m> Engine<'m> {
             line: cache::dcache_line(),
             zva: cpu::zva_block_size(),
             llc,
+            caches,
+            chase_cap: sweep::chase_warm_up_cap(llc, run::emulated()),
+            probe: super::beyond::wanted(options, llc, sizes, max),
         };
         let freq = cpu::cpu_id().cntfrq.max(1);
         // The counter's real step: it may advance by more than one tick at a time.
@@ -123,6 +132,7 @@ impl<'m> Engine<'m> {
             plan,
             progress: Progress {
                 points: 0,
+                rows: 0,
                 done: 0,
                 next: Deadline::after_ns(PROGRESS_NS),
             },
@@ -132,6 +142,7 @@ impl<'m> Engine<'m> {
             check_works: check_works(mem.wb()),
             backwards_selftest: Cell::new(options.selftest == Some(Selftest::CounterBackwards)),
             results,
+            probed: None,
         };
         engine.results.reset(sizes);
         if !engine.check_works {
@@ -142,6 +153,7 @@ impl<'m> Engine<'m> {
             .kernels()
             .map(|k| engine.aliases_for(k).count())
             .sum();
+        engine.progress.rows = rows as u32;
         engine.progress.points = (rows * sizes.len()) as u32;
         say!(
             "benchmark: {kernels} kernels x {types} memory types x {} sizes ({} to {}), {} reps; MB = 10^6 B",

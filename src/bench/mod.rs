@@ -19,10 +19,12 @@
 //! - [`report`]: a point's `result` record and the per-kernel table;
 //! - [`engine`]: the engine's state, its plan from the options, what it runs on;
 //! - [`point`]: one (kernel, type, size) point, prepared, timed and verified;
+//! - [`beyond`]: the latency probe past the plan, for caches CLIDR does not report;
 //! - [`scaling`]: the read and write kernels on several cores at once;
 //! - [`loaded`]: the loaded latency (the chase on the boot core while the others stream);
 //! - this module: the per-kernel loop and progress, and the multi-core part's order.
 
+mod beyond;
 mod data;
 pub mod engine;
 mod loaded;
@@ -39,48 +41,84 @@ use crate::memory::Alias;
 use crate::{run, say};
 use engine::{Engine, PROGRESS_NS};
 use mairbench_core::format::Bytes;
-use mairbench_core::kernel::KernelSpec;
+use mairbench_core::kernel::{self, Kernel, KernelSpec};
 use report::Table;
 
 impl Engine<'_> {
     /// Runs the whole sweep; one `check` per kernel says whether every point's data was
-    /// intact afterwards.
+    /// intact afterwards. When the sweep looks past its plan ([`beyond`]), the latency kernel
+    /// runs first, so that the sizes it adds reach every kernel.
     pub fn run(&mut self) {
-        for spec in self.kernels() {
-            let started = ticks();
-            let failures_before = self.failures;
-            let mut table = Table::new(spec);
-            self.chase = None;
-            self.laid = None;
-            for alias in self.aliases_for(spec) {
-                if let Some(why) = self.skip(spec, alias) {
-                    self.progress.done += self.plan.sizes.len() as u32;
-                    say!("  {} on {}: skipped, {why}", spec.name, alias.memtype.name);
-                    report::skipped(spec, alias, None, why);
-                }
-            }
-            let sizes = self.plan.sizes;
-            for (column, size) in sizes.iter().enumerate() {
-                for alias in self.aliases_for(spec) {
-                    if self.skip(spec, alias).is_some() {
-                        continue;
-                    }
-                    table.put(alias, column, self.point(spec, alias, size));
-                    self.progress.done += 1;
-                    self.progress(spec, alias, size);
-                }
-            }
-            table.print(&self.plan.sizes, self.plan.reps, self.aliases_for(spec));
-            let ms = ticks().wrapping_sub(started) * 1000 / self.clock.freq;
-            run::check(
-                "integrity",
-                self.failures == failures_before,
-                format_args!(
-                    "{}: data verified through normal-wb after every point ({ms} ms)",
-                    spec.name
-                ),
-            );
+        let first = self.plan.probe.then(|| Kernel::Latency.spec());
+        let first = first.map(|f| f.kernel);
+        let rest = kernel::selected(self.plan.kernels).filter(move |k| Some(k.kernel) != first);
+        for spec in first.map(Kernel::spec).into_iter().chain(rest) {
+            self.kernel(spec, Some(spec.kernel) == first);
         }
+    }
+
+    /// One kernel over the sweep, then its table and its `integrity` check; `probe`: look past
+    /// the plan once its sizes are done.
+    fn kernel(&mut self, spec: &'static KernelSpec, probe: bool) {
+        let started = ticks();
+        let failures_before = self.failures;
+        let mut table = Table::new(spec);
+        self.chase = None;
+        self.laid = None;
+        for alias in self.aliases_for(spec) {
+            if let Some(why) = self.skip(spec, alias) {
+                self.progress.done += self.plan.sizes.len() as u32;
+                say!("  {} on {}: skipped, {why}", spec.name, alias.memtype.name);
+                report::skipped(spec, alias, None, why);
+            }
+        }
+        // With `probe`, the sizes past the plan are the probe's (normal-wb alone) until it
+        // ends, then those it adds to the plan (every alias but the one it measured).
+        let planned = self.plan.sizes.len();
+        let mut probing = false;
+        let mut column = 0;
+        loop {
+            let sizes = if probing {
+                self.results.columns()
+            } else {
+                self.plan.sizes
+            };
+            let Some(size) = sizes.get(column) else {
+                break;
+            };
+            for alias in self.aliases_for(spec) {
+                let skip = self.skip(spec, alias).is_some() || self.probed(spec, alias, size);
+                if skip || (probing && !self.probe_alias(spec, alias)) {
+                    continue;
+                }
+                table.put(alias, column, self.point(spec, alias, size));
+                self.progress.done += 1;
+                self.progress(spec, alias, size);
+            }
+            column += 1;
+            if probe && column >= planned && self.probed.is_none() {
+                probing = self.look_past(column);
+                if !probing {
+                    column = planned;
+                }
+            }
+        }
+        // The latency table shows the probe's sizes too.
+        let sizes = if probe {
+            self.results.columns()
+        } else {
+            self.plan.sizes
+        };
+        table.print(&sizes, self.plan.reps, self.aliases_for(spec));
+        let ms = ticks().wrapping_sub(started) * 1000 / self.clock.freq;
+        run::check(
+            "integrity",
+            self.failures == failures_before,
+            format_args!(
+                "{}: data verified through normal-wb after every point ({ms} ms)",
+                spec.name
+            ),
+        );
     }
 
     /// Runs the scaling table over every selected type and each selected kernel among

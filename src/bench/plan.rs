@@ -3,6 +3,7 @@
 
 use crate::arch::kernels;
 use crate::arch::pmu::Events;
+use mairbench_core::cache::{CacheLevel, MAX_LEVELS};
 use mairbench_core::memtype::MEMTYPES;
 use mairbench_core::sweep::{Sizes, MAX_SIZES};
 
@@ -52,8 +53,16 @@ pub(super) struct Plan {
     pub line: u64,
     /// DC ZVA's block, where allowed.
     pub zva: Option<u64>,
-    /// The last-level cache's size, where reported (caps the chase's warm-up).
+    /// The last-level cache's size, where reported.
     pub llc: Option<u64>,
+    /// The data and unified caches CLIDR_EL1 reports (fillers of level 0 after them).
+    pub caches: [CacheLevel; MAX_LEVELS],
+    /// What caps the chase's warm-up (`sweep::chase_warm_up_cap`): the last-level cache under
+    /// emulation, nothing on hardware.
+    pub chase_cap: Option<u64>,
+    /// Whether the latency kernel looks past the planned sizes for a cache CLIDR does not
+    /// report (`beyond`).
+    pub probe: bool,
 }
 
 /// Values of one kernel's table: per row (a memory type on the kernel's granule, then

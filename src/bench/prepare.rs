@@ -174,7 +174,11 @@ impl Engine<'_> {
                     body: Loop::chase(&chain, loads).ok_or(ODD_SIZE)?,
                     units: loads,
                     pass_bytes: loads * CHASE_LINE,
-                    warm_up_loads: Some(sweep::chase_warm_up(lines, CHASE_LINE, self.plan.llc)),
+                    warm_up_loads: Some(sweep::chase_warm_up(
+                        lines,
+                        CHASE_LINE,
+                        self.plan.chase_cap,
+                    )),
                     redirty: None,
                     writes: false,
                     touched: only,

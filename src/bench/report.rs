@@ -6,6 +6,7 @@ use crate::arch::cpu;
 use crate::console::Console;
 use crate::memory::Alias;
 use crate::{run, say, say_inline};
+use mairbench_core::cache::{CacheLevel, MAX_LEVELS};
 use mairbench_core::counter::Dropped;
 use mairbench_core::format::{Bytes, Decimal};
 use mairbench_core::kernel::{Kernel, KernelSpec, Unit};
@@ -45,14 +46,14 @@ pub(super) struct Point {
     pub dropped: (u64, Option<Dropped>),
 }
 
-/// Reports the data and unified caches (CLIDR_EL1, CCSIDR_EL1); returns the last level's size.
-pub(super) fn caches() -> Option<u64> {
+/// Reports the data and unified caches (CLIDR_EL1, CCSIDR_EL1); returns them (the first
+/// `count` entries, as `mairbench_core::cache::levels` does).
+pub(super) fn caches() -> ([CacheLevel; MAX_LEVELS], usize) {
     let ccidx = cpu::ccsidr(0, false).1;
-    let (levels, count) =
-        mairbench_core::cache::levels(cpu::clidr(), ccidx, |level, instruction| {
-            cpu::ccsidr(level, instruction).0
-        });
-    let levels = levels.get(..count).unwrap_or(&[]);
+    let (all, count) = mairbench_core::cache::levels(cpu::clidr(), ccidx, |level, instruction| {
+        cpu::ccsidr(level, instruction).0
+    });
+    let levels = all.get(..count).unwrap_or(&[]);
     for l in levels {
         say!(
             "cache: L{} {}, {} ({} B lines, {}-way, {} sets)",
@@ -72,7 +73,7 @@ pub(super) fn caches() -> Option<u64> {
             .u64("sets", l.sets.into())
             .finish();
     }
-    mairbench_core::cache::last_level_bytes(levels)
+    (all, count)
 }
 
 /// The `result` record of a point not measured: for every size (`size` None) or one.

@@ -68,6 +68,7 @@ pub mod schema;
 pub mod source;
 pub mod stats;
 pub mod sweep;
+pub mod system_cache;
 pub mod topology;
 pub mod uart;
 pub mod uefi;

@@ -62,6 +62,18 @@ impl Results {
             .for_each(|c| c.fill(0));
     }
 
+    /// The sweep's sizes.
+    pub fn columns(&self) -> Sizes {
+        self.sizes
+    }
+
+    /// Adds `size` to the sweep, past its largest (its points are none yet); returns whether
+    /// it was added (larger than the largest, and a column free).
+    pub fn add_size(&mut self, size: u64) -> bool {
+        // The cells past the sizes stay empty from the last reset.
+        self.sizes.push(size)
+    }
+
     fn column(&self, size: u64) -> Option<usize> {
         self.sizes.as_slice().iter().position(|&s| s == size)
     }
@@ -232,6 +244,27 @@ mod tests {
         assert_eq!(
             r.best(Kernel::ReadLdp, NORMAL_WB, Granule::Page, 4096),
             None
+        );
+    }
+
+    #[test]
+    fn sizes_added_past_the_sweep_start_empty() {
+        let mut r = Box::new(Results::new());
+        r.reset(sizes(4096, 1 << 30));
+        assert!(r.put(Kernel::Latency, NORMAL_WB, Granule::Block, 1 << 30, 5, []));
+        r.reset(sizes(4096, 8192));
+        assert!(!r.add_size(8192));
+        assert!(r.add_size(1 << 30));
+        assert_eq!(r.columns().as_slice(), &[4096, 8192, 1 << 30]);
+        // The column the earlier sweep used is empty again.
+        assert_eq!(
+            r.best(Kernel::Latency, NORMAL_WB, Granule::Block, 1 << 30),
+            None
+        );
+        assert!(r.put(Kernel::Latency, NORMAL_WB, Granule::Block, 1 << 30, 7, []));
+        assert_eq!(
+            r.best(Kernel::Latency, NORMAL_WB, Granule::Block, 1 << 30),
+            Some(7)
         );
     }
 }

@@ -1238,6 +1238,87 @@ pub const LOADED_LATENCY: Kind = Kind {
     ],
 };
 
+/// What the latency curve shows past the reported caches.
+pub const SYSTEM_CACHE: Kind = Kind {
+    name: "system_cache",
+    doc: "What the normal-wb latency curve (the latency kernel, on 2 MiB blocks where \
+          measured) shows past the last data cache CLIDR_EL1 reports, and the DRAM point the \
+          verdicts take from it (mairbench_core::system_cache has the rule): a plateau past \
+          that level ending in a step up is a cache the registers do not report (a system \
+          cache), and the DRAM point is then 4x it instead of 4x the last reported level. \
+          Written once, after the sweep, before the verdicts; absent in logs of older \
+          firmware.",
+    fields: &[
+        Field::always(
+            "status",
+            Str,
+            "",
+            "\"found\" (a step no reported level explains), \"none\" (no such step within \
+             the sweep), or why the curve was not looked at: \"emulated\" (QEMU's steps are \
+             the host's caches and its TLB), \"no-cache\" (CLIDR_EL1 reports no data cache), \
+             \"no-latency\" (no latency point of normal-wb).",
+        ),
+        Field::always(
+            "reported",
+            U64,
+            BYTES,
+            "Size of the last data cache level CLIDR_EL1 reports (0: none).",
+        ),
+        Field::optional(
+            "size",
+            U64,
+            BYTES,
+            "found only: the system cache's estimated size, the largest working set on the \
+             plateau before the step (within 1.15x of the latency a doubling or more below, \
+             at least twice the reported level; twice this already rises).",
+        ),
+        Field::optional(
+            "outside",
+            U64,
+            BYTES,
+            "found only: the size, within 4x size, where the step is highest (the latencies \
+             are the result records' of the latency kernel on normal-wb).",
+        ),
+        Field::optional(
+            "step",
+            Decimal,
+            "",
+            "found only: the latency at outside over that at size, at least 1.30.",
+        ),
+        Field::optional(
+            "rising",
+            Decimal,
+            "",
+            "found and none, when the curve still rises at its largest size, past the \
+             reported level: the latency there over the size before's, at least 1.15 (a step \
+             may lie past the sweep).",
+        ),
+        Field::always(
+            "dram_bound",
+            U64,
+            BYTES,
+            "The smallest working set the verdicts take as DRAM: 4x the system cache when \
+             found, else 4x the reported level (0: none reported).",
+        ),
+        Field::always(
+            "dram_size",
+            U64,
+            BYTES,
+            "The DRAM point of read-ldp on normal-wb: the smallest size >= dram_bound it was \
+             measured at; when a system cache was found and none reaches dram_bound, the \
+             largest past the system cache (capped); null when there is none.",
+        )
+        .or_null(),
+        Field::always(
+            "capped",
+            Bool,
+            "",
+            "Whether dram_size is below dram_bound: the buffer holds no working set of 4x the \
+             system cache (mairbench.buffer=), so figures at dram_size may still hit it.",
+        ),
+    ],
+};
+
 /// One bring-up verdict.
 pub const VERDICT: Kind = Kind {
     name: "verdict",
@@ -1429,6 +1510,7 @@ pub const KINDS: &[&Kind] = &[
     &RESULT,
     &SCALING,
     &LOADED_LATENCY,
+    &SYSTEM_CACHE,
     &VERDICT,
     &EXCEPTION,
     &PANIC,

@@ -50,7 +50,7 @@ impl Sizes {
 
     /// Appends `size` if it is larger than the last one and there is room; returns whether
     /// it was added.
-    fn push(&mut self, size: u64) -> bool {
+    pub fn push(&mut self, size: u64) -> bool {
         if self.as_slice().last().is_some_and(|&last| last >= size) {
             return false;
         }
@@ -183,6 +183,18 @@ pub fn default_upper(llc_bytes: Option<u64>, buffer: u64) -> u64 {
         .unwrap_or(0)
         .clamp(DEFAULT_UPPER_MIN, DEFAULT_UPPER_MAX);
     want.min(floor_pow2(buffer))
+}
+
+/// The sizes a latency probe measures past a sweep planned up to `largest` (a power of two):
+/// the powers of two above it that a buffer of `max` bytes holds, ascending; none when it
+/// holds no larger one.
+pub fn past(largest: u64, max: u64) -> Sizes {
+    let mut sizes = Sizes::new();
+    let mut size = largest.checked_mul(2);
+    while let Some(s) = size.filter(|&s| s <= max && sizes.push(s)) {
+        size = s.checked_mul(2);
+    }
+    sizes
 }
 
 /// The sizes of the quick sweep ([`QUICK_SIZES`]); a size the buffer cannot hold becomes
@@ -358,14 +370,24 @@ pub fn chase_pass(lines: u64) -> u64 {
 }
 
 /// Loads of the chase's warm-up over `lines` lines of `line` bytes: one whole lap, but at
-/// most [`CHASE_WARM_UP_LLC`] times the last-level cache's lines (`llc_bytes`, when known):
-/// beyond it a random lap only replaces lines of the chase by others, so the cache is
-/// already as warm as it gets. A multiple of 8, at least 8.
+/// most [`CHASE_WARM_UP_LLC`] times the lines of `llc_bytes` (the cap
+/// [`chase_warm_up_cap`] chooses, when there is one): beyond it a random lap only replaces
+/// lines of the chase by others, so the cache is already as warm as it gets. A multiple of
+/// 8, at least 8.
 pub fn chase_warm_up(lines: u64, line: u64, llc_bytes: Option<u64>) -> u64 {
     let cap = llc_bytes
         .and_then(|llc| llc.checked_div(line))
         .map_or(u64::MAX, |l| l.saturating_mul(CHASE_WARM_UP_LLC));
     lines.min(cap).max(1).next_multiple_of(8)
+}
+
+/// The last-level cache the chase's warm-up is capped by ([`chase_warm_up`]): on hardware
+/// none, a whole lap, because a cache past the last level CLIDR_EL1 reports (a system cache,
+/// [`crate::system_cache`]) holds what a lap of twice that level leaves cold, and the curve
+/// must show it; under emulation, which models no caches, the last reported level
+/// (`llc_bytes`), which keeps QEMU runs short.
+pub fn chase_warm_up_cap(llc_bytes: Option<u64>, emulated: bool) -> Option<u64> {
+    llc_bytes.filter(|_| emulated)
 }
 
 /// How far the second window of a copy lies from half the buffer: 37 pages (148 KiB). With
@@ -588,6 +610,17 @@ mod tests {
     }
 
     #[test]
+    fn sizes_past_the_plan() {
+        assert_eq!(list(past(8 * MIB, 32 * MIB)), [16 * MIB, 32 * MIB]);
+        assert_eq!(list(past(8 * MIB, 48 * MIB)), [16 * MIB, 32 * MIB]);
+        assert_eq!(list(past(8 * MIB, GIB)).len(), 7);
+        assert!(past(32 * MIB, 32 * MIB).is_empty());
+        assert!(past(32 * MIB, 63 * MIB).is_empty());
+        assert!(past(1 << 63, u64::MAX).is_empty());
+        assert_eq!(past(4 * KIB, u64::MAX).len(), MAX_SIZES);
+    }
+
+    #[test]
     fn quick_plans() {
         assert_eq!(list(plan_quick(32 * MIB)), QUICK_SIZES);
         assert_eq!(list(plan_quick(4 * MIB)), QUICK_SIZES);
@@ -738,6 +771,16 @@ mod tests {
         assert_eq!(chase_warm_up(131_072, 64, None), 131_072);
         assert_eq!(chase_warm_up(0, 64, Some(MIB)), 8);
         assert_eq!(chase_warm_up(100, 0, Some(MIB)), 104);
+        // On hardware a whole lap: 8 MiB of lines past a 1 MiB L2 may sit in a system cache.
+        assert_eq!(
+            chase_warm_up(131_072, 64, chase_warm_up_cap(Some(MIB), false)),
+            131_072
+        );
+        assert_eq!(
+            chase_warm_up(131_072, 64, chase_warm_up_cap(Some(MIB), true)),
+            32_768
+        );
+        assert_eq!(chase_warm_up_cap(None, true), None);
     }
 
     #[test]

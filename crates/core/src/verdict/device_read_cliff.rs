@@ -4,8 +4,8 @@
 use core::fmt;
 
 use super::points::{devices, faster, named, Times, View};
+use super::DRAM_TIMES;
 use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict, STEP_RATIO};
-use crate::cache::CacheLevel;
 use crate::format::Bytes;
 use crate::kernel::{Kernel, Unit};
 use crate::memtype::{Role, MEMTYPES};
@@ -14,7 +14,7 @@ pub const SPEC: Spec = Spec {
     name: Name::DeviceReadCliff,
     id: "device-read-cliff",
     checks: "Information: how much slower Device reads (read-ldp, device-ngnre first) are than normal-wb's in DRAM, against the public report \"Performance Anomaly Investigation\" (≈10×).",
-    threshold: "At the smallest size ≥ 4× the last-level cache; pass with the ratio quoted; a ratio < 1.30× (no cliff) is a warn.",
+    threshold: "At the smallest size ≥ 4× the last cache step: the last level CLIDR_EL1 reports, or a system cache the normal-wb latency curve shows past it (then capped at the largest size past it when the buffer holds no 4×, and said so); pass with the ratio quoted; a ratio < 1.30× (no cliff) is a warn.",
     failure: "Never a fail. No cliff at all means normal-wb streams no faster than Device memory (caches or prefetch not working), or the Device alias is not Device. A large cliff is what a buffer mapped as Device costs: map DMA buffers that the CPU reads as normal memory with maintenance.",
     next: "For a warn, look at the device-ngnre memtype record: a Normal par_attr means the alias is not Device. With the right attribute, rerun with mairbench.kernels=read-ldp,latency mairbench.types=normal-wb,device-ngnre: a normal-wb curve as flat as Device's is caches-on's or uncached's finding.",
     basis: Basis::Timing,
@@ -36,6 +36,9 @@ pub enum Why {
         size: u64,
         /// WB over Device, hundredths.
         ratio: u64,
+        /// A system cache the registers do not report that the DRAM point is past: its size,
+        /// and the bound the buffer could not reach when the point is capped.
+        past: Option<(u64, Option<u64>)>,
     },
     /// No read points of the write-back and a Device type in DRAM.
     Missing,
@@ -49,27 +52,49 @@ impl fmt::Display for Why {
                 memtype,
                 size,
                 ratio,
+                ..
             } if ratio >= STEP_RATIO => write!(
                 f,
                 "{memtype} reads at {} are {} slower than {wb}'s (\"Performance Anomaly Investigation\": ≈10x)",
                 Bytes(size),
                 Times(ratio)
-            ),
+            )?,
             Why::Cliff {
                 memtype,
                 size,
                 ratio,
+                ..
             } => write!(
                 f,
                 "{wb} reads at {} run at only {} {memtype}'s speed (\"Performance Anomaly Investigation\": ≈10x): no cliff, so {wb} streams no faster than Device memory",
                 Bytes(size),
                 Times(ratio)
-            ),
+            )?,
             Why::Missing => write!(
                 f,
-                "not measured: no {} points of {wb} and a Device type at 4x the last-level cache or more",
+                "not measured: no {} points of {wb} and a Device type at 4x the last cache step or more",
                 Kernel::ReadLdp.spec().name
+            )?,
+        }
+        match *self {
+            Why::Cliff {
+                past: Some((cache, None)),
+                ..
+            } => write!(
+                f,
+                "; DRAM past the {} system cache CLIDR_EL1 does not report",
+                Bytes(cache)
             ),
+            Why::Cliff {
+                past: Some((cache, Some(bound))),
+                ..
+            } => write!(
+                f,
+                "; capped: DRAM is {DRAM_TIMES}x the {} system cache CLIDR_EL1 does not report, {}, more than the buffer holds (mairbench.buffer=), so these reads may still hit it",
+                Bytes(cache),
+                Bytes(bound)
+            ),
+            _ => Ok(()),
         }
     }
 }
@@ -77,21 +102,30 @@ impl fmt::Display for Why {
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
     let k = Kernel::ReadLdp;
-    let dram = super::points::dram_bound(v.caches().map(CacheLevel::size));
     let wb = super::points::position(Role::WriteBack);
     let found = devices().find_map(|t| {
-        let (size, wb) = v.at_least(k, wb, dram)?;
-        let dev = v.value(k, t, size)?;
-        Some((t, size, wb, dev, faster(Unit::Bandwidth, wb, dev)?))
+        let (point, wb) = v.dram(k, wb)?;
+        let dev = v.value(k, t, point.size)?;
+        Some((t, point, wb, dev, faster(Unit::Bandwidth, wb, dev)?))
     });
     let (status, why) = match found {
         None => (Status::NotApplicable, Why::Missing),
-        Some((t, size, wb, dev, ratio)) => {
+        Some((t, point, wb, dev, ratio)) => {
+            let size = point.size;
             e.push("size_bytes", size, 0);
             e.push("wb_mbps", wb, 0);
             e.push("device_mbps", dev, 0);
             e.push("ratio", ratio, 2);
             e.push("reference_ratio", REFERENCE_CLIFF, 2);
+            let finding = v.finding();
+            let past = finding.system_cache().map(|c| {
+                e.push("system_cache_bytes", c.size, 0);
+                let capped = point.capped.then(|| finding.bound());
+                if let Some(bound) = capped {
+                    e.push("dram_bound_bytes", bound, 0);
+                }
+                (c.size, capped)
+            });
             let status = if ratio < STEP_RATIO {
                 Status::Warn
             } else {
@@ -104,6 +138,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
                     memtype,
                     size,
                     ratio,
+                    past,
                 },
             )
         }
@@ -154,5 +189,62 @@ mod tests {
         let v = judge(&inputs(&caches, &s));
         let last = memtype::with_role(Role::Device).last().unwrap().name;
         assert!(why(&v, Name::DeviceReadCliff).starts_with(&format!("{last} reads at 4 MiB")));
+    }
+
+    /// Ampere Altra-like: the 64 KB L1D and 1 MB L2 of its Neoverse N1 cores, which CLIDR_EL1
+    /// reports, and the 32 MB System Level Cache of its mesh, which it does not (Ampere's
+    /// figures: see `system_cache`'s tests). Illustrative speeds: write-back reads 8 GB/s out
+    /// of the system cache, 4 GB/s from DRAM; Device reads 0.4 GB/s.
+    fn altra(kernel: Kernel, t: &MemType, _: Granule, size: u64) -> Option<u64> {
+        let at = |l1, l2, slc, dram| match size {
+            s if s <= 64 * KIB => l1,
+            s if s <= MIB => l2,
+            s if s <= 32 * MIB => slc,
+            _ => dram,
+        };
+        Some(match (kernel, t.role) {
+            (Kernel::ReadLdp, Role::WriteBack) => at(20_000, 10_000, 8_000, 4_000),
+            (Kernel::ReadLdp, Role::Device) => 400,
+            (Kernel::Latency, Role::WriteBack) => at(150, 500, 3_000, 12_000),
+            _ => return None,
+        })
+    }
+
+    #[test]
+    fn a_system_cache_moves_the_cliff_to_dram() {
+        let caches = [level(1, 64 * KIB), level(2, MIB)];
+        let device = MEMTYPES[memtype::DEVICE_NGNRE].name;
+        // mairbench.buffer=256M: 4x the system cache is measured.
+        let v = judge(&inputs(&caches, &sweep(256 * MIB, altra)));
+        assert_eq!(status(&v, Name::DeviceReadCliff), Status::Pass);
+        assert_eq!(ev(&v, Name::DeviceReadCliff, "size_bytes"), Some(128 * MIB));
+        assert_eq!(ev(&v, Name::DeviceReadCliff, "ratio"), Some(1000));
+        assert_eq!(
+            ev(&v, Name::DeviceReadCliff, "system_cache_bytes"),
+            Some(32 * MIB)
+        );
+        assert_eq!(ev(&v, Name::DeviceReadCliff, "dram_bound_bytes"), None);
+        assert_eq!(
+            why(&v, Name::DeviceReadCliff),
+            format!("{device} reads at 128 MiB are 10.0x slower than {}'s (\"Performance Anomaly Investigation\": ≈10x); DRAM past the 32 MiB system cache CLIDR_EL1 does not report", name(Role::WriteBack))
+        );
+        // 64 MiB: past the system cache but short of 4x it: capped, and said so.
+        let v = judge(&inputs(&caches, &sweep(64 * MIB, altra)));
+        assert_eq!(ev(&v, Name::DeviceReadCliff, "size_bytes"), Some(64 * MIB));
+        assert_eq!(
+            ev(&v, Name::DeviceReadCliff, "dram_bound_bytes"),
+            Some(128 * MIB)
+        );
+        assert!(why(&v, Name::DeviceReadCliff).ends_with(
+            "; capped: DRAM is 4x the 32 MiB system cache CLIDR_EL1 does not report, 128 MiB, \
+             more than the buffer holds (mairbench.buffer=), so these reads may still hit it"
+        ));
+        // The same curves under emulation: the reported L2 decides, as before.
+        let s = sweep(256 * MIB, altra);
+        let mut i = inputs(&caches, &s);
+        i.emulated = true;
+        let v = judge(&i);
+        assert_eq!(ev(&v, Name::DeviceReadCliff, "size_bytes"), Some(4 * MIB));
+        assert_eq!(ev(&v, Name::DeviceReadCliff, "system_cache_bytes"), None);
     }
 }

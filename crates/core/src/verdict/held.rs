@@ -221,8 +221,8 @@ pub(super) fn judge<S: Sweep + ?Sized>(
         return found;
     }
     let far = v
-        .dram_set()
-        .and_then(|s| Some((s, pmu(wb, s, event::L1D_CACHE_REFILL)?)));
+        .dram(kernel, wb)
+        .and_then(|(p, _)| Some((p.size, pmu(wb, p.size, event::L1D_CACHE_REFILL)?)));
     match (near, far) {
         (Some(near), Some((far_size, far))) if near <= NONE_PER_LINE && far >= SEEN_PER_LINE => {
             e.push("dram_size_bytes", far_size, 0);

@@ -7,7 +7,10 @@
 //! - **across a cache of C bytes**: the largest measured size ≤ C/2 (inside) against the
 //!   smallest measured size ≥ 2·C (outside): a working set at exactly C may already spill
 //!   (pseudo-random replacement, other data in the cache), one at 2·C cannot fit;
-//! - **DRAM**: the smallest measured size ≥ 4× the last-level cache.
+//! - **DRAM**: the smallest measured size ≥ 4× the last cache step: the last level CLIDR
+//!   reports, or a system cache the latency curve shows past it
+//!   ([`crate::system_cache::Finding::point`]; capped at the largest size past that cache
+//!   when the buffer holds no working set of 4× it, and said so).
 
 use core::fmt;
 
@@ -17,6 +20,7 @@ use crate::format::Decimal;
 use crate::kernel::{Kernel, Unit};
 use crate::memtype::{self, Role, MEMTYPES};
 use crate::paging::Granule;
+use crate::system_cache::{Finding, Point};
 
 /// How many times the last-level cache a working set must be to be a DRAM point.
 pub const DRAM_TIMES: u64 = 4;
@@ -226,11 +230,17 @@ impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
             .filter(|&s| Some(s) != l1)
     }
 
-    /// The DRAM set: the smallest size at least [`DRAM_TIMES`] the last cache level.
-    pub(super) fn dram_set(&self) -> Option<u64> {
-        let bound = dram_bound(self.caches().map(CacheLevel::size));
-        let sizes = self.i.sweep.sizes();
-        sizes.iter().copied().find(|&s| bound > 0 && s >= bound)
+    /// What the latency curve shows past the reported caches (not looked at under
+    /// emulation).
+    pub(super) fn finding(&self) -> Finding {
+        Finding::of(self.i.sweep, self.i.caches, self.i.emulated)
+    }
+
+    /// The DRAM point of (kernel, memtype) and its value: the smallest size it was measured
+    /// at ≥ [`DRAM_TIMES`] the last cache step, or capped (see [`Finding::point`]).
+    pub(super) fn dram(&self, kernel: Kernel, memtype: usize) -> Option<(Point, u64)> {
+        let point = self.finding().point_of(self.i.sweep, kernel, memtype)?;
+        Some((point, self.value(kernel, memtype, point.size)?))
     }
 
     /// `kernel`'s step across a cache of `bytes` on `memtype`.
