@@ -130,7 +130,8 @@ pub struct Core {
     /// not promoted: a clean that did not reach memory on such a revision names them.
     pub clean_errata: Option<Revised>,
     /// On these revisions a control bit that firmware sets at EL3 for an erratum makes DC CVAC
-    /// execute as DC CIVAC, so a clean also drops the line.
+    /// execute as DC CIVAC, so a clean also drops the line. mairbench's EL3 entry sets it
+    /// too (boot/entry.S, checked against this field by a test).
     pub clean_as_civac: Option<Revised>,
     /// On these revisions an erratum workaround that firmware applies at EL3 disables the
     /// no-allocate hint: write-back no-allocate memory then allocates like write-back.
