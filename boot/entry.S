@@ -339,6 +339,27 @@ from_el3:
     orr     x0, x0, #(1 << 6)       // SMPEN
     msr     S3_1_C15_C2_1, x0
     isb
+    // Cortex-A53 erratum 855873, as TF-A's reset code works around it (cortex_a53.S
+    // ERRATUM(855873), for revisions r0p3 and later, compared as its cpu_get_rev_var does:
+    // variant in bits 7:4, revision in 3:0): CPUACTLR_EL1.ENDCCASCI (bit 44 of S3_1_C15_C2_0)
+    // makes the core execute a data cache clean as clean and invalidate. Earlier revisions
+    // have no such bit; their clean errata are software's to work around. The revisions are
+    // the A53 row's `clean_as_civac` (crates/core/src/cores.rs; host/tests/kernels.rs runs
+    // this path for every row and revision). QEMU's A53 reads the register as zero and
+    // ignores writes.
+    mrs     x0, midr_el1
+    ubfx    x1, x0, #4, #12         // MIDR_EL1.PartNum (the implementer is Arm, above)
+    cmp     x1, #0xd03              // 855873: Cortex-A53
+    b.ne    6f
+    ubfx    x1, x0, #20, #4         // MIDR_EL1.Variant
+    ubfx    x2, x0, #0, #4          // MIDR_EL1.Revision
+    orr     x1, x2, x1, lsl #4
+    cmp     x1, #0x03               // 855873: r0p3 and later
+    b.lo    6f
+    mrs     x0, S3_1_C15_C2_0       // CPUACTLR_EL1
+    orr     x0, x0, #(1 << 44)      // ENDCCASCI
+    msr     S3_1_C15_C2_0, x0
+    isb
 6:  msr     cptr_el3, xzr
     msr     mdcr_el3, xzr
     mov     x0, #SCR_EL3_NS_RW

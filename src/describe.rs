@@ -6,6 +6,7 @@ use crate::arch::cpu::CpuId;
 use crate::arch::uefi::Handoff;
 use crate::console::Console;
 use crate::{run, say};
+use mairbench_core::cores::Revision;
 use mairbench_core::emulation::{Emulation, Tell};
 use mairbench_core::hypervisor::Hypervisor;
 use mairbench_core::platform::{ConsoleKind, Platform, PsciConduit};
@@ -184,6 +185,19 @@ impl Start<'_> {
                     "el3: no SMPEN set: this core (MIDR {:#x}) is not in core's table of cores",
                     cpu.midr
                 ),
+            }
+            // The entry code's other control, on the revisions of the row's `clean_as_civac`.
+            let revision = Revision::of(cpu.midr);
+            if let Some((name, r)) = core
+                .and_then(|c| Some((c.name, c.clean_as_civac?)))
+                .filter(|(_, r)| r.holds_for(revision))
+            {
+                say!(
+                    "el3: {name} {revision} {} ({}); the entry code set it, so DC CVAC also \
+                     drops the line",
+                    r.cited.says,
+                    r.cited.source
+                );
             }
             say!(
                 "el3: no TZASC or GIC secure set-up is done, so EL3 entry is supported on QEMU \

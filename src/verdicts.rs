@@ -5,6 +5,7 @@
 use crate::arch::{cpu, mmu};
 use crate::console::Console;
 use crate::{run, say};
+use mairbench_core::cores::Revision;
 use mairbench_core::hypervisor::Hypervisor;
 use mairbench_core::kernel::Kernel;
 use mairbench_core::memtype;
@@ -54,6 +55,7 @@ pub fn report(sweep: &dyn Sweep, gathered: &Gathered) {
         smp: gathered.smp,
         clock: gathered.clock,
         core: mairbench_core::cores::by_midr(cpu::cpu_id().midr),
+        revision: Some(Revision::of(cpu::cpu_id().midr)),
         hypervisor: gathered.hypervisor,
     };
     if !sweep.sizes().is_empty() {

@@ -269,6 +269,7 @@ pub fn rejudge(bytes: &[u8]) -> Rejudged {
         smp,
         clock,
         core: midr.and_then(mairbench_core::cores::by_midr),
+        revision: midr.map(mairbench_core::cores::Revision::of),
         hypervisor: start.and_then(|s| str_of(s, "hypervisor")).and_then(|h| {
             use mairbench_core::hypervisor::Hypervisor;
             [Hypervisor::Kvm, Hypervisor::Xen, Hypervisor::Other]

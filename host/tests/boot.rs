@@ -40,7 +40,19 @@ fn kernel(cpu: &str, el: u64) {
     } else {
         assert!(zeroed.is_null(), "{start}");
     }
-    // At EL3 the entry code sets SMPEN on the cores that have it (A53, A72), not on max.
+    // At EL3 the entry code sets SMPEN on the cores that have it (A53, A72), not on max, and
+    // CPUACTLR_EL1.ENDCCASCI on QEMU's A53 (r0p4: erratum 855873's workaround, from r0p3;
+    // QEMU's register is read-as-zero, write-ignored, so the write must not trap).
+    assert_eq!(
+        run.console
+            .contains("el3: Cortex-A53 r0p4 executes a data cache clean as clean and")
+            && run
+                .console
+                .contains("the entry code set it, so DC CVAC also drops the line"),
+        el == 3 && cpu == "cortex-a53",
+        "{}",
+        run.console
+    );
     if el == 3 {
         assert_eq!(start["smpen_set"], cpu != "max", "{start}");
         assert!(

@@ -307,3 +307,118 @@ fn the_return_to_uefi_firmware_restores_its_x18() {
         "x18 is not restored before returning to the firmware: {entry:?}"
     );
 }
+
+/// The system registers `from_el3` writes when it runs on the core whose MIDR_EL1 is `midr`,
+/// as (name, value) in order: its straight-line code executed from the disassembly, up to
+/// the first instruction this reader does not model (the EL3 set-up after the core's own
+/// controls). Reads of a control register give 0.
+fn from_el3_writes(body: &[(u64, String, String)], midr: u64) -> Vec<(String, u64)> {
+    let mut x = [0u64; 31];
+    let (mut z, mut c) = (false, false);
+    let mut writes = Vec::new();
+    let mut pc = body[0].0;
+    let reg = |s: &str| -> Option<usize> { s.trim().strip_prefix('x')?.parse().ok() };
+    let imm = |s: &str| -> u64 {
+        let s = s.trim().trim_start_matches('#');
+        match s.strip_prefix("0x") {
+            Some(h) => u64::from_str_radix(h, 16).unwrap(),
+            None => s.parse().unwrap(),
+        }
+    };
+    for _ in 0..200 {
+        let Some((_, m, ops)) = body.iter().find(|(a, _, _)| *a == pc) else {
+            break;
+        };
+        let o: Vec<&str> = ops.split(',').map(str::trim).collect();
+        let val = |x: &[u64; 31], s: &str| if s == "xzr" { 0 } else { x[reg(s).unwrap()] };
+        let target = || imm(ops.split_whitespace().next().unwrap());
+        let mut next = pc + 4;
+        match m.as_str() {
+            "mrs" => x[reg(o[0]).unwrap()] = if o[1] == "MIDR_EL1" { midr } else { 0 },
+            "msr" => writes.push((o[0].to_owned(), val(&x, o[1]))),
+            "ubfx" => {
+                let (lsb, width) = (imm(o[2]), imm(o[3]));
+                x[reg(o[0]).unwrap()] = (val(&x, o[1]) >> lsb) & ((1 << width) - 1);
+            }
+            "orr" if o.len() == 3 && o[2].starts_with('#') => {
+                x[reg(o[0]).unwrap()] = val(&x, o[1]) | imm(o[2]);
+            }
+            "orr" if o.len() == 4 && o[3].starts_with("lsl") => {
+                let shift = imm(o[3].trim_start_matches("lsl").trim());
+                x[reg(o[0]).unwrap()] = val(&x, o[1]) | val(&x, o[2]) << shift;
+            }
+            "cmp" => {
+                let (a, b) = (val(&x, o[0]), imm(o[1]));
+                (z, c) = (a == b, a >= b);
+            }
+            "b.eq" | "b.ne" | "b.lo" | "b.hs" => {
+                let taken = match m.as_str() {
+                    "b.eq" => z,
+                    "b.ne" => !z,
+                    "b.lo" => !c,
+                    _ => c,
+                };
+                if taken {
+                    next = target();
+                }
+            }
+            "isb" => {}
+            _ => break,
+        }
+        pc = next;
+    }
+    writes
+}
+
+#[test]
+fn the_el3_entry_sets_the_tables_controls_on_exactly_its_cores_and_revisions() {
+    // At EL3 the entry code sets CPUECTLR_EL1.SMPEN on the table's `smpen` rows and
+    // CPUACTLR_EL1.ENDCCASCI (Cortex-A53 erratum 855873) on the revisions of its
+    // `clean_as_civac` rows: every row at r0p0..r0p4 and r1p0, executed from the image.
+    use mairbench_core::cores::{Revision, CORES};
+    let d = disassembly();
+    let body = function(&d, "from_el3");
+    assert!(!body.is_empty(), "no from_el3 in the image");
+    const CPUECTLR: &str = "S3_1_C15_C2_1";
+    const CPUACTLR: &str = "S3_1_C15_C2_0";
+    let mut endccasci_set = 0;
+    for c in &CORES {
+        for (variant, revision) in [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (1, 0)] {
+            let midr = u64::from(c.implementer) << 24
+                | variant << 20
+                | 0xf << 16
+                | u64::from(c.part) << 4
+                | revision;
+            let writes = from_el3_writes(&body, midr);
+            let value = |name: &str| writes.iter().find(|(r, _)| r == name).map(|(_, v)| *v);
+            let what = format!("{} {}: {writes:x?}", c.name, Revision::of(midr));
+            assert_eq!(
+                value(CPUECTLR).is_some_and(|v| v & (1 << 6) != 0),
+                c.smpen.is_some(),
+                "SMPEN, {what}"
+            );
+            let wants = c
+                .clean_as_civac
+                .is_some_and(|r| r.holds_for(Revision::of(midr)));
+            assert_eq!(
+                value(CPUACTLR) == Some(1 << 44),
+                wants,
+                "CPUACTLR_EL1.ENDCCASCI, {what}"
+            );
+            assert!(
+                wants || value(CPUACTLR).is_none(),
+                "CPUACTLR_EL1 written, {what}"
+            );
+            endccasci_set += usize::from(wants);
+        }
+    }
+    // The A53 at r0p3, r0p4 and r1p0.
+    assert_eq!(endccasci_set, 3);
+    // Another implementer's part 0xd03 is no Cortex-A53: neither register is written.
+    let other = from_el3_writes(&body, 0x510f_d034);
+    assert!(
+        other.iter().all(|(r, _)| r != CPUECTLR && r != CPUACTLR),
+        "{other:x?}"
+    );
+    assert!(other.iter().any(|(r, _)| r == "CPTR_EL3"), "{other:x?}");
+}

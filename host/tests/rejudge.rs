@@ -201,6 +201,7 @@ fn board_log(b: &Board) -> (String, Verdicts) {
             timer_hz: 54_000_000,
         }),
         core: mairbench_core::cores::by_midr(b.midr),
+        revision: Some(mairbench_core::cores::Revision::of(b.midr)),
         hypervisor: None,
     };
     let verdicts = verdict::judge(&inputs);

@@ -11,10 +11,20 @@
 //!   `arch/arm64/kernel/cpu_errata.c` for errata);
 //! - Arm's machine-readable PMU event lists (`ARM-software/data`, `pmu/<core>.json`).
 //!
+//! Some statements hold for a range of a core's revisions only ([`Revised`], by MIDR_EL1's
+//! Variant and Revision): the errata whose workarounds change what a data cache clean does,
+//! or what the no-allocate hint does.
+//!
 //! Left out for want of a source (looked for, not found): how the cores but the A53, A35 and
 //! A55 treat write-through memory; whether any core but the A76 upgrades DC IVAC
 //! to DC CIVAC; the read-allocate thresholds of the A53 and A55; the L1 line sizes; anything
-//! about Apple, Qualcomm and Ampere cores' caches.
+//! about Apple, Qualcomm and Ampere cores' caches; the Cortex-A72's write streaming mode and
+//! its thresholds (TF-A's `cortex_a72.h` defines none, unlike `cortex_a57.h`; the A72 TRM's
+//! CPUACTLR_EL1 table was not readable past its first bits); why the A72 would ignore the
+//! no-allocate hint (TF-A defines CPUACTLR_EL1 bit 49, `NO_ALLOC_WBWA`, for it but sets it for
+//! no A72 erratum); the reset value of the A55's CPUECTLR_EL1.L2WSCTL; the titles of the A53's
+//! erratum 855873 and the A57's 806969 and 828024 (Arm's errata notices, not read: what is
+//! here is what TF-A, U-Boot and Linux do about them).
 
 use crate::counter::Erratum;
 
@@ -25,6 +35,71 @@ pub struct Cited {
     pub says: &'static str,
     /// Where that is written.
     pub source: &'static str,
+}
+
+/// A core's revision, `rNpM`: MIDR_EL1.Variant (bits 23:20) is N, MIDR_EL1.Revision (bits 3:0)
+/// is M. Ordered as TF-A's `cpu_get_rev_var` compares them (variant, then revision).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Revision {
+    /// MIDR_EL1.Variant.
+    pub variant: u8,
+    /// MIDR_EL1.Revision.
+    pub revision: u8,
+}
+
+impl Revision {
+    /// `rNpM`.
+    pub const fn new(variant: u8, revision: u8) -> Self {
+        Revision { variant, revision }
+    }
+
+    /// The revision of the core whose MIDR_EL1 is `midr`.
+    pub const fn of(midr: u64) -> Self {
+        Revision {
+            variant: ((midr >> 20) & 0xf) as u8,
+            revision: (midr & 0xf) as u8,
+        }
+    }
+}
+
+impl core::fmt::Display for Revision {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "r{}p{}",
+            u64::from(self.variant),
+            u64::from(self.revision)
+        )
+    }
+}
+
+/// A statement that holds for some revisions of a core only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Revised {
+    /// The first revision it holds for.
+    pub first: Revision,
+    /// The last, inclusive; `None`: every later one too.
+    pub last: Option<Revision>,
+    /// The statement and its source.
+    pub cited: Cited,
+}
+
+impl Revised {
+    /// Whether it holds for `revision`.
+    pub fn holds_for(&self, revision: Revision) -> bool {
+        revision >= self.first && self.last.is_none_or(|last| revision <= last)
+    }
+}
+
+/// The revisions a [`Revised`] holds for: `r0p0 to r0p2`, `r0p3 and later`.
+impl core::fmt::Display for Revised {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.last {
+            Some(last) if last == self.first => write!(f, "{}", self.first),
+            Some(last) => write!(f, "{} to {last}", self.first),
+            None => write!(f, "{} and later", self.first),
+        }
+    }
 }
 
 /// One core.
@@ -50,6 +125,17 @@ pub struct Core {
     pub streaming: Option<Cited>,
     /// DC IVAC executes as DC CIVAC (an invalidate also cleans), documented.
     pub ivac_as_civac: Option<Cited>,
+    /// Errata on these revisions that software works around by executing DC CVAC and DC
+    /// CVAU as DC CIVAC (Linux's `ARM64_WORKAROUND_CLEAN_CACHE`). mairbench's own DC CVAC is
+    /// not promoted: a clean that did not reach memory on such a revision names them.
+    pub clean_errata: Option<Revised>,
+    /// On these revisions a control bit that firmware sets at EL3 for an erratum makes DC CVAC
+    /// execute as DC CIVAC, so a clean also drops the line. mairbench's EL3 entry sets it
+    /// too (boot/entry.S, checked against this field by a test).
+    pub clean_as_civac: Option<Revised>,
+    /// On these revisions an erratum workaround that firmware applies at EL3 disables the
+    /// no-allocate hint: write-back no-allocate memory then allocates like write-back.
+    pub noalloc_disabled: Option<Revised>,
     /// A generic-counter erratum Linux matches by this core's MIDR, every revision.
     pub counter: Option<Erratum>,
     /// The PMU events the verdicts count that the core implements (L1D_CACHE_REFILL 0x03,
@@ -99,6 +185,9 @@ const fn dynamiq(
         wt_as_nc: None,
         streaming,
         ivac_as_civac: None,
+        clean_errata: None,
+        clean_as_civac: None,
+        noalloc_disabled: None,
         counter,
         events: &VERDICT_EVENTS,
     }
@@ -130,6 +219,29 @@ pub const CORES: [Core; 15] = [
                      and read allocate mode; CPUACTLR_EL1.L1RADIS and RADIS set the thresholds",
         }),
         ivac_as_civac: None,
+        clean_errata: Some(Revised {
+            first: Revision::new(0, 0),
+            last: Some(Revision::new(0, 2)),
+            cited: Cited {
+                says: "has errata 826319, 827319, 824069 and (to r0p1) 819472, which Linux \
+                       works around by executing DC CVAC and DC CVAU as DC CIVAC",
+                source: "Linux arch/arm64 kernel/cpu_errata.c workaround_clean_cache, \
+                         include/asm/assembler.h dcache_by_line_op",
+            },
+        }),
+        clean_as_civac: Some(Revised {
+            first: Revision::new(0, 3),
+            last: None,
+            cited: Cited {
+                says: "executes a data cache clean as clean and invalidate once \
+                       CPUACTLR_EL1.ENDCCASCI (bit 44) is set, as TF-A and U-Boot do at EL3 for \
+                       erratum 855873 (which earlier revisions have too, without the bit)",
+                source: "TF-A cortex_a53.S ERRATUM(855873), cortex_a53.h \
+                         CORTEX_A53_CPUACTLR_EL1_ENDCCASCI; U-Boot armv8/start.S \
+                         CONFIG_ARM_ERRATA_855873",
+            },
+        }),
+        noalloc_disabled: None,
         counter: None,
         events: &VERDICT_EVENTS,
     },
@@ -152,6 +264,9 @@ pub const CORES: [Core; 15] = [
             source: "Cortex-A35 TRM section A5.6 \"About read allocate mode\"",
         }),
         ivac_as_civac: None,
+        clean_errata: None,
+        clean_as_civac: None,
+        noalloc_disabled: None,
         counter: None,
         events: &VERDICT_EVENTS,
     },
@@ -167,12 +282,17 @@ pub const CORES: [Core; 15] = [
             source: "Cortex-A55 TRM (100442) \"Support for memory types\"",
         }),
         streaming: Some(Cited {
-            says: "has a write streaming mode (CPUECTLR_EL1.L1WSCTL sets its threshold); with \
-                   the write-allocate hint, streaming writes still allocate in L2",
-            source: "Cortex-A55 TRM (100442) \"Optional integrated L2 cache\"; TF-A \
-                     cortex_a55.h CORTEX_A55_CPUECTLR_EL1_L1WSCTL",
+            says: "has a write streaming mode in steps, each past a count of consecutive \
+                   streaming lines set in CPUECTLR_EL1: past L1WSCTL's, writes stop allocating \
+                   in L1 (with the write-allocate hint they still allocate in L2); past \
+                   L2WSCTL's, in L2 too; past L3WSCTL's (the 1024th line at reset), in L3 too",
+            source: "Cortex-A55 TRM (100442) \"Optional integrated L2 cache\", B2.30 \
+                     CPUECTLR_EL1; TF-A cortex_a55.h CORTEX_A55_CPUECTLR_EL1_L1WSCTL",
         }),
         ivac_as_civac: None,
+        clean_errata: None,
+        clean_as_civac: None,
+        noalloc_disabled: None,
         counter: None,
         events: &VERDICT_EVENTS,
     },
@@ -190,6 +310,20 @@ pub const CORES: [Core; 15] = [
                      arch/arm/cpu/armv8/start.S apply_a57_core_errata (erratum 828024)",
         }),
         ivac_as_civac: None,
+        clean_errata: None,
+        clean_as_civac: None,
+        noalloc_disabled: Some(Revised {
+            first: Revision::new(0, 0),
+            last: Some(Revision::new(1, 1)),
+            cited: Cited {
+                says: "has errata 806969 (r0p0) and 828024, for which TF-A and U-Boot set \
+                       CPUACTLR_EL1 bit 49 at EL3, disabling the non-allocate hint of \
+                       write-back no-allocate memory (828024's also turns write streaming off)",
+                source: "TF-A cortex_a57.S ERRATUM(806969), ERRATUM(828024), cortex_a57.h \
+                         CORTEX_A57_CPUACTLR_EL1_NO_ALLOC_WBWA; U-Boot armv8/start.S \
+                         CONFIG_ARM_ERRATA_828024",
+            },
+        }),
         counter: None,
         events: &VERDICT_EVENTS,
     },
@@ -202,6 +336,9 @@ pub const CORES: [Core; 15] = [
         wt_as_nc: None,
         streaming: None,
         ivac_as_civac: None,
+        clean_errata: None,
+        clean_as_civac: None,
+        noalloc_disabled: None,
         counter: None,
         events: &VERDICT_EVENTS,
     },
@@ -214,6 +351,9 @@ pub const CORES: [Core; 15] = [
         wt_as_nc: None,
         streaming: None,
         ivac_as_civac: None,
+        clean_errata: None,
+        clean_as_civac: None,
+        noalloc_disabled: None,
         counter: Some(Erratum::CortexA73_858921),
         events: &VERDICT_EVENTS,
     },
@@ -235,6 +375,9 @@ pub const CORES: [Core; 15] = [
                    watchpoint matching",
             source: "Cortex-A76 TRM (100798) section A6.2.4",
         }),
+        clean_errata: None,
+        clean_as_civac: None,
+        noalloc_disabled: None,
         counter: None,
         events: &VERDICT_EVENTS,
     },
@@ -298,12 +441,13 @@ pub const CORES: [Core; 15] = [
 pub const EVENTS_SOURCE: &str = "ARM-software/data pmu/<core>.json (Arm's event lists)";
 
 /// Writes the table as Markdown: one row per core (name, MIDR implementer and part, then each
-/// statement with its source, `-` where none is documented). `docs/bringup.md` holds exactly
-/// this between its `cores` markers.
+/// statement with its source, a revised one after the revisions it holds for, `-` where none
+/// is documented). `docs/bringup.md` holds exactly this between its `cores` markers.
 pub fn write_markdown<W: core::fmt::Write + ?Sized>(w: &mut W) -> core::fmt::Result {
     w.write_str(
-        "| core | MIDR | SMPEN | write-through | write streaming | DC IVAC | counter erratum |\n\
-         |---|---|---|---|---|---|---|\n",
+        "| core | MIDR | SMPEN | write-through | write streaming | DC IVAC | DC CVAC errata | \
+         DC CVAC as CIVAC | no-allocate hint | counter erratum |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
     )?;
     let cell = |c: Option<Cited>| -> ([&'static str; 2], bool) {
         match c {
@@ -317,6 +461,12 @@ pub fn write_markdown<W: core::fmt::Write + ?Sized>(w: &mut W) -> core::fmt::Res
             match cell(fact) {
                 ([says, source], true) => write!(w, " {says} ({source}) |")?,
                 ([dash, _], _) => write!(w, " {dash} |")?,
+            }
+        }
+        for fact in [c.clean_errata, c.clean_as_civac, c.noalloc_disabled] {
+            match fact {
+                Some(r) => write!(w, " {r}: {} ({}) |", r.cited.says, r.cited.source)?,
+                None => w.write_str(" - |")?,
             }
         }
         match c.counter {
@@ -338,6 +488,8 @@ pub fn by_midr(midr: u64) -> Option<&'static Core> {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
 
     #[test]
@@ -351,8 +503,13 @@ mod tests {
                 );
                 assert_ne!(c.name, other.name);
             }
+            let revised = [c.clean_errata, c.clean_as_civac, c.noalloc_disabled];
+            for r in revised.iter().flatten() {
+                assert!(r.last.is_none_or(|last| last >= r.first), "{}", c.name);
+            }
             for cited in [c.smpen, c.wt_as_nc, c.streaming, c.ivac_as_civac]
                 .into_iter()
+                .chain(revised.map(|r| r.map(|r| r.cited)))
                 .flatten()
             {
                 assert!(
@@ -381,5 +538,38 @@ mod tests {
         assert!(by_midr(0x410f_d034).unwrap().smpen.is_some());
         assert!(by_midr(0x410f_d050).unwrap().smpen.is_none());
         assert!(by_midr(0x410f_d050).unwrap().wt_as_nc.is_some());
+    }
+
+    #[test]
+    fn revisions() {
+        // A Pine64's A53 r0p4; a Juno's A57 r1p0 and A53 r0p0.
+        assert_eq!(Revision::of(0x410f_d034), Revision::new(0, 4));
+        assert_eq!(Revision::of(0x411f_d070), Revision::new(1, 0));
+        assert_eq!(std::format!("{}", Revision::of(0x411f_d070)), "r1p0");
+        assert!(Revision::new(1, 0) > Revision::new(0, 15));
+        let a53 = by_midr(0x410f_d030).unwrap();
+        let clean = a53.clean_errata.unwrap();
+        let bit = a53.clean_as_civac.unwrap();
+        for (midr, errata, civac) in [
+            (0x410f_d030, true, false),
+            (0x410f_d032, true, false),
+            (0x410f_d033, false, true),
+            (0x410f_d034, false, true),
+        ] {
+            let r = Revision::of(midr);
+            assert_eq!(clean.holds_for(r), errata, "{r}");
+            assert_eq!(bit.holds_for(r), civac, "{r}");
+        }
+        assert_eq!(std::format!("{clean}"), "r0p0 to r0p2");
+        assert_eq!(std::format!("{bit}"), "r0p3 and later");
+        let a57 = by_midr(0x411f_d070).unwrap().noalloc_disabled.unwrap();
+        assert!(a57.holds_for(Revision::new(1, 1)));
+        assert!(!a57.holds_for(Revision::new(1, 2)));
+        // The A72 has no documented reason to ignore the hint.
+        assert!(by_midr(0x410f_d083).unwrap().noalloc_disabled.is_none());
+        // The A55's streaming stops allocating in L2 too past L2WSCTL's count (its TRM's
+        // CPUECTLR_EL1), not only in L1.
+        let a55 = by_midr(0x412f_d050).unwrap().streaming.unwrap().says;
+        assert!(a55.contains("L2WSCTL") && a55.contains("L3WSCTL"), "{a55}");
     }
 }

@@ -339,6 +339,7 @@ mod tests {
             smp: None,
             clock: None,
             core: None,
+            revision: None,
             hypervisor: None,
         };
         // 0 stale words alone fails.

@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::points::{named, View};
-use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict};
+use super::{Basis, CoreNote, Evidence, Name, Spec, Status, Sweep, Verdict};
 use crate::memtype::Role;
 use crate::record::Record;
 use crate::schema;
@@ -63,12 +63,18 @@ pub enum Why {
     Ok,
     /// Cleaned data did not reach the non-cacheable alias.
     CleanLost,
+    /// Cleaned data did not reach the non-cacheable alias, on a core revision with documented
+    /// errata in its data cache clean (the verdict's core note names them).
+    CleanLostOnErratum,
     /// The invalidate did not drop the stale line.
     InvalidateKept,
     /// The invalidate was not tried.
     InvalidateUntried,
     /// The line was not held before the invalidate (silicon).
     LineNotHeld,
+    /// The line was not held before the invalidate, on a core revision that executes DC CVAC
+    /// as DC CIVAC when an erratum's workaround is set (the core note names it).
+    CleanInvalidates,
 }
 
 impl fmt::Display for Why {
@@ -79,10 +85,16 @@ impl fmt::Display for Why {
                 f,
                 "data cleaned through {wb} read back through {nc}, and DC IVAC made {wb} read what {nc} wrote"
             ),
-            Why::CleanLost => write!(
-                f,
-                "data written through {wb} and cleaned with DC CVAC did not read back through {nc}: maintenance does not reach the point of coherency"
-            ),
+            Why::CleanLost | Why::CleanLostOnErratum => {
+                write!(
+                    f,
+                    "data written through {wb} and cleaned with DC CVAC did not read back through {nc}"
+                )?;
+                f.write_str(match self {
+                    Why::CleanLost => ": maintenance does not reach the point of coherency",
+                    _ => ", on a revision of this core with errata in its data cache clean (the core note): suspect them before the board",
+                })
+            }
             Why::InvalidateKept => write!(
                 f,
                 "after DC IVAC {wb} still read its old line instead of what {nc} wrote: the invalidate did not reach the cache holding it"
@@ -91,10 +103,17 @@ impl fmt::Display for Why {
                 f,
                 "cleaned data read back through {nc}; the invalidate was not tried"
             ),
-            Why::LineNotHeld => write!(
-                f,
-                "cleaned data read back through {nc}, but {wb} read memory's new data before DC IVAC: the line was not held in a cache, so the invalidate tested nothing"
-            ),
+            Why::LineNotHeld | Why::CleanInvalidates => {
+                write!(
+                    f,
+                    "cleaned data read back through {nc}, but {wb} read memory's new data before DC IVAC: "
+                )?;
+                f.write_str(match self {
+                    Why::LineNotHeld => "the line was not held in a cache",
+                    _ => "on this core revision an erratum's workaround makes DC CVAC clean and invalidate (the core note), so the clean dropped the line",
+                })?;
+                f.write_str(", so the invalidate tested nothing")
+            }
         }
     }
 }
@@ -112,28 +131,43 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     if let Some(d) = m.invalidate_dropped {
         e.flag("invalidate_dropped", d);
     }
-    let (status, why) = if !m.cleaned_visible {
-        (Status::Fail, Why::CleanLost)
+    // What the core's row says of its data cache clean, for this revision: errata worked
+    // around by executing cleans as clean and invalidate (in software, or by a bit firmware
+    // sets at EL3, which also makes a clean drop the line).
+    let (core, revision) = (v.i.core, v.i.revision);
+    let errata = CoreNote::revised(core, revision, |c| c.clean_errata)
+        .or_else(|| CoreNote::revised(core, revision, |c| c.clean_as_civac));
+    let civac = CoreNote::revised(core, revision, |c| c.clean_as_civac);
+    let (status, why, note) = if !m.cleaned_visible {
+        match errata {
+            Some(_) => (Status::Fail, Why::CleanLostOnErratum, errata),
+            None => (Status::Fail, Why::CleanLost, None),
+        }
     } else {
         match (m.invalidate_dropped, m.stale_before_invalidate) {
-            (Some(false), _) => (Status::Fail, Why::InvalidateKept),
-            (None, _) => (Status::Warn, Why::InvalidateUntried),
-            (Some(true), Some(false)) if !v.i.emulated => (Status::Warn, Why::LineNotHeld),
-            (Some(true), _) => (Status::Pass, Why::Ok),
+            (Some(false), _) => (Status::Fail, Why::InvalidateKept, None),
+            (None, _) => (Status::Warn, Why::InvalidateUntried, None),
+            (Some(true), Some(false)) if !v.i.emulated => match civac {
+                Some(_) => (Status::Warn, Why::CleanInvalidates, civac),
+                None => (Status::Warn, Why::LineNotHeld, None),
+            },
+            (Some(true), _) => (Status::Pass, Why::Ok, None),
         }
     };
-    Verdict::new(SPEC.name, status, e, super::Why::Maintenance(why))
+    Verdict::new(SPEC.name, status, e, super::Why::Maintenance(why)).noting(note)
 }
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::super::judge;
     use super::super::testing::*;
     use super::*;
+    use std::string::{String, ToString};
 
     #[test]
     fn its_record() {
-        extern crate std;
         let mut line = std::string::String::new();
         let m = Maintenance {
             cleaned_visible: true,
@@ -177,5 +211,83 @@ mod tests {
         let mut i = inputs(&caches, &s);
         i.maintenance = None;
         assert_eq!(status(&judge(&i), Name::Maintenance), Status::NotApplicable);
+    }
+
+    /// The maintenance verdict of an `midr` core whose experiment came out `m`: status, why,
+    /// core note.
+    fn on(midr: u64, m: Maintenance) -> (Status, String, Option<String>) {
+        let caches = a72_caches();
+        let s = sweep(32 * MIB, a72);
+        let mut i = inputs(&caches, &s);
+        i.core = crate::cores::by_midr(midr);
+        i.revision = Some(crate::cores::Revision::of(midr));
+        i.maintenance = Some(m);
+        let v = judge(&i);
+        let v = v.get(Name::Maintenance).unwrap();
+        (
+            v.status,
+            v.why.to_string(),
+            v.core_note.map(|n| n.to_string()),
+        )
+    }
+
+    #[test]
+    fn a_lost_clean_on_an_a53_with_clean_errata_names_them() {
+        let lost = Maintenance {
+            cleaned_visible: false,
+            stale_before_invalidate: Some(true),
+            invalidate_dropped: Some(true),
+        };
+        // r0p2: Linux's ARM64_WORKAROUND_CLEAN_CACHE revisions.
+        let (status, why, note) = on(0x410f_d032, lost);
+        assert_eq!(status, Status::Fail);
+        assert!(why.contains("errata in its data cache clean"), "{why}");
+        assert!(!why.contains("does not reach"), "{why}");
+        let note = note.unwrap();
+        assert!(note.starts_with("Cortex-A53 r0p2 (r0p0 to r0p2)"), "{note}");
+        assert!(
+            note.contains("826319") && note.contains("cpu_errata.c"),
+            "{note}"
+        );
+        // r0p4: erratum 855873, whose workaround is the bit firmware sets.
+        let (_, why, note) = on(0x410f_d034, lost);
+        assert!(why.contains("errata in its data cache clean"), "{why}");
+        assert!(note.unwrap().contains("855873"));
+        // The A72 has no such errata: the board is blamed, as before.
+        let (status, why, note) = on(0x410f_d083, lost);
+        assert_eq!(status, Status::Fail);
+        assert!(
+            why.contains("does not reach the point of coherency"),
+            "{why}"
+        );
+        assert_eq!(note, None);
+    }
+
+    #[test]
+    fn a_clean_that_invalidates_explains_the_line_not_held() {
+        let not_held = Maintenance {
+            cleaned_visible: true,
+            stale_before_invalidate: Some(false),
+            invalidate_dropped: Some(true),
+        };
+        // An A53 r0p3 or later, where firmware's 855873 workaround makes DC CVAC clean and
+        // invalidate: still a warn (the invalidate tested nothing), with the reason.
+        for midr in [0x410f_d033, 0x410f_d034] {
+            let (status, why, note) = on(midr, not_held);
+            assert_eq!(status, Status::Warn);
+            assert!(why.contains("the clean dropped the line"), "{why}");
+            let note = note.unwrap();
+            assert!(
+                note.contains("(r0p3 and later)") && note.contains("ENDCCASCI"),
+                "{note}"
+            );
+        }
+        // r0p2 has no such bit: the line was simply not held.
+        for midr in [0x410f_d032, 0x410f_d083] {
+            let (status, why, note) = on(midr, not_held);
+            assert_eq!(status, Status::Warn);
+            assert!(why.contains("was not held in a cache"), "{why}");
+            assert_eq!(note, None);
+        }
     }
 }

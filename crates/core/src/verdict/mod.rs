@@ -23,7 +23,7 @@
 use core::fmt::{self, Write};
 
 use crate::cache::CacheLevel;
-use crate::cores::{Cited, Core};
+use crate::cores::{Cited, Core, Revised, Revision};
 use crate::hypervisor::Hypervisor;
 use crate::kernel::Kernel;
 use crate::paging::Granule;
@@ -330,6 +330,10 @@ pub struct Inputs<'a, S: Sweep + ?Sized> {
     /// The boot CPU's row of core's table of cores ([`crate::cores::by_midr`]), when it has
     /// one: what the core is documented to do where the architecture lets it choose.
     pub core: Option<&'a Core>,
+    /// The boot CPU's revision (MIDR_EL1's Variant and Revision), when known: the statements of
+    /// its row that hold for some revisions only ([`crate::cores::Revised`]) are taken into
+    /// account only for one they hold for.
+    pub revision: Option<Revision>,
     /// The hypervisor whose guest the firmware runs in, when one says so
     /// ([`crate::hypervisor::detect`]).
     pub hypervisor: Option<Hypervisor>,
@@ -484,6 +488,15 @@ pub enum CoreNote {
         /// The statement and its source.
         cited: Cited,
     },
+    /// The core's row says so for some revisions, this core's among them.
+    Revised {
+        /// The core's name.
+        core: &'static str,
+        /// This core's revision.
+        revision: Revision,
+        /// The statement, the revisions it holds for, and its source.
+        revised: Revised,
+    },
     /// The core is not in the table: only the architecture's guarantees apply.
     Unknown,
 }
@@ -500,6 +513,22 @@ impl CoreNote {
             }),
         }
     }
+
+    /// The note for `core`'s revised statement `pick` when it holds for `revision`; `None`
+    /// without a row, a revision, such a statement, or when it holds for other revisions only.
+    fn revised(
+        core: Option<&Core>,
+        revision: Option<Revision>,
+        pick: impl Fn(&Core) -> Option<Revised>,
+    ) -> Option<CoreNote> {
+        let (core, revision) = (core?, revision?);
+        let revised = pick(core).filter(|r| r.holds_for(revision))?;
+        Some(CoreNote::Revised {
+            core: core.name,
+            revision,
+            revised,
+        })
+    }
 }
 
 impl fmt::Display for CoreNote {
@@ -508,6 +537,15 @@ impl fmt::Display for CoreNote {
             CoreNote::Documented { core, cited } => {
                 write!(f, "{core} {} ({})", cited.says, cited.source)
             }
+            CoreNote::Revised {
+                core,
+                revision,
+                revised,
+            } => write!(
+                f,
+                "{core} {revision} ({revised}) {} ({})",
+                revised.cited.says, revised.cited.source
+            ),
             CoreNote::Unknown => f.write_str(
                 "this core is not in the table of cores: only the architecture's guarantees apply",
             ),
@@ -927,6 +965,7 @@ mod tests {
             smp: None,
             clock: None,
             core: None,
+            revision: None,
             hypervisor: None,
         };
         let v = judge(&i);

@@ -219,6 +219,7 @@ pub(super) fn inputs<'a>(caches: &'a [CacheLevel], sweep: &'a Synthetic) -> Inpu
             timer_hz: 54_000_000,
         }),
         core: crate::cores::by_midr(A72_MIDR),
+        revision: Some(crate::cores::Revision::of(A72_MIDR)),
         hypervisor: None,
     }
 }

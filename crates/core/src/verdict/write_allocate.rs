@@ -246,6 +246,8 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
             },
         ),
         Some((size, ratio)) => {
+            // A revision whose erratum workaround disables the hint says why it is ignored.
+            let note = CoreNote::revised(v.i.core, v.i.revision, |c| c.noalloc_disabled);
             let why = if shown {
                 Why::Ignored {
                     kernel: k,
@@ -259,7 +261,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
                     ratio,
                 }
             };
-            verdict(Status::Warn, e, why)
+            verdict(Status::Warn, e, why).noting(note)
         }
     }
 }
@@ -282,4 +284,61 @@ pub(super) fn wb_does_not_allocate<S: Sweep + ?Sized>(
         .and_then(|l1| v.step(kernel, position(Role::WriteBack), l1.size()))
         .is_some_and(|s| s.ratio >= STEP_RATIO);
     !steps
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::super::testing::*;
+    use super::super::{judge, Name};
+    use super::*;
+    use crate::cores::{by_midr, Revision};
+    use crate::memtype::MemType;
+    use crate::paging::Granule;
+    use std::string::ToString;
+
+    /// The A72-like board whose write-back no-allocate writes allocate as write-back's do.
+    fn hint_ignored(kernel: Kernel, t: &MemType, g: Granule, size: u64) -> Option<u64> {
+        match t.role {
+            Role::WriteBackHinted => a72(kernel, as_role(t, Role::WriteBack), g, size),
+            _ => a72(kernel, t, g, size),
+        }
+    }
+
+    #[test]
+    fn an_ignored_hint_is_explained_where_an_erratum_workaround_disables_it() {
+        let caches = a72_caches();
+        let s = sweep(32 * MIB, hint_ignored);
+        // Cortex-A57 r0p0 and r1p1 (errata 806969, 828024: TF-A sets CPUACTLR_EL1 bit 49),
+        // r1p2 (neither), and the A72 (TF-A defines the bit, sets it for no erratum).
+        for (midr, explained) in [
+            (0x410f_d070, true),
+            (0x411f_d071, true),
+            (0x411f_d072, false),
+            (0x410f_d083, false),
+        ] {
+            let mut i = inputs(&caches, &s);
+            i.core = by_midr(midr);
+            i.revision = Some(Revision::of(midr));
+            let v = judge(&i);
+            let v = v.get(Name::WriteAllocate).unwrap();
+            assert_eq!(v.status, Status::Warn, "{midr:#x}: {}", v.why);
+            assert!(v.why.to_string().contains("despite the no-allocate hint"));
+            let note = v.core_note.map(|n| n.to_string());
+            match explained {
+                true => {
+                    let note = note.unwrap();
+                    assert!(note.contains("(r0p0 to r1p1)"), "{note}");
+                    assert!(note.contains("bit 49") && note.contains("828024"), "{note}");
+                }
+                false => assert_eq!(note, None, "{midr:#x}"),
+            }
+        }
+        // Without a known revision nothing is claimed.
+        let mut i = inputs(&caches, &s);
+        i.core = by_midr(0x410f_d070);
+        i.revision = None;
+        assert_eq!(judge(&i).get(Name::WriteAllocate).unwrap().core_note, None);
+    }
 }
