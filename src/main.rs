@@ -42,6 +42,8 @@ use mairbench_core::verdict::{self, Smp};
 
 /// The run, entered from `boot/entry.S` (through `arch::rust_main`) at EL1 with the MMU off,
 /// on the main stack: from the `start` record to the `end` record.
+// Never inlined into `arch::rust_main`: the two frames stay apart, as the stack test reads them.
+#[inline(never)]
 fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'static>) -> ! {
     if let Some(device) = boot.console {
         console::init(platform.console.kind, device);

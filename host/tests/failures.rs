@@ -37,6 +37,17 @@ fn lead(stdout: &str) -> &str {
     stdout.split("\n\n").next().unwrap()
 }
 
+/// `want` with the line the lead puts first for a run whose bootargs ask for a self-test:
+/// the failure was asked for on purpose.
+fn asked(run: &Run, test: &str, want: String) -> String {
+    let (head, rest) = want.split_once('\n').expect("a heading");
+    format!(
+        "{head}\n  line {}: the bootargs ask for mairbench.selftest={test}: what follows was \
+         asked for on purpose, a demonstration, not a finding about the board\n{rest}",
+        line_of(run, "start")
+    )
+}
+
 /// The 1-based line of the log that holds the one record of `kind`.
 fn line_of(run: &Run, kind: &str) -> usize {
     let key = format!("@mb {{\"kind\":\"{kind}\"");
@@ -71,6 +82,7 @@ fn a_fault_is_explained_by_class_registers_and_source_line() {
         e["elr_link"].as_str().unwrap(),
         e["elr_link"].as_str().unwrap(),
     );
+    let want = asked(&run, "fault", want);
     assert_eq!(lead, want);
     // qemu/run's own verdict leads with the same (qemu/judge, the host tool built for this
     // test being found).
@@ -83,15 +95,13 @@ fn a_panic_is_explained_by_message_and_location() {
     let p = run.one("panic");
     let (status, stdout, stderr) = report("panic", &run);
     assert_eq!(status, 1, "{stderr}");
-    assert_eq!(
-        lead(&stdout),
-        format!(
-            "why the run failed:\n  line {}: panic at src/main.rs:{}: selftest: panicking on \
-             purpose",
-            line_of(&run, "panic"),
-            p["line"]
-        )
+    let want = format!(
+        "why the run failed:\n  line {}: panic at src/main.rs:{}: selftest: panicking on \
+         purpose",
+        line_of(&run, "panic"),
+        p["line"]
     );
+    assert_eq!(lead(&stdout), asked(&run, "panic", want));
     assert!(stderr.contains("the run failed: panic."), "{stderr}");
 }
 
@@ -114,8 +124,9 @@ fn a_failed_proof_is_explained_by_alias_attributes_and_pa() {
         + 1;
     let (status, stdout, stderr) = report("bad-attr", &run);
     assert_eq!(status, 1, "{stderr}");
-    assert_eq!(
-        lead(&stdout),
+    let want = asked(
+        &run,
+        "bad-attr",
         format!(
             "why the run failed:\n  \
              line {line}: memtype proof failed for alias normal-nc (4K pages): wrong-attr: the \
@@ -127,8 +138,9 @@ fn a_failed_proof_is_explained_by_alias_attributes_and_pa() {
             bad[0]["pa"].as_str().unwrap(),
             bad[0]["va"].as_str().unwrap(),
             bad[0]["va_end"].as_str().unwrap(),
-        )
+        ),
     );
+    assert_eq!(lead(&stdout), want);
     // The memtype check's own failure is that proof: said once.
     assert!(!lead(&stdout).contains("check memtype"), "{stdout}");
 }
@@ -156,6 +168,7 @@ fn a_hang_is_explained_by_the_last_record_and_line() {
          last line before silence: line {last}: selftest: hanging on purpose; the runner's \
          timeout must end this"
     );
+    let want = asked(&run, "hang", want);
     assert_eq!(lead(&stdout), want);
     // The runner says it after its TIMEOUT line.
     let timeout = run.stderr.find("TIMEOUT").expect("a TIMEOUT line");
@@ -201,12 +214,10 @@ fn a_missing_cpu_is_counted_alike_and_its_psci_error_named() {
     );
     let (status, stdout, stderr) = report("missing-cpu", &run);
     assert_eq!(status, 0, "{stderr}");
-    assert_eq!(
-        lead(&stdout),
-        format!(
-            "why the run warned:\n  line {}: CPU 0xff00 did not start: PSCI CPU_ON returned \
-             -2 INVALID_PARAMETERS",
-            line_of(&run, "cpu")
-        )
+    let want = format!(
+        "why the run warned:\n  line {}: CPU 0xff00 did not start: PSCI CPU_ON returned -2 \
+         INVALID_PARAMETERS",
+        line_of(&run, "cpu")
     );
+    assert_eq!(lead(&stdout), asked(&run, "missing-cpu", want));
 }
