@@ -129,7 +129,8 @@ static JOBS: [Global<MaybeUninit<Job>>; MAX_CPUS] =
 /// Per stack block: the sequence number of the job posted to that CPU.
 static POSTED: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
 /// Per stack block: what the CPU did in its last job (for a token round: `bytes` holds the
-/// word it read; for a counter round: `start` its CNTVCT_EL0, `bytes` its CNTFRQ_EL0), valid once `FINISHED` holds that job's sequence number.
+/// word it read; for a counter round: `start` its CNTVCT_EL0, `bytes` its CNTFRQ_EL0), valid
+/// once `FINISHED` holds that job's sequence number.
 static OUTCOME: [Global<Span>; MAX_CPUS] = [const {
     Global::new(Span {
         start: 0,
