@@ -1,0 +1,430 @@
+//! All the cores: PSCI CPU_ON (or a spin-table release) starts every CPU of /cpus, each
+//! reports from EL1 on its own stacks with the boot CPU's tables and then runs its share of
+//! the scaling measurements; a CPU that cannot start is named by MPIDR and the run goes on.
+//! Every CPU's regime registers equal the boot CPU's, tokens cross cores through a shared
+//! write-back line, and the loaded latency runs with two or more CPUs. (No speed is
+//! compared.) Big counts run a reduced benchmark to stay within CI's budget.
+
+use crate::common;
+use crate::common::{boot, Run};
+use serde_json::Value;
+
+/// The one check record called `name`.
+fn check<'r>(run: &'r Run, name: &str) -> &'r Value {
+    let found: Vec<_> = run
+        .of_kind("check")
+        .into_iter()
+        .filter(|c| c["name"] == name)
+        .collect();
+    assert_eq!(found.len(), 1, "{name} checks in:\n{}", run.console);
+    found[0]
+}
+
+fn decimal(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// Every `hello` record carries SCTLR_EL1, MAIR_EL1, TCR_EL1 (those of the `mmu` record,
+/// written by the boot CPU, formatted alike) and TTBR0_EL1 (one for all), and the checks
+/// that compare them, pass tokens through a shared line and compare the counters say so for
+/// `n` CPUs.
+fn same_registers_and_shared_line(run: &Run, n: usize) {
+    let mmu = run.one("mmu");
+    let hellos = run.of_kind("hello");
+    assert_eq!(hellos.len(), n);
+    let ttbr0 = &hellos[0]["ttbr0"];
+    assert!(
+        ttbr0.as_str().is_some_and(|t| t.starts_with("0x")),
+        "{ttbr0}"
+    );
+    for h in &hellos {
+        for reg in ["sctlr", "mair", "tcr"] {
+            assert_eq!(h[reg], mmu[reg], "{reg} of {h} vs {mmu}");
+        }
+        assert_eq!(&h["ttbr0"], ttbr0, "{h}");
+    }
+    if n == 1 {
+        assert!(run.of_kind("check").iter().all(|c| ![
+            "smp-registers",
+            "smp-shared-line",
+            "smp-counters"
+        ]
+        .contains(&c["name"].as_str().unwrap_or(""))));
+        assert!(
+            run.console.contains(
+                "smp: one CPU running: no registers to compare, no shared-line or counter test"
+            ),
+            "{}",
+            run.console
+        );
+        return;
+    }
+    let regs = check(run, "smp-registers");
+    assert_eq!(regs["ok"], true, "{regs}");
+    assert_eq!(
+        regs["detail"],
+        format!(
+            "{} secondary CPUs: SCTLR_EL1, MAIR_EL1, TCR_EL1 and TTBR0_EL1 equal the boot CPU's",
+            n - 1
+        )
+    );
+    // Each secondary's counter: its own CNTFRQ_EL0 is the boot CPU's, and the rounds allow
+    // an offset of 0 (QEMU's CPUs read one host clock).
+    let freq = run.one("timer")["freq_hz"].clone();
+    let counters = run.of_kind("counter");
+    assert_eq!(counters.len(), n - 1, "{}", run.console);
+    for c in &counters {
+        assert_eq!(c["cntfrq_hz"], freq, "{c}");
+        assert_eq!(c["rounds"], 8, "{c}");
+        let (min, max) = (&c["offset_min_ticks"], &c["offset_max_ticks"]);
+        let (min, max) = (min.as_i64().unwrap(), max.as_i64().unwrap());
+        assert!(min <= 0 && 0 <= max, "{c}");
+        let trip = c["round_trip_ticks"].as_u64().unwrap();
+        assert!(
+            (max - min) as u64 <= trip,
+            "a bound no wider than its round trip: {c}"
+        );
+    }
+    let counted = check(run, "smp-counters");
+    assert_eq!(counted["ok"], true, "{counted}");
+    assert!(
+        counted["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{n} CPUs: CNTFRQ_EL0 {freq} Hz on each")),
+        "{counted}"
+    );
+    let line = check(run, "smp-shared-line");
+    assert_eq!(line["ok"], true, "{line}");
+    assert!(
+        line["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{n} CPUs exchanged tokens")),
+        "{line}"
+    );
+}
+
+/// Every `scaling` record's aggregate is its bytes over its span, recomputed from its own
+/// fields and the timer's frequency (MB = 10^6 B, rounded to the nearest), and its start
+/// skew lies within the span.
+fn scaling_aggregates_are_bytes_over_span(run: &Run) {
+    let freq = run.one("timer")["freq_hz"].as_u64().unwrap() as f64;
+    let scaling = run.of_kind("scaling");
+    assert!(!scaling.is_empty(), "{}", run.console);
+    for s in scaling {
+        let field = |k: &str| s[k].as_u64().unwrap_or_else(|| panic!("{k} in {s}"));
+        let (span, skew, cores) = (
+            field("span_ticks"),
+            field("start_skew_ticks"),
+            field("cores"),
+        );
+        assert!(span > 0 && skew < span, "{s}");
+        let bytes = (field("bytes_per_core") * cores) as f64;
+        let expect = bytes * freq / span as f64 / 1e6;
+        let got = field("aggregate_mbps") as f64;
+        assert!(
+            (got - expect).abs() <= 0.5 + 1e-9 * expect,
+            "{s}: {expect:.3} MB/s"
+        );
+        if cores == 1 {
+            assert_eq!(skew, 0, "{s}");
+        }
+        // The span covers every core's own time: the aggregate is at most cores x the
+        // slowest core's bandwidth (+1 each for rounding).
+        assert!(
+            field("aggregate_mbps") <= cores * (field("per_core_min_mbps") + 1),
+            "{s}"
+        );
+    }
+}
+
+/// With `n` CPUs: a `loaded_latency` record per (stream kernel, type) expected, each
+/// self-consistent, and the check passed; with one CPU none, and the console says why.
+fn loaded_latency(run: &Run, n: usize, kernels: &[&str], types: &[&str]) {
+    let records = run.of_kind("loaded_latency");
+    if n == 1 {
+        assert!(records.is_empty(), "{}", run.console);
+        assert!(
+            run.console.contains(
+                "loaded latency: not run (one CPU running: no other core to load memory with)"
+            ),
+            "{}",
+            run.console
+        );
+        return;
+    }
+    let seen: Vec<(&str, &str)> = records
+        .iter()
+        .map(|r| {
+            (
+                r["kernel"].as_str().unwrap(),
+                r["memtype"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let expected: Vec<(&str, &str)> = kernels
+        .iter()
+        .flat_map(|k| types.iter().map(move |t| (*k, *t)))
+        .collect();
+    assert_eq!(seen, expected, "{}", run.console);
+    for r in &records {
+        assert_eq!(r["cores"], n as u64, "{r}");
+        assert_eq!(r["chase_memtype"], "normal-wb", "{r}");
+        assert!(["4K", "2M"].contains(&r["chase_granule"].as_str().unwrap()));
+        let chase = r["chase_bytes"].as_u64().unwrap();
+        assert!(chase.is_power_of_two() && chase >= 256 << 10, "{r}");
+        assert!(r["loads"].as_u64().unwrap() > 0 && r["reps"].as_u64().unwrap() > 0);
+        assert!(r["stream_mbps"].as_u64().unwrap() > 0, "{r}");
+        let (idle, loaded) = (decimal(&r["idle_ns"]), decimal(&r["loaded_ns"]));
+        assert!(idle > 0.0 && loaded > 0.0, "{r}");
+        let ratio = decimal(&r["ratio"]);
+        assert!((ratio - loaded / idle).abs() <= 0.001 + ratio * 1e-3, "{r}");
+    }
+    assert_eq!(check(run, "loaded-latency")["ok"], true);
+}
+
+/// The memory types the loaded latency streams through, in table order.
+const LOADED: [&str; 3] = ["normal-wb", "normal-nc", "device-ngnre"];
+
+fn four_cores(el: &str) {
+    let run = boot(
+        &[("MAIRBENCH_SMP", "4"), ("MAIRBENCH_EL", el)],
+        &["mairbench.quick"],
+    );
+    run.assert_pass();
+    let hellos = run.of_kind("hello");
+    let mpidrs: Vec<_> = hellos
+        .iter()
+        .map(|h| h["mpidr"].as_str().unwrap())
+        .collect();
+    assert_eq!(mpidrs, ["0x0", "0x1", "0x2", "0x3"], "{}", run.console);
+    for h in &hellos {
+        assert_eq!(h["el"], 1);
+        assert_eq!(h["entry_el"].to_string(), el);
+    }
+    assert!(run.of_kind("cpu").is_empty());
+    assert_eq!(run.one("end")["warnings"], 0);
+    run.assert_memory_proven();
+    // Read and write kernels on 1..4 cores at once, over disjoint parts of every alias.
+    let scaling = run.of_kind("scaling");
+    assert_eq!(scaling.len(), 2 * 8 * 4, "{}", run.console);
+    for s in &scaling {
+        let cores = s["cores"].as_u64().unwrap();
+        assert!((1..=4).contains(&cores));
+        assert!(s["aggregate_mbps"].as_u64().unwrap() > 0, "{s}");
+        assert!(
+            s["per_core_min_mbps"].as_u64().unwrap() <= s["per_core_max_mbps"].as_u64().unwrap()
+        );
+    }
+    assert_eq!(check(&run, "scaling")["ok"], true);
+    scaling_aggregates_are_bytes_over_span(&run);
+    same_registers_and_shared_line(&run, 4);
+    loaded_latency(&run, 4, &["read-ldp", "write-stp"], &LOADED);
+}
+
+#[test]
+fn four_cores_from_el1() {
+    four_cores("1");
+}
+
+#[test]
+fn four_cores_from_el2() {
+    four_cores("2");
+}
+
+#[test]
+fn a_core_that_cannot_start_is_named_and_the_run_goes_on() {
+    let run = boot(
+        &[("MAIRBENCH_SMP", "2")],
+        &["mairbench.quick", "mairbench.selftest=missing-cpu"],
+    );
+    run.assert_pass();
+    assert_eq!(run.of_kind("hello").len(), 2);
+    let failed = run.one("cpu");
+    assert_eq!(failed["mpidr"], "0xff00");
+    assert_eq!(failed["started"], false);
+    // PSCI INVALID_PARAMETERS.
+    assert_eq!(failed["why"], "PSCI CPU_ON returned -2");
+    // The CPU, and the smp-config verdict that counts it.
+    assert_eq!(
+        run.one("end")["warned"],
+        serde_json::json!(["cpu", "smp-config"])
+    );
+}
+
+/// A reduced run: the proof, one type, one size, one rep (the scaling still covers every
+/// core count it measures).
+const REDUCED: [&str; 5] = [
+    "mairbench.quick",
+    "mairbench.types=normal-wb",
+    "mairbench.kernels=read-ldp",
+    "mairbench.sizes=4K-4K",
+    "mairbench.reps=1",
+];
+
+/// `n` CPUs on virt: every one says hello once, from EL1, with its MIDR; none is refused.
+fn every_cpu_says_hello(n: usize, env: &[(&str, &str)], bootargs: &[&str]) {
+    let smp = n.to_string();
+    let mut env = env.to_vec();
+    env.push(("MAIRBENCH_SMP", &smp));
+    let run = boot(&env, bootargs);
+    run.assert_pass();
+    let hellos = run.of_kind("hello");
+    let mut mpidrs: Vec<u64> = hellos
+        .iter()
+        .map(|h| {
+            u64::from_str_radix(h["mpidr"].as_str().unwrap().trim_start_matches("0x"), 16).unwrap()
+        })
+        .collect();
+    mpidrs.sort_unstable();
+    mpidrs.dedup();
+    assert_eq!(mpidrs.len(), n, "{}", run.console);
+    for h in &hellos {
+        assert_eq!(h["el"], 1);
+        assert_eq!(h["midr"], run.one("start")["midr"], "{h}");
+    }
+    let blocks: Vec<u64> = hellos.iter().map(|h| h["cpu"].as_u64().unwrap()).collect();
+    assert_eq!(blocks, (0..n as u64).collect::<Vec<_>>());
+    assert!(run.of_kind("cpu").is_empty(), "{}", run.console);
+    assert_eq!(run.one("end")["warnings"], 0);
+    assert!(run
+        .console
+        .contains(&format!("cpus: {n} of {n} running at EL1")));
+    run.assert_memory_proven();
+    same_registers_and_shared_line(&run, n);
+    if bootargs.contains(&"mairbench.kernels=read-ldp") {
+        loaded_latency(&run, n, &["read-ldp"], &["normal-wb"]);
+    } else {
+        loaded_latency(&run, n, &["read-ldp", "write-stp"], &LOADED);
+    }
+    if n > 1 {
+        scaling_aggregates_are_bytes_over_span(&run);
+        let most = run
+            .of_kind("scaling")
+            .iter()
+            .map(|s| s["cores"].as_u64().unwrap())
+            .max();
+        assert_eq!(most, Some(n as u64), "the scaling reaches every core");
+        // Only the selected kernels scale.
+        if bootargs.contains(&"mairbench.kernels=read-ldp") {
+            for s in run.of_kind("scaling") {
+                assert_eq!(s["kernel"], "read-ldp", "{s}");
+            }
+        }
+    }
+}
+
+#[test]
+fn scaling_runs_only_selected_kernels() {
+    let run = boot(
+        &[("MAIRBENCH_SMP", "2")],
+        &[
+            "mairbench.quick",
+            "mairbench.types=normal-wb",
+            "mairbench.kernels=latency",
+            "mairbench.sizes=4K-4K",
+            "mairbench.reps=1",
+        ],
+    );
+    run.assert_pass();
+    assert!(run.of_kind("scaling").is_empty(), "{}", run.console);
+    assert!(run.of_kind("loaded_latency").is_empty(), "{}", run.console);
+    for what in ["scaling", "loaded latency"] {
+        let line =
+            format!("{what}: not run (read-ldp and write-stp are not among the selected kernels)");
+        assert!(run.console.contains(&line), "{}", run.console);
+    }
+}
+
+#[test]
+fn one_two_and_three_cpus() {
+    for n in [1, 2, 3] {
+        every_cpu_says_hello(n, &[], &["mairbench.quick"]);
+    }
+}
+
+#[test]
+fn six_cpus_as_on_an_rk3399() {
+    every_cpu_says_hello(6, &[], &REDUCED);
+}
+
+#[test]
+fn eight_cpus_the_most_a_gicv2_serves() {
+    every_cpu_says_hello(8, &[], &REDUCED);
+}
+
+#[test]
+fn sixteen_cpus_with_a_gicv3() {
+    // qemu/run picks gic-version=3 above eight CPUs; the scaling measures 1, 2, 4, 8, 16.
+    every_cpu_says_hello(16, &[("MAIRBENCH_TIMEOUT", "240")], &REDUCED);
+}
+
+#[test]
+fn the_pi_3s_spin_table_releases_all_four_cores() {
+    let run = boot(&[("MAIRBENCH_MACHINE", "raspi3b")], &REDUCED);
+    run.assert_pass();
+    let hellos = run.of_kind("hello");
+    let mpidrs: Vec<_> = hellos
+        .iter()
+        .map(|h| h["mpidr"].as_str().unwrap())
+        .collect();
+    assert_eq!(mpidrs, ["0x0", "0x1", "0x2", "0x3"], "{}", run.console);
+    assert!(hellos
+        .iter()
+        .all(|h| h["entry_el"] == 2 && h["midr"] == "0x410fd034"));
+    assert!(run.of_kind("cpu").is_empty(), "{}", run.console);
+    same_registers_and_shared_line(&run, 4);
+    // Released with the MMU off: the armstub's page (the release words) is not mapped.
+    assert!(run
+        .of_kind("map")
+        .iter()
+        .all(|m| m["what"] != "cpu-release-addr"));
+}
+
+#[test]
+fn more_cpus_than_gicv2_serves_is_a_bad_setting() {
+    let run = boot(&[("MAIRBENCH_SMP", "9"), ("MAIRBENCH_GIC", "2")], &[]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("MAIRBENCH_GIC"), "{}", run.stderr);
+}
+
+/// A bigger machine is not bad input: QEMU's own device tree of a 300-CPU virt machine
+/// (`dumpdtb`), booted on one CPU. The firmware asks PSCI for the first 255 others (each
+/// refused, each named), counts the 44 beyond its 256 and says so, and the run goes on.
+#[test]
+fn three_hundred_cpus_in_the_device_tree_are_named_not_a_crash() {
+    let dtb = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{}-virt-300-cpus.dtb", std::process::id()));
+    common::dumpdtb(
+        "virt,gic-version=3",
+        &["-cpu", "cortex-a72", "-smp", "300", "-m", "256M"],
+        &dtb,
+    );
+    let run = boot(
+        &[
+            ("MAIRBENCH_DTB", dtb.to_str().unwrap()),
+            ("MAIRBENCH_GIC", "3"),
+        ],
+        &REDUCED,
+    );
+    run.assert_pass();
+    assert_eq!(run.of_kind("hello").len(), 1, "{}", run.console);
+    let refused = run.of_kind("cpu");
+    assert_eq!(refused.len(), 255, "{}", run.console);
+    assert!(refused.iter().all(|c| c["started"] == false
+        && c["why"]
+            .as_str()
+            .unwrap()
+            .starts_with("PSCI CPU_ON returned")));
+    assert!(
+        run.console
+            .contains("cpus: 44 more CPUs in /cpus beyond the firmware's 256: not started"),
+        "{}",
+        run.console
+    );
+    assert!(run.console.contains("cpus: 1 of 300 running at EL1"));
+    // 255 refusals, the CPUs beyond the cap, the smp-config verdict.
+    assert_eq!(run.one("end")["warnings"], 255 + 1 + 1);
+    let _ = std::fs::remove_file(&dtb);
+}
