@@ -1,9 +1,11 @@
 //! The benchmark engine in QEMU: every selected point reported with positive ticks and intact
-//! data, options honoured, deterministic under -icount. Correctness only: QEMU models no
+//! data, options honoured (bad ones warn: the matrix's row
+//! `bad_benchmark_options_warn_and_keep_defaults`), deterministic under -icount. Correctness only: QEMU models no
 //! caches, so nothing here compares one memory type's speed with another's.
 
 use crate::common;
 use crate::common::{boot, Run, MEMTYPES};
+use crate::matrix;
 use serde_json::Value;
 
 fn results(run: &Run) -> Vec<&Value> {
@@ -70,10 +72,10 @@ fn min_sample_ticks(run: &Run) -> u64 {
 
 #[test]
 fn quick_run_reports_every_point() {
-    let run = boot(&[], &["mairbench.quick"]);
+    let run = matrix::run("kernel_a72_el1");
     run.assert_pass();
-    let results = results(&run);
-    let min = min_sample_ticks(&run);
+    let results = results(run);
+    let min = min_sample_ticks(run);
     // quick: read-ldp, write-stp and write-line, all eight types, 4 KiB, 256 KiB and 4 MiB.
     assert_eq!(results.len(), 3 * 8 * 3, "{}", run.console);
     for kernel in ["read-ldp", "write-stp", "write-line"] {
@@ -188,18 +190,16 @@ fn icount_runs_are_tick_for_tick_identical() {
             })
             .collect()
     };
-    let args = [
-        "mairbench.quick",
-        "mairbench.kernels=read-ldp,latency,copy-to",
-    ];
-    let a = boot(&[("MAIRBENCH_ICOUNT", "1")], &args);
-    let b = boot(&[("MAIRBENCH_ICOUNT", "1")], &args);
+    // The matrix's row (MAIRBENCH_ICOUNT=1, mairbench.quick
+    // mairbench.kernels=read-ldp,latency,copy-to), and the same booted again.
+    let row = matrix::row_named("icount");
+    let (a, b) = (matrix::run(row.name), row.boot());
     a.assert_pass();
     b.assert_pass();
     // read-ldp and copy-to on the eight page aliases, latency on the eight block aliases
     // and normal-wb's page alias; three sizes.
-    assert_eq!(ticks(&a).len(), (8 + 9 + 8) * 3);
-    assert_eq!(ticks(&a), ticks(&b));
+    assert_eq!(ticks(a).len(), (8 + 9 + 8) * 3);
+    assert_eq!(ticks(a), ticks(&b));
 }
 
 #[test]
@@ -342,27 +342,6 @@ fn a_copy_that_does_not_fit_twice_is_skipped_by_size() {
     assert_sound(r[0]);
     assert_eq!(r[1]["size"], 4 << 20);
     assert!(r[1]["skipped"].as_str().unwrap().contains("twice"));
-}
-
-#[test]
-fn bad_benchmark_options_warn_and_keep_defaults() {
-    let run = boot(
-        &[],
-        &[
-            "mairbench.quick",
-            "mairbench.kernels=bogus,raed-ldp",
-            "mairbench.sizes=1-2",
-            "mairbench.reps=0",
-        ],
-    );
-    run.assert_pass();
-    assert_eq!(run.one("end")["warnings"], 3);
-    assert!(
-        run.console.contains("'mairbench.kernels'"),
-        "{}",
-        run.console
-    );
-    assert_eq!(results(&run).len(), 3 * 8 * 3, "the quick defaults stay");
 }
 
 #[test]

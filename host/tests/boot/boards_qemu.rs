@@ -4,34 +4,20 @@
 //! UART) and `xlnx-zcu102` (ZCU102, PSCI over SMC, a Cadence UART). `raspi.rs` has the Pi 3B.
 //!
 //! Each machine must show the console of the device tree's stdout-path, pass the memory proof
-//! and the quick run, and give one `hello` record per CPU (four).
+//! and the quick run, and give one `hello` record per CPU (four). The runs are the boot
+//! matrix's (matrix.rs) but for a device tree of another board and a machine booted by hand.
+//! Each machine has four vCPUs, enough to fill a small host: it holds the slots of four CPUs
+//! ([`common::slot`]).
 
-use crate::common;
-use crate::common::{root, Run};
+use crate::common::{self, boot, root, Run};
+use crate::matrix::{self, SHORT};
 use std::collections::BTreeSet;
-use std::sync::Mutex;
-
-/// One of these machines at a time: each has four vCPUs, enough to fill a small host, and
-/// several at once only bring the runner's time limit nearer.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn boot(env: &[(&str, &str)], bootargs: &[&str]) -> Run {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    common::boot(env, bootargs)
-}
 
 const QUICK: &[&str] = &["mairbench.quick"];
-/// The proof and one point of one kernel: for runs that check only the boot.
-const SHORT: &[&str] = &[
-    "mairbench.quick",
-    "mairbench.kernels=read-ldp",
-    "mairbench.types=normal-wb",
-    "mairbench.sizes=4K-4K",
-];
 
-/// The settings for `machine`. Four running CPUs make a quick run take 10 s to 20 s of wall
-/// time on a loaded 2-core host (virt with MAIRBENCH_SMP=4: 11 s, against 1 s with one), so
-/// QEMU gets more than the usual 30 s.
+/// The settings for `machine`, as the boot matrix's rows of these machines have them. Four
+/// running CPUs make a quick run take 10 s to 20 s of wall time on a loaded 2-core host (virt
+/// with MAIRBENCH_SMP=4: 11 s, against 1 s with one), so QEMU gets more than the usual 60 s.
 fn on(machine: &str) -> Vec<(&str, &str)> {
     vec![("MAIRBENCH_MACHINE", machine), ("MAIRBENCH_TIMEOUT", "80")]
 }
@@ -113,10 +99,10 @@ fn assert_raspi4b_start(run: &Run) {
 
 #[test]
 fn raspi4b_boots_at_el2_and_proves_the_memory_types() {
-    let run = boot(&on("raspi4b"), QUICK);
+    let run = matrix::run("raspi4b");
     run.assert_pass();
-    assert_qemu_named(&run);
-    assert_raspi4b_start(&run);
+    assert_qemu_named(run);
+    assert_raspi4b_start(run);
     assert!(
         run.console.contains("PSCI is unavailable"),
         "{}",
@@ -142,15 +128,14 @@ fn raspi4b_boots_at_el2_and_proves_the_memory_types() {
     );
 }
 
-/// Fails until the firmware starts spin-table CPUs: today the three secondaries each get a
-/// `cpu` record "its enable-method is not psci".
+/// The three secondaries, released through the spin table (their enable-method).
 #[test]
 fn raspi4b_all_four_cpus_through_the_spin_table() {
-    let run = boot(&on("raspi4b"), QUICK);
+    let run = matrix::run("raspi4b");
     run.assert_pass();
-    assert_raspi4b_start(&run);
+    assert_raspi4b_start(run);
     run.assert_memory_proven();
-    assert_four_cpus(&run, 2);
+    assert_four_cpus(run, 2);
 }
 
 /// MAIRBENCH_DTB replaces the board's device tree: the Raspberry Pi 400's (same SoC and
@@ -170,27 +155,26 @@ fn raspi4b_boots_the_device_tree_mairbench_dtb_names() {
     assert_eq!(run.one("start")["platform"], "Raspberry Pi 400");
 }
 
-/// The image starts and runs to its end without a console driver for the board's UART: the
-/// firmware's exit status says pass, and fail when the proof is made to fail.
-fn assert_runs_to_its_verdict(machine: &str, extra: &[(&str, &str)]) {
-    let mut env = on(machine);
-    env.extend_from_slice(extra);
-    let pass = boot(&env, QUICK);
-    assert_qemu_named(&pass);
+/// The image runs to its end, whatever the console shows: the firmware's exit status says
+/// pass (the boot matrix's quick row `pass`), and fail when the proof is made to fail (its
+/// row `fail`: a short run with `mairbench.selftest=bad-attr`).
+fn assert_runs_to_its_verdict(pass: &str, fail: &str) {
+    let (pass, fail) = ((pass, matrix::run(pass)), (fail, matrix::run(fail)));
+    assert_qemu_named(pass.1);
     assert_eq!(
-        firmware_exit_status(&pass),
+        firmware_exit_status(pass.1),
         0,
-        "{machine} {extra:?}: {}",
-        pass.stderr
+        "{}: {}",
+        pass.0,
+        pass.1.stderr
     );
-    let bad_attr = [SHORT, &["mairbench.selftest=bad-attr"]].concat();
-    let fail = boot(&env, &bad_attr);
-    assert_eq!(fail.status, 1, "{machine} {extra:?}: {}", fail.stderr);
+    assert_eq!(fail.1.status, 1, "{}: {}", fail.0, fail.1.stderr);
     assert_eq!(
-        firmware_exit_status(&fail),
+        firmware_exit_status(fail.1),
         1,
-        "{machine} {extra:?}: {}",
-        fail.stderr
+        "{}: {}",
+        fail.0,
+        fail.1.stderr
     );
 }
 
@@ -234,23 +218,20 @@ fn a_board_machine_booted_by_hand_is_told_by_its_behaviour() {
 
 #[test]
 fn imx8mp_evk_runs_the_firmware_to_its_verdict() {
-    assert_runs_to_its_verdict("imx8mp-evk", &[]);
+    assert_runs_to_its_verdict("imx8mp_evk", "imx8mp_evk_bad_attr");
 }
 
 #[test]
 fn xlnx_zcu102_runs_the_firmware_to_its_verdict_at_el1_and_el2() {
-    assert_runs_to_its_verdict("xlnx-zcu102", &[]);
-    let mut env = on("xlnx-zcu102");
-    env.push(("MAIRBENCH_EL", "2"));
-    let el2 = boot(&env, SHORT);
-    assert_eq!(firmware_exit_status(&el2), 0, "{}", el2.stderr);
+    assert_runs_to_its_verdict("xlnx_zcu102", "xlnx_zcu102_bad_attr");
+    let el2 = matrix::run("xlnx_zcu102_el2");
+    assert_eq!(firmware_exit_status(el2), 0, "{}", el2.stderr);
 }
 
-/// Fails until the firmware drives the i.MX UART (UART2, the EVK's stdout-path): today the
-/// run passes (see above) but prints nothing.
+/// The console on the i.MX UART (UART2, the EVK's stdout-path).
 #[test]
 fn imx8mp_evk_console_on_uart2_proof_and_four_psci_cpus() {
-    let run = boot(&on("imx8mp-evk"), QUICK);
+    let run = matrix::run("imx8mp_evk");
     run.assert_pass();
     let start = run.one("start");
     assert_eq!(start["platform"], "NXP i.MX8MPlus EVK board");
@@ -266,14 +247,13 @@ fn imx8mp_evk_console_on_uart2_proof_and_four_psci_cpus() {
         common::with_host("mairbench.quick").as_str()
     );
     run.assert_memory_proven();
-    assert_four_cpus(&run, 2);
+    assert_four_cpus(run, 2);
 }
 
-/// Fails until the firmware drives the Cadence UART (UART0, the ZCU102's stdout-path): today
-/// the run passes (see above) but prints nothing.
+/// The console on the Cadence UART (UART0, the ZCU102's stdout-path).
 #[test]
 fn xlnx_zcu102_console_on_uart0_proof_and_four_psci_cpus() {
-    let run = boot(&on("xlnx-zcu102"), QUICK);
+    let run = matrix::run("xlnx_zcu102");
     run.assert_pass();
     let start = run.one("start");
     assert_eq!(start["platform"], "ZynqMP ZCU102 Rev1.0");
@@ -289,19 +269,17 @@ fn xlnx_zcu102_console_on_uart0_proof_and_four_psci_cpus() {
         common::with_host("mairbench.quick").as_str()
     );
     run.assert_memory_proven();
-    assert_four_cpus(&run, 1);
+    assert_four_cpus(run, 1);
 }
 
-/// Fails until the firmware drives the Cadence UART: MAIRBENCH_EL=2 (virtualization=on).
+/// MAIRBENCH_EL=2 (virtualization=on): the console, the proof and four CPUs entered at EL2.
 #[test]
 fn xlnx_zcu102_entered_at_el2_with_virtualization() {
-    let mut env = on("xlnx-zcu102");
-    env.push(("MAIRBENCH_EL", "2"));
-    let run = boot(&env, SHORT);
+    let run = matrix::run("xlnx_zcu102_el2");
     run.assert_pass();
     assert_eq!(run.one("start")["entry_el"], 2);
     run.assert_memory_proven();
-    assert_four_cpus(&run, 2);
+    assert_four_cpus(run, 2);
 }
 
 /// What the boards are cannot be changed: refused with status 2 before QEMU runs.

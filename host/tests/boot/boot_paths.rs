@@ -1,13 +1,15 @@
-//! Boot paths beyond the matrix of `boot.rs`: the ELF itself under QEMU `-kernel` (linked at
-//! QEMU virt's kernel address), `bootm` entry with caches on for a FEAT_CCIDX CPU, PSCI over a
-//! conduit the firmware has left, the console without a device tree, and a gdb session.
+//! Boot paths beyond the boot matrix (matrix.rs, which has `bootm` entry with caches on for a
+//! FEAT_CCIDX CPU and for one without): the ELF itself under QEMU `-kernel` (linked at QEMU
+//! virt's kernel address), PSCI over a conduit the firmware has left, the console without a
+//! device tree, and a gdb session.
 //!
 //! Some runs start QEMU directly rather than through `qemu/run`, where the runner has no
 //! setting for what they need (the ELF as `-kernel`, a device tree the runner does not pass);
 //! those are stopped as soon as the console shows what the test waits for.
 
 use crate::common;
-use crate::common::{boot, firmware, records, root};
+use crate::common::{firmware, records, root};
+use crate::matrix;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -102,39 +104,6 @@ fn elf_linked_at_the_qemu_virt_kernel_address() {
     }
 }
 
-/// U-Boot `bootm` enters with the MMU and caches on: the entry code cleans the image by
-/// address, turns them off and cleans every level by set/way, decoding CCSIDR_EL1 in the
-/// layout ID_AA64MMFR2_EL1.CCIDX names. The `entry-clean` check compares the number of DC CISW
-/// operations with the geometry the firmware's Rust code decodes. Measured on QEMU 10.0.2:
-/// neoverse-v1 (also neoverse-n2 and cortex-a710) has FEAT_CCIDX, max does not.
-fn bootm_clean(cpu: &str, layout: &str) {
-    let run = boot(
-        &[("MAIRBENCH_BOOT", "uboot-bootm"), ("MAIRBENCH_CPU", cpu)],
-        &["mairbench.quick"],
-    );
-    run.assert_pass();
-    let start = run.one("start");
-    assert_eq!(start["entry_mmu"], true, "{run}");
-    let clean = run
-        .of_kind("check")
-        .into_iter()
-        .find(|c| c["name"] == "entry-clean")
-        .unwrap_or_else(|| panic!("no entry-clean check:\n{run}"));
-    assert_eq!(clean["ok"], true, "{clean}");
-    let detail = clean["detail"].as_str().unwrap();
-    assert!(detail.contains(layout), "{detail}");
-}
-
-#[test]
-fn bootm_with_caches_on_ccidx_cpu() {
-    bootm_clean("neoverse-v1", "FEAT_CCIDX layout");
-}
-
-#[test]
-fn bootm_with_caches_on_max() {
-    bootm_clean("max", "32-bit layout");
-}
-
 /// Entered at EL2 with a device tree naming PSCI over HVC: an HVC from EL1 would land in the
 /// EL2 the firmware left (the boot loader's vectors, here nobody's). It must say so, start no
 /// CPU through it, and end with its final message (no semihosting: nothing else stops QEMU).
@@ -144,7 +113,7 @@ fn psci_over_hvc_entered_at_el2_is_not_called() {
     let dtb = root().join("host/tests/data/pi3-psci-hvc.dtb");
     let image = firmware().with_extension("bin");
     // qemu/run makes the raw Image; boot once so that it exists and is current.
-    boot(&[], &["mairbench.quick"]).assert_pass();
+    matrix::run("kernel_a72_el1").assert_pass();
     let run = qemu_direct(
         &[
             "-machine",

@@ -4,6 +4,7 @@
 
 use crate::common;
 use crate::common::{boot, firmware, Run};
+use crate::matrix;
 use std::process::Command;
 use std::time::Duration;
 
@@ -55,7 +56,7 @@ fn hex(v: &serde_json::Value) -> u64 {
 
 #[test]
 fn unexpected_exception_is_reported_in_words_and_fails_the_run() {
-    let run = boot(&[], &["mairbench.selftest=fault"]);
+    let run = matrix::run("fault");
     run.assert_framed();
     let e = run.one("exception");
     assert_eq!(e["class"], "unknown reason (undefined instruction)");
@@ -68,7 +69,7 @@ fn unexpected_exception_is_reported_in_words_and_fails_the_run() {
     assert!(!run.console.contains("FAR_EL1"), "{}", run.console);
     // Booted by -kernel the image runs where it was linked; UDF is in src/arch/exceptions.rs.
     assert_eq!(e["elr_link"], e["elr"]);
-    let line = source_line(&run);
+    let line = source_line(run);
     assert!(line.contains("src/arch/exceptions.rs:"), "{line}");
     let end = run.one("end");
     assert_eq!(end["status"], "fail");
@@ -97,7 +98,7 @@ fn elr_is_given_as_its_link_address_where_the_image_runs_elsewhere() {
 
 #[test]
 fn panic_prints_message_and_location_and_fails_the_run() {
-    let run = boot(&[], &["mairbench.selftest=panic"]);
+    let run = matrix::run("panic");
     run.assert_framed();
     let p = run.one("panic");
     assert_eq!(p["message"], "selftest: panicking on purpose");
@@ -131,7 +132,7 @@ fn without_semihosting_the_run_ends_through_psci() {
 
 #[test]
 fn a_hung_firmware_is_killed_by_the_timeout() {
-    let run = boot(&[("MAIRBENCH_TIMEOUT", "2")], &["mairbench.selftest=hang"]);
+    let run = matrix::run("hang");
     assert_eq!(run.status, 124, "{}", run.stderr);
     assert!(run.stderr.contains("TIMEOUT"), "{}", run.stderr);
     assert!(run.of_kind("end").is_empty());

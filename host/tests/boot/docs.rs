@@ -9,8 +9,8 @@
 //! ```
 //!
 //! The words after `output:` are the run: `MAIRBENCH_*=value` words are runner settings, the
-//! rest is the kernel command line. This test boots the firmware once per distinct run and
-//! requires every line of the block to be a whole line of the output, in the block's order
+//! rest is the kernel command line. This test boots the firmware once per distinct run (a
+//! run the boot matrix has is its row's, matrix.rs) and requires every line of the block to be a whole line of the output, in the block's order
 //! (the console first, then what the runner printed on stderr). `…` in a documented line stands
 //! for any text: numbers that vary from run to run, or a shortened part of a record. Colour
 //! escapes are removed from the output before the comparison, trailing blanks from both.
@@ -26,6 +26,7 @@
 //! settings names exactly the `MAIRBENCH_*` variables `qemu/run` and `qemu/deps` read.
 
 use crate::common;
+use crate::matrix;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -239,7 +240,7 @@ fn documented_output_is_what_the_firmware_prints() {
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
         let args: Vec<&str> = first.bootargs.iter().map(String::as_str).collect();
-        let run = common::boot(&env, &args);
+        let run = matrix::shared(&env, &args);
         let output = format!("{}\n{}", run.console, run.stderr);
         for e in group {
             let gone = missing(&e.lines, &output);

@@ -7,6 +7,7 @@
 use crate::common;
 
 use crate::common::{boot, qemu_host, Run};
+use crate::matrix;
 use mairbench_host::chart::EMULATED_NOTE;
 use mairbench_host::report::{EMULATED_CAVEAT, EMULATED_STEPS};
 use std::path::{Path, PathBuf};
@@ -133,8 +134,8 @@ fn assert_report_says_emulated(console: &str, dir: &Path) -> PathBuf {
 
 #[test]
 fn qemu_virt_is_emulated_by_the_bootarg_its_device_tree_and_its_tells() {
-    let run = boot(&[], &["mairbench.quick"]);
-    assert_emulated(&run, &["bootarg", "dtb", "tells"]);
+    let run = matrix::run("kernel_a72_el1");
+    assert_emulated(run, &["bootarg", "dtb", "tells"]);
     assert!(run
         .console
         .contains("; device tree: root compatible linux,dummy-virt"));
@@ -192,8 +193,8 @@ fn kvm_said_against_tcg_tells_is_judged_tcg_with_a_warning() {
 fn a_board_machine_is_emulated_by_the_bootarg_and_its_tells_and_every_report_says_so() {
     // raspi3b boots the Pi 3B's own device tree: nothing in it marks QEMU, but the runner
     // does, and QEMU's TCG shows (its PMU's event list).
-    let run = boot(&[("MAIRBENCH_MACHINE", "raspi3b")], &["mairbench.quick"]);
-    assert_emulated(&run, &["bootarg", "tells"]);
+    let run = matrix::run("raspi3b_with_the_boards_own_device_tree");
+    assert_emulated(run, &["bootarg", "tells"]);
     assert_eq!(run.one("start")["platform"], "Raspberry Pi 3 Model B");
     assert!(run
         .console

@@ -1,16 +1,14 @@
-//! The boot matrix and the output contract, in QEMU: every CPU model at every entry EL with
-//! `-kernel`, and Debian's U-Boot `booti` at EL1 and EL2 with the image at two addresses.
+//! What the entry code leaves the firmware, booted by QEMU's `-kernel` on every CPU model at
+//! every entry EL: the check of the boot matrix's `kernel_*` rows (matrix.rs), which also
+//! hold the U-Boot `booti` and `bootm` rows.
 
-use crate::common;
-use crate::common::boot;
+use crate::common::Run;
+use crate::matrix::Row;
 
-fn kernel(cpu: &str, el: u64) {
-    let el_s = el.to_string();
-    let run = boot(
-        &[("MAIRBENCH_CPU", cpu), ("MAIRBENCH_EL", &el_s)],
-        &["mairbench.quick"],
-    );
-    run.assert_pass();
+/// The `start` record and the first checks of a quick run entered at the row's EL on its CPU
+/// model.
+pub fn kernel(row: &Row, run: &Run) {
+    let (cpu, el) = (row.cpu, row.el);
     let start = run.one("start");
     assert_eq!(start["entry_el"], el, "{}", run.console);
     assert_eq!(start["el"], 1);
@@ -73,99 +71,4 @@ fn kernel(cpu: &str, el: u64) {
         checks[..4],
         ["relocations", "timer", "fp-simd", "pmu-cycles"]
     );
-    run.assert_memory_proven();
-}
-
-macro_rules! kernel_matrix {
-    ($($name:ident: $cpu:literal, $el:literal;)*) => {
-        $(#[test] fn $name() { kernel($cpu, $el) })*
-    };
-}
-
-kernel_matrix! {
-    kernel_a53_el1: "cortex-a53", 1;
-    kernel_a53_el2: "cortex-a53", 2;
-    kernel_a53_el3: "cortex-a53", 3;
-    kernel_a72_el1: "cortex-a72", 1;
-    kernel_a72_el2: "cortex-a72", 2;
-    kernel_a72_el3: "cortex-a72", 3;
-    kernel_max_el1: "max", 1;
-    kernel_max_el2: "max", 2;
-    kernel_max_el3: "max", 3;
-}
-
-fn uboot(el: u64, load: &str) {
-    let el_s = el.to_string();
-    let run = boot(
-        &[
-            ("MAIRBENCH_BOOT", "uboot"),
-            ("MAIRBENCH_EL", &el_s),
-            ("MAIRBENCH_LOAD", load),
-        ],
-        &["mairbench.quick"],
-    );
-    run.assert_pass();
-    let start = run.one("start");
-    assert_eq!(start["entry_el"], el, "{}", run.console);
-    // booti ran the image in place (flags bit 3), so it relocated itself to the load address.
-    let base = u64::from_str_radix(load.trim_start_matches("0x"), 16).unwrap();
-    assert_eq!(start["image_base"], format!("{base:#x}"), "{}", run.console);
-    assert_eq!(
-        start["bootargs"],
-        common::with_host("mairbench.quick").as_str()
-    );
-    assert!(run.console.contains("U-Boot"), "{}", run.console);
-    run.assert_memory_proven();
-}
-
-#[test]
-fn uboot_el1_at_0x40400000() {
-    uboot(1, "0x40400000");
-}
-
-#[test]
-fn uboot_el1_at_0x48000000() {
-    uboot(1, "0x48000000");
-}
-
-#[test]
-fn uboot_el2_at_0x40400000() {
-    uboot(2, "0x40400000");
-}
-
-#[test]
-fn uboot_el2_at_0x4a200000() {
-    uboot(2, "0x4a200000");
-}
-
-/// U-Boot's `bootm` of a standalone program enters with the MMU and D-cache on and no device
-/// tree in x0: the firmware must turn them off (cleaning the cache) and find QEMU's DTB.
-fn bootm(el: u64) {
-    let el_s = el.to_string();
-    let run = boot(
-        &[("MAIRBENCH_BOOT", "uboot-bootm"), ("MAIRBENCH_EL", &el_s)],
-        &["mairbench.quick"],
-    );
-    run.assert_pass();
-    let start = run.one("start");
-    assert_eq!(start["entry_el"], el, "{}", run.console);
-    assert_eq!(start["entry_mmu"], true, "{}", run.console);
-    assert_eq!(start["entry_dcache"], true, "{}", run.console);
-    assert_eq!(start["dtb"], "0x40000000");
-    assert_eq!(
-        start["bootargs"],
-        common::with_host("mairbench.quick").as_str()
-    );
-    assert_eq!(start["bootargs_from"], "semihosting");
-    run.assert_memory_proven();
-}
-
-#[test]
-fn uboot_bootm_el1_mmu_and_caches_on_at_entry() {
-    bootm(1);
-}
-
-#[test]
-fn uboot_bootm_el2_mmu_and_caches_on_at_entry() {
-    bootm(2);
 }

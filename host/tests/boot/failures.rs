@@ -4,7 +4,8 @@
 //! failed proof's alias and attributes; the last record and line before silence; the CPU not
 //! started with its PSCI error named). qemu/run prints the same lead through qemu/judge.
 
-use crate::common::{boot, Run};
+use crate::common::Run;
+use crate::matrix;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -63,10 +64,10 @@ fn line_of(run: &Run, kind: &str) -> usize {
 
 #[test]
 fn a_fault_is_explained_by_class_registers_and_source_line() {
-    let run = boot(&[], &["mairbench.quick", "mairbench.selftest=fault"]);
+    let run = matrix::run("quick_fault");
     assert_eq!(run.status, 1, "{}", run.stderr);
     let e = run.one("exception");
-    let (status, stdout, stderr) = report("fault", &run);
+    let (status, stdout, stderr) = report("fault", run);
     assert_eq!(status, 1, "{stderr}");
     let lead = lead(&stdout);
     let want = format!(
@@ -75,13 +76,13 @@ fn a_fault_is_explained_by_class_registers_and_source_line() {
          (undefined instruction)\n    \
          ESR_EL1 {} (EC 0x0), FAR_EL1 not valid for this class, ELR_EL1 {} (linked at {})\n    \
          source line: addr2line -e target/aarch64-unknown-none/release/mairbench -f -C {}",
-        line_of(&run, "exception"),
+        line_of(run, "exception"),
         e["esr"].as_str().unwrap(),
         e["elr"].as_str().unwrap(),
         e["elr_link"].as_str().unwrap(),
         e["elr_link"].as_str().unwrap(),
     );
-    let want = asked(&run, "fault", want);
+    let want = asked(run, "fault", want);
     assert_eq!(lead, want);
     // qemu/run's own verdict leads with the same (qemu/judge, the host tool built for this
     // test being found).
@@ -90,24 +91,24 @@ fn a_fault_is_explained_by_class_registers_and_source_line() {
 
 #[test]
 fn a_panic_is_explained_by_message_and_location() {
-    let run = boot(&[], &["mairbench.quick", "mairbench.selftest=panic"]);
+    let run = matrix::run("quick_panic");
     let p = run.one("panic");
-    let (status, stdout, stderr) = report("panic", &run);
+    let (status, stdout, stderr) = report("panic", run);
     assert_eq!(status, 1, "{stderr}");
     let want = format!(
         "why the run failed:\n  line {}: panic at src/main.rs:{}: selftest: panicking on \
          purpose",
-        line_of(&run, "panic"),
+        line_of(run, "panic"),
         p["line"]
     );
-    assert_eq!(lead(&stdout), asked(&run, "panic", want));
+    assert_eq!(lead(&stdout), asked(run, "panic", want));
     assert!(stderr.contains("the run failed: panic."), "{stderr}");
 }
 
 #[test]
 fn a_failed_proof_is_explained_by_alias_attributes_and_pa() {
     // bad-attr maps normal-nc with device-ngnrne's AttrIndx.
-    let run = boot(&[], &["mairbench.quick", "mairbench.selftest=bad-attr"]);
+    let run = matrix::run("bad_attr");
     assert_eq!(run.status, 1, "{}", run.stderr);
     let bad: Vec<_> = run
         .of_kind("memtype")
@@ -121,10 +122,10 @@ fn a_failed_proof_is_explained_by_alias_attributes_and_pa() {
         .position(|l| l.contains("\"kind\":\"memtype\"") && l.contains("\"ok\":false"))
         .unwrap()
         + 1;
-    let (status, stdout, stderr) = report("bad-attr", &run);
+    let (status, stdout, stderr) = report("bad-attr", run);
     assert_eq!(status, 1, "{stderr}");
     let want = asked(
-        &run,
+        run,
         "bad-attr",
         format!(
             "why the run failed:\n  \
@@ -146,7 +147,7 @@ fn a_failed_proof_is_explained_by_alias_attributes_and_pa() {
 
 #[test]
 fn a_hang_is_explained_by_the_last_record_and_line() {
-    let run = boot(&[("MAIRBENCH_TIMEOUT", "2")], &["mairbench.selftest=hang"]);
+    let run = matrix::run("hang");
     assert_eq!(run.status, 124, "{}", run.stderr);
     let last = run.console.lines().count();
     assert_eq!(
@@ -157,7 +158,7 @@ fn a_hang_is_explained_by_the_last_record_and_line() {
     );
     let lines: Vec<&str> = run.console.lines().collect();
     let last_record = lines.iter().rposition(|l| l.starts_with("@mb ")).unwrap() + 1;
-    let (status, stdout, stderr) = report("hang", &run);
+    let (status, stdout, stderr) = report("hang", run);
     assert_eq!(status, 1, "{stderr}");
     let want = format!(
         "why the run is incomplete:\n  \
@@ -167,7 +168,7 @@ fn a_hang_is_explained_by_the_last_record_and_line() {
          last line before silence: line {last}: selftest: hanging on purpose; the runner's \
          timeout must end this"
     );
-    let want = asked(&run, "hang", want);
+    let want = asked(run, "hang", want);
     assert_eq!(lead(&stdout), want);
     // The runner says it after its TIMEOUT line.
     let timeout = run.stderr.find("TIMEOUT").expect("a TIMEOUT line");
@@ -176,10 +177,7 @@ fn a_hang_is_explained_by_the_last_record_and_line() {
 
 #[test]
 fn a_missing_cpu_is_counted_alike_and_its_psci_error_named() {
-    let run = boot(
-        &[("MAIRBENCH_SMP", "2")],
-        &["mairbench.quick", "mairbench.selftest=missing-cpu"],
-    );
+    let run = matrix::run("a_core_that_cannot_start_is_named_and_the_run_goes_on");
     run.assert_pass();
     let cpu = run.one("cpu");
     assert_eq!(cpu["mpidr"], "0xff00");
@@ -211,12 +209,12 @@ fn a_missing_cpu_is_counted_alike_and_its_psci_error_named() {
             .starts_with("2 of 3 CPUs started"),
         "{verdict}"
     );
-    let (status, stdout, stderr) = report("missing-cpu", &run);
+    let (status, stdout, stderr) = report("missing-cpu", run);
     assert_eq!(status, 0, "{stderr}");
     let want = format!(
         "why the run warned:\n  line {}: CPU 0xff00 did not start: PSCI CPU_ON returned -2 \
          INVALID_PARAMETERS",
-        line_of(&run, "cpu")
+        line_of(run, "cpu")
     );
-    assert_eq!(lead(&stdout), asked(&run, "missing-cpu", want));
+    assert_eq!(lead(&stdout), asked(run, "missing-cpu", want));
 }

@@ -7,6 +7,9 @@
 //!   and the large status.
 //! - A device tree's `simple-framebuffer` (r5g6b5) over RAM kept by `/reserved-memory`, read
 //!   with `pmemsave`; the UART carries the records, whose `start` names the framebuffer.
+//!
+//! `mairbench.console=fb` where nothing describes a framebuffer is the boot matrix's row
+//! `console_fb_without_a_framebuffer_says_so` (matrix.rs).
 
 use crate::common;
 
@@ -411,30 +414,4 @@ fn without_a_uart_the_screen_is_the_console() {
         "the last screen names the missing UART: {text:?}"
     );
     let _ = std::fs::remove_file(&dump);
-}
-
-/// `mairbench.console=fb` where nothing describes a framebuffer: said, and the run goes on on
-/// the UART alone, with no `fb` in its `start` record.
-#[test]
-fn console_fb_without_a_framebuffer_says_so() {
-    let run = common::boot(
-        &[],
-        &[
-            "mairbench.quick",
-            "mairbench.kernels=read-ldp",
-            "mairbench.sizes=4K-4K",
-            "mairbench.console=fb",
-        ],
-    );
-    run.assert_pass();
-    assert!(
-        run.console.contains(
-            "framebuffer: none described (no UEFI GOP, no simple-framebuffer node): \
-             mairbench.console=fb draws nothing"
-        ),
-        "{}",
-        run.console
-    );
-    assert!(run.one("start").get("fb").is_none());
-    assert!(!run.console.contains("the screen keeps this"));
 }

@@ -11,7 +11,7 @@ fn image_header_and_size() {
     let elf = common::firmware();
     let bin = elf.with_extension("bin");
     // qemu/run makes the .bin; boot once so that it exists and is current.
-    common::boot(&[], &["mairbench.quick"]).assert_pass();
+    crate::matrix::run("kernel_a72_el1").assert_pass();
     let image = std::fs::read(&bin).expect("raw image next to the ELF");
     assert_eq!(&image[0x38..0x3c], b"ARM\x64", "magic");
     assert_eq!(le64(&image, 0x08), 0, "text_offset");

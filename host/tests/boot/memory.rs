@@ -1,11 +1,13 @@
-//! The memory-type aliases in QEMU: the report, the buffer options, the negative test of the
-//! proof and the optional Device-memory fault probes. (Correctness only: QEMU has no caches.)
+//! The memory-type aliases in QEMU: the report, the buffer options (a size, and part of a
+//! block rounded down: rows of the boot matrix), the negative test of the proof and the
+//! optional Device-memory fault probes. (Correctness only: QEMU has no caches.)
 
 use crate::common::boot;
+use crate::matrix;
 
 #[test]
 fn report_shows_registers_map_and_tables() {
-    let run = boot(&[], &["mairbench.quick"]);
+    let run = matrix::run("kernel_a72_el1");
     run.assert_pass();
     let mmu = run.one("mmu");
     assert_eq!(
@@ -37,7 +39,7 @@ fn report_shows_registers_map_and_tables() {
 
 #[test]
 fn a_wrong_attr_index_fails_the_proof_naming_the_alias() {
-    let run = boot(&[], &["mairbench.quick", "mairbench.selftest=bad-attr"]);
+    let run = matrix::run("bad_attr");
     run.assert_framed();
     let bad: Vec<_> = run
         .of_kind("memtype")
@@ -61,32 +63,6 @@ fn a_wrong_attr_index_fails_the_proof_naming_the_alias() {
     assert_eq!(bad[0]["verdict"], "wrong-attr");
     assert_eq!(run.one("end")["status"], "fail");
     assert_eq!(run.status, 1);
-}
-
-#[test]
-fn buffer_size_from_bootargs() {
-    let run = boot(&[], &["mairbench.quick", "mairbench.buffer=4M"]);
-    run.assert_pass();
-    assert_eq!(run.one("mmu")["buffer_size"], 4 << 20);
-    for proof in run.of_kind("memtype") {
-        assert_eq!(proof["size"], 4 << 20);
-    }
-    run.assert_memory_proven();
-}
-
-#[test]
-fn a_buffer_of_part_of_a_block_is_rounded_down_with_a_warning() {
-    let run = boot(&[], &["mairbench.quick", "mairbench.buffer=5M"]);
-    run.assert_pass();
-    assert_eq!(run.one("mmu")["buffer_size"], 4 << 20);
-    assert_eq!(run.one("end")["warnings"], 1);
-    assert!(
-        run.console
-            .contains("5 MiB is not a whole number of 2 MiB blocks"),
-        "{}",
-        run.console
-    );
-    run.assert_memory_proven();
 }
 
 #[test]
@@ -138,7 +114,7 @@ fn types_restrict_later_measurements() {
 
 #[test]
 fn device_fault_probes_are_information_only() {
-    let run = boot(&[], &["mairbench.quick", "mairbench.device-faults"]);
+    let run = matrix::run("device_faults");
     run.assert_pass();
     let probes = run.of_kind("device-fault");
     assert_eq!(

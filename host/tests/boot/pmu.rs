@@ -3,18 +3,13 @@
 //! cycle counter's rate; the event counters' self-check (SW_INCR) passes. QEMU's events are
 //! those of its target/arm/cpregs-pmu.c `pm_events[]`: SW_INCR (0x00) and CPU_CYCLES (0x11)
 //! always, INST_RETIRED (0x08) only with `-icount`, STALL_FRONTEND/BACKEND (0x23/0x24) from
-//! PMUv3p1 and STALL (0x3C) from PMUv3p4.
+//! PMUv3p1 and STALL (0x3C) from PMUv3p4. The runs are quick runs of the boot matrix
+//! (matrix.rs): the boot checks and the config record are all this file reads.
 
-use crate::common::{boot, Run};
+use crate::common::Run;
+use crate::matrix;
 use mairbench_core::pmu::{described, Choice, Unavailable, EVENTS};
 use serde_json::Value;
-
-/// A short run: the boot checks and the config record are all this file reads.
-const ARGS: [&str; 3] = [
-    "mairbench.quick",
-    "mairbench.kernels=latency",
-    "mairbench.sizes=4K",
-];
 
 fn hex(v: &Value) -> u64 {
     let s = v
@@ -75,8 +70,8 @@ fn config(run: &Run) -> &Value {
 
 #[test]
 fn virt_cortex_a72_counts_no_memory_event_and_says_why() {
-    let run = boot(&[], &ARGS);
-    let config = config(&run);
+    let run = matrix::run("kernel_a72_el1");
+    let config = config(run);
     // PMUv3 (no v3.1 events): exactly SW_INCR and CPU_CYCLES.
     assert_eq!(config["pmceid0"], "0x20001");
     assert_eq!(config["pmceid1"], "0x0");
@@ -84,8 +79,8 @@ fn virt_cortex_a72_counts_no_memory_event_and_says_why() {
 
 #[test]
 fn cpu_max_reports_what_qemus_pmceid_says() {
-    let run = boot(&[("MAIRBENCH_CPU", "max")], &ARGS);
-    let config = config(&run);
+    let run = matrix::run("kernel_max_el1");
+    let config = config(run);
     let (p0, p1) = (hex(&config["pmceid0"]), hex(&config["pmceid1"]));
     assert_eq!(p0, 0x20001, "no INST_RETIRED without -icount");
     // PMUv3p1's stall events and PMUv3p4's STALL, nothing else.
@@ -97,8 +92,8 @@ fn cpu_max_reports_what_qemus_pmceid_says() {
 
 #[test]
 fn icount_adds_inst_retired_so_pmceid_is_read_not_assumed() {
-    let run = boot(&[("MAIRBENCH_ICOUNT", "1")], &ARGS);
-    let config = config(&run);
+    let run = matrix::run("icount");
+    let config = config(run);
     assert_eq!(
         config["pmceid0"], "0x20101",
         "INST_RETIRED (0x08) under -icount"
@@ -110,12 +105,9 @@ fn the_self_check_counts_after_entry_at_el2_and_el3() {
     // MDCR_EL2 (HPMN = N) and MDCR_EL3 (0, Non-secure EL1) as the boot code sets them: the
     // filters (P = NSK = 0) count at EL1 either way.
     for el in ["2", "3"] {
-        let run = boot(
-            &[("MAIRBENCH_CPU", "cortex-a53"), ("MAIRBENCH_EL", el)],
-            &ARGS,
-        );
+        let run = matrix::run(&format!("kernel_a53_el{el}"));
         assert_eq!(run.one("start")["entry_el"], el.parse::<u64>().unwrap());
-        let config = config(&run);
+        let config = config(run);
         assert_eq!(config["pmceid0"], "0x20001", "EL{el}");
     }
 }

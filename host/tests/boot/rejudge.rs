@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use crate::common::boot;
+use crate::matrix;
 use mairbench_core::cache::{CacheLevel, CacheType};
 use mairbench_core::kernel::{Kernel, Unit, KERNELS};
 use mairbench_core::memtype::{self, Role, MEMTYPES};
@@ -302,8 +302,8 @@ fn a_changed_verdict_is_named() {
 
 #[test]
 fn a_live_run_is_judged_again_as_it_was() {
-    for smp in ["1", "2"] {
-        let run = boot(&[("MAIRBENCH_SMP", smp)], &["mairbench.quick"]);
+    for (smp, row) in [("1", "kernel_a72_el1"), ("2", "two_cpus_quick")] {
+        let run = matrix::run(row);
         run.assert_pass();
         let again = rejudge(run.console.as_bytes());
         assert_eq!(again.missing, Vec::<String>::new(), "SMP {smp}");

@@ -1,11 +1,12 @@
 //! The record schema against what the firmware really writes: a few QEMU runs that together
 //! emit every kind; every record must conform to `mairbench_core::schema` (and so to
 //! `docs/records.md`, generated from it), every kind and every field of the table must show
-//! up, and the host's reader must know everything it reads.
+//! up, and the host's reader must know everything it reads. A run the boot matrix has is
+//! its row's (matrix.rs).
 
 use crate::common;
 
-use crate::common::boot;
+use crate::matrix;
 use mairbench_core::schema::{self, KINDS};
 use mairbench_host::log;
 use std::collections::BTreeSet;
@@ -117,7 +118,7 @@ fn the_firmware_writes_what_the_schema_says() {
         ],
     );
     for (env, bootargs) in RUNS.into_iter().chain([reserved]) {
-        let run = boot(env, bootargs);
+        let run = matrix::shared(env, bootargs);
         run.assert_framed();
         for (i, r) in run.records.iter().enumerate() {
             let map = r.as_object().expect("a record is an object");

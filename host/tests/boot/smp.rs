@@ -3,10 +3,13 @@
 //! the scaling measurements; a CPU that cannot start is named by MPIDR and the run goes on.
 //! Every CPU's regime registers equal the boot CPU's, tokens cross cores through a shared
 //! write-back line, and the loaded latency runs with two or more CPUs. (No speed is
-//! compared.) Big counts run a reduced benchmark to stay within CI's budget.
+//! compared.) Big counts run a reduced benchmark to stay within CI's budget. The runs are
+//! the boot matrix's (matrix.rs), which also holds the CPU that cannot start, the scaling
+//! with nothing to run and more CPUs than a GICv2 serves.
 
 use crate::common;
 use crate::common::{boot, Run};
+use crate::matrix;
 use serde_json::Value;
 
 /// The one check record called `name`.
@@ -188,10 +191,7 @@ fn loaded_latency(run: &Run, n: usize, kernels: &[&str], types: &[&str]) {
 const LOADED: [&str; 3] = ["normal-wb", "normal-nc", "device-ngnre"];
 
 fn four_cores(el: &str) {
-    let run = boot(
-        &[("MAIRBENCH_SMP", "4"), ("MAIRBENCH_EL", el)],
-        &["mairbench.quick"],
-    );
+    let run = matrix::run(&format!("four_cores_from_el{el}"));
     run.assert_pass();
     let hellos = run.of_kind("hello");
     let mpidrs: Vec<_> = hellos
@@ -217,10 +217,10 @@ fn four_cores(el: &str) {
             s["per_core_min_mbps"].as_u64().unwrap() <= s["per_core_max_mbps"].as_u64().unwrap()
         );
     }
-    assert_eq!(check(&run, "scaling")["ok"], true);
-    scaling_aggregates_are_bytes_over_span(&run);
-    same_registers_and_shared_line(&run, 4);
-    loaded_latency(&run, 4, &["read-ldp", "write-stp"], &LOADED);
+    assert_eq!(check(run, "scaling")["ok"], true);
+    scaling_aggregates_are_bytes_over_span(run);
+    same_registers_and_shared_line(run, 4);
+    loaded_latency(run, 4, &["read-ldp", "write-stp"], &LOADED);
 }
 
 #[test]
@@ -233,42 +233,10 @@ fn four_cores_from_el2() {
     four_cores("2");
 }
 
-#[test]
-fn a_core_that_cannot_start_is_named_and_the_run_goes_on() {
-    let run = boot(
-        &[("MAIRBENCH_SMP", "2")],
-        &["mairbench.quick", "mairbench.selftest=missing-cpu"],
-    );
-    run.assert_pass();
-    assert_eq!(run.of_kind("hello").len(), 2);
-    let failed = run.one("cpu");
-    assert_eq!(failed["mpidr"], "0xff00");
-    assert_eq!(failed["started"], false);
-    // PSCI INVALID_PARAMETERS.
-    assert_eq!(failed["why"], "PSCI CPU_ON returned -2");
-    // The CPU, and the smp-config verdict that counts it.
-    assert_eq!(
-        run.one("end")["warned"],
-        serde_json::json!(["cpu", "smp-config"])
-    );
-}
-
-/// A reduced run: the proof, one type, one size, one rep (the scaling still covers every
-/// core count it measures).
-const REDUCED: [&str; 5] = [
-    "mairbench.quick",
-    "mairbench.types=normal-wb",
-    "mairbench.kernels=read-ldp",
-    "mairbench.sizes=4K-4K",
-    "mairbench.reps=1",
-];
-
 /// `n` CPUs on virt: every one says hello once, from EL1, with its MIDR; none is refused.
-fn every_cpu_says_hello(n: usize, env: &[(&str, &str)], bootargs: &[&str]) {
-    let smp = n.to_string();
-    let mut env = env.to_vec();
-    env.push(("MAIRBENCH_SMP", &smp));
-    let run = boot(&env, bootargs);
+/// The run is the boot matrix's `row`.
+fn every_cpu_says_hello(n: usize, row: &str) {
+    let (run, bootargs) = (matrix::run(row), matrix::row_named(row).bootargs);
     run.assert_pass();
     let hellos = run.of_kind("hello");
     let mut mpidrs: Vec<u64> = hellos
@@ -292,14 +260,14 @@ fn every_cpu_says_hello(n: usize, env: &[(&str, &str)], bootargs: &[&str]) {
         .console
         .contains(&format!("cpus: {n} of {n} running at EL1")));
     run.assert_memory_proven();
-    same_registers_and_shared_line(&run, n);
+    same_registers_and_shared_line(run, n);
     if bootargs.contains(&"mairbench.kernels=read-ldp") {
-        loaded_latency(&run, n, &["read-ldp"], &["normal-wb"]);
+        loaded_latency(run, n, &["read-ldp"], &["normal-wb"]);
     } else {
-        loaded_latency(&run, n, &["read-ldp", "write-stp"], &LOADED);
+        loaded_latency(run, n, &["read-ldp", "write-stp"], &LOADED);
     }
     if n > 1 {
-        scaling_aggregates_are_bytes_over_span(&run);
+        scaling_aggregates_are_bytes_over_span(run);
         let most = run
             .of_kind("scaling")
             .iter()
@@ -316,53 +284,36 @@ fn every_cpu_says_hello(n: usize, env: &[(&str, &str)], bootargs: &[&str]) {
 }
 
 #[test]
-fn scaling_runs_only_selected_kernels() {
-    let run = boot(
-        &[("MAIRBENCH_SMP", "2")],
-        &[
-            "mairbench.quick",
-            "mairbench.types=normal-wb",
-            "mairbench.kernels=latency",
-            "mairbench.sizes=4K-4K",
-            "mairbench.reps=1",
-        ],
-    );
-    run.assert_pass();
-    assert!(run.of_kind("scaling").is_empty(), "{}", run.console);
-    assert!(run.of_kind("loaded_latency").is_empty(), "{}", run.console);
-    for what in ["scaling", "loaded latency"] {
-        let line =
-            format!("{what}: not run (read-ldp and write-stp are not among the selected kernels)");
-        assert!(run.console.contains(&line), "{}", run.console);
-    }
-}
-
-#[test]
 fn one_two_and_three_cpus() {
-    for n in [1, 2, 3] {
-        every_cpu_says_hello(n, &[], &["mairbench.quick"]);
+    for (n, row) in [
+        (1, "kernel_a72_el1"),
+        (2, "two_cpus_quick"),
+        (3, "three_cpus_quick"),
+    ] {
+        every_cpu_says_hello(n, row);
     }
 }
 
 #[test]
 fn six_cpus_as_on_an_rk3399() {
-    every_cpu_says_hello(6, &[], &REDUCED);
+    every_cpu_says_hello(6, "six_cpus_reduced");
 }
 
 #[test]
 fn eight_cpus_the_most_a_gicv2_serves() {
-    every_cpu_says_hello(8, &[], &REDUCED);
+    every_cpu_says_hello(8, "eight_cpus_reduced");
 }
 
 #[test]
 fn sixteen_cpus_with_a_gicv3() {
     // qemu/run picks gic-version=3 above eight CPUs; the scaling measures 1, 2, 4, 8, 16.
-    every_cpu_says_hello(16, &[("MAIRBENCH_TIMEOUT", "240")], &REDUCED);
+    every_cpu_says_hello(16, "sixteen_cpus_reduced");
 }
 
 #[test]
 fn the_pi_3s_spin_table_releases_all_four_cores() {
-    let run = boot(&[("MAIRBENCH_MACHINE", "raspi3b")], &REDUCED);
+    // The Pi 3B's quick run (raspi.rs).
+    let run = matrix::run("raspi3b_with_the_boards_own_device_tree");
     run.assert_pass();
     let hellos = run.of_kind("hello");
     let mpidrs: Vec<_> = hellos
@@ -374,19 +325,12 @@ fn the_pi_3s_spin_table_releases_all_four_cores() {
         .iter()
         .all(|h| h["entry_el"] == 2 && h["midr"] == "0x410fd034"));
     assert!(run.of_kind("cpu").is_empty(), "{}", run.console);
-    same_registers_and_shared_line(&run, 4);
+    same_registers_and_shared_line(run, 4);
     // Released with the MMU off: the armstub's page (the release words) is not mapped.
     assert!(run
         .of_kind("map")
         .iter()
         .all(|m| m["what"] != "cpu-release-addr"));
-}
-
-#[test]
-fn more_cpus_than_gicv2_serves_is_a_bad_setting() {
-    let run = boot(&[("MAIRBENCH_SMP", "9"), ("MAIRBENCH_GIC", "2")], &[]);
-    assert_eq!(run.status, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("MAIRBENCH_GIC"), "{}", run.stderr);
 }
 
 /// A bigger machine is not bad input: QEMU's own device tree of a 300-CPU virt machine
@@ -406,7 +350,7 @@ fn three_hundred_cpus_in_the_device_tree_are_named_not_a_crash() {
             ("MAIRBENCH_DTB", dtb.to_str().unwrap()),
             ("MAIRBENCH_GIC", "3"),
         ],
-        &REDUCED,
+        matrix::REDUCED,
     );
     run.assert_pass();
     assert_eq!(run.of_kind("hello").len(), 1, "{}", run.console);

@@ -5,6 +5,7 @@
 
 use crate::common;
 use crate::common::{boot, Run};
+use crate::matrix;
 use mairbench_core::verdict::{Basis, Status, VERDICTS};
 
 fn verdicts(run: &Run) -> Vec<(String, String)> {
@@ -59,11 +60,11 @@ fn assert_block(run: &Run) {
 
 #[test]
 fn emulated_run_judges_data_and_leaves_timing_open() {
-    let run = boot(&[], &["mairbench.quick"]);
+    let run = matrix::run("kernel_a72_el1");
     run.assert_pass();
-    assert_block(&run);
+    assert_block(run);
     for spec in VERDICTS.iter() {
-        let status = status_of(&run, spec.id);
+        let status = status_of(run, spec.id);
         match spec.basis {
             Basis::Timing => assert_eq!(status, "n/a", "{} under QEMU", spec.id),
             _ => assert_ne!(status, "fail", "{} under QEMU:\n{}", spec.id, run.console),
@@ -71,9 +72,9 @@ fn emulated_run_judges_data_and_leaves_timing_open() {
     }
     // The maintenance experiment is data: QEMU has no caches, and clean/invalidate still
     // leave the data where the architecture says.
-    assert_eq!(status_of(&run, "maintenance"), "pass");
+    assert_eq!(status_of(run, "maintenance"), "pass");
     // One CPU: nothing to compare.
-    assert_eq!(status_of(&run, "smp-config"), "n/a");
+    assert_eq!(status_of(run, "smp-config"), "n/a");
     let maintenance = run
         .of_kind("verdict")
         .into_iter()
@@ -87,10 +88,10 @@ fn emulated_run_judges_data_and_leaves_timing_open() {
 
 #[test]
 fn four_cpus_pass_smp_config() {
-    let run = boot(&[("MAIRBENCH_SMP", "4")], &["mairbench.quick"]);
+    let run = matrix::run("four_cores_from_el1");
     run.assert_pass();
-    assert_block(&run);
-    assert_eq!(status_of(&run, "smp-config"), "pass", "{}", run.console);
+    assert_block(run);
+    assert_eq!(status_of(run, "smp-config"), "pass", "{}", run.console);
 }
 
 #[test]
