@@ -2,7 +2,7 @@
 //! over its stdin and stdout pipes: the file `rb` writes must be byte-identical to the one
 //! sent (Debian's `lrzsz`, which ./test.sh installs before the tests). Then
 //! the same over a pty through the serial-port `Link`. The real receiver, U-Boot's `loady` in
-//! QEMU, is tests/ymodem_uboot.rs.
+//! QEMU, is serial_console.rs's.
 
 use mairbench_host::ymodem::{self, Link, Options, Progress};
 use std::collections::VecDeque;

@@ -1,7 +1,8 @@
 //! The benchmark engine in QEMU: every selected point reported with positive ticks and intact
-//! data, options honoured (bad ones warn: the matrix's row
-//! `bad_benchmark_options_warn_and_keep_defaults`), deterministic under -icount. Correctness only: QEMU models no
-//! caches, so nothing here compares one memory type's speed with another's.
+//! data, options honoured (bad ones warn: the boot matrix's row
+//! `bad_benchmark_options_warn_and_keep_defaults`), deterministic under -icount. Correctness
+//! only: QEMU models no caches, so nothing here compares one memory type's speed with
+//! another's.
 
 use crate::common;
 use crate::common::{boot, Run, MEMTYPES};

@@ -1,7 +1,8 @@
 //! QEMU's real-board machines, each booted with the board's own device tree from Debian's
 //! arm64 kernel package (fetched by qemu/dtbs, not committed): `raspi4b` (Raspberry Pi 4B,
 //! spin-table CPUs, the mini-UART), `imx8mp-evk` (i.MX 8M Plus EVK, PSCI over SMC, an i.MX
-//! UART) and `xlnx-zcu102` (ZCU102, PSCI over SMC, a Cadence UART). `raspi.rs` has the Pi 3B.
+//! UART) and `xlnx-zcu102` (ZCU102, PSCI over SMC, a Cadence UART). The Pi 3B is the boot
+//! matrix's row `raspi3b_with_the_boards_own_device_tree`.
 //!
 //! Each machine must show the console of the device tree's stdout-path, pass the memory proof
 //! and the quick run, and give one `hello` record per CPU (four). The runs are the boot

@@ -28,7 +28,13 @@ fn qemu_direct(args: &[&str], stop: impl Fn(&str) -> bool, limit: Duration) -> c
 
 /// The verdict of `qemu/judge` on a console log and QEMU's exit status.
 fn judge(console: &str, status: i32) -> i32 {
-    let log = std::env::temp_dir().join(format!("mairbench-boot-paths-{}.log", std::process::id()));
+    // A file of its own per call: two tests judge at once.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let log = std::env::temp_dir().join(format!(
+        "mairbench-boot-paths-{}-{n}.log",
+        std::process::id()
+    ));
     std::fs::write(&log, console).expect("log written");
     let verdict = Command::new(root().join("qemu/judge"))
         .arg(&log)

@@ -55,13 +55,14 @@ const RUNS: [Settings; 4] = [
 /// seen.
 const UNSEEN_IN_QEMU: [(&str, &str); 16] = [
     ("result", "integrity_fail_offset"),
-    // Only a counter that goes backwards: host/tests/bench.rs makes one with its selftest.
+    // Only a counter that goes backwards: host/tests/boot/bench.rs makes one with a selftest.
     ("result", "dropped_samples"),
     ("result", "dropped_why"),
-    // These runs enter at EL1: host/tests/boot.rs checks them at EL2 and EL3.
+    // These runs enter at EL1: the boot matrix's kernel rows (host/tests/boot/entry.rs) check
+    // them at EL2 and EL3.
     ("start", "el2_traps_zeroed"),
     ("start", "smpen_set"),
-    // Only in a guest: host/tests/verdicts.rs boots a device tree with Xen's node.
+    // Only in a guest: host/tests/boot/verdicts.rs boots a device tree with Xen's node.
     ("start", "hypervisor"),
     // Only on silicon whose CNTFRQ_EL0 is not the tree's (never emulated): core's tests.
     ("start", "counter_hz"),
@@ -79,8 +80,8 @@ const UNSEEN_IN_QEMU: [(&str, &str); 16] = [
     ("system_cache", "rising"),
 ];
 
-/// Fields only mairbench-linux writes: host/tests/twin.rs checks them in its records
-/// (`sync_ns`, of a dma-buf source: host/tests/linux.rs).
+/// Fields only mairbench-linux writes: host/tests/linux/twin.rs checks them in its records
+/// (`sync_ns`, of a dma-buf source: host/tests/linux/linux.rs).
 const TWIN_ONLY: [(&str, &str); 4] = [
     ("result", "source"),
     ("result", "sync_ns"),
@@ -88,7 +89,7 @@ const TWIN_ONLY: [(&str, &str); 4] = [
     ("start", "machine"),
 ];
 
-/// Fields only a run with the framebuffer console writes: host/tests/framebuffer.rs checks
+/// Fields only a run with the framebuffer console writes: host/tests/boot/framebuffer.rs checks
 /// them in the `start` record of its device-tree run.
 const FRAMEBUFFER_ONLY: [(&str, &str); 6] = [
     ("start", "fb"),
@@ -99,7 +100,7 @@ const FRAMEBUFFER_ONLY: [(&str, &str); 6] = [
     ("start", "fb_format"),
 ];
 
-/// Kinds only mairbench-linux writes: host/tests/linux.rs checks them in its records.
+/// Kinds only mairbench-linux writes: host/tests/linux/linux.rs checks them in its records.
 const TWIN_ONLY_KINDS: [&str; 1] = ["source"];
 
 #[test]

@@ -312,7 +312,7 @@ fn sixteen_cpus_with_a_gicv3() {
 
 #[test]
 fn the_pi_3s_spin_table_releases_all_four_cores() {
-    // The Pi 3B's quick run (raspi.rs).
+    // The Pi 3B's quick run, the boot matrix's.
     let run = matrix::run("raspi3b_with_the_boards_own_device_tree");
     run.assert_pass();
     let hellos = run.of_kind("hello");

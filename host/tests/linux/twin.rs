@@ -5,7 +5,7 @@
 //!
 //! Under qemu-user `/dev` and `/sys` are the host's, so these runs name their sources
 //! (never `all`, which would reach the host's devices and PCI BARs); the names that must be
-//! missing are ones no host has. `all` is tested in the Linux boot (host/tests/linux.rs).
+//! missing are ones no host has. `all` is tested in the Linux boot (host/tests/linux/linux.rs).
 
 use crate::common;
 
