@@ -9,6 +9,7 @@ use crate::arch::smp::start;
 use crate::bench::engine::Engine;
 use crate::bench::Remote;
 use crate::console::Console;
+use crate::core_to_core::{self, MAX_MATRIX_CPUS};
 use crate::cpus::Cores;
 use crate::memory::Memory;
 use crate::verdicts::{self, Gathered};
@@ -18,7 +19,7 @@ use mairbench_core::format::Bytes;
 use mairbench_core::record::Record;
 use mairbench_core::results::Results;
 use mairbench_core::schema;
-use mairbench_core::topology::{Caches, Cluster, Report, Reports, Topology};
+use mairbench_core::topology::{Caches, Cluster, Problem, Report, Reports, Topology};
 
 /// What the running CPUs said of themselves: the boot CPU's report, then each started
 /// secondary's (as it wrote it before its hello).
@@ -87,7 +88,10 @@ pub fn run(
         Or(boot)
     );
     for p in topology.problems.iter() {
-        run::warn("clusters");
+        // CPUs beyond the cap were named when the CPUs started.
+        if p != Problem::TooManyCpus {
+            run::warn("clusters");
+        }
         say!("clusters: {p}");
     }
     if topology.clusters_beyond_cap() > 0 {
@@ -108,6 +112,29 @@ pub fn run(
         };
         describe(i, c, role, &topology);
     }
+    let mut matrix = [None; MAX_MATRIX_CPUS];
+    let blocks = cores.blocks().iter().map(|&b| Some(b));
+    for (slot, block) in matrix.iter_mut().zip(core::iter::once(None).chain(blocks)) {
+        let mpidr = match block {
+            None => Some(id.mpidr & start::AFFINITY),
+            Some(b) => start::online(b).map(|up| up.mpidr),
+        };
+        *slot = mpidr.map(|mpidr| core_to_core::Member {
+            block,
+            mpidr,
+            cluster: topology.member(mpidr).and_then(|m| m.cluster),
+        });
+    }
+    let count = matrix.iter().flatten().count();
+    let mut members = [core_to_core::Member {
+        block: None,
+        mpidr: 0,
+        cluster: None,
+    }; MAX_MATRIX_CPUS];
+    for (slot, m) in members.iter_mut().zip(matrix.iter().flatten()) {
+        *slot = *m;
+    }
+    core_to_core::run(&members[..count], cores.count() + 1);
     for (i, c) in topology.clusters().iter().enumerate() {
         let (Some(block), false) = (block_of(cores, c.representative), Some(i) == boot) else {
             continue;

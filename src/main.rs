@@ -19,6 +19,7 @@ mod bench;
 mod boot_checks;
 mod clusters;
 mod console;
+mod core_to_core;
 mod counters;
 mod cpus;
 mod describe;
@@ -226,7 +227,7 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
                     engine.run();
                     engine.scaling(&cores);
                     verdicts::report(engine.results(), &gathered);
-                    if others.secondaries() > 0 {
+                    if cores.count() > 0 {
                         let dtb = dtb.map(|(_, blob)| blob);
                         clusters::run(dtb, &cores, &mem, &options, results, &gathered);
                     }

@@ -1322,6 +1322,27 @@ pub const SYSTEM_CACHE: Kind = Kind {
     ],
 };
 
+/// `core_to_core`: one pair of the core-to-core latency matrix.
+pub const CORE_TO_CORE: Kind = Kind {
+    name: "core_to_core",
+    doc: "One pair of CPUs of the core-to-core latency matrix: one 64-byte line of Normal \
+          write-back, Inner Shareable memory bounced between them with plain loads and \
+          stores (each CPU waits for the other's value, then writes the next), after one \
+          untimed round trip; timed by the from CPU. Written after the cluster records when \
+          two or more CPUs run, one per pair of the first 16 running CPUs (from < to in the \
+          order the CPUs started, the boot CPU first). Absent in logs of older firmware.",
+    fields: &[
+        Field::always("from", Hex, "", "MPIDR affinity of the CPU that timed the bounce."),
+        Field::always("to", Hex, "", "MPIDR affinity of the other CPU."),
+        Field::always("from_cluster", U64, "", "from's cluster index (the cluster records); null when in none.").or_null(),
+        Field::always("to_cluster", U64, "", "to's cluster index; null when in none.").or_null(),
+        Field::always("rounds", U64, "round trips", "Timed round trips (1000 on hardware, 50 under emulation)."),
+        Field::always("ticks", U64, TICKS, "The timed round trips on from's counter; null when the pair did not finish within 2 s (both gave up).").or_null(),
+        Field::always("freq_hz", U64, "Hz", "Counter frequency."),
+        Field::always("ns_per_hop", Decimal, "ns", "One-way time: ticks over 2 x rounds hops, in ns, two decimals; null when the pair did not finish.").or_null(),
+    ],
+};
+
 /// The `cluster` field of the records another cluster's sweep writes.
 const ON_CLUSTER: Field = Field::optional(
     "cluster",
@@ -1551,6 +1572,7 @@ pub const KINDS: &[&Kind] = &[
     &SYSTEM_CACHE,
     &VERDICT,
     &CLUSTER,
+    &CORE_TO_CORE,
     &EXCEPTION,
     &PANIC,
     &END,

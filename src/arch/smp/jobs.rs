@@ -126,6 +126,13 @@ pub enum Job {
         /// Passes timed as one sample (0: one untimed run, a warm-up).
         passes: u64,
     },
+    /// One side of a cache line bounced between two CPUs (see [`super::bounce`]).
+    Bounce {
+        /// 0: writes the odd values and times; 1: writes the even ones.
+        side: u64,
+        /// Timed round trips.
+        rounds: u64,
+    },
 }
 
 /// Per stack block: the job posted to that CPU, valid once `POSTED` holds its sequence
@@ -183,7 +190,7 @@ const START_MARGIN_US: u64 = 100;
 
 /// Posts `job(i)` to the `i`th CPU of `blocks` (then SEV); the job's sequence number, or
 /// `None` if a block is out of range.
-fn post(blocks: &[usize], job: impl Fn(usize) -> Job) -> Option<u64> {
+pub(super) fn post(blocks: &[usize], job: impl Fn(usize) -> Job) -> Option<u64> {
     let seq = SEQ.fetch_add(1, Ordering::Relaxed) + 1;
     ARRIVED.store(0, Ordering::SeqCst);
     RUNNING.store(0, Ordering::SeqCst);
@@ -223,7 +230,7 @@ fn wait_until(at: u64) {
 }
 
 /// What the CPU of `block` reported for job `seq`, waiting for it until `deadline`.
-fn outcome(block: usize, seq: u64, deadline: &Deadline) -> Option<Span> {
+pub(super) fn outcome(block: usize, seq: u64, deadline: &Deadline) -> Option<Span> {
     let finished = FINISHED.get(block)?;
     while finished.load(Ordering::Acquire) != seq {
         if deadline.expired() {
@@ -382,7 +389,8 @@ pub(super) fn serve(block: usize) -> ! {
         // SAFETY: `seq` is not 0, so `post` posted it: it wrote this slot's job before its
         // Release store of `seq`, which the Acquire load above saw.
         let job = unsafe { job.get().assume_init() };
-        if !matches!(job, Job::Stream(_) | Job::Clock | Job::Alone { .. }) {
+        let alone = matches!(job, Job::Alone { .. } | Job::Bounce { .. });
+        if !alone && !matches!(job, Job::Stream(_) | Job::Clock) {
             ARRIVED.fetch_add(1, Ordering::AcqRel);
             while GO.load(Ordering::Acquire) != seq {
                 aarch64_cpu::asm::wfe();
@@ -399,6 +407,7 @@ pub(super) fn serve(block: usize) -> ! {
                 Span::default()
             }
             Job::Alone { mut body, passes } => span(passes, &mut body),
+            Job::Bounce { side, rounds } => super::bounce::serve(side, rounds, seq),
             Job::Stream(stream) => {
                 dsb(SY);
                 let start = ticks();
