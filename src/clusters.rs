@@ -4,7 +4,7 @@
 //! cluster the boot CPU is not in (`mairbench_core::topology` decides the clusters and their
 //! representatives).
 
-use crate::arch::cpu;
+use crate::arch::{cpu, global};
 use crate::arch::smp::start;
 use crate::bench::engine::Engine;
 use crate::bench::Remote;
@@ -16,6 +16,7 @@ use crate::verdicts::{self, Gathered};
 use crate::{run, say};
 use mairbench_core::bootargs::Options;
 use mairbench_core::format::Bytes;
+use mairbench_core::platform::{Platform, Tables};
 use mairbench_core::record::Record;
 use mairbench_core::results::Results;
 use mairbench_core::schema;
@@ -55,11 +56,27 @@ fn block_of(cores: &Cores, mpidr: u64) -> Option<usize> {
         .find(|&b| start::online(b).is_some_and(|up| up.mpidr == mpidr & start::AFFINITY))
 }
 
-/// Finds the clusters, reports them, and sweeps and judges each on its representative when
+/// The clusters the tables describe: ACPI's PPTT and MADT where ACPI described the machine
+/// (read now, while the MMU is off: the firmware does not map them), else the device tree.
+/// Kept in the image's BSS (`None` if that place was taken already).
+#[inline(never)] // the topology is built in this frame, not in main's
+pub fn tables(
+    platform: &Platform<'static>,
+    dtb: Option<&'static [u8]>,
+) -> Option<&'static Topology<'static>> {
+    let topology = match (platform.tables, platform.acpi.madt, dtb) {
+        (Tables::Acpi, Some(madt), _) => Topology::from_acpi(platform.acpi.pptt, madt),
+        (_, _, Some(dtb)) => Topology::from_dtb(dtb),
+        _ => Topology::none(),
+    };
+    Some(global::topology_store()?.write(topology))
+}
+
+/// Finds the clusters (`tables` merged with what the running CPUs report), reports them, and sweeps and judges each on its representative when
 /// it is not the boot CPU's; `results` is the verdicts' store (reset per sweep).
 #[inline(never)] // the topologies' frames are on the stack only during the call
 pub fn run(
-    dtb: Option<&'static [u8]>,
+    tables: &Topology<'static>,
     cores: &Cores,
     mem: &Memory,
     options: &Options,
@@ -76,7 +93,6 @@ pub fn run(
         },
         cores,
     };
-    let tables = dtb.map_or(Topology::none(), Topology::from_dtb);
     let topology = tables.merge_from(&running);
     let boot = topology.member(id.mpidr).and_then(|m| m.cluster);
     say!("");

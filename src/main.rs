@@ -167,6 +167,9 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
         }
     }
 
+    // The clusters the tables describe, read before the MMU is on (ACPI's tables stay
+    // unmapped), judged after the sweep.
+    let clusters = clusters::tables(&platform, dtb.map(|(_, blob)| blob));
     let ask_missing = options.selftest == Some(Selftest::MissingCpu);
     let mut others = cpus::Plan::new(&platform, psci, cpu.mpidr, ask_missing);
     others.release_spin_tables();
@@ -227,9 +230,8 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
                     engine.run();
                     engine.scaling(&cores);
                     verdicts::report(engine.results(), &gathered);
-                    if cores.count() > 0 {
-                        let dtb = dtb.map(|(_, blob)| blob);
-                        clusters::run(dtb, &cores, &mem, &options, results, &gathered);
+                    if let (Some(clusters), true) = (clusters, cores.count() > 0) {
+                        clusters::run(clusters, &cores, &mem, &options, results, &gathered);
                     }
                 }
                 None => verdicts::report(&verdict::NoSweep, &gathered),

@@ -148,6 +148,13 @@ fn edk2_acpi_four_cpus_from_the_madt() {
         .find(|v| v["name"] == "smp-config")
         .expect("an smp-config verdict");
     assert_eq!(smp["status"], "pass", "{smp}");
+    // The clusters from QEMU's PPTT (read before the MMU is on: the firmware does not map
+    // ACPI's tables), one of the four CPUs, and the core-to-core matrix of its six pairs.
+    let cluster = run.one("cluster");
+    assert_eq!(cluster["source"], "pptt", "{cluster}");
+    assert_eq!(cluster["cpus"], 4, "{cluster}");
+    assert_eq!(cluster["role"], "boot", "{cluster}");
+    assert_eq!(run.of_kind("core_to_core").len(), 6, "{}", run.console);
 }
 
 /// A disk without the image: EDK2's shell cannot run startup.nsh's command and waits; the

@@ -74,7 +74,11 @@ impl Engine<'_> {
     pub(super) fn scaling_tables(&mut self, cores: &Cores) {
         let started = ticks();
         let n_max = cores.blocks().len() + 1;
-        let Some(sweep::Part { bytes: part, below_dram }) = self.scaling_part(n_max) else {
+        let Some(sweep::Part {
+            bytes: part,
+            below_dram,
+        }) = self.scaling_part(n_max)
+        else {
             return;
         };
         let mask = self.plan.kernels;
