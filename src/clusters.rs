@@ -4,8 +4,8 @@
 //! cluster the boot CPU is not in (`mairbench_core::topology` decides the clusters and their
 //! representatives).
 
-use crate::arch::{cpu, global};
 use crate::arch::smp::start;
+use crate::arch::{cpu, global};
 use crate::bench::engine::Engine;
 use crate::bench::Remote;
 use crate::console::Console;
