@@ -17,7 +17,9 @@
 mod arch;
 mod bench;
 mod boot_checks;
+mod clusters;
 mod console;
+mod core_to_core;
 mod counters;
 mod cpus;
 mod describe;
@@ -165,6 +167,9 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
         }
     }
 
+    // The clusters the tables describe, read before the MMU is on (ACPI's tables stay
+    // unmapped), judged after the sweep.
+    let clusters = clusters::tables(&platform, dtb.map(|(_, blob)| blob));
     let ask_missing = options.selftest == Some(Selftest::MissingCpu);
     let mut others = cpus::Plan::new(&platform, psci, cpu.mpidr, ask_missing);
     others.release_spin_tables();
@@ -214,11 +219,20 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
             match global::results_store() {
                 Some(results) => {
                     let events = pmu.events.ok();
-                    let mut engine =
-                        bench::engine::Engine::new(&mem, &options, pmu.cycles, events, results);
+                    let mut engine = bench::engine::Engine::new(
+                        &mem,
+                        &options,
+                        pmu.cycles,
+                        events,
+                        &mut *results,
+                    );
+
                     engine.run();
                     engine.scaling(&cores);
                     verdicts::report(engine.results(), &gathered);
+                    if let (Some(clusters), true) = (clusters, cores.count() > 0) {
+                        clusters::run(clusters, &cores, &mem, &options, results, &gathered);
+                    }
                 }
                 None => verdicts::report(&verdict::NoSweep, &gathered),
             }

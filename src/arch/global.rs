@@ -88,3 +88,21 @@ pub fn results_store() -> Option<&'static mut mairbench_core::results::Results> 
     // the boot CPU's main flow uses (no exception handler or other CPU touches it).
     Some(unsafe { &mut *core::ptr::addr_of_mut!(RESULTS) })
 }
+
+/// The clusters the tables describe (about 14 KiB: a stack frame that held it would hold it
+/// for the whole run), uninitialized in the image's BSS until written.
+static mut TOPOLOGY: MaybeUninit<mairbench_core::topology::Topology<'static>> =
+    MaybeUninit::uninit();
+static TOPOLOGY_TAKEN: Global<bool> = Global::new(false);
+
+/// The place of the clusters the tables describe, handed out once; `None` afterwards.
+pub fn topology_store(
+) -> Option<&'static mut MaybeUninit<mairbench_core::topology::Topology<'static>>> {
+    if TOPOLOGY_TAKEN.get() {
+        return None;
+    }
+    TOPOLOGY_TAKEN.set(true);
+    // SAFETY: `TOPOLOGY_TAKEN` makes this the one reference ever made to `TOPOLOGY`, which
+    // only the boot CPU's main flow uses.
+    Some(unsafe { &mut *core::ptr::addr_of_mut!(TOPOLOGY) })
+}

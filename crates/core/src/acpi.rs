@@ -496,6 +496,10 @@ pub fn discover<'a, P: Phys + ?Sized>(mem: &'a P, rsdp: u64) -> Platform<'a> {
                 p.problems.insert(Problem::AcpiTableRepeated);
                 continue;
             }
+            b"PPTT" => {
+                p.acpi.pptt = Some(t.bytes);
+                continue;
+            }
             b"GTDT" => {
                 let revision = u32_at(t.bytes, 24).unwrap_or(u32::MAX);
                 p.acpi.timer_errata =
@@ -536,7 +540,10 @@ pub fn discover<'a, P: Phys + ?Sized>(mem: &'a P, rsdp: u64) -> Platform<'a> {
         None => p.problems.insert(Problem::AcpiNoFadt),
     }
     match madt {
-        Some(madt) => cpus(madt, &mut p),
+        Some(madt) => {
+            p.acpi.madt = Some(madt.bytes);
+            cpus(madt, &mut p)
+        }
         None => p.problems.insert(Problem::AcpiNoMadt),
     }
     let from_spcr = match spcr {

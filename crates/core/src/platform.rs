@@ -604,6 +604,13 @@ pub struct AcpiFacts<'a> {
     pub hypervisor_vendor: Option<u64>,
     /// The counter errata the GTDT's header names ([`crate::counter::Errata::of_gtdt`]).
     pub timer_errata: crate::counter::Errata,
+    /// The MADT, whole: with the PPTT, the clusters of the CPUs
+    /// ([`crate::topology::Topology::from_acpi`]). Where the tables lie in memory a firmware
+    /// may not map later: read it while they are reachable.
+    pub madt: Option<&'a [u8]>,
+    /// The PPTT (Processor Properties Topology Table), whole, when the root lists one; read
+    /// it as the MADT.
+    pub pptt: Option<&'a [u8]>,
 }
 
 impl AcpiFacts<'_> {
@@ -618,6 +625,8 @@ impl AcpiFacts<'_> {
         console_baud: None,
         gicc_entries: 0,
         timer_errata: crate::counter::Errata::NONE,
+        madt: None,
+        pptt: None,
         cpus_disabled: 0,
         cpus_online_capable: 0,
         cpus_parked: 0,

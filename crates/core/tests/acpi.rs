@@ -79,9 +79,13 @@ fn qemu_virt_under_edk2() {
             gicc_entries: 4,
             // QEMU's FADT names its VMM in the Hypervisor Vendor Identity: "QEMU".
             hypervisor_vendor: Some(u64::from_le_bytes(*b"QEMU\0\0\0\0")),
+            // The MADT and the PPTT, whole (the clusters are read from them).
+            madt: p.acpi.madt.filter(|t| t.starts_with(b"APIC")),
+            pptt: p.acpi.pptt.filter(|t| t.starts_with(b"PPTT")),
             ..Facts::NONE
         }
     );
+    assert!(p.acpi.madt.is_some() && p.acpi.pptt.is_some());
     let e = Emulation::of(&p, None);
     assert!(e.emulated());
     assert_eq!(e.by().collect::<Vec<_>>(), ["acpi"]);

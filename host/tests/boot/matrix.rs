@@ -501,7 +501,12 @@ pub const MATRIX: &[Row] = &[
         .shows(&[Line("ACPI RSDP at 0x"), Start("firmware", S("uefi")), Start("tables", S("acpi")),
                  Start("platform", S("BOCHS BXPC")), Start("psci", S("hvc")),
                  Start("console", S("pl011")), Start("emulated", B(true)),
-                 Start("bootargs_from", S("uefi")), Verdict("smp-config", "pass")]),
+                 Start("bootargs_from", S("uefi")), Verdict("smp-config", "pass"),
+                 // The clusters from QEMU's PPTT (read before the MMU is on: the firmware
+                 // does not map ACPI's tables), one of the four CPUs, and the core-to-core
+                 // matrix of its six pairs.
+                 One("cluster", "source", S("pptt")), One("cluster", "cpus", N(4)),
+                 One("cluster", "role", S("boot")), Count("core_to_core", 6)]),
     // EDK2's shell cannot run startup.nsh's command and waits: the runner says so at its limit.
     row("firmware_that_never_starts_the_image_times_out_clearly",
         "virt", "cortex-a72", 1, 1, UefiDt, QUICK)
