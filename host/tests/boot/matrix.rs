@@ -23,6 +23,11 @@ use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
+// The table's words.
+use Outcome::{Fail, Status};
+use Path::*;
+use Show::*;
+use V::*;
 
 /// How the firmware is started: `MAIRBENCH_BOOT` (docs/runner.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,9 +108,9 @@ pub enum Show {
     Count(&'static str, usize),
     /// No record at all.
     NoRecords,
-    /// A console line contains this.
+    /// The console shows this text.
     Line(&'static str),
-    /// No console line contains this.
+    /// The console does not show this text.
     NoLine(&'static str),
     /// The runner's stderr contains this.
     Stderr(&'static str),
@@ -372,11 +377,6 @@ fn message(payload: &(dyn std::any::Any + Send)) -> String {
         .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
         .unwrap_or_else(|| "a panic without a message".to_owned())
 }
-
-use Outcome::{Fail, Status};
-use Path::*;
-use Show::*;
-use V::*;
 
 const QUICK: &[&str] = &["mairbench.quick"];
 /// The proof and one point of one kernel: for runs that check the boot, not the measurements.
