@@ -2,7 +2,7 @@
 //! serial port (`capture`). Either way the raw bytes go to the log file as they arrive, each
 //! chunk flushed, so an interrupted capture loses nothing already received.
 
-use crate::log;
+use crate::read::log;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};

@@ -33,7 +33,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::model::{self, CacheLevel, Run, Unit};
+use crate::read::model::{self, CacheLevel, Run, Unit};
 use mairbench_core::format::ShortBytes;
 use mairbench_core::kernel::Kernel;
 use mairbench_core::memtype::{self, Class, MEMTYPES};
@@ -1467,7 +1467,7 @@ fn draw_panel(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Measurement;
+    use crate::read::model::Measurement;
 
     /// [`compare`] of `a` and `b`, labelled "a" and "b", judged as `cargo host compare` does.
     fn cmp(a: &Run, b: &Run, kernel: &str, title: &str) -> Result<String, String> {
@@ -1953,7 +1953,7 @@ mod tests {
             for kernel in ["read-ldp", "write-stp"] {
                 for cores in 1..=4u64 {
                     let one = if i < 4 { 8000 } else { 600 };
-                    run.scaling.push(crate::model::Scaling {
+                    run.scaling.push(crate::read::model::Scaling {
                         memtype: memtype.into(),
                         kernel: kernel.into(),
                         cores,
@@ -1995,7 +1995,7 @@ mod tests {
 
     /// A `Run` from the `@mb` records of a log, as `report` reads it.
     fn run_from_log(log: &str) -> Run {
-        crate::log::parse(log.as_bytes()).run
+        crate::read::log::parse(log.as_bytes()).run
     }
 
     #[test]
@@ -2149,7 +2149,7 @@ mod tests {
         }
         let why = "real cores take an alignment fault for DC ZVA to Device memory";
         for memtype in ["device-gre", "device-ngnrne"] {
-            run.skipped.push(crate::model::Skipped {
+            run.skipped.push(crate::read::model::Skipped {
                 memtype: memtype.into(),
                 kernel: "fill-zva".into(),
                 granule: "4K".into(),

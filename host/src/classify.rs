@@ -47,8 +47,8 @@
 //! [`compare`] reads two [`Run`]s (everything under it is pure arithmetic on plain
 //! numbers); [`table`], [`csv`] and [`json`](fn@json) render the result.
 
-use crate::model::{distinct, Run, Source, FIRMWARE_BASELINE, PAGES, TWIN_BASELINE};
-use crate::report::{csv_field, csv_row, size_label};
+use crate::read::model::{distinct, Run, Source, FIRMWARE_BASELINE, PAGES, TWIN_BASELINE};
+use crate::read::text::{csv_field, csv_row, size_label};
 use mairbench_core::kernel;
 use mairbench_core::source;
 use serde_json::json;
@@ -1443,7 +1443,7 @@ mod tests {
                 }
             }
         }
-        crate::log::parse(text.as_bytes()).run
+        crate::read::log::parse(text.as_bytes()).run
     }
 
     fn pair(emulated_by: &str) -> Comparison {
@@ -1644,7 +1644,7 @@ mod tests {
                 }
             }
         }
-        let twin = crate::log::parse(text.as_bytes()).run;
+        let twin = crate::read::log::parse(text.as_bytes()).run;
         assert_eq!(twin.sources.len(), 3, "{text}");
         compare(&firmware, &twin)
     }

@@ -44,8 +44,8 @@
 //! idle ns per load): B's ratio over A's, significant beyond [`MIN_CHANGE_PCT`] % (the record
 //! has no spread; there are a few such points, not a thousand).
 
-use crate::model::{self, distinct, LoadedLatency, Measurement, Run, Unit};
-use crate::report::{csv_row, size_label, value_label};
+use crate::read::model::{self, distinct, LoadedLatency, Measurement, Run, Unit};
+use crate::read::text::{csv_row, size_label, value_label};
 use mairbench_core::memtype::{self, Class};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -855,8 +855,8 @@ impl LoadedChange {
 /// The loaded-latency points both runs measured, in the order of A's report table (a
 /// repeated point keeps the last).
 pub fn loaded_changes(a: &Run, b: &Run) -> Vec<LoadedChange> {
-    let in_b = crate::report::loaded_latency_rows(b);
-    crate::report::loaded_latency_rows(a)
+    let in_b = crate::read::model::loaded_latency_rows(b);
+    crate::read::model::loaded_latency_rows(a)
         .into_iter()
         .filter_map(|pa| {
             let pb = in_b.iter().find(|p| {
@@ -977,7 +977,8 @@ pub fn verdict_changes(a: &Run, b: &Run) -> Vec<VerdictChange> {
         .filter_map(|name| {
             let find = |r: &Run| r.verdicts.iter().rev().find(|v| v.name == name).cloned();
             let (va, vb) = (find(a), find(b));
-            let status = |v: &Option<crate::model::Verdict>| v.as_ref().map(|v| v.status.clone());
+            let status =
+                |v: &Option<crate::read::model::Verdict>| v.as_ref().map(|v| v.status.clone());
             let (sa, sb) = (status(&va), status(&vb));
             (sa != sb).then(|| VerdictChange {
                 name: name.to_owned(),
@@ -1021,7 +1022,7 @@ pub fn verdict_table(a: &Run, b: &Run) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{LoadedLatency, Measurement};
+    use crate::read::model::{LoadedLatency, Measurement};
     use mairbench_core::memtype;
 
     #[test]
@@ -1459,7 +1460,7 @@ mod tests {
 
     #[test]
     fn verdicts_that_changed() {
-        let verdict = |name: &str, status: &str| crate::model::Verdict {
+        let verdict = |name: &str, status: &str| crate::read::model::Verdict {
             name: name.into(),
             status: status.into(),
             evidence: vec![],

@@ -18,7 +18,8 @@
 //!
 //! Nothing here ever waits without a bound: every wait ends at the session's deadline.
 
-use crate::{log, ymodem};
+use crate::read::log;
+use crate::ymodem;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;

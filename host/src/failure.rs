@@ -16,7 +16,7 @@
 //! - no end record (a hang killed by the runner's timeout, a capture cut short): the last
 //!   record and the last line before the console went silent.
 
-use crate::log::{Kept, Parsed};
+use crate::read::log::{Kept, Parsed};
 use mairbench_core::esr;
 use mairbench_core::format::Bytes;
 use mairbench_core::memtype::describe_mair_byte;
@@ -37,7 +37,7 @@ pub const ELF: &str = "target/aarch64-unknown-none/release/mairbench";
 /// @mb {"kind":"panic","message":"oops","file":"src/main.rs","line":7}
 /// @mb {"kind":"end","status":"fail","reason":"panic"}
 /// "#;
-/// let lead = mairbench_host::failure::lead(&mairbench_host::log::parse(log));
+/// let lead = mairbench_host::failure::lead(&mairbench_host::read::log::parse(log));
 /// assert!(lead.contains("panic at src/main.rs:7: oops"), "{lead}");
 /// ```
 pub fn lead(p: &Parsed) -> String {
@@ -307,7 +307,7 @@ fn silence(p: &Parsed) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::log::parse;
+    use crate::read::log::parse;
 
     const START: &str = r#"@mb {"kind":"start","schema":1,"platform":"p","emulated":true}"#;
 

@@ -33,8 +33,8 @@ use mairbench_core::system_cache::{Curve, Finding};
 use mairbench_core::verdict::{self, VERDICTS};
 use serde_json::{json, Value};
 
-use crate::model::{Measurement, Run};
-use crate::report::{csv_row, size_label};
+use crate::read::model::{Measurement, Run};
+use crate::read::text::{civil_date, csv_row, size_label};
 
 /// Which point a key figure is taken at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -354,21 +354,6 @@ pub fn row(path: &Path, run: &Run) -> Row {
     }
 }
 
-/// `YYYY-MM-DD` (UTC) of `secs` seconds after the Unix epoch (the proleptic Gregorian
-/// calendar, H. Hinnant's `civil_from_days`).
-pub fn civil_date(secs: u64) -> String {
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
 /// What the emulated column says: `no`, `yes`, or `yes (tcg)`/`kvm` when the log says how.
 fn emulated(row: &Row) -> String {
     match (&row.accel, row.emulated) {
@@ -642,7 +627,7 @@ pub fn chart_data(rows: &[Row]) -> crate::chart::Fleet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CacheLevel, Unit, Verdict};
+    use crate::read::model::{CacheLevel, Unit, Verdict};
 
     fn m(kernel: Kernel, role: Role, size: u64, best: f64, cv: f64) -> Measurement {
         let spec = kernel.spec();
@@ -852,12 +837,5 @@ mod tests {
             4 << 20
         );
         assert!(j["logs"][0]["figures"]["wt_wb_write_l1"]["missing"].is_string());
-    }
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil_date(0), "1970-01-01");
-        assert_eq!(civil_date(951_782_400), "2000-02-29");
-        assert_eq!(civil_date(1_767_225_600), "2026-01-01");
     }
 }

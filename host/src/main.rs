@@ -5,10 +5,9 @@
 //! 2 bad usage, an unreadable file, not a mairbench log, or an unknown schema.
 
 use clap::{Parser, Subcommand};
-use mairbench_host::model::{Run, FIRMWARE_BASELINE, TWIN_BASELINE};
-use mairbench_host::{
-    capture, chart, classify, compare, console, failure, fleet, log, rejudge, report,
-};
+use mairbench_host::read::model::{Run, FIRMWARE_BASELINE, TWIN_BASELINE};
+use mairbench_host::read::{log, text};
+use mairbench_host::{capture, chart, classify, compare, console, failure, fleet, rejudge, report};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -335,7 +334,7 @@ fn default_console_log() -> PathBuf {
     let t = secs % 86_400;
     PathBuf::from(format!(
         "console-{}-{:02}{:02}{:02}.log",
-        fleet::civil_date(secs),
+        text::civil_date(secs),
         t / 3600,
         t / 60 % 60,
         t % 60

@@ -77,7 +77,7 @@ fn centi(v: &Value) -> Option<u64> {
 fn last_boot(bytes: &[u8]) -> Vec<Fields> {
     let all: Vec<Fields> = bytes
         .split(|&b| b == b'\n')
-        .filter_map(crate::log::record)
+        .filter_map(crate::read::log::record)
         .filter_map(Result::ok)
         .collect();
     let from = all
@@ -293,7 +293,7 @@ pub fn json(r: &Rejudged) -> Value {
         .map(|v| {
             let mut line = String::new();
             let _ = v.record(&mut line);
-            let mut rec = crate::log::record(line.as_bytes())
+            let mut rec = crate::read::log::record(line.as_bytes())
                 .and_then(Result::ok)
                 .unwrap_or_default();
             rec.remove("kind");

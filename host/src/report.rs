@@ -4,9 +4,11 @@
 //! an output directory.
 
 use crate::chart;
-use crate::model::{self, distinct, LoadedLatency, Measurement, Run, Unit};
+use crate::read::model::{
+    self, distinct, in_table_order, loaded_latency_rows, LoadedLatency, Measurement, Run, Unit,
+};
+use crate::read::text::{csv_row, size_label, value_label};
 use mairbench_core::diagnosis;
-use mairbench_core::format::Bytes;
 use mairbench_core::kernel::Kernel;
 use mairbench_core::sweep::ticks_to_ns;
 use mairbench_core::verdict::STATUSES;
@@ -33,20 +35,6 @@ pub const EMULATED_STEPS: &str = "under QEMU the curves step where the host CPU'
      Normal rows, and for latency from 2 MiB up, a ratio to normal-wb (vs wb, the prediction \
      sheet) is host noise: single points 0.7x to 1.7x apart on a loaded host (docs/lab.md, \
      step 2e)";
-
-/// A size in binary units as the firmware prints it (core's [`Bytes`]): `4 KiB`, `1 MiB`,
-/// or bytes when it is not a whole KiB.
-pub fn size_label(size: u64) -> String {
-    Bytes(size).to_string()
-}
-
-/// A value as the tables print it: whole MB/s, ns to two decimals.
-pub fn value_label(unit: Unit, value: f64) -> String {
-    match unit {
-        Unit::MegabytesPerSecond => format!("{value:.0}"),
-        _ => format!("{value:.2}"),
-    }
-}
 
 /// The measurements of one kernel by (row, size), a row being a memory type on one granule
 /// ([`model::series`]); a repeated point keeps the last.
@@ -288,14 +276,6 @@ pub fn verdicts_json(run: &Run) -> serde_json::Value {
         .collect()
 }
 
-/// The memory types of `names` in core's table order ([`model::table_position`]), unknown
-/// ones after, in first-seen order.
-fn in_table_order<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut types = distinct(names);
-    types.sort_by_key(|t| model::table_position(t));
-    types
-}
-
 /// A scaling point's start skew as the scaling table prints it: whole ns of the run's
 /// counter (core's `ticks_to_ns`, rounded down, as the firmware's console table), or ticks
 /// when the log names no counter frequency; with the unit's name.
@@ -366,21 +346,6 @@ fn scaling_table(out: &mut String, run: &Run) {
             );
         }
     }
-}
-
-/// The loaded-latency points as the table shows them: per (streams' kernel, memory type),
-/// in the log's kernel order and core's memory type order, the last record of each.
-pub fn loaded_latency_rows(run: &Run) -> Vec<&LoadedLatency> {
-    let mut rows = Vec::new();
-    for kernel in distinct(run.loaded_latency.iter().map(|p| p.kernel.as_str())) {
-        let of = run.loaded_latency.iter().filter(|p| p.kernel == kernel);
-        for t in in_table_order(of.clone().map(|p| p.memtype.as_str())) {
-            if let Some(p) = of.clone().rev().find(|p| p.memtype == t) {
-                rows.push(p);
-            }
-        }
-    }
-    rows
 }
 
 /// The loaded latency: the boot core's chase idle and while the other cores stream through
@@ -564,27 +529,6 @@ fn table(out: &mut String, run: &Run, kernel: &str) {
         rows.short,
         rows.baseline
     );
-}
-
-/// One CSV field, quoted when it needs to be.
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
-}
-
-/// Appends one CSV row to `out`: `fields` as they display, each quoted when it needs to be
-/// ([`csv_field`]), separated by commas, then a line feed.
-pub fn csv_row(out: &mut String, fields: &[&dyn std::fmt::Display]) {
-    for (i, field) in fields.iter().enumerate() {
-        if i != 0 {
-            out.push(',');
-        }
-        out.push_str(&csv_field(&field.to_string()));
-    }
-    out.push('\n');
 }
 
 /// `results.csv`: one row per measurement, in log order; `start` and `line_state` as the
@@ -966,14 +910,6 @@ mod tests {
     }
 
     #[test]
-    fn csv_rows_quote_what_needs_it() {
-        let mut out = String::new();
-        csv_row(&mut out, &[&"a,b", &"say \"x\"", &1.5, &42u64, &false, &""]);
-        csv_row(&mut out, &[&"one"]);
-        assert_eq!(out, "\"a,b\",\"say \"\"x\"\"\",1.5,42,false,\none\n");
-    }
-
-    #[test]
     fn every_kernel_has_exactly_one_chart() {
         let charted: Vec<&str> = CHARTS
             .iter()
@@ -1026,7 +962,7 @@ mod tests {
         );
         // Without the baseline, no sheet.
         run.measurements
-            .retain(|m| m.memtype != crate::model::FIRMWARE_BASELINE);
+            .retain(|m| m.memtype != crate::read::model::FIRMWARE_BASELINE);
         sheet.clear();
         prediction_sheet(&mut sheet, &run);
         assert!(sheet.is_empty(), "{sheet}");
@@ -1037,7 +973,7 @@ mod tests {
     #[test]
     fn kvm_runs_are_told_from_tcg() {
         let log = |start: &str| {
-            crate::log::parse(
+            crate::read::log::parse(
                 format!(
                     "@mb {{\"kind\":\"start\",\"schema\":1,\"platform\":\"linux,dummy-virt\",{start}}}\n\
                      @mb {{\"kind\":\"end\",\"status\":\"pass\"}}\n"
@@ -1075,7 +1011,7 @@ mod tests {
     fn a_verdicts_core_note_is_quoted() {
         let note = "Cortex-A55 only memory both inner and outer write-back is cached (TRM)";
         let run = Run {
-            verdicts: vec![crate::model::Verdict {
+            verdicts: vec![crate::read::model::Verdict {
                 name: "write-through".into(),
                 status: "pass".into(),
                 evidence: vec![],
@@ -1100,14 +1036,14 @@ mod tests {
         let run = Run {
             measurements: vec![m("normal-wb", 4096, 100.0)],
             verdicts: vec![
-                crate::model::Verdict {
+                crate::read::model::Verdict {
                     name: "caches-on".into(),
                     status: "fail".into(),
                     evidence: vec![("sctlr_c".into(), 0.0)],
                     why: "SCTLR_EL1.C is clear".into(),
                     core_note: None,
                 },
-                crate::model::Verdict {
+                crate::read::model::Verdict {
                     name: "device-read-cliff".into(),
                     status: "n/a".into(),
                     evidence: vec![],
@@ -1138,8 +1074,8 @@ mod tests {
         );
     }
 
-    fn scaling(memtype: &str, cores: u64, skew: Option<u64>) -> crate::model::Scaling {
-        crate::model::Scaling {
+    fn scaling(memtype: &str, cores: u64, skew: Option<u64>) -> crate::read::model::Scaling {
+        crate::read::model::Scaling {
             memtype: memtype.into(),
             kernel: "read-ldp".into(),
             cores,
@@ -1370,13 +1306,5 @@ mod tests {
         uncounted.loaded_latency = vec![loaded("normal-wb", "read-ldp", 120.0)];
         assert_eq!(names(&uncounted), ["results.csv", "loaded_latency.csv"]);
         let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn labels() {
-        assert_eq!(size_label(4096), "4 KiB");
-        assert_eq!(size_label(3 << 20), "3 MiB");
-        assert_eq!(size_label(100), "100 B");
-        assert_eq!(csv_field("a,\"b"), "\"a,\"\"b\"");
     }
 }

@@ -1,7 +1,8 @@
 //! Property tests: parsing never panics on arbitrary bytes or on real logs damaged at
 //! random, and neither do the report and comparison built from whatever was parsed.
 
-use mairbench_host::{compare, log, report};
+use mairbench_host::read::log;
+use mairbench_host::{compare, report};
 use proptest::prelude::*;
 use std::path::Path;
 

@@ -200,9 +200,9 @@ fn boot_script_over_the_pty_boots_the_image_from_the_virtio_disk() {
     );
     assert!(stderr.contains("appended to"), "{stderr}");
     let kept = std::fs::read(&log).unwrap();
-    let parsed = mairbench_host::log::parse(&kept);
+    let parsed = mairbench_host::read::log::parse(&kept);
     assert!(
-        mairbench_host::log::verdict(&parsed, "log").is_none(),
+        mairbench_host::read::log::verdict(&parsed, "log").is_none(),
         "a passing run"
     );
     let text = String::from_utf8_lossy(&kept);

@@ -410,6 +410,29 @@ impl Run {
     }
 }
 
+/// The memory types of `names` in core's table order ([`table_position`]), unknown
+/// ones after, in first-seen order.
+pub fn in_table_order<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut types = distinct(names);
+    types.sort_by_key(|t| table_position(t));
+    types
+}
+
+/// The loaded-latency points as the table shows them: per (streams' kernel, memory type),
+/// in the log's kernel order and core's memory type order, the last record of each.
+pub fn loaded_latency_rows(run: &Run) -> Vec<&LoadedLatency> {
+    let mut rows = Vec::new();
+    for kernel in distinct(run.loaded_latency.iter().map(|p| p.kernel.as_str())) {
+        let of = run.loaded_latency.iter().filter(|p| p.kernel == kernel);
+        for t in in_table_order(of.clone().map(|p| p.memtype.as_str())) {
+            if let Some(p) = of.clone().rev().find(|p| p.memtype == t) {
+                rows.push(p);
+            }
+        }
+    }
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
