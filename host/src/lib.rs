@@ -1,16 +1,23 @@
 //! Host side of mairbench: the companion tool `cargo host` (run in QEMU, capture from a
 //! board, report, compare) and what the QEMU integration tests use to read the console.
+//!
+//! The tool is built in layers, each using only the layers below it (docs/extending.md,
+//! "Layers of the host tool"; `tests/layers.rs` checks it):
+//!
+//! 1. [`read`]: what a log says (the model of a run, the log reader, shared formatting);
+//! 2. [`link`]: getting a log (QEMU's console, a board's serial console, the YMODEM upload),
+//!    and [`analyse`]: what a log means (a module per command that reads logs);
+//! 3. [`draw`]: SVG charts;
+//! 4. [`write`]: the files each command writes;
+//! 5. [`command`]: each command's run, which `main.rs` (the command line) calls.
 
-pub mod capture;
-pub mod chart;
-pub mod classify;
-pub mod compare;
-pub mod console;
-pub mod failure;
-pub mod fleet;
+#![deny(missing_docs)]
+
+pub mod analyse;
+pub mod command;
+pub mod draw;
+pub mod link;
 pub mod read;
-pub mod rejudge;
-pub mod report;
-pub mod ymodem;
+pub mod write;
 
 pub use read::log::{records, BadRecord};

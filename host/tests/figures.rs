@@ -22,9 +22,9 @@
 mod common;
 
 use mairbench_core::memtype::{Role, MEMTYPES};
+use mairbench_host::analyse::report::ratio_to_baseline;
 use mairbench_host::read::model::Run;
 use mairbench_host::read::text::{size_label, value_label};
-use mairbench_host::report::ratio_to_baseline;
 use std::path::{Path, PathBuf};
 
 /// The documents whose figures are checked: all of them (`README.md` and `docs/**/*.md`).

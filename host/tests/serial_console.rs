@@ -244,7 +244,7 @@ fn crc32(data: &[u8]) -> u32 {
 }
 
 /// `loady` in the boot script and `--send`: the image goes over the pseudo-terminal by YMODEM
-/// (the sender of host/src/ymodem.rs, U-Boot's receiver), U-Boot's "## Total Size" matches it,
+/// (the sender of host/src/link/ymodem/, U-Boot's receiver), U-Boot's "## Total Size" matches it,
 /// U-Boot's `crc32` of what it wrote is the image's (every byte arrived as sent), and booti
 /// starts it.
 #[test]

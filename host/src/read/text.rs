@@ -39,6 +39,15 @@ pub fn csv_row(out: &mut String, fields: &[&dyn std::fmt::Display]) {
     out.push('\n');
 }
 
+/// `s`, or `-` when it is empty (a field the log does not have).
+pub fn or_dash(s: &str) -> &str {
+    if s.is_empty() {
+        "-"
+    } else {
+        s
+    }
+}
+
 /// `YYYY-MM-DD` (UTC) of `secs` seconds after the Unix epoch (the proleptic Gregorian
 /// calendar, H. Hinnant's `civil_from_days`).
 pub fn civil_date(secs: u64) -> String {

@@ -37,7 +37,7 @@ pub const ELF: &str = "target/aarch64-unknown-none/release/mairbench";
 /// @mb {"kind":"panic","message":"oops","file":"src/main.rs","line":7}
 /// @mb {"kind":"end","status":"fail","reason":"panic"}
 /// "#;
-/// let lead = mairbench_host::failure::lead(&mairbench_host::read::log::parse(log));
+/// let lead = mairbench_host::analyse::why::lead(&mairbench_host::read::log::parse(log));
 /// assert!(lead.contains("panic at src/main.rs:7: oops"), "{lead}");
 /// ```
 pub fn lead(p: &Parsed) -> String {

@@ -58,6 +58,10 @@ fn str_of<'a>(r: &'a Fields, key: &str) -> Option<&'a str> {
     r.get(key).and_then(Value::as_str)
 }
 
+fn bool_of(r: &Fields, key: &str) -> Option<bool> {
+    r.get(key).and_then(Value::as_bool)
+}
+
 fn u64_of(r: &Fields, key: &str) -> Option<u64> {
     r.get(key).and_then(Value::as_u64)
 }
@@ -155,11 +159,10 @@ pub fn rejudge(bytes: &[u8]) -> Rejudged {
     let records = last_boot(bytes);
     let first = |kind: &str| records.iter().find(|r| str_of(r, "kind") == Some(kind));
     let mut missing: Vec<String> = Vec::new();
-    let mut need = |what: &str| missing.push(what.to_owned());
-
     let start = first("start");
     if start.is_none() {
-        need("no start record: the run is taken as not emulated, the core as unknown");
+        missing
+            .push("no start record: the run is taken as not emulated, the core as unknown".into());
     }
     let emulated = start
         .and_then(|s| s.get("emulated"))
@@ -167,7 +170,7 @@ pub fn rejudge(bytes: &[u8]) -> Rejudged {
     let midr = start.and_then(|s| hex_of(s, "midr"));
     let sctlr = first("mmu").and_then(|m| hex_of(m, "sctlr"));
     if sctlr.is_none() {
-        need("no mmu record: SCTLR_EL1 unknown, C and I taken as set");
+        missing.push("no mmu record: SCTLR_EL1 unknown, C and I taken as set".into());
     }
     let caches: Vec<CacheLevel> = records
         .iter()
@@ -175,88 +178,12 @@ pub fn rejudge(bytes: &[u8]) -> Rejudged {
         .filter_map(cache_level)
         .collect();
     if caches.is_empty() {
-        need("no cache record: no cache sizes, so the L1 set is the smallest size");
+        missing.push("no cache record: no cache sizes, so the L1 set is the smallest size".into());
     }
-    let stale = records
-        .iter()
-        .find(|r| {
-            str_of(r, "kind") == Some("coherence")
-                && r.get("maintenance").and_then(Value::as_bool) == Some(false)
-        })
-        .and_then(|r| {
-            Some(Stale {
-                stale_words: u64_of(r, "mismatches")?,
-                words: u64_of(r, "bytes")? / 8,
-            })
-        });
-    if stale.is_none() {
-        need("no coherence record without maintenance: caches-on has no stale words to judge by");
-    }
-    let bool_or_none = |r: &Fields, k: &str| r.get(k).and_then(Value::as_bool);
-    let maintenance = first("maintenance").and_then(|r| {
-        Some(Maintenance {
-            cleaned_visible: bool_or_none(r, "cleaned_visible")?,
-            stale_before_invalidate: bool_or_none(r, "stale_before_invalidate"),
-            invalidate_dropped: bool_or_none(r, "invalidate_dropped"),
-        })
-    });
-    if maintenance.is_none() {
-        need("no maintenance record (firmware before it wrote one): maintenance is not judged");
-    }
-    let smp = first("smp").and_then(|r| {
-        let first_differing = hex_of(r, "first_differing_mpidr").zip(
-            str_of(r, "first_differing_register").and_then(|n| {
-                ["SCTLR_EL1", "MAIR_EL1", "TCR_EL1", "TTBR0_EL1"]
-                    .into_iter()
-                    .find(|&x| x == n)
-            }),
-        );
-        Some(Smp {
-            cpus: u32::try_from(u64_of(r, "cpus")?).ok()?,
-            started: u32::try_from(u64_of(r, "started")?).ok()?,
-            differing: u32::try_from(u64_of(r, "differing")?).ok()?,
-            first_differing,
-            shared_line_ok: bool_or_none(r, "shared_line_ok")?,
-        })
-    });
-    if smp.is_none()
-        && records
-            .iter()
-            .any(|r| str_of(r, "kind") == Some("hello") && u64_of(r, "cpu") != Some(0))
-    {
-        need("no smp record (firmware before it wrote one), though secondary CPUs said hello: smp-config is not judged");
-    }
-    let timer_hz = first("timer")
-        .and_then(|t| u64_of(t, "freq_hz"))
-        .or_else(|| start.and_then(|s| u64_of(s, "cntfrq_hz")));
-    let config = first("config");
-    let exact = config.and_then(|c| u64_of(c, "cycle_hz"));
-    let rounded = config
-        .and_then(|c| c.get("cycle_mhz"))
-        .and_then(Value::as_f64)
-        .map(|mhz| (mhz * 1e6).round() as u64);
-    if exact.is_none() && rounded.is_some() {
-        need(
-            "config has cycle_mhz only (firmware before cycle_hz): the clock is judged to 0.1 MHz",
-        );
-    }
-    let cycle_hz = exact.or(rounded);
-    let clock = cycle_hz.zip(timer_hz).map(|(cycles, hz)| Clock {
-        cycles,
-        ticks: hz,
-        timer_hz: hz,
-    });
-    let logged = records
-        .iter()
-        .filter(|r| str_of(r, "kind") == Some("verdict"))
-        .filter_map(|r| {
-            Some((
-                str_of(r, "name")?.to_owned(),
-                str_of(r, "status")?.to_owned(),
-                str_of(r, "why")?.to_owned(),
-            ))
-        })
-        .collect();
+    let stale = stale_of(&records, &mut missing);
+    let maintenance = maintenance_of(first("maintenance"), &mut missing);
+    let smp = smp_of(&records, &mut missing);
+    let clock = clock_of(&records, start, &mut missing);
     let results = sweep(&records);
     let inputs = Inputs {
         emulated: emulated.unwrap_or(false),
@@ -270,18 +197,140 @@ pub fn rejudge(bytes: &[u8]) -> Rejudged {
         clock,
         core: midr.and_then(mairbench_core::cores::by_midr),
         revision: midr.map(mairbench_core::cores::Revision::of),
-        hypervisor: start.and_then(|s| str_of(s, "hypervisor")).and_then(|h| {
-            use mairbench_core::hypervisor::Hypervisor;
-            [Hypervisor::Kvm, Hypervisor::Xen, Hypervisor::Other]
-                .into_iter()
-                .find(|x| x.name() == h)
-        }),
+        hypervisor: start.and_then(hypervisor_of),
     };
     Rejudged {
         verdicts: verdict::judge(&inputs),
         missing,
-        logged,
+        logged: logged(&records),
     }
+}
+
+/// The stale words of the `coherence` record without maintenance (caches-on's input).
+fn stale_of(records: &[Fields], missing: &mut Vec<String>) -> Option<Stale> {
+    let stale = records
+        .iter()
+        .find(|r| {
+            str_of(r, "kind") == Some("coherence")
+                && r.get("maintenance").and_then(Value::as_bool) == Some(false)
+        })
+        .and_then(|r| {
+            Some(Stale {
+                stale_words: u64_of(r, "mismatches")?,
+                words: u64_of(r, "bytes")? / 8,
+            })
+        });
+    if stale.is_none() {
+        missing.push(
+            "no coherence record without maintenance: caches-on has no stale words to judge by"
+                .into(),
+        );
+    }
+    stale
+}
+
+/// The `maintenance` record's findings.
+fn maintenance_of(record: Option<&Fields>, missing: &mut Vec<String>) -> Option<Maintenance> {
+    let maintenance = record.and_then(|r| {
+        Some(Maintenance {
+            cleaned_visible: bool_of(r, "cleaned_visible")?,
+            stale_before_invalidate: bool_of(r, "stale_before_invalidate"),
+            invalidate_dropped: bool_of(r, "invalidate_dropped"),
+        })
+    });
+    if maintenance.is_none() {
+        missing.push(
+            "no maintenance record (firmware before it wrote one): maintenance is not judged"
+                .into(),
+        );
+    }
+    maintenance
+}
+
+/// The `smp` record's findings; a log whose secondary CPUs said hello without one is named.
+fn smp_of(records: &[Fields], missing: &mut Vec<String>) -> Option<Smp> {
+    let smp = records
+        .iter()
+        .find(|r| str_of(r, "kind") == Some("smp"))
+        .and_then(|r| {
+            let first_differing = hex_of(r, "first_differing_mpidr").zip(
+                str_of(r, "first_differing_register").and_then(|n| {
+                    ["SCTLR_EL1", "MAIR_EL1", "TCR_EL1", "TTBR0_EL1"]
+                        .into_iter()
+                        .find(|&x| x == n)
+                }),
+            );
+            Some(Smp {
+                cpus: u32::try_from(u64_of(r, "cpus")?).ok()?,
+                started: u32::try_from(u64_of(r, "started")?).ok()?,
+                differing: u32::try_from(u64_of(r, "differing")?).ok()?,
+                first_differing,
+                shared_line_ok: bool_of(r, "shared_line_ok")?,
+            })
+        });
+    if smp.is_none()
+        && records
+            .iter()
+            .any(|r| str_of(r, "kind") == Some("hello") && u64_of(r, "cpu") != Some(0))
+    {
+        missing.push("no smp record (firmware before it wrote one), though secondary CPUs said hello: smp-config is not judged".into());
+    }
+    smp
+}
+
+/// The clock verdict's input: the `config` record's cycle rate (`cycle_hz`, else `cycle_mhz`
+/// rounded) against the timer's frequency (the `timer` record's, else the start record's).
+fn clock_of(
+    records: &[Fields],
+    start: Option<&Fields>,
+    missing: &mut Vec<String>,
+) -> Option<Clock> {
+    let first = |kind: &str| records.iter().find(|r| str_of(r, "kind") == Some(kind));
+    let timer_hz = first("timer")
+        .and_then(|t| u64_of(t, "freq_hz"))
+        .or_else(|| start.and_then(|s| u64_of(s, "cntfrq_hz")));
+    let config = first("config");
+    let exact = config.and_then(|c| u64_of(c, "cycle_hz"));
+    let rounded = config
+        .and_then(|c| c.get("cycle_mhz"))
+        .and_then(Value::as_f64)
+        .map(|mhz| (mhz * 1e6).round() as u64);
+    if exact.is_none() && rounded.is_some() {
+        missing.push(
+            "config has cycle_mhz only (firmware before cycle_hz): the clock is judged to 0.1 MHz"
+                .into(),
+        );
+    }
+    let cycle_hz = exact.or(rounded);
+    cycle_hz.zip(timer_hz).map(|(cycles, hz)| Clock {
+        cycles,
+        ticks: hz,
+        timer_hz: hz,
+    })
+}
+
+/// The hypervisor the start record names.
+fn hypervisor_of(start: &Fields) -> Option<mairbench_core::hypervisor::Hypervisor> {
+    use mairbench_core::hypervisor::Hypervisor;
+    let h = str_of(start, "hypervisor")?;
+    [Hypervisor::Kvm, Hypervisor::Xen, Hypervisor::Other]
+        .into_iter()
+        .find(|x| x.name() == h)
+}
+
+/// The log's own `verdict` records: (name, status, why).
+fn logged(records: &[Fields]) -> Vec<(String, String, String)> {
+    records
+        .iter()
+        .filter(|r| str_of(r, "kind") == Some("verdict"))
+        .filter_map(|r| {
+            Some((
+                str_of(r, "name")?.to_owned(),
+                str_of(r, "status")?.to_owned(),
+                str_of(r, "why")?.to_owned(),
+            ))
+        })
+        .collect()
 }
 
 /// `verdicts.json`: today's verdict records (as the firmware writes them), each with the
