@@ -192,32 +192,8 @@ pub(super) fn draw_panel(
         .map_err(err)?;
     configure_mesh(&mut chart, panel, &y)?;
 
-    let (y0, y1) = (y.y0, y.y1);
-    let top = chart.backend_coord(&(x0, y1)).1;
-    let bottom = chart.backend_coord(&(x0, y0)).1;
-    let (left, right) = (
-        chart.backend_coord(&(x0, y0)).0,
-        chart.backend_coord(&(x1, y0)).0,
-    );
-
-    root.draw(&Rectangle::new(
-        [(left, top), (right, bottom)],
-        RGBColor(60, 60, 60).stroke_width(1),
-    ))
-    .map_err(err)?;
-
-    if let Some((lo, hi)) = panel.band {
-        draw_band(root, &chart, panel, (lo, hi), (x0, x1))?;
-    }
-    if let Some(r) = panel.reference {
-        let y = chart.backend_coord(&(x0, y.at(r))).1;
-        root.draw(&Rectangle::new(
-            [(left, y), (right, y + 1)],
-            BLACK.mix(0.7).filled(),
-        ))
-        .map_err(err)?;
-    }
-    draw_cache_marks(root, &chart, &placed, (top, bottom), y0)?;
+    let (top, bottom, left, right) = draw_frame(root, &chart, panel, &y, (x0, x1))?;
+    draw_cache_marks(root, &chart, &placed, (top, bottom), y.y0)?;
     draw_series(root, &mut chart, panel, palette, &y)?;
     for &(x, v) in &panel.rings {
         let at = chart.backend_coord(&(x, y.at(v)));
@@ -236,6 +212,41 @@ pub(super) fn draw_panel(
         .map_err(err)?;
     }
     Ok(())
+}
+
+/// The plot's frame, then the noise band and the reference line inside it; the frame's
+/// top, bottom, left and right, px.
+fn draw_frame(
+    root: &Area,
+    chart: &Chart,
+    panel: &Panel,
+    y: &YAxis,
+    (x0, x1): (f64, f64),
+) -> Result<(i32, i32, i32, i32), String> {
+    let (y0, y1) = (y.y0, y.y1);
+    let top = chart.backend_coord(&(x0, y1)).1;
+    let bottom = chart.backend_coord(&(x0, y0)).1;
+    let (left, right) = (
+        chart.backend_coord(&(x0, y0)).0,
+        chart.backend_coord(&(x1, y0)).0,
+    );
+    root.draw(&Rectangle::new(
+        [(left, top), (right, bottom)],
+        RGBColor(60, 60, 60).stroke_width(1),
+    ))
+    .map_err(err)?;
+    if let Some((lo, hi)) = panel.band {
+        draw_band(root, chart, panel, (lo, hi), (x0, x1))?;
+    }
+    if let Some(r) = panel.reference {
+        let y = chart.backend_coord(&(x0, y.at(r))).1;
+        root.draw(&Rectangle::new(
+            [(left, y), (right, y + 1)],
+            BLACK.mix(0.7).filled(),
+        ))
+        .map_err(err)?;
+    }
+    Ok((top, bottom, left, right))
 }
 
 /// The x axis over (`x0`, `x1`) (log2 of the size, or cores) in a plot `plot_w` px wide.
