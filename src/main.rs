@@ -17,7 +17,9 @@
 mod arch;
 mod bench;
 mod boot_checks;
+mod clusters;
 mod console;
+mod core_to_core;
 mod counters;
 mod cpus;
 mod describe;
@@ -214,11 +216,21 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
             match global::results_store() {
                 Some(results) => {
                     let events = pmu.events.ok();
-                    let mut engine =
-                        bench::engine::Engine::new(&mem, &options, pmu.cycles, events, results);
+                    let mut engine = bench::engine::Engine::new(
+                        &mem,
+                        &options,
+                        pmu.cycles,
+                        events,
+                        &mut *results,
+                    );
+
                     engine.run();
                     engine.scaling(&cores);
                     verdicts::report(engine.results(), &gathered);
+                    if cores.count() > 0 {
+                        let dtb = dtb.map(|(_, blob)| blob);
+                        clusters::run(dtb, &cores, &mem, &options, results, &gathered);
+                    }
                 }
                 None => verdicts::report(&verdict::NoSweep, &gathered),
             }

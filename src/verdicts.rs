@@ -5,12 +5,16 @@
 use crate::arch::{cpu, mmu};
 use crate::console::Console;
 use crate::{run, say};
+use mairbench_core::cache::{CacheLevel, MAX_LEVELS};
 use mairbench_core::cores::Revision;
 use mairbench_core::hypervisor::Hypervisor;
 use mairbench_core::kernel::Kernel;
 use mairbench_core::memtype;
 use mairbench_core::system_cache::Finding;
-use mairbench_core::verdict::{self, Clock, Inputs, Maintenance, Smp, Stale, Status, Sweep};
+use mairbench_core::verdict::{self, Clock, Inputs, Maintenance, Scope, Smp, Stale, Status, Sweep};
+
+/// A CPU's data and unified caches: the first `count` entries of the array.
+pub type Levels = ([CacheLevel; MAX_LEVELS], usize);
 
 /// What the run gathered for the verdicts besides the sweep.
 #[derive(Clone, Copy, Debug, Default)]
@@ -42,8 +46,19 @@ pub fn clock(cycle_hz: Option<u64>, timer_hz: u64) -> Option<Clock> {
 /// verdicts take a few KiB of stack only while they are judged.
 #[inline(never)]
 pub fn report(sweep: &dyn Sweep, gathered: &Gathered) {
+    let id = cpu::cpu_id();
+    report_on(sweep, gathered, (None, id.midr, cpu::cache_levels()));
+}
+
+/// [`report`] for the sweep of the CPU with MIDR `midr` and caches `levels`, of cluster
+/// `cluster` when it is another cluster's than the boot CPU's (its verdict records carry it).
+#[inline(never)]
+pub fn report_on(
+    sweep: &dyn Sweep,
+    gathered: &Gathered,
+    (cluster, midr, (levels, count)): (Option<u16>, u64, Levels),
+) {
     let (sctlr, _, _) = mmu::registers();
-    let (levels, count) = cpu::cache_levels();
     let inputs = Inputs {
         emulated: run::emulated(),
         sctlr_c: sctlr & (1 << 2) != 0,
@@ -54,8 +69,8 @@ pub fn report(sweep: &dyn Sweep, gathered: &Gathered) {
         maintenance: gathered.maintenance,
         smp: gathered.smp,
         clock: gathered.clock,
-        core: mairbench_core::cores::by_midr(cpu::cpu_id().midr),
-        revision: Some(Revision::of(cpu::cpu_id().midr)),
+        core: mairbench_core::cores::by_midr(midr),
+        revision: Some(Revision::of(midr)),
         hypervisor: gathered.hypervisor,
     };
     if !sweep.sizes().is_empty() {
@@ -64,28 +79,51 @@ pub fn report(sweep: &dyn Sweep, gathered: &Gathered) {
         let dram = finding.point_of(sweep, Kernel::ReadLdp, memtype::NORMAL_WB);
         say!("");
         say!("{}", finding.line(dram));
-        let _ = finding.record(&mut Console, dram);
+        // One system-cache record: the boot CPU's sweep's (a system cache is the machine's).
+        if cluster.is_none() {
+            let _ = finding.record(&mut Console, dram);
+        }
     }
     let verdicts = verdict::judge(&inputs);
+    // Another cluster's sweep judges what its core decides; the machine was judged once.
+    let judged = || {
+        verdicts
+            .iter()
+            .filter(move |v| cluster.is_none() || v.name.scope() == Scope::Core)
+    };
+    let count = |status| judged().filter(|v| v.status == status).count();
     say!("");
     say!(
-        "verdicts: {} pass, {} warn, {} fail, {} n/a{}",
-        verdicts.count(Status::Pass),
-        verdicts.count(Status::Warn),
-        verdicts.count(Status::Fail),
-        verdicts.count(Status::NotApplicable),
+        "{}verdicts: {} pass, {} warn, {} fail, {} n/a{}",
+        Cluster(cluster),
+        count(Status::Pass),
+        count(Status::Warn),
+        count(Status::Fail),
+        count(Status::NotApplicable),
         if inputs.emulated {
             " (emulated: QEMU models no caches, so timing and PMU verdicts are n/a)"
         } else {
             ""
         }
     );
-    for v in verdicts.iter() {
+    for v in judged() {
         say!("  {v}");
         if let Some(note) = v.core_note {
             say!("    core: {note}");
         }
-        let _ = v.record(&mut Console);
+        let _ = v.record_on(&mut Console, cluster);
         run::verdict(v.name.id(), v.status);
+    }
+}
+
+/// `cluster N ` before another cluster's verdict line; nothing for the boot CPU's.
+struct Cluster(Option<u16>);
+
+impl core::fmt::Display for Cluster {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.0 {
+            Some(c) => write!(f, "cluster {c} "),
+            None => Ok(()),
+        }
     }
 }

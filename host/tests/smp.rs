@@ -428,3 +428,105 @@ fn three_hundred_cpus_in_the_device_tree_are_named_not_a_crash() {
     assert_eq!(run.one("end")["warnings"], 255 + 1 + 1);
     let _ = std::fs::remove_file(&dtb);
 }
+
+/// A big.LITTLE board's clusters, as QEMU can show them: its device tree's `cpu-map` puts
+/// the four CPUs in two clusters with different `capacity-dmips-mhz` (QEMU runs one CPU model,
+/// so the clusters differ in the tree alone). The boot CPU's sweep is the run's own; the other
+/// cluster is swept again on its representative, a secondary CPU, whose records carry its
+/// cluster, and judged on the verdicts each cluster has.
+#[test]
+fn the_cluster_the_boot_cpu_is_not_in_is_swept_on_its_own_cpu() {
+    let dtb = common::dtb::virt_two_clusters("two-clusters.dtb");
+    let dtb = dtb.to_str().unwrap();
+    let run = boot(
+        &[("MAIRBENCH_SMP", "4"), ("MAIRBENCH_DTB", dtb)],
+        &[
+            "mairbench.quick",
+            "mairbench.kernels=read-ldp,latency",
+            "mairbench.types=normal-wb,normal-nc",
+        ],
+    );
+    run.assert_pass();
+    let clusters = run.of_kind("cluster");
+    let field = |c: &Value, k: &str| c[k].to_string();
+    let rows: Vec<_> = clusters
+        .iter()
+        .map(|c| {
+            [
+                "cluster",
+                "cpus",
+                "representative",
+                "capacity",
+                "source",
+                "role",
+            ]
+            .map(|k| field(c, k))
+            .join(" ")
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "0 2 \"0x0\" 485 \"cpu-map\" \"boot\"",
+            "1 2 \"0x2\" 1024 \"cpu-map\" \"swept\""
+        ],
+        "{}",
+        run.console
+    );
+    // The second cluster's sweep: every point the boot CPU measured, measured again on CPU
+    // 0x2 and verified; its own caches and timer; no PMU counts (its PMU is not programmed).
+    let results = run.of_kind("result");
+    let key = |r: &Value| {
+        format!(
+            "{} {} {} {}",
+            r["kernel"], r["memtype"], r["granule"], r["size"]
+        )
+    };
+    let measured = |cluster: Option<u64>| {
+        let mut keys: Vec<_> = results
+            .iter()
+            .filter(|r| r.get("skipped").is_none())
+            .filter(|r| r.get("cluster").and_then(Value::as_u64) == cluster)
+            .map(|r| key(r))
+            .collect();
+        keys.sort();
+        keys
+    };
+    assert!(!measured(None).is_empty());
+    assert_eq!(measured(Some(1)), measured(None), "{}", run.console);
+    for r in results.iter().filter(|r| r.get("cluster").is_some()) {
+        assert_eq!(r["integrity"], "ok", "{r}");
+        assert_eq!(r["pmu"], Value::Null, "{r}");
+    }
+    let on = |kind: &str| {
+        run.of_kind(kind)
+            .into_iter()
+            .filter(|r| r.get("cluster").is_some())
+            .count()
+    };
+    assert_eq!(
+        on("cache"),
+        run.of_kind("cache").len() / 2,
+        "{}",
+        run.console
+    );
+    assert_eq!(on("timer"), 1);
+    // Its verdicts: those judged per cluster, once each; the machine's were judged once.
+    let verdicts = |cluster: bool| {
+        run.of_kind("verdict")
+            .iter()
+            .filter(|v| v.get("cluster").is_some() == cluster)
+            .map(|v| v["name"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let per_cluster: Vec<_> = mairbench_core::verdict::VERDICTS
+        .iter()
+        .filter(|s| s.scope == mairbench_core::verdict::Scope::Core)
+        .map(|s| s.id.to_owned())
+        .collect();
+    assert_eq!(verdicts(true), per_cluster);
+    assert_eq!(
+        verdicts(false).len(),
+        mairbench_core::verdict::VERDICTS.len()
+    );
+}

@@ -3,7 +3,7 @@
 //! (reported as it is), and which kernels, types and aliases it runs.
 
 use super::data::check_works;
-use super::plan::{Clock, Plan, SAMPLE_BYTES};
+use super::plan::{Clock, Plan, Remote, SAMPLE_BYTES};
 use super::report;
 use crate::arch::buffer::{Chain, Window};
 use crate::arch::pmu::Events;
@@ -78,7 +78,36 @@ impl<'m> Engine<'m> {
         events: Option<Events>,
         results: &'m mut Results,
     ) -> Self {
-        let (caches, count) = report::caches();
+        Self::on(mem, options, (cycles, events), results, None)
+    }
+
+    /// [`Engine::new`] for a sweep on `on`, another cluster's CPU, when it is `Some`: with
+    /// that CPU's caches, and no PMU counts (the PMU counted is the boot CPU's own).
+    pub fn on(
+        mem: &'m Memory,
+        options: &Options,
+        (cycles, events): (bool, Option<Events>),
+        results: &'m mut Results,
+        on: Option<Remote>,
+    ) -> Self {
+        let (cycles, events) = if on.is_some() {
+            (false, None)
+        } else {
+            (cycles, events)
+        };
+        let levels = match on {
+            Some(r) => {
+                let mut all =
+                    [mairbench_core::cache::CacheLevel::NONE; mairbench_core::cache::MAX_LEVELS];
+                let levels = r.caches.levels();
+                for (slot, l) in all.iter_mut().zip(levels) {
+                    *slot = *l;
+                }
+                (all, levels.len())
+            }
+            None => cpu::cache_levels(),
+        };
+        let (caches, count) = report::caches(levels, on.map(|r| r.cluster));
         let llc = mairbench_core::cache::last_level_bytes(caches.get(..count).unwrap_or(&[]));
         let max = mem.buffer.size;
         let sizes = match (options.sizes, options.quick) {
@@ -125,6 +154,7 @@ impl<'m> Engine<'m> {
             min_ticks: sweep::min_sample_ticks_stepped(freq, step),
             cycles,
             events,
+            on,
         };
         let mut engine = Engine {
             mem,
@@ -181,13 +211,16 @@ impl<'m> Engine<'m> {
             min_ns % 1000 / 100,
             sweep::MIN_SAMPLE_TICKS,
             sweep::MIN_SAMPLE_NS / 1000,
-            if cycles {
-                "PMCCNTR_EL0 cycles too (under QEMU the PMU counts virtual nanoseconds, not cycles)"
-            } else {
-                "no usable PMU cycle counter"
+            match (on, cycles) {
+                (Some(_), _) => "no PMU counts (this CPU's PMU is not programmed)",
+                (None, true) => {
+                    "PMCCNTR_EL0 cycles too (under QEMU the PMU counts virtual nanoseconds, not \
+                     cycles)"
+                }
+                (None, false) => "no usable PMU cycle counter",
             }
         );
-        let _ = Record::new(&mut Console, &schema::TIMER)
+        let _ = report::on_cluster(Record::new(&mut Console, &schema::TIMER), engine.cluster())
             .u64("freq_hz", clock.freq)
             .u64("overhead_ticks", clock.overhead)
             .bool("pmu_cycles", cycles)
@@ -237,8 +270,16 @@ impl<'m> Engine<'m> {
             .filter(selected)
     }
 
+    /// The cluster index of a sweep on another cluster's CPU, which its records carry.
+    pub(super) fn cluster(&self) -> Option<u16> {
+        self.clock.on.map(|r| r.cluster)
+    }
+
     /// Why `spec` is not measured on `alias` at all, if it is not.
     pub(super) fn skip(&self, spec: &KernelSpec, alias: &Alias) -> Option<&'static str> {
+        if self.clock.on.is_some() && spec.unit == mairbench_core::kernel::Unit::NsPerLine {
+            return Some("maintenance kernels run on the boot CPU only");
+        }
         if spec.normal_only && alias.memtype.class() == Class::Device {
             return Some("real cores take an alignment fault for DC ZVA to Device memory");
         }

@@ -21,7 +21,7 @@ use mairbench_core::platform::MAX_CPUS;
 use mairbench_core::record::Record;
 use mairbench_core::schema;
 use mairbench_core::stats::{self, MAX_REPS};
-use mairbench_core::sweep::CHASE_LINE;
+use mairbench_core::sweep::{self, CHASE_LINE};
 
 /// The streams' memory types of the loaded latency (those of them selected).
 const LOADED_TYPES: [&str; 3] = ["normal-wb", "normal-nc", "device-ngnre"];
@@ -60,7 +60,7 @@ impl Engine<'_> {
             say!("loaded latency: not run (none of normal-wb, normal-nc and device-ngnre is selected)");
             return;
         }
-        let Some(part) = self.scaling_part(n) else {
+        let Some(sweep::Part { bytes: part, .. }) = self.scaling_part(n) else {
             return;
         };
         let cap = if self.plan.quick {

@@ -42,6 +42,7 @@ use crate::{run, say};
 use engine::{Engine, PROGRESS_NS};
 use mairbench_core::format::Bytes;
 use mairbench_core::kernel::{self, Kernel, KernelSpec};
+pub use plan::Remote;
 use report::Table;
 
 impl Engine<'_> {
@@ -69,7 +70,7 @@ impl Engine<'_> {
             if let Some(why) = self.skip(spec, alias) {
                 self.progress.done += self.plan.sizes.len() as u32;
                 say!("  {} on {}: skipped, {why}", spec.name, alias.memtype.name);
-                report::skipped(spec, alias, None, why);
+                report::skipped(spec, alias, None, why, self.cluster());
             }
         }
         // With `probe`, the sizes past the plan are the probe's (normal-wb alone) until it

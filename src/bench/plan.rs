@@ -24,6 +24,23 @@ pub(super) struct Clock {
     pub cycles: bool,
     /// The PMU events counted around every sample, if any.
     pub events: Option<Events>,
+    /// The CPU of another cluster every sample runs on, when it is not this one.
+    pub on: Option<Remote>,
+}
+
+/// A CPU of another cluster than the boot CPU's that a sweep runs on: every warm-up and
+/// sample is its job (`jobs::run_alone`), timed by its own counter reads; the data is laid
+/// and checked, and the caches cleaned and invalidated, by the boot CPU as for its own sweep.
+#[derive(Clone, Copy, Debug)]
+pub struct Remote {
+    /// Its stack block (the job mailbox's index).
+    pub block: usize,
+    /// Its MPIDR_EL1 affinity.
+    pub mpidr: u64,
+    /// Its cluster's index in the run's `cluster` records.
+    pub cluster: u16,
+    /// Its caches, as it read them itself.
+    pub caches: mairbench_core::topology::Caches,
 }
 
 impl Clock {

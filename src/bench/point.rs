@@ -6,9 +6,11 @@
 
 use super::data::PATTERN;
 use super::engine::Engine;
+use super::plan::Remote;
 use super::prepare::{Prepared, Verify};
 use super::report::{self, Point};
 use crate::arch::kernels::{self, Loop, Sample};
+use crate::arch::smp::jobs::{self, Span};
 use crate::memory::Alias;
 use crate::{run, say};
 use mairbench_core::counter::{self, Dropped};
@@ -17,6 +19,30 @@ use mairbench_core::kernel::KernelSpec;
 use mairbench_core::pmu::Counts;
 use mairbench_core::stats::{self, MAX_REPS};
 use mairbench_core::sweep::{self, Calibration};
+
+/// Most time one job of another cluster's sweep may take: a sample is milliseconds long.
+const REMOTE_LIMIT_NS: u64 = 10_000_000_000;
+
+/// `passes` timed runs of `body` on `remote` (0: one untimed run); a CPU that stops answering
+/// ends the run, named, rather than hanging it.
+fn remote_run(remote: Remote, body: Loop, passes: u64) -> Span {
+    match jobs::run_alone(remote.block, body, passes, REMOTE_LIMIT_NS) {
+        Some(span) => span,
+        None => {
+            run::check(
+                "cluster-sweep",
+                false,
+                format_args!(
+                    "CPU {:#x} (cluster {}) did not finish a sample within {} s",
+                    remote.mpidr,
+                    remote.cluster,
+                    REMOTE_LIMIT_NS / 1_000_000_000
+                ),
+            );
+            run::end(Some("a CPU stopped answering"))
+        }
+    }
+}
 
 /// Samples a point may drop before it gives up: a counter that jumps now and then loses a
 /// few; one that never gives a true sample is broken.
@@ -31,7 +57,7 @@ impl Engine<'_> {
         let prepared = match self.prepare(spec, alias, size, laid) {
             Ok(p) => p,
             Err(why) => {
-                report::skipped(spec, alias, Some(size), why);
+                report::skipped(spec, alias, Some(size), why, self.cluster());
                 return None;
             }
         };
@@ -84,6 +110,17 @@ impl Engine<'_> {
     /// maintenance kernel's passes are timed one by one, each after its untimed re-write,
     /// and summed (the overhead subtracted once per pass).
     fn sample(&self, p: &Prepared, body: &mut Loop, passes: u64) -> Sample {
+        if let Some(remote) = self.clock.on {
+            // Another cluster's sweep (which runs no maintenance kernel: no re-write): the
+            // CPU's own span, less the same overhead (its two counter reads, as here).
+            let span = remote_run(remote, *body, passes);
+            let ticks = span.ticks();
+            return Sample {
+                ticks: ticks.saturating_sub(self.clock.overhead),
+                backwards: ((ticks as i64) < 0).then_some((span.start, span.end)),
+                ..Sample::default()
+            };
+        }
         let meter = self.clock.meter();
         let (sample, intervals) = match p.redirty {
             None => (kernels::time(passes, meter, body), 1),
@@ -116,7 +153,10 @@ impl Engine<'_> {
         // The chase's warm-up lap (capped), after which the samples continue along the cycle.
         if let Some(loads) = p.warm_up_loads {
             let mut warm = body.continued(loads)?;
-            warm.run();
+            match self.clock.on {
+                Some(remote) => _ = remote_run(remote, warm, 0),
+                None => warm.run(),
+            }
             body = warm.continued(p.units)?;
         }
         // Warm-up probes that size the samples: at least `min_ticks` each.

@@ -2,7 +2,6 @@
 //! (measured or skipped, written here only, from a [`Point`]), and one table per kernel.
 
 use super::plan::{Cells, Clock};
-use crate::arch::cpu;
 use crate::console::Console;
 use crate::memory::Alias;
 use crate::{run, say, say_inline};
@@ -46,13 +45,13 @@ pub(super) struct Point {
     pub dropped: (u64, Option<Dropped>),
 }
 
-/// Reports the data and unified caches (CLIDR_EL1, CCSIDR_EL1); returns them (the first
+/// Reports the data and unified caches (CLIDR_EL1, CCSIDR_EL1) of this CPU, or of another
+/// cluster's (`cluster`: its index, which its records carry); returns them (the first
 /// `count` entries, as `mairbench_core::cache::levels` does).
-pub(super) fn caches() -> ([CacheLevel; MAX_LEVELS], usize) {
-    let ccidx = cpu::ccsidr(0, false).1;
-    let (all, count) = mairbench_core::cache::levels(cpu::clidr(), ccidx, |level, instruction| {
-        cpu::ccsidr(level, instruction).0
-    });
+pub(super) fn caches(
+    (all, count): ([CacheLevel; MAX_LEVELS], usize),
+    cluster: Option<u16>,
+) -> ([CacheLevel; MAX_LEVELS], usize) {
     let levels = all.get(..count).unwrap_or(&[]);
     for l in levels {
         say!(
@@ -64,7 +63,7 @@ pub(super) fn caches() -> ([CacheLevel; MAX_LEVELS], usize) {
             l.ways,
             l.sets
         );
-        let _ = Record::new(&mut Console, &schema::CACHE)
+        let _ = on_cluster(Record::new(&mut Console, &schema::CACHE), cluster)
             .u64("level", l.level.into())
             .str("type", l.kind.name())
             .u64("size", l.size())
@@ -76,10 +75,27 @@ pub(super) fn caches() -> ([CacheLevel; MAX_LEVELS], usize) {
     (all, count)
 }
 
+/// `rec` with the `cluster` field of another cluster's sweep, first after its kind.
+pub(super) fn on_cluster<'w, W: core::fmt::Write>(
+    rec: Record<'w, W>,
+    cluster: Option<u16>,
+) -> Record<'w, W> {
+    match cluster {
+        Some(c) => rec.u64("cluster", c.into()),
+        None => rec,
+    }
+}
+
 /// The `result` record of a point not measured: for every size (`size` None) or one.
-pub(super) fn skipped(spec: &KernelSpec, alias: &Alias, size: Option<u64>, why: &str) {
+pub(super) fn skipped(
+    spec: &KernelSpec,
+    alias: &Alias,
+    size: Option<u64>,
+    why: &str,
+    cluster: Option<u16>,
+) {
     let mut out = Console;
-    let mut rec = Record::new(&mut out, &schema::RESULT)
+    let mut rec = on_cluster(Record::new(&mut out, &schema::RESULT), cluster)
         .str("memtype", alias.memtype.name)
         .str("kernel", spec.name)
         .str("granule", alias.granule.name());
@@ -101,7 +117,8 @@ pub(super) fn result(
 ) -> Option<u64> {
     let (t, freq) = (&p.ticks, clock.freq);
     let mut out = Console;
-    let mut rec = Record::new(&mut out, &schema::RESULT)
+    let cluster = clock.on.map(|r| r.cluster);
+    let mut rec = on_cluster(Record::new(&mut out, &schema::RESULT), cluster)
         .str("memtype", alias.memtype.name)
         .str("kernel", spec.name)
         .str("granule", alias.granule.name())

@@ -21,10 +21,7 @@ use mairbench_core::record::Record;
 use mairbench_core::schema;
 use mairbench_core::stats;
 use mairbench_core::sweep;
-
-/// Bytes each core reads or writes (beyond the caches of most cores); a quick run uses a
-/// sixteenth.
-const PART: u64 = 4 << 20;
+use mairbench_core::system_cache::Finding;
 
 /// How long a multi-core job may take before its cores count as lost.
 pub(super) const JOB_LIMIT_NS: u64 = 5_000_000_000;
@@ -77,7 +74,11 @@ impl Engine<'_> {
     pub(super) fn scaling_tables(&mut self, cores: &Cores) {
         let started = ticks();
         let n_max = cores.blocks().len() + 1;
-        let Some(part) = self.scaling_part(n_max) else {
+        let Some(sweep::Part {
+            bytes: part,
+            below_dram,
+        }) = self.scaling_part(n_max)
+        else {
             return;
         };
         let mask = self.plan.kernels;
@@ -102,6 +103,13 @@ impl Engine<'_> {
         );
         if run::emulated() {
             say!("  (emulated: QEMU models no caches; these timings do not reflect memory types)");
+        } else if below_dram {
+            run::warn("scaling");
+            say!(
+                "  (each core's part is below the DRAM point, 4x the last cache the latency curve \
+                 shows: the figures may be cache hits; a larger mairbench.buffer= gives larger \
+                 parts)"
+            );
         }
         say!(
             "  aggregate: all cores' bytes over the span from the earliest start to the latest \
@@ -132,16 +140,13 @@ impl Engine<'_> {
         );
     }
 
-    /// Each core's part: a power of two, at most [`PART`] (a sixteenth when quick), `n_max`
-    /// of them in the buffer; `None` below 4 KiB or with one core.
-    pub(super) fn scaling_part(&self, n_max: usize) -> Option<u64> {
-        let buffer = self.mem.buffer.size;
-        let cap = if self.plan.quick { PART / 16 } else { PART };
-        let p = (buffer / n_max as u64)
-            .min(cap)
-            .checked_next_power_of_two()?;
-        let part = if p * n_max as u64 > buffer { p / 2 } else { p };
-        (n_max >= 2 && part >= 4 << 10).then_some(part)
+    /// Each core's part (`sweep::scaling_part`): past the DRAM point the sweep found (a system
+    /// cache included) where the buffer allows; `None` below 4 KiB or with one core.
+    pub(super) fn scaling_part(&self, n_max: usize) -> Option<sweep::Part> {
+        let levels = self.plan.caches.iter().filter(|l| l.level != 0);
+        let caches = &self.plan.caches[..levels.count()];
+        let dram = Finding::of(&*self.results, caches, run::emulated()).bound();
+        sweep::scaling_part(self.mem.buffer.size, n_max as u64, self.plan.quick, dram)
     }
 
     /// Ticks in nanoseconds, rounded down.

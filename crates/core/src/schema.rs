@@ -842,6 +842,7 @@ pub const CACHE: Kind = Kind {
     name: "cache",
     doc: "One cache level of the boot CPU (CLIDR_EL1, CCSIDR_EL1).",
     fields: &[
+        ON_CLUSTER,
         Field::always("level", U64, "", "1-based level."),
         Field::always(
             "type",
@@ -865,6 +866,7 @@ pub const TIMER: Kind = Kind {
           make min_sample_ticks at that rate (never fewer than one; a sample that still comes \
           out shorter makes all of them be taken again with more passes).",
     fields: &[
+        ON_CLUSTER,
         Field::always(
             "freq_hz",
             U64,
@@ -1052,6 +1054,7 @@ pub const RESULT: Kind = Kind {
           median_ns_per_load; ns-per-line kernels lines, bytes, ns_per_line, \
           median_ns_per_line and best_mbps. Then integrity or integrity_fail_offset.",
     fields: &[
+        ON_CLUSTER,
         Field::optional("memtype", Str, "", "Memory type name. In every record of the firmware; mairbench-linux's records carry source instead."),
         Field::optional("source", Str, "", "mairbench-linux only, where the firmware has memtype: the Linux mapping measured, e.g. \"anon\" (a private anonymous mmap: on arm64 Normal write-back memory, the heap's type)."),
         Field::always("kernel", Str, "", "Kernel name (the kernel table)."),
@@ -1319,6 +1322,61 @@ pub const SYSTEM_CACHE: Kind = Kind {
     ],
 };
 
+/// `core_to_core`: one pair of the core-to-core latency matrix.
+pub const CORE_TO_CORE: Kind = Kind {
+    name: "core_to_core",
+    doc: "One pair of CPUs of the core-to-core latency matrix: one 64-byte line of Normal \
+          write-back, Inner Shareable memory bounced between them with plain loads and \
+          stores (each CPU waits for the other's value, then writes the next), after one \
+          untimed round trip; timed by the from CPU. Written after the cluster records when \
+          two or more CPUs run, one per pair of the first 16 running CPUs (from < to in the \
+          order the CPUs started, the boot CPU first). Absent in logs of older firmware.",
+    fields: &[
+        Field::always("from", Hex, "", "MPIDR affinity of the CPU that timed the bounce."),
+        Field::always("to", Hex, "", "MPIDR affinity of the other CPU."),
+        Field::always("from_cluster", U64, "", "from's cluster index (the cluster records); null when in none.").or_null(),
+        Field::always("to_cluster", U64, "", "to's cluster index; null when in none.").or_null(),
+        Field::always("rounds", U64, "round trips", "Timed round trips (1000 on hardware, 50 under emulation)."),
+        Field::always("ticks", U64, TICKS, "The timed round trips on from's counter; null when the pair did not finish within 2 s (both gave up).").or_null(),
+        Field::always("freq_hz", U64, "Hz", "Counter frequency."),
+        Field::always("ns_per_hop", Decimal, "ns", "One-way time: ticks over 2 x rounds hops, in ns, two decimals; null when the pair did not finish.").or_null(),
+    ],
+};
+
+/// The `cluster` field of the records another cluster's sweep writes.
+const ON_CLUSTER: Field = Field::optional(
+    "cluster",
+    U64,
+    "",
+    "Only in the records of another cluster's sweep than the boot CPU's (a big.LITTLE \
+     board): that cluster's index, as its cluster record gives it; absent in the boot CPU's \
+     own.",
+);
+
+/// `cluster`: one cluster of CPUs.
+pub const CLUSTER: Kind = Kind {
+    name: "cluster",
+    doc: "One cluster of CPUs that are alike (mairbench_core::topology): a leaf cluster of \
+          the device tree's cpu-map (else the CPUs sharing their MPIDR affinity above the \
+          core), split where its running CPUs report different MIDR part numbers or caches. \
+          Written after the boot CPU's verdicts when secondary CPUs run, one per cluster; \
+          each cluster the boot CPU is not in is then swept on its representative, and that \
+          sweep's cache, timer, result and verdict records carry its index as cluster. Absent \
+          in logs of older firmware.",
+    fields: &[
+        Field::always("cluster", U64, "", "Its index, from 0 in the order its first CPU is listed."),
+        Field::always("group", U64, "", "The cpu-map cluster (or affinity group) it lies in; two clusters of one group are two kinds of core in one cpu-map cluster."),
+        Field::always("cpus", U64, "CPUs", "How many CPUs it holds."),
+        Field::always("representative", Hex, "", "MPIDR affinity of the CPU its sweep runs on: the lowest of its CPUs that reported."),
+        Field::always("capacity", U64, "", "The CPUs' capacity-dmips-mhz, as the device tree writes it; null when absent.").or_null(),
+        Field::always("compatible", Str, "", "The CPUs' first compatible string (\"arm,cortex-a53\"); null without one.").or_null(),
+        Field::always("midr", Hex, "", "The representative's MIDR_EL1, as it read it; null when no CPU of the cluster runs.").or_null(),
+        Field::always("last_cache", U64, BYTES, "Size of the last data or unified cache level its CPUs report; null when none.").or_null(),
+        Field::always("source", Str, "", "Where the clusters came from: \"cpu-map\", \"affinity\" (MPIDR, no cpu-map), \"pptt\" or \"none\"."),
+        Field::always("role", Str, "", "\"boot\": the boot CPU's cluster, swept first; \"swept\": swept on its representative after the boot CPU's verdicts; \"not-running\": no CPU of it started, not swept."),
+    ],
+};
+
 /// One bring-up verdict.
 pub const VERDICT: Kind = Kind {
     name: "verdict",
@@ -1326,6 +1384,7 @@ pub const VERDICT: Kind = Kind {
           (its table is docs/bringup.md, \"Verdicts\"): one record per verdict, in table \
           order, after the measurements. A fail verdict fails the run.",
     fields: &[
+        ON_CLUSTER,
         Field::always(
             "name",
             Str,
@@ -1512,6 +1571,8 @@ pub const KINDS: &[&Kind] = &[
     &LOADED_LATENCY,
     &SYSTEM_CACHE,
     &VERDICT,
+    &CLUSTER,
+    &CORE_TO_CORE,
     &EXCEPTION,
     &PANIC,
     &END,

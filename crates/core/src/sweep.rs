@@ -489,6 +489,46 @@ impl Lines {
     }
 }
 
+/// Bytes each core moves in the multi-core scaling when the sweep gives no DRAM point larger
+/// (a quick run uses a sixteenth of it).
+pub const SCALING_PART: u64 = 4 * MIB;
+
+/// Each core's part of the multi-core scaling (and the loaded latency's streams).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// Bytes per core: a power of two, `cores` of them fit in the buffer.
+    pub bytes: u64,
+    /// Whether it is below the DRAM point it should reach (a full run's parts reach past the
+    /// last cache, a system cache included, unless the buffer is too small).
+    pub below_dram: bool,
+}
+
+/// The part of each of `cores` cores in a `buffer`-byte buffer: at least [`SCALING_PART`] and
+/// the DRAM point `dram` (`system_cache::Finding::bound`: 4x the last step of the latency
+/// curve, a system cache CLIDR does not report included), a sixteenth of [`SCALING_PART`]
+/// when `quick`; a power of two, as large as that and the buffer allow. `None` with fewer
+/// than two cores or below 4 KiB.
+pub fn scaling_part(buffer: u64, cores: u64, quick: bool, dram: u64) -> Option<Part> {
+    let want = if quick {
+        SCALING_PART / 16
+    } else {
+        SCALING_PART.max(dram)
+    };
+    let p = buffer
+        .checked_div(cores)?
+        .min(want)
+        .checked_next_power_of_two()?;
+    let bytes = if p.saturating_mul(cores) > buffer {
+        p / 2
+    } else {
+        p
+    };
+    (cores >= 2 && bytes >= MIN_SIZE).then_some(Part {
+        bytes,
+        below_dram: !quick && bytes < dram,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -850,5 +890,54 @@ mod tests {
         ] {
             assert!(!s.name().is_empty());
         }
+    }
+
+    #[test]
+    fn scaling_parts_reach_past_a_system_cache_when_the_buffer_allows() {
+        // No system cache: 4 MiB per core (4x a 1 MiB L2 is the DRAM point).
+        let part = |buffer, cores, quick, dram| scaling_part(buffer, cores, quick, dram);
+        assert_eq!(
+            part(64 * MIB, 4, false, 4 * MIB),
+            Some(Part {
+                bytes: 4 * MIB,
+                below_dram: false
+            })
+        );
+        // A 32 MiB system cache: the DRAM point is 128 MiB, which each core's part reaches in
+        // a buffer of 512 MiB ...
+        assert_eq!(
+            part(512 * MIB, 4, false, 128 * MIB),
+            Some(Part {
+                bytes: 128 * MIB,
+                below_dram: false
+            })
+        );
+        // ... and in 64 MiB cannot: said.
+        assert_eq!(
+            part(64 * MIB, 4, false, 128 * MIB),
+            Some(Part {
+                bytes: 16 * MIB,
+                below_dram: true
+            })
+        );
+        // Quick runs take a sixteenth, and are not meant to reach DRAM.
+        assert_eq!(
+            part(64 * MIB, 4, true, 128 * MIB),
+            Some(Part {
+                bytes: 256 * KIB,
+                below_dram: false
+            })
+        );
+        // A buffer that is not a power of two: the parts still fit.
+        assert_eq!(
+            part(48 * MIB, 4, false, 128 * MIB),
+            Some(Part {
+                bytes: 8 * MIB,
+                below_dram: true
+            })
+        );
+        assert_eq!(part(64 * MIB, 1, false, 0), None);
+        assert_eq!(part(8 * KIB, 4, false, 0), None);
+        assert_eq!(part(64 * MIB, 0, false, 0), None);
     }
 }

@@ -1401,3 +1401,76 @@ fn corrupted_pptts_never_panic_and_keep_every_processor() {
         "{slowest:?}"
     );
 }
+
+/// A board DTB of Debian's arm64 Linux package, from the cache `qemu/dtbs` fills (and prints;
+/// `test.sh` runs it before the tests).
+fn board_dtb(path: &str) -> Vec<u8> {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../qemu/dtbs");
+    let out = std::process::Command::new(&script)
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}: cannot run it to get the DTBs", script.display()));
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let file = dir.join("all").join(path);
+    std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e} (run qemu/dtbs)", file.display()))
+}
+
+/// The clusters of real big.LITTLE boards' trees (Debian's package): each core type's
+/// cluster with its capacity, swept on its lowest MPIDR. The RK3399's four A53s and two A72s,
+/// the S922X's and A311D's two A53s and four A73s (Amlogic G12B: the boot CPU is an A53).
+/// The i.MX8QM's tree in this package lists its four A53s alone (no A72 node, no cpu-map):
+/// what a tree does not list is neither started nor swept, and the test keeps that visible.
+#[test]
+fn real_big_little_boards_give_one_cluster_per_core_type() {
+    let rk3399 = vec![
+        (4, 0, Some("arm,cortex-a53"), Some(485), vec![0, 1, 2, 3]),
+        (
+            2,
+            0x100,
+            Some("arm,cortex-a72"),
+            Some(1024),
+            vec![0x100, 0x101],
+        ),
+    ];
+    let g12b = vec![
+        (2, 0, Some("arm,cortex-a53"), Some(592), vec![0, 1]),
+        (
+            4,
+            0x100,
+            Some("arm,cortex-a73"),
+            Some(1024),
+            vec![0x100, 0x101, 0x102, 0x103],
+        ),
+    ];
+    let imx8qm = vec![(4, 0, Some("arm,cortex-a53"), None, vec![0, 1, 2, 3])];
+    for (board, source, want) in [
+        ("rockchip/rk3399-rockpro64.dtb", Source::CpuMap, &rk3399),
+        (
+            "amlogic/meson-g12b-s922x-khadas-vim3.dtb",
+            Source::CpuMap,
+            &g12b,
+        ),
+        (
+            "amlogic/meson-g12b-a311d-khadas-vim3.dtb",
+            Source::CpuMap,
+            &g12b,
+        ),
+        ("amlogic/meson-g12b-odroid-n2.dtb", Source::CpuMap, &g12b),
+        ("freescale/imx8qm-mek.dtb", Source::Affinity, &imx8qm),
+    ] {
+        let dtb = board_dtb(board);
+        let t = Topology::from_dtb(&dtb);
+        assert_eq!(t.source, source, "{board}");
+        assert_eq!(&shape(&t), want, "{board}");
+        assert!(
+            t.problems.is_empty(),
+            "{board}: {:?}",
+            t.problems.iter().collect::<Vec<_>>()
+        );
+    }
+}

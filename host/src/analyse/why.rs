@@ -73,8 +73,17 @@ pub fn lead(p: &Parsed) -> String {
             ));
         }
     }
-    for v in p.run.verdicts.iter().filter(|v| v.status == "fail") {
-        let mut line = format!("verdict {} failed: {}", v.name, v.why);
+    let clusters = p
+        .run
+        .clusters
+        .iter()
+        .map(|c| (Some(c.index), &c.sweep.verdicts));
+    let verdicts = std::iter::once((None, &p.run.verdicts))
+        .chain(clusters)
+        .flat_map(|(c, vs)| vs.iter().map(move |v| (c, v)));
+    for (cluster, v) in verdicts.filter(|(_, v)| v.status == "fail") {
+        let on = cluster.map_or(String::new(), |c| format!(" on cluster {c}"));
+        let mut line = format!("verdict {}{on} failed: {}", v.name, v.why);
         if let Some(spec) = mairbench_core::verdict::by_name(&v.name) {
             let _ = write!(line, "\nusually: {}\nnext: {}", spec.failure, spec.next);
         }

@@ -288,6 +288,34 @@ pub struct Run {
     pub timer_hz: Option<u64>,
     /// The bring-up verdicts, in log order (a repeated name keeps the last).
     pub verdicts: Vec<Verdict>,
+    /// The clusters of CPUs (`cluster` records), in log order; empty with one CPU and in
+    /// older logs.
+    pub clusters: Vec<Cluster>,
+}
+
+/// One cluster of CPUs (a `cluster` record) and, when it is not the boot CPU's, its own
+/// sweep: the cache, timer, result and verdict records that carry its index.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Cluster {
+    /// Its index (`cluster`).
+    pub index: u64,
+    /// How many CPUs it holds.
+    pub cpus: u64,
+    /// MPIDR affinity of the CPU its sweep ran on, as written (`0x100`).
+    pub representative: String,
+    /// The CPUs' first compatible string; `None` when the tree names none.
+    pub compatible: Option<String>,
+    /// The CPUs' `capacity-dmips-mhz`.
+    pub capacity: Option<u64>,
+    /// The representative's MIDR_EL1, as written.
+    pub midr: Option<String>,
+    /// Size of the last cache level its CPUs report, bytes.
+    pub last_cache: Option<u64>,
+    /// `boot`, `swept` or `not-running`.
+    pub role: String,
+    /// Its own sweep (caches, measurements, skipped points, verdicts); empty for the boot
+    /// CPU's cluster, whose sweep is the run's own.
+    pub sweep: Box<Run>,
 }
 
 impl Run {

@@ -206,6 +206,105 @@ pub fn without(dtb: &[u8], drop: &[&str]) -> Vec<u8> {
     blob
 }
 
+/// `dtb` with properties added to existing nodes: each `(path, name, value)` goes first in
+/// the node at `path` (`/cpus/cpu@0`).
+pub fn with_props(dtb: &[u8], add: &[(&str, &str, Vec<u8>)]) -> Vec<u8> {
+    let field = |i: usize| be32(dtb, i * 4) as usize;
+    let (off_struct, off_strings, size_struct) = (field(2), field(3), field(9));
+    let old = &dtb[off_struct..off_struct + size_struct];
+    let mut strings = dtb[off_strings..off_strings + field(8)].to_vec();
+    let mut out = Vec::new();
+    let mut path: Vec<String> = Vec::new();
+    let mut added = 0;
+    let mut at = 0;
+    while at < old.len() {
+        let token = be32(old, at);
+        let start = at;
+        at += 4;
+        match token {
+            FDT_BEGIN_NODE => {
+                let len = old[at..].iter().position(|&b| b == 0).unwrap();
+                path.push(String::from_utf8_lossy(&old[at..at + len]).into_owned());
+                at = (at + len + 1).next_multiple_of(4);
+                out.extend_from_slice(&old[start..at]);
+                let here = path.join("/");
+                let here = if here.is_empty() {
+                    "/".to_owned()
+                } else {
+                    here
+                };
+                for (_, name, value) in add.iter().filter(|(p, ..)| *p == here) {
+                    let name_off = strings.len() as u32;
+                    strings.extend(name.as_bytes());
+                    strings.push(0);
+                    out.extend(FDT_PROP.to_be_bytes());
+                    out.extend((value.len() as u32).to_be_bytes());
+                    out.extend(name_off.to_be_bytes());
+                    out.extend(value);
+                    out.resize(out.len().next_multiple_of(4), 0);
+                    added += 1;
+                }
+                continue;
+            }
+            FDT_END_NODE => {
+                path.pop();
+            }
+            FDT_PROP => at = (at + 8 + be32(old, at) as usize).next_multiple_of(4),
+            _ => {}
+        }
+        out.extend_from_slice(&old[start..at]);
+    }
+    assert_eq!(added, add.len(), "a node to add a property to is missing");
+    let mut blob = dtb[..off_struct].to_vec();
+    blob.extend(&out);
+    let off_strings_new = blob.len();
+    blob.extend(&strings);
+    let set = |blob: &mut Vec<u8>, i: usize, v: usize| {
+        blob[i * 4..i * 4 + 4].copy_from_slice(&(v as u32).to_be_bytes())
+    };
+    let total = blob.len();
+    set(&mut blob, 1, total);
+    set(&mut blob, 3, off_strings_new);
+    set(&mut blob, 8, strings.len());
+    set(&mut blob, 9, out.len());
+    blob
+}
+
+/// QEMU virt's device tree with four CPUs in two clusters of two (`-smp
+/// 4,clusters=2,cores=2`: QEMU writes the `cpu-map`), the first cluster's CPUs given
+/// `capacity-dmips-mhz` 485 and the second's 1024 (the RK3399's A53 and A72 values), written
+/// to a file named `name` for `MAIRBENCH_DTB` with `MAIRBENCH_SMP=4`.
+pub fn virt_two_clusters(name: &str) -> PathBuf {
+    let dump = tmp(&format!("{name}.dump"));
+    super::dumpdtb(
+        "virt",
+        &[
+            "-cpu",
+            "cortex-a72",
+            "-smp",
+            "4,clusters=2,cores=2",
+            "-m",
+            "256M",
+        ],
+        &dump,
+    );
+    let dtb = std::fs::read(&dump).unwrap_or_else(|e| panic!("{}: {e}", dump.display()));
+    let capacity = |v: u32| v.to_be_bytes().to_vec();
+    let dtb = with_props(
+        &dtb,
+        &[
+            ("/cpus/cpu@0", "capacity-dmips-mhz", capacity(485)),
+            ("/cpus/cpu@1", "capacity-dmips-mhz", capacity(485)),
+            ("/cpus/cpu@2", "capacity-dmips-mhz", capacity(1024)),
+            ("/cpus/cpu@3", "capacity-dmips-mhz", capacity(1024)),
+        ],
+    );
+    mairbench_core::fdt::Fdt::new(&dtb).expect("the edited DTB is well-formed");
+    let path = tmp(name);
+    std::fs::write(&path, &dtb).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    path
+}
+
 fn write_node(node: &Node, structs: &mut Vec<u8>, strings: &mut Vec<u8>) {
     let pad = |s: &mut Vec<u8>| s.resize(s.len().next_multiple_of(4), 0);
     structs.extend(FDT_BEGIN_NODE.to_be_bytes());

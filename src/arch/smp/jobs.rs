@@ -119,6 +119,20 @@ pub enum Job {
     /// One round of the counter exchange (see [`clock_round`]): at once, read this CPU's
     /// CNTVCT_EL0 and CNTFRQ_EL0.
     Clock,
+    /// Time `passes` runs of `body` at once, alone (see [`run_alone`]).
+    Alone {
+        /// The loop: one point's, of another cluster's sweep.
+        body: Loop,
+        /// Passes timed as one sample (0: one untimed run, a warm-up).
+        passes: u64,
+    },
+    /// One side of a cache line bounced between two CPUs (see [`super::bounce`]).
+    Bounce {
+        /// 0: writes the odd values and times; 1: writes the even ones.
+        side: u64,
+        /// Timed round trips.
+        rounds: u64,
+    },
 }
 
 /// Per stack block: the job posted to that CPU, valid once `POSTED` holds its sequence
@@ -176,7 +190,7 @@ const START_MARGIN_US: u64 = 100;
 
 /// Posts `job(i)` to the `i`th CPU of `blocks` (then SEV); the job's sequence number, or
 /// `None` if a block is out of range.
-fn post(blocks: &[usize], job: impl Fn(usize) -> Job) -> Option<u64> {
+pub(super) fn post(blocks: &[usize], job: impl Fn(usize) -> Job) -> Option<u64> {
     let seq = SEQ.fetch_add(1, Ordering::Relaxed) + 1;
     ARRIVED.store(0, Ordering::SeqCst);
     RUNNING.store(0, Ordering::SeqCst);
@@ -216,7 +230,7 @@ fn wait_until(at: u64) {
 }
 
 /// What the CPU of `block` reported for job `seq`, waiting for it until `deadline`.
-fn outcome(block: usize, seq: u64, deadline: &Deadline) -> Option<Span> {
+pub(super) fn outcome(block: usize, seq: u64, deadline: &Deadline) -> Option<Span> {
     let finished = FINISHED.get(block)?;
     while finished.load(Ordering::Acquire) != seq {
         if deadline.expired() {
@@ -343,6 +357,15 @@ pub fn clock_round(block: usize, limit_ns: u64) -> Option<(Round, u64)> {
     Some((round, answer.bytes))
 }
 
+/// Runs `body` on the CPU of `block` alone, at once, `passes` times timed (its own counter
+/// reads around them), or once untimed when `passes` is 0; `None` if it did not finish
+/// within `limit_ns` nanoseconds.
+pub fn run_alone(block: usize, body: Loop, passes: u64, limit_ns: u64) -> Option<Span> {
+    let deadline = Deadline::after_ns(limit_ns);
+    let seq = post(&[block], |_| Job::Alone { body, passes })?;
+    outcome(block, seq, &deadline)
+}
+
 /// A secondary CPU's life after hello: wait for a job, line up and start at the common
 /// start time (a stream starts at once), do it, report.
 pub(super) fn serve(block: usize) -> ! {
@@ -366,7 +389,8 @@ pub(super) fn serve(block: usize) -> ! {
         // SAFETY: `seq` is not 0, so `post` posted it: it wrote this slot's job before its
         // Release store of `seq`, which the Acquire load above saw.
         let job = unsafe { job.get().assume_init() };
-        if !matches!(job, Job::Stream(_) | Job::Clock) {
+        let alone = matches!(job, Job::Alone { .. } | Job::Bounce { .. });
+        if !alone && !matches!(job, Job::Stream(_) | Job::Clock) {
             ARRIVED.fetch_add(1, Ordering::AcqRel);
             while GO.load(Ordering::Acquire) != seq {
                 aarch64_cpu::asm::wfe();
@@ -375,6 +399,15 @@ pub(super) fn serve(block: usize) -> ! {
         }
         let span = match job {
             Job::Timed { mut body, passes } => span(passes, &mut body),
+            Job::Alone {
+                mut body,
+                passes: 0,
+            } => {
+                body.run();
+                Span::default()
+            }
+            Job::Alone { mut body, passes } => span(passes, &mut body),
+            Job::Bounce { side, rounds } => super::bounce::serve(side, rounds, seq),
             Job::Stream(stream) => {
                 dsb(SY);
                 let start = ticks();

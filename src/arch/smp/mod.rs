@@ -12,8 +12,10 @@
 //! one slot of each table below per CPU; block 0 is the boot CPU's (it has its own stacks).
 //!
 //! - [`start`]: the stacks, starting a CPU (PSCI, spin table), its hello (online);
-//! - [`jobs`]: the job mailbox the started CPUs serve (post, start together, run, report).
+//! - [`jobs`]: the job mailbox the started CPUs serve (post, start together, run, report);
+//! - [`bounce`]: a cache line bounced between two CPUs (the core-to-core latency).
 
+pub mod bounce;
 pub mod jobs;
 pub mod start;
 

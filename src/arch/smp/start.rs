@@ -7,8 +7,10 @@ use crate::arch::global::Global;
 use crate::arch::image::image_layout;
 use crate::arch::timer::Deadline;
 use crate::arch::{cache, cpu, exceptions, mmu};
+use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU64, Ordering};
 use mairbench_core::platform::{PsciConduit, MAX_CPUS};
+use mairbench_core::topology::Caches;
 
 /// One CPU's stack block, page-aligned so its guard pages can stay unmapped.
 #[repr(C, align(4096))]
@@ -61,6 +63,11 @@ static ONLINE: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
 /// Per stack block: the CPU's own MPIDR_EL1 and MIDR_EL1, written before `ONLINE`.
 static CPU_MPIDR: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
 static CPU_MIDR: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+/// Per stack block: the data and unified caches the CPU's own CLIDR_EL1 and CCSIDR_EL1
+/// describe, written before `ONLINE` (a big.LITTLE board's clusters differ). Uninitialized
+/// until then, so that the table costs no bytes in the image.
+static CPU_CACHES: [Global<MaybeUninit<Caches>>; MAX_CPUS] =
+    [const { Global::new(MaybeUninit::uninit()) }; MAX_CPUS];
 /// Per stack block: the CPU's translation-regime registers with its MMU on, written before
 /// `ONLINE`.
 static CPU_REGS: [Global<Regs>; MAX_CPUS] = [const {
@@ -200,6 +207,8 @@ pub struct Up {
     pub midr: u64,
     /// Its translation-regime registers, read by itself with its MMU on.
     pub regs: Regs,
+    /// Its data and unified caches, as it reads them itself.
+    pub caches: Caches,
 }
 
 /// Starts the CPU `mpidr` on stack block `block` (1..=SECONDARY_BLOCKS) with `method`,
@@ -292,6 +301,11 @@ pub fn online(block: usize) -> Option<Up> {
             .map_or(0, |m| m.load(Ordering::Relaxed)),
         midr: CPU_MIDR.get(block).map_or(0, |m| m.load(Ordering::Relaxed)),
         regs: CPU_REGS.get(block).map_or(Regs::default(), Global::get),
+        caches: CPU_CACHES.get(block).map_or(Caches::NONE, |c| {
+            // SAFETY: `ONLINE` holds a nonzero word for this block (seen by the Acquire load
+            // above), which `secondary_main` stores with Release after it wrote the caches.
+            unsafe { c.get().assume_init() }
+        }),
     })
 }
 
@@ -316,15 +330,17 @@ extern "C" fn secondary_main(block: u64, entry_el: u64) -> ! {
     // Its counter reads (the job spans) follow its own core's errata.
     cpu::own_counter_errata();
     let b = block as usize;
-    if let (Some(slot), Some(mpidr), Some(midr), Some(regs)) = (
+    if let (Some(slot), Some(mpidr), Some(midr), Some(regs), Some(caches)) = (
         ONLINE.get(b),
         CPU_MPIDR.get(b),
         CPU_MIDR.get(b),
         CPU_REGS.get(b),
+        CPU_CACHES.get(b),
     ) {
         mpidr.store(MPIDR_EL1.get() & AFFINITY, Ordering::Relaxed);
         midr.store(MIDR_EL1.get(), Ordering::Relaxed);
         regs.set(Regs::own());
+        caches.set(MaybeUninit::new(Caches::from(cpu::cache_levels())));
         slot.store(1 | (entry_el & 3) << 1, Ordering::Release);
     }
     super::jobs::serve(b)

@@ -126,6 +126,25 @@ pub struct Report {
     pub caches: Caches,
 }
 
+/// Where [`Topology::merge_from`] reads the CPUs' reports: report `i` of `count()`, `None`
+/// where there is none.
+pub trait Reports {
+    /// How many reports there are.
+    fn count(&self) -> usize;
+    /// Report `i`.
+    fn report(&self, i: usize) -> Option<Report>;
+}
+
+impl Reports for &[Report] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn report(&self, i: usize) -> Option<Report> {
+        self.get(i).copied()
+    }
+}
+
 /// MIDR_EL1's Implementer (bits 31:24) and PartNum (bits 15:4): the core type, whatever its
 /// variant and revision.
 pub fn midr_part(midr: u64) -> (u8, u16) {
@@ -657,6 +676,12 @@ impl<'a> Topology<'a> {
     /// is ignored ([`Problem::ReportRepeated`]). CPUs in no cluster (beyond [`MAX_CLUSTERS`])
     /// stay so.
     pub fn merge(&self, reports: &[Report]) -> Topology<'a> {
+        self.merge_from(&reports)
+    }
+
+    /// [`Topology::merge`] with the reports read one at a time from `reports` (a firmware
+    /// keeps them where its CPUs wrote them, not in one slice).
+    pub fn merge_from(&self, reports: &impl Reports) -> Topology<'a> {
         let mut out = Topology {
             source: self.source,
             merged: true,
@@ -665,17 +690,20 @@ impl<'a> Topology<'a> {
             ..Topology::none()
         };
         let first_report = |mpidr: u64| {
-            reports
-                .iter()
-                .position(|r| r.mpidr & AFFINITY == mpidr & AFFINITY)
+            (0..reports.count()).find(|&i| {
+                reports
+                    .report(i)
+                    .is_some_and(|r| r.mpidr & AFFINITY == mpidr & AFFINITY)
+            })
         };
-        for (i, r) in reports.iter().enumerate() {
+        let all = || (0..reports.count()).filter_map(|i| Some((i, reports.report(i)?)));
+        for (i, r) in all() {
             if first_report(r.mpidr) != Some(i) {
                 out.problems.insert(Problem::ReportRepeated);
             }
         }
         for m in self.cpus() {
-            let report = first_report(m.mpidr).and_then(|i| reports.get(i));
+            let report = first_report(m.mpidr).and_then(|i| reports.report(i));
             let Some(old) = m.cluster.and_then(|c| self.clusters.get(c)) else {
                 // Beyond the cap before, beyond it still.
                 let mut d = Digest(m.digest);
@@ -703,7 +731,7 @@ impl<'a> Topology<'a> {
         let mut extra = [0u64; MAX_CPUS];
         let mut extra_report = [0usize; MAX_CPUS];
         let mut count = 0usize;
-        for (i, r) in reports.iter().enumerate() {
+        for (i, r) in all() {
             if self.member(r.mpidr).is_some() || first_report(r.mpidr) != Some(i) {
                 continue;
             }
@@ -730,7 +758,7 @@ impl<'a> Topology<'a> {
         let mpidrs = extra.get(..count).unwrap_or_default();
         Self::group_by_affinity(mpidrs, &mut groups, |m| m & MPIDR_MT != 0, first_group);
         for (&at, group) in extra_report.iter().zip(groups).take(count) {
-            let (Some(r), Some(group)) = (reports.get(at), group) else {
+            let (Some(r), Some(group)) = (reports.report(at), group) else {
                 continue;
             };
             let key = Key {

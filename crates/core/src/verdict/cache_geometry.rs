@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::points::{faster, named, position, Step, Times, View};
-use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict, STEP_RATIO};
+use super::{Basis, Evidence, Name, Scope, Spec, Status, Sweep, Verdict, STEP_RATIO};
 use crate::format::Bytes;
 use crate::kernel::Kernel;
 use crate::memtype::Role;
@@ -16,6 +16,7 @@ pub const SPEC: Spec = Spec {
     failure: "CCSIDR_EL1 describes the set/way view, not necessarily the real cache (the Arm ARM says so): a level without a step may be smaller, larger, shared with other cores or partitioned; no step at all means the caches are not in use.",
     next: "Rerun with mairbench.kernels=latency and mairbench.sizes= from a quarter to eight times the level without a step: a step at another size is the real cache's size; no step anywhere while caches-on fails is the cache being off.",
     basis: Basis::Timing,
+    scope: Scope::Core,
 };
 
 /// Evidence keys of the step across each level.

@@ -4,7 +4,7 @@ use core::fmt;
 
 use super::held::{self, Direction, Held};
 use super::points::{faster, named, Times, View};
-use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict, CLEAR_RATIO};
+use super::{Basis, Evidence, Name, Scope, Spec, Status, Sweep, Verdict, CLEAR_RATIO};
 use crate::format::Bytes;
 use crate::kernel::{Kernel, Unit};
 use crate::memtype::Role;
@@ -17,6 +17,7 @@ pub const SPEC: Spec = Spec {
     failure: "The data cache is off or unused: a boot stage left SCTLR_EL1.C clear, the core's cache enable (e.g. CPUECTLR_EL1.SMPEN on Cortex-A53/A72) is not set, or normal-wb is not mapped cacheable. Every bandwidth is then DRAM-bound.",
     next: "Read sctlr_c in the verdict's evidence: 0 means a boot stage left the data cache off (or mairbench.selftest=caches-off asked for it). With C set, rerun with mairbench.kernels=read-ldp,latency mairbench.types=normal-wb,normal-nc: a normal-wb curve with steps at the CLIDR sizes (cache-geometry) says the cache works and only the ratio fell short; a flat one says the mapping (the normal-wb memtype record's par_attr must be 0xff) or the core's cache enable (the start record's smpen_set at EL3).",
     basis: Basis::Mixed,
+    scope: Scope::Core,
 };
 
 /// The no-maintenance demonstration (the `coherence` record with `maintenance` false): old

@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::points::{ratio_centi, View};
-use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict};
+use super::{Basis, Evidence, Name, Scope, Spec, Status, Sweep, Verdict};
 use crate::format::Decimal;
 
 pub const SPEC: Spec = Spec {
@@ -14,6 +14,7 @@ pub const SPEC: Spec = Spec {
     failure: "The PMU cycle counter does not count core cycles (an emulator, or a platform that clocks it from the timer), or the boot loader left the core PLL in bypass: every bandwidth is then low together.",
     next: "Read the verdict's cycles_per_tick and core_mhz: about 1 cycle per tick means PMCCNTR_EL0 counts at the timer's rate (an emulator, or a SoC that clocks it so); a core below 100 MHz means the boot loader left the core PLL in bypass: check its clock set-up (U-Boot's clk dump, the SoC's reference manual).",
     basis: Basis::Timing,
+    scope: Scope::Machine,
 };
 
 /// The cycle counter "runs at the timer's rate" when cycles per tick lie within ±2 % of 1

@@ -5,7 +5,7 @@ use core::fmt;
 
 use super::points::{devices, faster, named, Times, View};
 use super::DRAM_TIMES;
-use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict, STEP_RATIO};
+use super::{Basis, Evidence, Name, Scope, Spec, Status, Sweep, Verdict, STEP_RATIO};
 use crate::format::Bytes;
 use crate::kernel::{Kernel, Unit};
 use crate::memtype::{Role, MEMTYPES};
@@ -18,6 +18,7 @@ pub const SPEC: Spec = Spec {
     failure: "Never a fail. No cliff at all means normal-wb streams no faster than Device memory (caches or prefetch not working), or the Device alias is not Device. A large cliff is what a buffer mapped as Device costs: map DMA buffers that the CPU reads as normal memory with maintenance.",
     next: "For a warn, look at the device-ngnre memtype record: a Normal par_attr means the alias is not Device. With the right attribute, rerun with mairbench.kernels=read-ldp,latency mairbench.types=normal-wb,device-ngnre: a normal-wb curve as flat as Device's is caches-on's or uncached's finding.",
     basis: Basis::Timing,
+    scope: Scope::Core,
 };
 
 /// The public report "Performance Anomaly Investigation" (a dma-buf mapped as Device memory)

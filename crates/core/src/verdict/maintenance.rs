@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::points::{named, View};
-use super::{Basis, CoreNote, Evidence, Name, Spec, Status, Sweep, Verdict};
+use super::{Basis, CoreNote, Evidence, Name, Scope, Spec, Status, Sweep, Verdict};
 use crate::memtype::Role;
 use crate::record::Record;
 use crate::schema;
@@ -16,6 +16,7 @@ pub const SPEC: Spec = Spec {
     failure: "Cache maintenance by VA does not reach the point of coherency: an outer cache (e.g. a PL310-style controller) that needs its own maintenance, the wrong PoC, or aliases that do not reach the same memory.",
     next: "The maintenance record says which step failed: cleaned_visible false is the clean (DC CVAC did not reach the point of coherency: an outer cache such as a PL310 needs maintenance by PA too), stale_before_invalidate or invalidate_dropped the invalidate (DC IVAC). Rerun once: the same step failing again rules out a line evicted by chance.",
     basis: Basis::Data,
+    scope: Scope::Machine,
 };
 
 /// The maintenance experiment, on one range: (1) write data A through the write-back alias

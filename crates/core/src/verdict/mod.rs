@@ -143,6 +143,22 @@ impl Name {
         }
     }
 
+    /// Whether each cluster is judged on its own: its row's `scope`, taken at compile time
+    /// like [`Name::id`].
+    pub const fn scope(self) -> Scope {
+        match self {
+            Name::CachesOn => caches_on::SPEC.scope,
+            Name::Uncached => uncached::SPEC.scope,
+            Name::WriteAllocate => write_allocate::SPEC.scope,
+            Name::WriteThrough => write_through::SPEC.scope,
+            Name::Maintenance => maintenance::SPEC.scope,
+            Name::DeviceReadCliff => device_read_cliff::SPEC.scope,
+            Name::SmpConfig => smp_config::SPEC.scope,
+            Name::Clock => clock::SPEC.scope,
+            Name::CacheGeometry => cache_geometry::SPEC.scope,
+        }
+    }
+
     /// The verdict's name, e.g. `caches-on`: its row's `id`, taken from each file's `SPEC`
     /// at compile time, so that a binary that only names verdicts (the firmware) does not
     /// carry the table's prose.
@@ -201,6 +217,29 @@ pub struct Spec {
     pub next: &'static str,
     /// What it rests on.
     pub basis: Basis,
+    /// Whether each cluster of a big.LITTLE board is judged on its own.
+    pub scope: Scope,
+}
+
+/// What one verdict judges: each kind of core, or the machine once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The core's caches and memory types: judged again for each cluster the boot CPU is
+    /// not in, from that cluster's own sweep, caches and core-table row.
+    Core,
+    /// The machine (its CPUs together, the maintenance experiment, the boot CPU's PMU):
+    /// judged once, from the boot CPU's run.
+    Machine,
+}
+
+impl Scope {
+    /// In words (the docs table's column).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Scope::Core => "each cluster",
+            Scope::Machine => "once",
+        }
+    }
 }
 
 /// "Clearly faster": a ratio of at least 1.50× (hundredths). Cache hits at an L1-sized set
@@ -576,7 +615,18 @@ impl Verdict {
     /// "evidence":{…},"why":…}` (and `"core_note":…` when it took the core's row into
     /// account) and a line end.
     pub fn record(&self, out: &mut impl Write) -> fmt::Result {
-        let r = Record::new(out, &schema::VERDICT)
+        self.record_on(out, None)
+    }
+
+    /// Writes its `verdict` record, with the `cluster` field when it judges another
+    /// cluster's sweep than the boot CPU's (`cluster`: that cluster's index).
+    pub fn record_on(&self, out: &mut impl Write, cluster: Option<u16>) -> fmt::Result {
+        let r = Record::new(out, &schema::VERDICT);
+        let r = match cluster {
+            Some(c) => r.u64("cluster", c.into()),
+            None => r,
+        };
+        let r = r
             .str("name", self.name.id())
             .str("status", self.status.name())
             .decimals("evidence", self.evidence.iter())
@@ -724,19 +774,20 @@ fn under_emulation(verdict: Verdict, emulated: bool) -> Verdict {
 /// this between its `verdicts` markers.
 pub fn write_markdown<W: Write + ?Sized>(w: &mut W) -> fmt::Result {
     w.write_str(
-        "| verdict | checks | threshold | a failure usually means | next step | under QEMU |\n\
-         |---|---|---|---|---|---|\n",
+        "| verdict | checks | threshold | a failure usually means | next step | under QEMU | \
+         judged |\n|---|---|---|---|---|---|---|\n",
     )?;
     for s in &VERDICTS {
         writeln!(
             w,
-            "| `{}` | {} | {} | {} | {} | {} |",
+            "| `{}` | {} | {} | {} | {} | {} | {} |",
             s.id,
             s.checks,
             s.threshold,
             s.failure,
             s.next,
-            s.basis.under_emulation()
+            s.basis.under_emulation(),
+            s.scope.name()
         )?;
     }
     Ok(())
@@ -1184,7 +1235,7 @@ mod tests {
             assert!(s.contains(&format!("| `{}` | {} |", v.id, v.checks)));
         }
         for line in s.lines() {
-            assert_eq!(line.matches('|').count(), 7, "{line}");
+            assert_eq!(line.matches('|').count(), 8, "{line}");
         }
     }
 }

@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::points::{named, View};
-use super::{Basis, Evidence, Name, Spec, Status, Sweep, Verdict};
+use super::{Basis, Evidence, Name, Scope, Spec, Status, Sweep, Verdict};
 use crate::memtype::Role;
 use crate::record::Record;
 use crate::schema;
@@ -16,6 +16,7 @@ pub const SPEC: Spec = Spec {
     failure: "A secondary core runs with other translation or cache settings (its boot path skipped a register), or the cores are not coherent (SMPEN not set, the cluster outside the coherent interconnect).",
     next: "The smp-registers check names the first CPU and register that differ: that CPU's boot path (its PSCI CPU_ON entry or spin table) left the register as it found it. Equal registers with a failed smp-shared-line point at coherency: SMPEN (CPUECTLR_EL1) on each core and the cluster's port on the interconnect. For a warn, each cpu record says why that CPU did not start.",
     basis: Basis::Data,
+    scope: Scope::Machine,
 };
 
 /// What the secondary CPUs showed.

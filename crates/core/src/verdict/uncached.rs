@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::points::{centi, uncached, Times, View};
-use super::{event, Basis, Evidence, Name, Spec, Status, Sweep, Verdict, STEP_RATIO};
+use super::{event, Basis, Evidence, Name, Scope, Spec, Status, Sweep, Verdict, STEP_RATIO};
 use crate::format::Bytes;
 use crate::kernel::Kernel;
 use crate::memtype::MEMTYPES;
@@ -16,6 +16,7 @@ pub const SPEC: Spec = Spec {
     failure: "An alias meant to be uncached is served by a cache: a wrong MAIR byte or AttrIndx, or an interconnect or system cache that caches non-cacheable traffic. Device drivers and DMA buffers on such a mapping see stale data.",
     next: "Compare each uncached alias's memtype record (par_attr against its mair byte): a wrong byte is the mapping. With the right bytes, rerun with mairbench.kernels=read-ldp,latency mairbench.types=normal-wb,normal-nc,device-ngnre and sizes past the last level (mairbench.sizes=): a step in normal-nc at a size no CLIDR level explains is a cache beyond the cores (an interconnect's or a system cache) caching non-cacheable reads.",
     basis: Basis::Timing,
+    scope: Scope::Core,
 };
 
 /// "A bus access per line": at least 0.50 bus accesses per 64-byte line (hundredths). An

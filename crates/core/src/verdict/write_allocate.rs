@@ -5,7 +5,7 @@ use core::fmt;
 use super::held::{self, Direction, Held};
 use super::points::{faster, named, position, Times, View, Writes};
 use super::{
-    Basis, CoreNote, Evidence, Name, Spec, Status, Sweep, Verdict, CLEAR_RATIO, STEP_RATIO,
+    Basis, CoreNote, Evidence, Name, Scope, Spec, Status, Sweep, Verdict, CLEAR_RATIO, STEP_RATIO,
 };
 use crate::format::Bytes;
 use crate::kernel::{Kernel, Unit};
@@ -19,6 +19,7 @@ pub const SPEC: Spec = Spec {
     failure: "normal-wb writes go to DRAM as if no-allocate: the trap of Zhao Yibin's public report \"ARM Cache policy on single armv7 processor lead to low DRAM performance\" (write-back no-allocate ≈7 MB/s write, 28 MB/s read vs 120/160 MB/s with read-write-allocate). Check the MAIR byte (0xff) and any outer-cache controller's allocation policy.",
     next: "Rerun with mairbench.kernels=write-line,read-ldp mairbench.types=normal-wb,normal-wb-noalloc,normal-nc: normal-wb reads clearly faster than normal-nc while its writes match normal-nc's says the writes do not allocate (the MAIR byte must be 0xff; then an outer cache controller's or the core's write-allocate policy); reads as slow as normal-nc too is caches-on's failure, fix that first.",
     basis: Basis::Timing,
+    scope: Scope::Core,
 };
 
 /// Why `write-allocate` came out as it did.

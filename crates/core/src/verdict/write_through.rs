@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::points::{faster, named, Times, View, Writes};
-use super::{Basis, CoreNote, Evidence, Name, Spec, Status, Sweep, Verdict, CLEAR_RATIO};
+use super::{Basis, CoreNote, Evidence, Name, Scope, Spec, Status, Sweep, Verdict, CLEAR_RATIO};
 use crate::format::Bytes;
 use crate::kernel::{Kernel, Unit};
 use crate::memtype::Role;
@@ -16,6 +16,7 @@ pub const SPEC: Spec = Spec {
     failure: "The write-through alias is written back: its MAIR byte or AttrIndx is wrong (a WT mapping mis-set to WB), so data another observer reads without maintenance is stale. A core may implement WT as non-cacheable (the Cortex-A53 TRM says so); that still passes.",
     next: "Check the normal-wt memtype record: a par_attr other than its mair byte (0xbb) is the mapping. With the right byte, rerun with mairbench.kernels=write-line,write-stp mairbench.types=normal-wb,normal-wt: write-line is the deciding kernel; when write-allocate failed too, its cause (write-back writes that do not allocate) comes first.",
     basis: Basis::Timing,
+    scope: Scope::Core,
 };
 
 /// Below this ratio (hundredths) a write-through alias is "as fast as write-back": 1.20×.

@@ -82,9 +82,62 @@ fn whole(fields: &Map<String, Value>, key: &str) -> Option<u64> {
     fields.get(key).and_then(Value::as_u64)
 }
 
-/// Folds one record into the parse: what its kind adds to the run, then, when it explains a
-/// failure, the record itself ([`keep_evidence`]).
+/// Folds one record into the parse: a record of another cluster's sweep into that cluster's
+/// own run, the others into the run.
 fn take(p: &mut Parsed, line: usize, f: &Fields) {
+    let kind = f.get("kind").and_then(Value::as_str).unwrap_or_default();
+    if kind == "cluster" {
+        match cluster(f) {
+            Some(c) => p.run.clusters.push(c),
+            None => p.problems.push(Problem::new(
+                line,
+                "a cluster record without cluster, cpus, representative or role",
+            )),
+        }
+        return;
+    }
+    if let Some(index) = f.get("cluster") {
+        let Some(c) = index
+            .as_u64()
+            .and_then(|i| p.run.clusters.iter_mut().find(|c| c.index == i))
+        else {
+            p.problems.push(Problem::new(
+                line,
+                format!("a {kind} record of cluster {index}, which no cluster record names"),
+            ));
+            return;
+        };
+        let mut own = Parsed {
+            run: std::mem::take(&mut *c.sweep),
+            ..Parsed::default()
+        };
+        take_run(&mut own, line, f);
+        *c.sweep = own.run;
+        p.problems.extend(own.problems);
+        p.evidence.integrity.extend(own.evidence.integrity);
+        return;
+    }
+    take_run(p, line, f);
+}
+
+/// A `cluster` record.
+fn cluster(f: &Fields) -> Option<model::Cluster> {
+    Some(model::Cluster {
+        index: whole(f, "cluster")?,
+        cpus: whole(f, "cpus")?,
+        representative: text(f, "representative")?,
+        compatible: text(f, "compatible"),
+        capacity: whole(f, "capacity"),
+        midr: text(f, "midr"),
+        last_cache: whole(f, "last_cache"),
+        role: text(f, "role")?,
+        sweep: Box::default(),
+    })
+}
+
+/// Folds one record of the run (or of one cluster's sweep) into `p`: what its kind adds to
+/// the run, then, when it explains a failure, the record itself ([`keep_evidence`]).
+fn take_run(p: &mut Parsed, line: usize, f: &Fields) {
     let problem = |what: &str| Problem::new(line, what);
     match f.get("kind").and_then(Value::as_str).unwrap_or_default() {
         "start" => take_start(p, line, f),
