@@ -8,7 +8,7 @@
 //! 2. [`link`]: getting a log (QEMU's console, a board's serial console, the YMODEM upload),
 //!    and [`analyse`]: what a log means (a module per command that reads logs);
 //! 3. [`draw`]: SVG charts;
-//! 4. [`write`]: the files each command writes;
+//! 4. [`write`](mod@write): the files each command writes;
 //! 5. [`command`]: each command's run, which `main.rs` (the command line) calls.
 
 #![deny(missing_docs)]

@@ -7,7 +7,7 @@ use crate::read::model::Run;
 
 /// An SVG of one panel per kernel of `kernels` (those with data) showing each memory type's
 /// `best` over `baseline`'s at the same size, with a line at 1.0: how much a memory type
-/// costs relative to the baseline ([`model::RowKind::baseline`]). The axis label says what a
+/// costs relative to the baseline ([`RowKind::baseline`](crate::read::model::RowKind::baseline)). The axis label says what a
 /// ratio above 1 means. Err when no kernel has both the baseline and another point at a
 /// common size.
 pub fn ratio(run: &Run, kernels: &[&str], baseline: &str, title: &str) -> Result<String, String> {

@@ -10,7 +10,7 @@ use std::path::Path;
 
 /// The charts of a report: kernels drawn side by side, and the chart's title. Each group
 /// present in a run gives `<kernels>.svg` (best value over size) and `ratio-<kernels>.svg`
-/// (over the baseline's, [`model::RowKind::baseline`]), named after the kernels of the group
+/// (over the baseline's, [`RowKind::baseline`](crate::read::model::RowKind::baseline)), named after the kernels of the group
 /// the run measured (their names in core's kernel table).
 pub const CHARTS: [(&[Kernel], &str); 8] = [
     (&[Kernel::ReadLdp, Kernel::WriteStp], "Streaming bandwidth"),

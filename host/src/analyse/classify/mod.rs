@@ -7,8 +7,8 @@
 //! - **Features.** For every bandwidth kernel (core's kernel table, `Unit::Bandwidth`) and
 //!   size present in both logs (firmware rows on 4K pages only), the natural log of the
 //!   ratio of the result's best MB/s to its own log's reference at the same kernel and size:
-//!   core's write-back type ([`FIRMWARE_BASELINE`]) in the firmware log, the heap's memory
-//!   ([`TWIN_BASELINE`]) in the twin log. A value that is missing, zero, negative or not
+//!   core's write-back type ([`FIRMWARE_BASELINE`](crate::read::model::FIRMWARE_BASELINE)) in the firmware log, the heap's memory
+//!   ([`TWIN_BASELINE`](crate::read::model::TWIN_BASELINE)) in the twin log. A value that is missing, zero, negative or not
 //!   finite (the result's or the reference's) gives no feature there.
 //! - **The reference is not classified.** The twin reference's features are all 0 by
 //!   construction, as the write-back type's are: it is the twin's yardstick, taken to be the

@@ -33,7 +33,7 @@ impl LoadedChange {
         }
     }
 
-    /// Whether |change - 1| exceeds [`MIN_CHANGE_PCT`] (the rule of [`Change`] with both cvs
+    /// Whether |change - 1| exceeds [`MIN_CHANGE_PCT`] (the rule of [`Change`](super::judge::Change) with both cvs
     /// unknown, as a `loaded_latency` record has none).
     pub fn significant(&self) -> bool {
         let c = self.change();

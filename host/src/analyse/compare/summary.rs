@@ -22,7 +22,7 @@ pub struct KernelSummary {
     /// Points where B is significantly worse.
     pub b_worse: usize,
     /// Sizes at which the kernel's memory types of one class (at least [`MIN_GROUP`]) moved
-    /// together away from the overall factor by more than [`Overall::threshold_pct`]: a shift
+    /// together away from the overall factor by more than [`Overall::threshold_pct`](super::judge::Overall::threshold_pct): a shift
     /// of the moment (host load) or of the class, counted here once per size and class rather
     /// than judged point by point.
     pub shared_shifts: usize,

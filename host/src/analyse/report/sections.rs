@@ -125,7 +125,7 @@ pub(super) fn loaded_latency_table(out: &mut String, run: &Run) {
 }
 
 /// The prediction sheet: per kernel (rows) and memory type (columns), the ratio of its best
-/// value to the baseline's ([`model::RowKind::baseline`]) at the largest size both were
+/// value to the baseline's ([`RowKind::baseline`](crate::read::model::RowKind::baseline)) at the largest size both were
 /// measured at, the numbers a student predicts before the run. Nothing when no kernel has the
 /// baseline.
 pub fn prediction_sheet(out: &mut String, run: &Run) {

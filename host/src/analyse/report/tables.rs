@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 /// memory types, columns = sizes) with the ratio to the write-back reference. A twin log's
 /// header names its Linux kernel and machine, then its sources (mapped, or the error that
 /// refused them); its rows are sources, compared with the twin's reference
-/// ([`model::RowKind::baseline`]).
+/// ([`RowKind::baseline`](crate::read::model::RowKind::baseline)).
 pub fn tables(run: &Run) -> String {
     let mut out = String::new();
     if run.twin {

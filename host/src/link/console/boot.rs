@@ -15,7 +15,7 @@ pub struct Options {
     pub deadline: Instant,
     /// The upload for a `loady` line: the file's name and contents.
     pub send: Option<(String, Vec<u8>)>,
-    /// Quiet time before a CR is sent to get a prompt ([`QUIET`]).
+    /// Quiet time before a CR is sent to get a prompt ([`QUIET`](super::uboot::QUIET)).
     pub quiet: Duration,
 }
 

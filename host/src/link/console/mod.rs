@@ -1,7 +1,7 @@
 //! `cargo host console`: a board's serial console, typed into by a person (interactive) or by
 //! a U-Boot boot script (`--boot FILE`), kept in a log as it arrives.
 //!
-//! The scripted session ([`boot`]) stops U-Boot's autoboot (or, when the board already sits at
+//! The scripted session ([`boot()`]) stops U-Boot's autoboot (or, when the board already sits at
 //! its prompt, gets one with a CR after a quiet moment), learns the prompt the board prints,
 //! then types the script's commands one at a time. A command that returns is typed with
 //! `; echo @@mbrc=$?` after it: U-Boot's hush shell expands `$?` to the command's status, so
@@ -12,7 +12,7 @@
 //! when it works (`booti`, `bootm`, `bootefi`, `go`, ...) is typed alone and is judged by
 //! what comes next: the firmware's start record, or U-Boot's prompt again (it failed).
 //! A `loady` line with a file to send (`--send`) hands the port to the YMODEM sender
-//! ([`ymodem`]) once U-Boot says it is ready, then checks U-Boot's `$?` and "## Total Size".
+//! ([`ymodem`](crate::link::ymodem)) once U-Boot says it is ready, then checks U-Boot's `$?` and "## Total Size".
 //! Each command is typed a character at a time, each waiting for its echo (at most
 //! [`ECHO_WAIT`]), so that a board's receive FIFO never overflows.
 //!

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::time::Duration;
 
-/// A serial line: what [`boot`] and [`interactive`] read and write.
+/// A serial line: what [`boot`](super::boot::boot) and [`interactive`](super::terminal::interactive) read and write.
 pub trait Port {
     /// Reads what arrives within `timeout` into `buf`: `Ok(0)` when nothing did; an error
     /// when the port is gone (end of file, the adapter unplugged).

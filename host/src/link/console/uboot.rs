@@ -61,7 +61,7 @@ pub struct Command {
 }
 
 impl Command {
-    /// Whether the command does not return when it works (its first word is in [`NO_RETURN`]).
+    /// Whether the command does not return when it works (its first word is in `NO_RETURN`).
     pub fn no_return(&self) -> bool {
         let first = self.text.split_whitespace().next().unwrap_or("");
         NO_RETURN.contains(&first)

@@ -4,7 +4,7 @@
 //! core's schema and kernel tables; a kind or a field they do not know is a warning, not an
 //! error.
 //!
-//! One line at a time ([`line`]: [`record`], [`records`]), checked against the schema
+//! One line at a time ([`line`](mod@line): [`record`], [`records`]), checked against the schema
 //! ([`schema`]: [`mismatches`]), folded into a [`Parsed`] ([`parse()`]), then judged as a
 //! whole ([`verdict()`]).
 
