@@ -7,7 +7,7 @@ mod common;
 
 use common::dtb::{self, reserved_memory, Node};
 use common::{boot, Run};
-use mairbench_host::log;
+use mairbench_host::read::log;
 use serde_json::Value;
 
 const MIB: u64 = 1 << 20;

@@ -7,7 +7,7 @@ mod common;
 
 use common::boot;
 use mairbench_core::schema::{self, KINDS};
-use mairbench_host::log;
+use mairbench_host::read::log;
 use std::collections::BTreeSet;
 
 /// Runner settings (environment) and bootargs of one run.
