@@ -28,7 +28,7 @@
 //! One module per kind of figure: [`values`] (a run's values: [`pair`], [`single`],
 //! [`panels_of`]), [`ratio`](mod@ratio) (over the baseline), [`scaling`](mod@scaling) (over
 //! cores), [`compare`](mod@compare) (two runs, B/A), [`fleet`](mod@fleet) (the fleet table's
-//! ratios). Under them: [`frame`] (title, panels, legend), [`notes`] (what is said around
+//! ratios), [`matrix`] (the core-to-core latency, a heat map drawn directly). Under them: [`frame`] (title, panels, legend), [`notes`] (what is said around
 //! the data), [`panel`], [`axis`], [`marker`], [`look`] and [`style`].
 
 pub mod axis;
@@ -37,6 +37,7 @@ pub mod fleet;
 pub mod frame;
 pub mod look;
 pub mod marker;
+pub mod matrix;
 pub mod notes;
 pub mod panel;
 pub mod ratio;
@@ -49,6 +50,7 @@ pub mod values;
 pub use compare::{compare, Pair};
 pub use fleet::{fleet, Fleet, FleetValue};
 pub use look::{Look, Shape, LOOKS, SOURCE_LOOKS};
+pub use matrix::core_to_core;
 pub use ratio::ratio;
 pub use scaling::{scaling, scaling_note};
 pub use style::{EMULATED_NOTE, GUEST_CACHES_NOTE, LOG_Y_ABOVE};

@@ -291,6 +291,25 @@ pub struct Run {
     /// The clusters of CPUs (`cluster` records), in log order; empty with one CPU and in
     /// older logs.
     pub clusters: Vec<Cluster>,
+    /// The core-to-core latency matrix (`core_to_core` records), one pair each, in log order.
+    pub core_to_core: Vec<CoreToCore>,
+}
+
+/// One pair of the core-to-core latency matrix (a `core_to_core` record).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoreToCore {
+    /// MPIDR affinity of the CPU that timed, as written (`0x100`).
+    pub from: String,
+    /// MPIDR affinity of the other CPU.
+    pub to: String,
+    /// `from`'s cluster index.
+    pub from_cluster: Option<u64>,
+    /// `to`'s cluster index.
+    pub to_cluster: Option<u64>,
+    /// Timed round trips.
+    pub rounds: u64,
+    /// One-way time in ns (half a round trip); `None` when the pair did not finish.
+    pub ns_per_hop: Option<f64>,
 }
 
 /// One cluster of CPUs (a `cluster` record) and, when it is not the boot CPU's, its own

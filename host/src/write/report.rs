@@ -2,7 +2,9 @@
 //! CSV and JSON, and its charts.
 
 use super::{create, Written};
-use crate::analyse::report::{csv, json, loaded_latency_csv, pmu_csv, scaling_csv};
+use crate::analyse::report::{
+    core_to_core_csv, csv, json, loaded_latency_csv, pmu_csv, scaling_csv,
+};
 use crate::draw;
 use crate::read::model::{distinct, Run};
 use mairbench_core::kernel::Kernel;
@@ -45,7 +47,9 @@ pub const CHARTS: [(&[Kernel], &str); 8] = [
 
 /// Writes `results.csv`, `results.json`, `scaling.csv` (when the run has multi-core points),
 /// `loaded_latency.csv` (when it has loaded-latency points), `pmu.csv` (when a point has PMU
-/// counts) and the charts ([`CHARTS`], and `scaling-<kernels>.svg`) into `dir` (created when missing).
+/// counts) and the charts ([`CHARTS`], and `scaling-<kernels>.svg`) into `dir` (created when missing);
+/// with core-to-core records `core_to_core.csv` and `core-to-core.svg`; each swept cluster's
+/// files in `cluster-N/`.
 /// The error is one sentence.
 pub fn files(run: &Run, dir: &Path) -> Result<Written, String> {
     create(dir)?;
@@ -85,6 +89,17 @@ pub fn files(run: &Run, dir: &Path) -> Result<Written, String> {
     if !scaled.is_empty() {
         let svg = draw::scaling(run, "Multi-core scaling");
         w.chart(dir, &format!("scaling-{}.svg", scaled.join("-")), svg)?;
+    }
+    if !run.core_to_core.is_empty() {
+        w.file(dir, "core_to_core.csv", &core_to_core_csv(run))?;
+        let svg = draw::core_to_core(run, "Core-to-core latency");
+        w.chart(dir, "core-to-core.svg", svg)?;
+    }
+    // Each other cluster's own sweep, in a folder of its own.
+    for c in run.clusters.iter().filter(|c| c.role == "swept") {
+        let sub = files(&c.sweep, &dir.join(format!("cluster-{}", c.index)))?;
+        w.files.extend(sub.files);
+        w.warnings.extend(sub.warnings);
     }
     Ok(w)
 }

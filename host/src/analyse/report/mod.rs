@@ -4,6 +4,7 @@
 //! `write::report` writes them, with the charts, into an output directory.
 
 pub mod cells;
+pub mod clusters;
 pub mod files;
 pub mod notes;
 pub mod sections;
@@ -13,6 +14,7 @@ pub(crate) mod testing;
 pub mod twin;
 
 pub use cells::ratio_to_baseline;
+pub use clusters::core_to_core_csv;
 pub use files::{csv, json, loaded_latency_csv, pmu_csv, scaling_csv, verdicts_json};
 pub use notes::{EMULATED_CAVEAT, EMULATED_STEPS, KVM_NOTE};
 pub use sections::{prediction_sheet, skew_label};

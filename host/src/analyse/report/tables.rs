@@ -2,6 +2,7 @@
 //! kernel a table of best values, then the sections ([`super::sections`]).
 
 use super::cells::{column_width, points, ratio_to_baseline, series_of, state};
+use super::clusters::{clusters_section, core_to_core_table};
 use super::sections::{loaded_latency_table, prediction_sheet, scaling_table};
 use super::twin::{twin_diagnosis, twin_header};
 use crate::read::model::{distinct, Measurement, Run, Unit};
@@ -57,6 +58,8 @@ fn body(mut out: String, run: &Run) -> String {
     }
     scaling_table(&mut out, run);
     loaded_latency_table(&mut out, run);
+    core_to_core_table(&mut out, run);
+    clusters_section(&mut out, run);
     prediction_sheet(&mut out, run);
     out
 }
@@ -89,7 +92,7 @@ pub fn verdict_table(out: &mut String, run: &Run) {
     }
 }
 
-fn kernel_table(out: &mut String, run: &Run, kernel: &str) {
+pub(super) fn kernel_table(out: &mut String, run: &Run, kernel: &str) {
     let of: Vec<&Measurement> = run
         .measurements
         .iter()

@@ -5,7 +5,7 @@ use super::line::{clean, record};
 use super::parsed::{Evidence, Kept, Parsed, Problem};
 use super::schema::{event_index, unknowns};
 use crate::read::model::{
-    self, CacheLevel, LoadedLatency, Measurement, Run, Scaling, Skipped, Unit, PAGES,
+    self, CacheLevel, CoreToCore, LoadedLatency, Measurement, Run, Scaling, Skipped, Unit, PAGES,
 };
 use mairbench_core::kernel;
 use mairbench_core::pmu;
@@ -87,7 +87,7 @@ fn whole(fields: &Map<String, Value>, key: &str) -> Option<u64> {
 fn take(p: &mut Parsed, line: usize, f: &Fields) {
     let kind = f.get("kind").and_then(Value::as_str).unwrap_or_default();
     if kind == "cluster" {
-        match cluster(f) {
+        match cluster(f, &p.run) {
             Some(c) => p.run.clusters.push(c),
             None => p.problems.push(Problem::new(
                 line,
@@ -120,18 +120,30 @@ fn take(p: &mut Parsed, line: usize, f: &Fields) {
     take_run(p, line, f);
 }
 
-/// A `cluster` record.
-fn cluster(f: &Fields) -> Option<model::Cluster> {
+/// A `cluster` record; its sweep's run starts with what `run` says of the machine (the
+/// cluster's own MIDR aside).
+fn cluster(f: &Fields, run: &Run) -> Option<model::Cluster> {
+    let midr = text(f, "midr");
+    let sweep = Run {
+        platform: run.platform.clone(),
+        emulated: run.emulated,
+        emulated_by: run.emulated_by.clone(),
+        accel: run.accel.clone(),
+        midr: midr.clone().unwrap_or_default(),
+        version: run.version.clone(),
+        timer_hz: run.timer_hz,
+        ..Run::default()
+    };
     Some(model::Cluster {
         index: whole(f, "cluster")?,
         cpus: whole(f, "cpus")?,
         representative: text(f, "representative")?,
         compatible: text(f, "compatible"),
         capacity: whole(f, "capacity"),
-        midr: text(f, "midr"),
+        midr,
         last_cache: whole(f, "last_cache"),
         role: text(f, "role")?,
-        sweep: Box::default(),
+        sweep: Box::new(sweep),
     })
 }
 
@@ -180,6 +192,12 @@ fn take_run(p: &mut Parsed, line: usize, f: &Fields) {
             )),
         },
         "source" => take_source(p, line, f),
+        "core_to_core" => match core_to_core(f) {
+            Some(pair) => p.run.core_to_core.push(pair),
+            None => p
+                .problems
+                .push(problem("a core_to_core record without from, to or rounds")),
+        },
         "timer" => {
             if let Some(hz) = whole(f, "freq_hz").filter(|&hz| hz > 0) {
                 p.run.timer_hz = Some(hz);
@@ -385,6 +403,18 @@ fn loaded_latency(f: &Map<String, Value>) -> Option<LoadedLatency> {
         ratio: number(f, "ratio")?,
         stream_mbps: whole(f, "stream_mbps")?,
         reps: whole(f, "reps")?,
+    })
+}
+
+/// A `core_to_core` record's pair; `None` when from, to or rounds is missing.
+fn core_to_core(f: &Map<String, Value>) -> Option<CoreToCore> {
+    Some(CoreToCore {
+        from: text(f, "from")?,
+        to: text(f, "to")?,
+        from_cluster: whole(f, "from_cluster"),
+        to_cluster: whole(f, "to_cluster"),
+        rounds: whole(f, "rounds")?,
+        ns_per_hop: number(f, "ns_per_hop"),
     })
 }
 
