@@ -228,7 +228,7 @@ pub fn main() -> ! {
     let for_core = cli::Cmdline::from_args(true);
     let options = cli::options(for_core.as_str(), &mut out, &mut tally);
     let machine = report::Machine::probe(cmdline);
-    let freq = machine.freq;
+    let freq = machine.rate.hz();
     machine.start(&mut out, cmdline);
     let reps = options
         .reps
@@ -244,7 +244,7 @@ pub fn main() -> ! {
         &mut out,
         "timer",
         counting,
-        format_args!("CNTVCT_EL0 readable at EL0 and counting, CNTFRQ_EL0 {freq} Hz"),
+        format_args!("CNTVCT_EL0 readable at EL0 and counting, {}", machine.rate),
     );
     if let Err(e) = signals {
         tally.warnings += 1;
