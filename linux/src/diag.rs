@@ -3,9 +3,10 @@
 
 use crate::Out;
 use core::fmt::Write;
-use mairbench_core::diagnosis;
+use mairbench_core::diagnosis::{self, Series, Sweep};
 use mairbench_core::kernel::Kernel;
 use mairbench_core::source::Form;
+use mairbench_core::sweep::{Sizes, MAX_SIZES};
 
 /// How many sources the closing diagnosis keeps figures of, the reference included; a run
 /// with more names the ones left out.
@@ -15,12 +16,12 @@ const DIAG_SOURCES: usize = 16;
 /// `diagnosis::Figures` order).
 const DIAG_KERNELS: [Kernel; 3] = [Kernel::ReadLdp, Kernel::WriteStp, Kernel::CopyFrom];
 
-/// One source's best and median MB/s per diagnosis kernel and level.
+/// One source's best and median MB/s per diagnosis kernel and working set of the sweep.
 #[derive(Clone, Copy)]
 struct DiagRow {
     name: [u8; 64],
     len: usize,
-    figures: [[Option<(u64, u64)>; 3]; 3],
+    figures: [[Option<(u64, u64)>; MAX_SIZES]; 3],
 }
 
 impl Default for DiagRow {
@@ -28,7 +29,7 @@ impl Default for DiagRow {
         DiagRow {
             name: [0; 64],
             len: 0,
-            figures: [[None; 3]; 3],
+            figures: [[None; MAX_SIZES]; 3],
         }
     }
 }
@@ -42,8 +43,10 @@ impl DiagRow {
 /// The figures the closing diagnosis (core's `diagnosis`) reads, kept as points are timed.
 #[derive(Default)]
 pub struct Diag {
-    /// The working set of each level (`diagnosis::levels`).
-    pub levels: [Option<u64>; 3],
+    /// The sweep's working sets.
+    pub sizes: Sizes,
+    /// The data and unified caches' sizes, innermost first (`cache_sizes`).
+    pub caches: ([u64; 8], usize),
     rows: [DiagRow; DIAG_SOURCES],
     n: usize,
     /// Sources beyond [`DIAG_SOURCES`].
@@ -51,12 +54,12 @@ pub struct Diag {
 }
 
 impl Diag {
-    /// Keeps a measured, intact point of a diagnosis kernel at a level's size.
+    /// Keeps a measured, intact point of a diagnosis kernel at one of the sweep's sizes.
     pub fn keep(&mut self, source: &str, kernel: Kernel, size: u64, best_mbps: u64, median: u64) {
         let Some(k) = DIAG_KERNELS.iter().position(|&d| d == kernel) else {
             return;
         };
-        let Some(level) = self.levels.iter().position(|&l| l == Some(size)) else {
+        let Some(at_size) = self.sizes.iter().position(|s| s == size) else {
             return;
         };
         let at = match self
@@ -79,7 +82,7 @@ impl Diag {
                 return;
             }
         };
-        self.rows[at].figures[k][level] = Some((best_mbps, median));
+        self.rows[at].figures[k][at_size] = Some((best_mbps, median));
     }
 
     /// The summary against the reference ([`Form::Anon`]), after the sweep.
@@ -100,18 +103,22 @@ impl Diag {
             return;
         }
         say!(out, "{}", diagnosis::Header(base));
+        let (caches, n_caches) = &self.caches;
+        let sweep = Sweep {
+            sizes: self.sizes.as_slice(),
+            caches: caches.get(..*n_caches).unwrap_or_default(),
+            emulated,
+        };
         for row in rows.iter().filter(|r| name(r) != base) {
-            let of = |k: usize| -> [Option<diagnosis::Slower>; 3] {
-                core::array::from_fn(|level| {
-                    diagnosis::Slower::of(anon.figures[k][level]?, row.figures[k][level]?)
-                })
+            let of = |k: usize| {
+                Series::of(self.sizes.iter().enumerate().map(|(i, size)| {
+                    let figure = anon.figures[k][i]
+                        .zip(row.figures[k][i])
+                        .and_then(|(a, s)| diagnosis::Slower::of(a, s));
+                    (size, figure)
+                }))
             };
-            let figures = diagnosis::Figures {
-                sizes: self.levels,
-                read: of(0),
-                write: of(1),
-                copy: of(2),
-            };
+            let figures = diagnosis::Figures::new(&sweep, of(0), of(1), of(2));
             let _ = write!(
                 out,
                 "{}",

@@ -53,8 +53,8 @@ use mairbench_core::{diagnosis, schema, sweep};
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The sweep without `mairbench.sizes=`: 4 KiB to 4 MiB.
 const DEFAULT_SIZES: (u64, u64) = (4 << 10, 4 << 20);
-/// Largest mapping without `mairbench.buffer=`.
-const DEFAULT_BUFFER: u64 = 64 << 20;
+/// Largest mapping without `mairbench.buffer=` (core's, which the diagnosis's advice knows).
+const DEFAULT_BUFFER: u64 = diagnosis::TWIN_BUFFER;
 const DEFAULT_REPS: u32 = 7;
 const QUICK_REPS: u32 = 3;
 
@@ -263,8 +263,8 @@ pub fn main() -> ! {
         Some((lo, hi)) => sweep::plan(lo, hi, buffer),
         None => sweep::plan(DEFAULT_SIZES.0, DEFAULT_SIZES.1, buffer),
     };
-    let (caches, n_caches) = report::cache_sizes();
-    tally.diag.levels = diagnosis::levels(sizes.as_slice(), &caches[..n_caches]);
+    tally.diag.sizes = sizes;
+    tally.diag.caches = report::cache_sizes();
     let kernels = say_kernels(&mut out, options.kernels);
     if counting {
         if let Some(largest) = sizes.largest() {
