@@ -524,7 +524,8 @@ fn like(s: Slower) -> bool {
     s.apart() <= LIKE_MILLI
 }
 
-/// The [`Finding`] of `f`, from every working set of reads and of writes ([`Series::holds`]).
+/// The [`Finding`] of `f`, from every working set of reads and of writes, all but
+/// [`tolerated`] ones agreeing.
 pub fn diagnose(f: &Figures) -> Finding {
     let (Some(read_slow), Some(write_slow)) = (f.read.holds(slow), f.write.holds(slow)) else {
         return Finding::TooFew;
@@ -560,7 +561,8 @@ impl Finding {
 }
 
 /// The one sentence of the summary for `f`, in the words of the dma-buf report: each
-/// direction's median, then what the figures rest on ([`Basis`]) and what is missing.
+/// direction's median, then what the figures rest on (how many working sets, their range) and
+/// what is missing ([`Missing`]).
 pub struct Sentence<'f>(pub &'f Figures);
 
 impl fmt::Display for Sentence<'_> {
