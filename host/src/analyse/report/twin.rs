@@ -43,17 +43,21 @@ sources ({}):",
 }
 
 /// The twin's diagnosis of each source against its reference (core's [`diagnosis`]): per
-/// source the finding in one sentence, then its read (`read-ldp`), write (`write-stp`) and
-/// copy (`copy-from`: out of the source) slowdowns at the L1-, L2- and DRAM-sized working
-/// sets ([`diagnosis::levels`] from the log's caches). Empty for a log with no source but
-/// the reference.
+/// source the finding in one sentence, judged at every working set both measured, then its
+/// read (`read-ldp`), write (`write-stp`) and copy (`copy-from`: out of the source)
+/// slowdowns at the L1-, L2- and DRAM-sized working sets ([`diagnosis::levels`] from the
+/// log's caches) and over all of them. Empty for a log with no source but the reference.
 pub fn twin_diagnosis(run: &Run) -> String {
     let base = run.rows().baseline;
     let caches: Vec<u64> = run.caches.iter().map(|c| c.size).collect();
     let mut sizes: Vec<u64> = run.measurements.iter().map(|m| m.size).collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let levels = diagnosis::levels(&sizes, &caches);
+    let sweep = diagnosis::Sweep {
+        sizes: &sizes,
+        caches: &caches,
+        emulated: run.emulated,
+    };
     let at = |kernel: &str, row: &str, size: u64| {
         run.measurements.iter().find(|m| {
             m.kernel == kernel
@@ -62,13 +66,17 @@ pub fn twin_diagnosis(run: &Run) -> String {
                 && m.unit == Unit::MegabytesPerSecond
         })
     };
-    let figures = |kernel: &str, row: &str| -> [Option<diagnosis::Slower>; 3] {
-        levels.map(|size| {
-            let (a, s) = (at(kernel, base, size?)?, at(kernel, row, size?)?);
-            // Whole MB/s: the record's own precision.
-            let mbps = |m: &Measurement| (m.best.round() as u64, m.median.round() as u64);
-            diagnosis::Slower::of(mbps(a), mbps(s))
-        })
+    let series = |kernel: &str, row: &str| {
+        diagnosis::Series::of(sizes.iter().map(|&size| {
+            let figure = at(kernel, base, size)
+                .zip(at(kernel, row, size))
+                .and_then(|(a, s)| {
+                    // Whole MB/s: the record's own precision.
+                    let mbps = |m: &Measurement| (m.best.round() as u64, m.median.round() as u64);
+                    diagnosis::Slower::of(mbps(a), mbps(s))
+                });
+            (size, figure)
+        }))
     };
     let rows = distinct(
         run.measurements
@@ -81,12 +89,12 @@ pub fn twin_diagnosis(run: &Run) -> String {
     }
     let mut out = format!("\n{}\n", diagnosis::Header(base));
     for row in rows {
-        let figures = diagnosis::Figures {
-            sizes: levels,
-            read: figures("read-ldp", row),
-            write: figures("write-stp", row),
-            copy: figures("copy-from", row),
-        };
+        let figures = diagnosis::Figures::new(
+            &sweep,
+            series("read-ldp", row),
+            series("write-stp", row),
+            series("copy-from", row),
+        );
         let _ = write!(
             out,
             "{}",
