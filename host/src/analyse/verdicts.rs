@@ -12,7 +12,9 @@ use mairbench_core::memtype;
 use mairbench_core::paging::Granule;
 use mairbench_core::results::Results;
 use mairbench_core::sweep::Sizes;
-use mairbench_core::verdict::{self, Clock, Inputs, Maintenance, Smp, Stale, Verdicts};
+use mairbench_core::verdict::{
+    self, Clock, Inputs, Maintenance, Scope, Smp, Stale, Status, Verdict, Verdicts,
+};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
@@ -27,6 +29,30 @@ pub struct Rejudged {
     pub missing: Vec<String>,
     /// The log's own `verdict` records: (name, status, why).
     pub logged: Vec<(String, String, String)>,
+    /// Each other cluster's sweep, judged again on its own (a big.LITTLE board).
+    pub clusters: Vec<ClusterVerdicts>,
+}
+
+/// One other cluster's verdicts, judged again from the records that carry its index: the
+/// verdicts judged per cluster (`Scope::Core`), with its own caches, sweep and core.
+pub struct ClusterVerdicts {
+    /// Its index (the `cluster` record's).
+    pub index: u64,
+    /// Its verdicts, in table order.
+    pub verdicts: Vec<Verdict>,
+    /// The log's own `verdict` records of the cluster: (name, status, why).
+    pub logged: Vec<(String, String, String)>,
+}
+
+impl Rejudged {
+    /// Whether a verdict fails today, the machine's or a cluster's.
+    pub fn must_fail(&self) -> bool {
+        self.verdicts.must_fail()
+            || self
+                .clusters
+                .iter()
+                .any(|c| c.verdicts.iter().any(|v| v.status == Status::Fail))
+    }
 }
 
 /// A verdict judged otherwise today: its name, the log's status and why (`None`: the log
@@ -156,7 +182,10 @@ fn cache_level(r: &Fields) -> Option<CacheLevel> {
 /// Judges the log `bytes` again. Never fails: a log without the records an input needs
 /// names it in [`Rejudged::missing`].
 pub fn rejudge(bytes: &[u8]) -> Rejudged {
-    let records = last_boot(bytes);
+    // Another cluster's sweep (its records carry `cluster`) is judged on its own.
+    let (records, others): (Vec<Fields>, Vec<Fields>) = last_boot(bytes)
+        .into_iter()
+        .partition(|r| r.get("cluster").is_none() || str_of(r, "kind") == Some("cluster"));
     let first = |kind: &str| records.iter().find(|r| str_of(r, "kind") == Some(kind));
     let mut missing: Vec<String> = Vec::new();
     let start = first("start");
@@ -199,10 +228,60 @@ pub fn rejudge(bytes: &[u8]) -> Rejudged {
         revision: midr.map(mairbench_core::cores::Revision::of),
         hypervisor: start.and_then(hypervisor_of),
     };
+    let clusters = records
+        .iter()
+        .filter(|r| str_of(r, "kind") == Some("cluster") && str_of(r, "role") == Some("swept"))
+        .filter_map(|c| {
+            let index = u64_of(c, "cluster")?;
+            let own: Vec<Fields> = others
+                .iter()
+                .filter(|r| u64_of(r, "cluster") == Some(index))
+                .cloned()
+                .collect();
+            Some(cluster_verdicts(index, hex_of(c, "midr"), &own, &inputs))
+        })
+        .collect();
     Rejudged {
         verdicts: verdict::judge(&inputs),
         missing,
         logged: logged(&records),
+        clusters,
+    }
+}
+
+/// Cluster `index`'s verdicts from its own records `own` (caches, results, verdicts) and
+/// core (`midr`); what the machine shares (emulation, SCTLR_EL1, hypervisor) from `machine`.
+fn cluster_verdicts(
+    index: u64,
+    midr: Option<u64>,
+    own: &[Fields],
+    machine: &Inputs<'_, Results>,
+) -> ClusterVerdicts {
+    let caches: Vec<CacheLevel> = own
+        .iter()
+        .filter(|r| str_of(r, "kind") == Some("cache"))
+        .filter_map(cache_level)
+        .collect();
+    let results = sweep(own);
+    let inputs = Inputs {
+        caches: &caches,
+        sweep: &results,
+        stale: None,
+        maintenance: None,
+        smp: None,
+        clock: None,
+        core: midr.and_then(mairbench_core::cores::by_midr),
+        revision: midr.map(mairbench_core::cores::Revision::of),
+        ..*machine
+    };
+    ClusterVerdicts {
+        index,
+        verdicts: verdict::judge(&inputs)
+            .iter()
+            .filter(|v| v.name.scope() == Scope::Core)
+            .cloned()
+            .collect(),
+        logged: logged(own),
     }
 }
 
@@ -333,30 +412,91 @@ fn logged(records: &[Fields]) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// A verdict's record as the firmware writes it (without its kind), with the log's own
+/// status and why from `logged`.
+fn record_with_log(v: &Verdict, logged: &[(String, String, String)]) -> Value {
+    let mut line = String::new();
+    let _ = v.record(&mut line);
+    let mut rec = crate::read::log::record(line.as_bytes())
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    rec.remove("kind");
+    let logged = logged.iter().find(|(n, _, _)| n == v.name.id());
+    rec.insert(
+        "log_status".into(),
+        logged.map_or(Value::Null, |(_, s, _)| s.clone().into()),
+    );
+    rec.insert(
+        "log_why".into(),
+        logged.map_or(Value::Null, |(_, _, w)| w.clone().into()),
+    );
+    Value::Object(rec)
+}
+
 /// `verdicts.json`: today's verdict records (as the firmware writes them), each with the
 /// log's own status and why, and the inputs the log lacked.
 pub fn json(r: &Rejudged) -> Value {
     let verdicts: Vec<Value> = r
         .verdicts
         .iter()
-        .map(|v| {
-            let mut line = String::new();
-            let _ = v.record(&mut line);
-            let mut rec = crate::read::log::record(line.as_bytes())
-                .and_then(Result::ok)
-                .unwrap_or_default();
-            rec.remove("kind");
-            let logged = r.logged.iter().find(|(n, _, _)| n == v.name.id());
-            rec.insert(
-                "log_status".into(),
-                logged.map_or(Value::Null, |(_, s, _)| s.clone().into()),
-            );
-            rec.insert(
-                "log_why".into(),
-                logged.map_or(Value::Null, |(_, _, w)| w.clone().into()),
-            );
-            Value::Object(rec)
+        .map(|v| record_with_log(v, &r.logged))
+        .collect();
+    let clusters: Vec<Value> = r
+        .clusters
+        .iter()
+        .map(|c| {
+            let verdicts: Vec<Value> = c
+                .verdicts
+                .iter()
+                .map(|v| record_with_log(v, &c.logged))
+                .collect();
+            serde_json::json!({ "cluster": c.index, "verdicts": verdicts })
         })
         .collect();
-    serde_json::json!({ "verdicts": verdicts, "missing": r.missing })
+    serde_json::json!({ "verdicts": verdicts, "missing": r.missing, "clusters": clusters })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A big.LITTLE board's log, shaped as the firmware writes it: the boot CPU's cluster
+    /// with its caches on (write-back reads 18x Non-cacheable's at 16 KiB), the other
+    /// cluster's sweep with write-back as slow as Non-cacheable (its caches off).
+    const LOG: &str = r#"@mb {"kind":"start","schema":1,"platform":"board","emulated":false,"midr":"0x410fd034"}
+@mb {"kind":"mmu","sctlr":"0x30d0199d"}
+@mb {"kind":"cache","level":1,"type":"separate","size":32768,"line":64,"ways":4,"sets":128}
+@mb {"kind":"result","memtype":"normal-wb","kernel":"read-ldp","granule":"4K","size":16384,"reps":3,"cv_pct":1.0,"best_mbps":9000,"median_mbps":8900}
+@mb {"kind":"result","memtype":"normal-nc","kernel":"read-ldp","granule":"4K","size":16384,"reps":3,"cv_pct":1.0,"best_mbps":500,"median_mbps":490}
+@mb {"kind":"verdict","name":"caches-on","status":"pass","evidence":{},"why":"on"}
+@mb {"kind":"cluster","cluster":0,"group":0,"cpus":4,"representative":"0x0","capacity":485,"compatible":"arm,cortex-a53","midr":"0x410fd034","last_cache":32768,"source":"cpu-map","role":"boot"}
+@mb {"kind":"cluster","cluster":1,"group":1,"cpus":2,"representative":"0x100","capacity":1024,"compatible":"arm,cortex-a72","midr":"0x410fd082","last_cache":32768,"source":"cpu-map","role":"swept"}
+@mb {"kind":"cache","cluster":1,"level":1,"type":"separate","size":32768,"line":64,"ways":2,"sets":256}
+@mb {"kind":"result","cluster":1,"memtype":"normal-wb","kernel":"read-ldp","granule":"4K","size":16384,"reps":3,"cv_pct":1.0,"best_mbps":520,"median_mbps":510}
+@mb {"kind":"result","cluster":1,"memtype":"normal-nc","kernel":"read-ldp","granule":"4K","size":16384,"reps":3,"cv_pct":1.0,"best_mbps":500,"median_mbps":490}
+@mb {"kind":"end","status":"pass"}
+"#;
+
+    #[test]
+    fn each_cluster_is_judged_on_its_own_sweep() {
+        let r = rejudge(LOG.as_bytes());
+        let on_boot = r.verdicts.get(verdict::Name::CachesOn).unwrap();
+        assert_eq!(on_boot.status, Status::Pass, "{on_boot}");
+        assert_eq!(r.clusters.len(), 1);
+        let c = &r.clusters[0];
+        assert_eq!(c.index, 1);
+        // Only the verdicts judged per cluster, none of the machine's.
+        assert!(c.verdicts.iter().all(|v| v.name.scope() == Scope::Core));
+        assert!(c.verdicts.iter().any(|v| v.name == verdict::Name::CachesOn));
+        let caches_on = c
+            .verdicts
+            .iter()
+            .find(|v| v.name == verdict::Name::CachesOn)
+            .unwrap();
+        assert_eq!(caches_on.status, Status::Fail, "{caches_on}");
+        assert!(r.must_fail());
+        let json = json(&r);
+        assert_eq!(json["clusters"][0]["cluster"], 1);
+        assert_eq!(json["clusters"][0]["verdicts"][0]["status"], "fail");
+    }
 }

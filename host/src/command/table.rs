@@ -25,7 +25,7 @@ pub fn run(paths: &[PathBuf], out: Option<&Path>) -> Result<(), Fail> {
         if let Some(Fail(_, sentence)) = failure {
             esay!("warning: {sentence}");
         }
-        rows.push(table::row(path, &run));
+        rows.extend(table::rows(path, &run));
     }
     say_raw!("{}", table::table(&rows));
     if rows.iter().any(|r| r.emulated) {

@@ -33,6 +33,23 @@ pub fn run(path: &Path, out: Option<&Path>) -> Result<(), Fail> {
             say!("    core: {note}");
         }
     }
+    for c in &r.clusters {
+        let count = |s: Status| c.verdicts.iter().filter(|v| v.status == s).count();
+        say!(
+            "\ncluster {} verdicts (its own sweep; judged per cluster): {} pass, {} warn, {} fail, {} n/a",
+            c.index,
+            count(Status::Pass),
+            count(Status::Warn),
+            count(Status::Fail),
+            count(Status::NotApplicable)
+        );
+        for verdict in &c.verdicts {
+            say!("  {verdict}");
+            if let Some(note) = verdict.core_note {
+                say!("    core: {note}");
+            }
+        }
+    }
     if !r.missing.is_empty() {
         say!("\ninputs the log lacks:");
         for m in &r.missing {
@@ -44,14 +61,19 @@ pub fn run(path: &Path, out: Option<&Path>) -> Result<(), Fail> {
         let written = write::verdicts::files(out, &r).map_err(usage)?;
         print_written(&written);
     }
-    if v.must_fail() {
-        return Err(Fail(
-            1,
-            format!(
-                "failing today: {}.",
-                v.named(Status::Fail).collect::<Vec<_>>().join(", ")
-            ),
-        ));
+    if r.must_fail() {
+        let clusters = r.clusters.iter().flat_map(|c| {
+            c.verdicts
+                .iter()
+                .filter(|v| v.status == Status::Fail)
+                .map(move |v| format!("{} (cluster {})", v.name.id(), c.index))
+        });
+        let failing: Vec<String> = v
+            .named(Status::Fail)
+            .map(str::to_owned)
+            .chain(clusters)
+            .collect();
+        return Err(Fail(1, format!("failing today: {}.", failing.join(", "))));
     }
     Ok(())
 }

@@ -56,13 +56,6 @@ pub fn core_to_core(run: &Run, title: &str) -> Result<String, String> {
     }
     let cpus = cpus(run);
     let n = cpus.len();
-    let values: Vec<f64> = run
-        .core_to_core
-        .iter()
-        .filter_map(|p| p.ns_per_hop)
-        .collect();
-    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = values.iter().copied().fold(0.0, f64::max);
     let (w, h) = (LEFT + n * CELL + 20, TOP + n * CELL + 60);
     let mut svg = String::new();
     let _ = write!(
@@ -70,6 +63,21 @@ pub fn core_to_core(run: &Run, title: &str) -> Result<String, String> {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
          font-family=\"sans-serif\">\n<rect width=\"{w}\" height=\"{h}\" fill=\"#ffffff\"/>\n"
     );
+    heading(&mut svg, run, title);
+    labels(&mut svg, &cpus);
+    cells(&mut svg, run, &cpus);
+    cluster_lines(&mut svg, &cpus);
+    let _ = writeln!(
+        svg,
+        "<text x=\"10\" y=\"{}\" font-size=\"11\">cN: cluster N (the cluster records); red \
+         lines: where the cluster changes; a dash: the pair did not finish</text>\n</svg>",
+        TOP + n * CELL + 30
+    );
+    Ok(svg)
+}
+
+/// The title (with the platform) and what the cells hold.
+fn heading(svg: &mut String, run: &Run, title: &str) {
     let platform = if run.platform.is_empty() {
         "-"
     } else {
@@ -81,7 +89,7 @@ pub fn core_to_core(run: &Run, title: &str) -> Result<String, String> {
         esc(title),
         esc(platform)
     );
-    let rounds = run.core_to_core[0].rounds;
+    let rounds = run.core_to_core.first().map_or(0, |p| p.rounds);
     let emulated = if run.emulated {
         "; emulated: QEMU's vCPU threads"
     } else {
@@ -92,6 +100,10 @@ pub fn core_to_core(run: &Run, title: &str) -> Result<String, String> {
         "<text x=\"10\" y=\"40\" font-size=\"11\">ns per one-way hop (half a round trip of one \
          cache line), {rounds} round trips; row: the CPU that timed{emulated}</text>"
     );
+}
+
+/// Each CPU's label above its column and left of its row.
+fn labels(svg: &mut String, cpus: &[(&str, Option<u64>)]) {
     for (i, (cpu, cluster)) in cpus.iter().enumerate() {
         let label = cluster.map_or(cpu.to_string(), |c| format!("{cpu} c{c}"));
         let (x, y) = (LEFT + i * CELL + CELL / 2, TOP + i * CELL + CELL / 2 + 4);
@@ -105,6 +117,17 @@ pub fn core_to_core(run: &Run, title: &str) -> Result<String, String> {
             esc(&label)
         );
     }
+}
+
+/// A shaded cell with its value per pair.
+fn cells(svg: &mut String, run: &Run, cpus: &[(&str, Option<u64>)]) {
+    let values: Vec<f64> = run
+        .core_to_core
+        .iter()
+        .filter_map(|p| p.ns_per_hop)
+        .collect();
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(0.0, f64::max);
     for p in &run.core_to_core {
         let at = |cpu: &str| cpus.iter().position(|(c, _)| *c == cpu).unwrap_or(0);
         let (row, col) = (at(&p.from), at(&p.to));
@@ -125,33 +148,27 @@ pub fn core_to_core(run: &Run, title: &str) -> Result<String, String> {
             y + CELL / 2 + 4
         );
     }
-    // A line where the cluster changes, across the whole grid.
-    let first = cpus.first().map(|(_, c)| *c);
-    if cpus.iter().any(|(_, c)| Some(*c) != first) {
-        for i in 1..n {
-            if cpus[i].1 != cpus[i - 1].1 {
-                let at = i * CELL;
-                let _ = writeln!(
-                    svg,
-                    "<line x1=\"{}\" y1=\"{TOP}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00000\"/>\n\
-                     <line x1=\"{LEFT}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00000\"/>",
-                    LEFT + at,
-                    LEFT + at,
-                    TOP + n * CELL,
-                    TOP + at,
-                    LEFT + n * CELL,
-                    TOP + at
-                );
-            }
+}
+
+/// A line across the whole grid where the cluster changes.
+fn cluster_lines(svg: &mut String, cpus: &[(&str, Option<u64>)]) {
+    let n = cpus.len();
+    for i in 1..n {
+        if cpus[i].1 != cpus[i - 1].1 {
+            let at = i * CELL;
+            let _ = writeln!(
+                svg,
+                "<line x1=\"{}\" y1=\"{TOP}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00000\"/>\n\
+                 <line x1=\"{LEFT}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c00000\"/>",
+                LEFT + at,
+                LEFT + at,
+                TOP + n * CELL,
+                TOP + at,
+                LEFT + n * CELL,
+                TOP + at
+            );
         }
     }
-    let _ = writeln!(
-        svg,
-        "<text x=\"10\" y=\"{}\" font-size=\"11\">cN: cluster N (the cluster records); red \
-         lines: where the cluster changes; a dash: the pair did not finish</text>\n</svg>",
-        TOP + n * CELL + 30
-    );
-    Ok(svg)
 }
 
 #[cfg(test)]

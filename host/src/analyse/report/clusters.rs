@@ -2,7 +2,6 @@
 //! (its CPUs, core, capacity, headline figures and verdicts), each other cluster's own sweep,
 //! and the core-to-core latency matrix.
 
-use super::tables::{kernel_table, verdict_table};
 use crate::read::model::{distinct, Cluster, Run, FIRMWARE_BASELINE};
 use crate::read::text::{csv_row, or_dash, size_label};
 use std::fmt::Write as _;
@@ -43,8 +42,7 @@ fn verdict_counts(run: &Run) -> String {
     }
 }
 
-/// One row per cluster, then each swept cluster's verdicts and tables. Nothing without
-/// `cluster` records.
+/// One row per cluster. Nothing without `cluster` records.
 pub(super) fn clusters_section(out: &mut String, run: &Run) {
     if run.clusters.is_empty() {
         return;
@@ -90,20 +88,18 @@ pub(super) fn clusters_section(out: &mut String, run: &Run) {
             sweep.map_or("-".into(), verdict_counts)
         );
     }
-    for c in run.clusters.iter().filter(|c| c.role == "swept") {
-        let _ = writeln!(
-            out,
-            "\ncluster {}: its sweep on CPU {} ({}), as the boot CPU's above",
-            c.index,
-            c.representative,
-            c.compatible.as_deref().unwrap_or("no compatible")
-        );
-        verdict_table(out, &c.sweep);
-        for kernel in distinct(c.sweep.measurements.iter().map(|m| m.kernel.as_str())) {
-            out.push('\n');
-            kernel_table(out, &c.sweep, kernel);
-        }
-    }
+}
+
+/// The heading of swept cluster `c`'s own verdicts and tables (which the report's body
+/// prints after [`clusters_section`]).
+pub(super) fn sweep_heading(out: &mut String, c: &Cluster) {
+    let _ = writeln!(
+        out,
+        "\ncluster {}: its sweep on CPU {} ({}), as the boot CPU's above",
+        c.index,
+        c.representative,
+        c.compatible.as_deref().unwrap_or("no compatible")
+    );
 }
 
 /// The core-to-core latency matrix: rows from, columns to, one-way ns. Nothing without
@@ -198,6 +194,7 @@ mod tests {
         assert_eq!(run.clusters[1].sweep.midr, "0x410fd082");
         let mut out = String::new();
         clusters_section(&mut out, &run);
+        sweep_heading(&mut out, &run.clusters[1]);
         let rows: Vec<&str> = out
             .lines()
             .filter(|l| l.starts_with("  0 ") || l.starts_with("  1 "))

@@ -2,7 +2,7 @@
 //! kernel a table of best values, then the sections ([`super::sections`]).
 
 use super::cells::{column_width, points, ratio_to_baseline, series_of, state};
-use super::clusters::{clusters_section, core_to_core_table};
+use super::clusters::{clusters_section, core_to_core_table, sweep_heading};
 use super::sections::{loaded_latency_table, prediction_sheet, scaling_table};
 use super::twin::{twin_diagnosis, twin_header};
 use crate::read::model::{distinct, Measurement, Run, Unit};
@@ -60,6 +60,14 @@ fn body(mut out: String, run: &Run) -> String {
     loaded_latency_table(&mut out, run);
     core_to_core_table(&mut out, run);
     clusters_section(&mut out, run);
+    for c in run.clusters.iter().filter(|c| c.role == "swept") {
+        sweep_heading(&mut out, c);
+        verdict_table(&mut out, &c.sweep);
+        for kernel in distinct(c.sweep.measurements.iter().map(|m| m.kernel.as_str())) {
+            out.push('\n');
+            kernel_table(&mut out, &c.sweep, kernel);
+        }
+    }
     prediction_sheet(&mut out, run);
     out
 }
@@ -92,7 +100,7 @@ pub fn verdict_table(out: &mut String, run: &Run) {
     }
 }
 
-pub(super) fn kernel_table(out: &mut String, run: &Run, kernel: &str) {
+fn kernel_table(out: &mut String, run: &Run, kernel: &str) {
     let of: Vec<&Measurement> = run
         .measurements
         .iter()

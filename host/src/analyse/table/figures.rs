@@ -328,6 +328,26 @@ pub fn row(path: &Path, run: &Run) -> Row {
     }
 }
 
+/// The rows of one log: [`row`], and on a big.LITTLE board one more per cluster swept on
+/// its own (its own caches, figures and verdicts), the log named with the cluster:
+/// `LOG (cluster N)`; the boot CPU's row then says `(cluster 0)` too.
+pub fn rows(path: &Path, run: &Run) -> Vec<Row> {
+    let mut first = row(path, run);
+    let swept: Vec<_> = run.clusters.iter().filter(|c| c.role == "swept").collect();
+    if let Some(boot) = run.clusters.iter().find(|c| c.role == "boot") {
+        if !swept.is_empty() {
+            first.log = format!("{} (cluster {})", first.log, boot.index);
+        }
+    }
+    let mut out = vec![first];
+    for c in swept {
+        let mut r = row(path, &c.sweep);
+        r.log = format!("{} (cluster {})", path.display(), c.index);
+        out.push(r);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::{altra, board, m};
@@ -414,5 +434,42 @@ mod tests {
         let nc = figure(&run, &KEYS[1]).unwrap();
         assert_eq!(nc.kernel, Kernel::WriteLine.spec().name);
         assert!((nc.value - 0.1).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_big_little_log_gives_a_row_per_swept_cluster() {
+        let log = br#"@mb {"kind":"start","schema":1,"platform":"rk3399","emulated":false,"midr":"0x410fd034"}
+@mb {"kind":"result","memtype":"normal-wb","kernel":"read-ldp","granule":"4K","size":4096,"reps":3,"cv_pct":1.0,"best_mbps":9000,"median_mbps":8900}
+@mb {"kind":"cluster","cluster":0,"group":0,"cpus":4,"representative":"0x0","capacity":485,"compatible":"arm,cortex-a53","midr":"0x410fd034","last_cache":524288,"source":"cpu-map","role":"boot"}
+@mb {"kind":"cluster","cluster":1,"group":1,"cpus":2,"representative":"0x100","capacity":1024,"compatible":"arm,cortex-a72","midr":"0x410fd082","last_cache":1048576,"source":"cpu-map","role":"swept"}
+@mb {"kind":"result","cluster":1,"memtype":"normal-wb","kernel":"read-ldp","granule":"4K","size":4096,"reps":3,"cv_pct":1.0,"best_mbps":20000,"median_mbps":19000}
+@mb {"kind":"verdict","cluster":1,"name":"caches-on","status":"fail","evidence":{},"why":"off"}
+"#;
+        let run = crate::read::log::parse(log).run;
+        let rows = rows(Path::new("a.log"), &run);
+        let labels: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|r| (r.log.as_str(), r.midr.as_str()))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                ("a.log (cluster 0)", "0x410fd034"),
+                ("a.log (cluster 1)", "0x410fd082")
+            ]
+        );
+        assert_eq!(rows[1].verdicts[0].as_deref(), Some("fail"));
+        assert_eq!(rows[0].verdicts[0], None);
+        // One cluster: the log's row alone, named as it is.
+        let one =
+            crate::read::log::parse(&log[..log.iter().position(|&b| b == b'\n').unwrap() + 1]).run;
+        assert_eq!(rows_of(&one), ["a.log"]);
+    }
+
+    fn rows_of(run: &Run) -> Vec<String> {
+        rows(Path::new("a.log"), run)
+            .into_iter()
+            .map(|r| r.log)
+            .collect()
     }
 }

@@ -1,4 +1,5 @@
-//! The fleet table (`cargo host table LOG…`): one row per firmware log, any mix of boards,
+//! The fleet table (`cargo host table LOG…`): one row per firmware log (per cluster of a
+//! big.LITTLE board: [`figures::rows`]), any mix of boards,
 //! with what the run was (board, MIDR, firmware, date, emulated), the status of each of core's
 //! verdicts, and the key ratios a performance engineer compares between boards, each with
 //! its coefficient of variation.
@@ -32,5 +33,7 @@ pub mod figures;
 mod testing;
 pub mod text;
 
-pub use figures::{dram, figure, finding, l1_set, row, write_kernel, At, Figure, Key, Row, KEYS};
+pub use figures::{
+    dram, figure, finding, l1_set, row, rows, write_kernel, At, Figure, Key, Row, KEYS,
+};
 pub use text::{csv, json, meaning, table};
