@@ -92,14 +92,20 @@ pub const KEYS: [Key; 5] = [
     },
 ];
 
-/// A key figure as one log gives it.
+/// A key figure as one log gives it: the median over the sizes of its region (every measured
+/// size up to the L1 set, or from the DRAM point up), with their spread, so that one point
+/// a host disturbance hit as a whole (all its reps) shows as spread, not as the figure.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Figure {
-    /// The ratio (or ns per load, for latency).
+    /// The ratio (or ns per load, for latency): the median over the region's sizes.
     pub value: f64,
-    /// Its coefficient of variation, percent.
+    /// The coefficient of variation at [`Figure::size`], percent.
     pub cv_pct: f64,
-    /// Where, bytes.
+    /// The lowest and the highest value over the region's sizes.
+    pub spread: (f64, f64),
+    /// How many sizes of the region have the figure.
+    pub sizes: usize,
+    /// The region's defining point (the L1 set, the DRAM point), bytes.
     pub size: u64,
     /// The kernel measured.
     pub kernel: &'static str,
@@ -263,14 +269,19 @@ pub fn figure(run: &Run, key: &Key) -> Result<Figure, String> {
             size_label(size)
         )
     })?;
+    // The region: every measured size up to the L1 set, or from the DRAM point up.
+    let region: Vec<u64> = sizes(run)
+        .into_iter()
+        .filter(|&s| match key.at {
+            At::L1Set => s <= size,
+            At::Dram => s >= size,
+        })
+        .collect();
     let Some(role) = key.over else {
-        return Ok(Figure {
-            value: base.best,
-            cv_pct: base.cv_pct,
-            size,
-            kernel: kname,
-            memtype: wb,
-        });
+        let values = region
+            .iter()
+            .filter_map(|&s| Some(point(run, kernel, wb, s)?.best));
+        return Ok(spread_of(values, base.best, base.cv_pct, size, kname, wb));
     };
     let candidates: Vec<&'static str> = if role == Role::Device {
         devices().collect()
@@ -291,13 +302,50 @@ pub fn figure(run: &Run, key: &Key) -> Result<Figure, String> {
             size_label(size)
         ));
     };
-    Ok(Figure {
-        value: m.best / base.best,
-        cv_pct: m.cv_pct.hypot(base.cv_pct),
+    let ratios = region.iter().filter_map(|&s| {
+        Some(point(run, kernel, memtype, s)?.best / point(run, kernel, wb, s)?.best)
+    });
+    let cv = m.cv_pct.hypot(base.cv_pct);
+    Ok(spread_of(
+        ratios,
+        m.best / base.best,
+        cv,
         size,
-        kernel: kname,
+        kname,
         memtype,
-    })
+    ))
+}
+
+/// The figure of `values` (one per size of the region; `at` the value at the defining point,
+/// kept when there is no other): their median and spread.
+fn spread_of(
+    values: impl Iterator<Item = f64>,
+    at: f64,
+    cv_pct: f64,
+    size: u64,
+    kernel: &'static str,
+    memtype: &'static str,
+) -> Figure {
+    let mut v: Vec<f64> = values.filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        v.push(at);
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let median = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    };
+    Figure {
+        value: median,
+        cv_pct,
+        spread: (v[0], v[n - 1]),
+        sizes: n,
+        size,
+        kernel,
+        memtype,
+    }
 }
 
 /// The row of the log at `path`, read as `run`.
@@ -414,8 +462,35 @@ mod tests {
         let wt = r.figures[3].clone().unwrap_err();
         assert!(wt.contains(named(Role::WriteThrough)), "{wt}");
         assert!(wt.contains("16 KiB") || wt.contains("16K"), "{wt}");
+        // Latency over the DRAM region (4 and 8 MiB): the median of 64 and 128 ns.
         let lat = r.figures[4].as_ref().unwrap();
-        assert_eq!(lat.value, 64.0);
+        assert_eq!((lat.value, lat.spread, lat.sizes), (96.0, (64.0, 128.0), 2));
+    }
+
+    /// The case: one point (the L1 set) that a host disturbance slowed in all its
+    /// reps turns the ratio at that size to 0.525; the figure is the median over the sizes up
+    /// to the L1 set, and the disturbed point shows in the spread.
+    #[test]
+    fn one_disturbed_point_shows_in_the_spread_not_the_figure() {
+        let mut run = board();
+        for (role, v) in [(Role::WriteBack, 8000.0), (Role::WriteBackHinted, 8000.0)] {
+            run.measurements
+                .push(m(Kernel::WriteStp, role, 8 << 10, v, 0.0));
+        }
+        for p in run.measurements.iter_mut() {
+            if p.kernel == "write-stp"
+                && p.size <= 16 << 10
+                && p.memtype == named(Role::WriteBackHinted)
+            {
+                p.best = if p.size == 16 << 10 { 4200.0 } else { 8000.0 };
+            }
+        }
+        let noalloc = figure(&run, &KEYS[2]).unwrap();
+        assert_eq!(noalloc.size, 16 << 10);
+        assert_eq!(noalloc.sizes, 3);
+        assert!((noalloc.value - 1.0).abs() < 1e-12, "{noalloc:?}");
+        assert!((noalloc.spread.0 - 0.525).abs() < 1e-12, "{noalloc:?}");
+        assert!((noalloc.spread.1 - 1.0).abs() < 1e-12, "{noalloc:?}");
     }
 
     #[test]

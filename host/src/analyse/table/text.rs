@@ -1,6 +1,6 @@
 //! The fleet table for the terminal, `fleet.csv` and `fleet.json`.
 
-use super::figures::{devices, named, Figure, Key, Row, KEYS};
+use super::figures::{devices, named, At, Figure, Key, Row, KEYS};
 use crate::read::text::{csv_row, or_dash};
 use mairbench_core::kernel::Kernel;
 use mairbench_core::memtype::Role;
@@ -19,10 +19,15 @@ fn emulated(row: &Row) -> String {
 
 /// A figure as the table prints it: value and cv.
 fn cell(f: &Figure, key: &Key) -> String {
-    if key.over.is_some() {
-        format!("{:.3} cv {:.1}%", f.value, f.cv_pct)
+    let places = if key.over.is_some() { 3 } else { 1 };
+    let (lo, hi) = f.spread;
+    if f.sizes > 1 {
+        format!(
+            "{:.places$} ({} sizes {lo:.places$}-{hi:.places$}) cv {:.1}%",
+            f.value, f.sizes, f.cv_pct
+        )
     } else {
-        format!("{:.1} cv {:.1}%", f.value, f.cv_pct)
+        format!("{:.places$} cv {:.1}%", f.value, f.cv_pct)
     }
 }
 
@@ -137,23 +142,31 @@ pub fn meaning(key: &Key) -> String {
     } else {
         key.kernel.spec().name.to_string()
     };
-    match key.over {
+    let over = match key.at {
+        At::L1Set => "the median over every measured size up to the L1 set",
+        At::Dram => "the median over every measured size from DRAM size up",
+    };
+    let what = match key.over {
         Some(Role::Device) => format!(
-            "best MB/s (MB = 10^6 B) of {kernel} on the first measured of {} over {wb}'s, at {} (below 1: slower)",
+            "best MB/s (MB = 10^6 B) of {kernel} on the first measured of {} over {wb}'s (below 1: slower)",
             devices().collect::<Vec<_>>().join(", "),
-            key.at.label()
         ),
         Some(role) => format!(
-            "best MB/s (MB = 10^6 B) of {kernel} on {} over {wb}'s, at {} (below 1: slower)",
+            "best MB/s (MB = 10^6 B) of {kernel} on {} over {wb}'s (below 1: slower)",
             named(role),
-            key.at.label()
         ),
-        None => format!("best ns per load of {kernel} on {wb}, at {}", key.at.label()),
-    }
+        None => format!("best ns per load of {kernel} on {wb}"),
+    };
+    format!(
+        "{what}: {over}, with their lowest and highest and their count (a point a host \
+         disturbance slowed as a whole shows in the spread, not in the median); cv at {}",
+        key.at.label()
+    )
 }
 
 /// `fleet.csv`: one row per log; per verdict its status (empty: no record); per key figure
-/// its value, cv (percent) and size (bytes), empty where the log lacks the point.
+/// its value, cv (percent), size (bytes), lowest, highest and sizes, empty where the log
+/// lacks the point.
 pub fn csv(rows: &[Row]) -> String {
     let mut head: Vec<String> = [
         "log", "board", "midr", "firmware", "date", "emulated", "accel",
@@ -167,6 +180,9 @@ pub fn csv(rows: &[Row]) -> String {
             k.id.to_string(),
             format!("{}_cv_pct", k.id),
             format!("{}_size_bytes", k.id),
+            format!("{}_low", k.id),
+            format!("{}_high", k.id),
+            format!("{}_sizes", k.id),
         ]);
     }
     let mut out = String::new();
@@ -189,8 +205,11 @@ pub fn csv(rows: &[Row]) -> String {
                     format!("{:.4}", f.value),
                     format!("{:.2}", f.cv_pct),
                     f.size.to_string(),
+                    format!("{:.4}", f.spread.0),
+                    format!("{:.4}", f.spread.1),
+                    f.sizes.to_string(),
                 ]),
-                Err(_) => cells.extend([String::new(), String::new(), String::new()]),
+                Err(_) => cells.extend(std::iter::repeat_n(String::new(), 6)),
             }
         }
         let c: Vec<&dyn std::fmt::Display> = cells.iter().map(|s| s as _).collect();
@@ -221,6 +240,7 @@ pub fn json(rows: &[Row]) -> Value {
                     let v = match f {
                         Ok(f) => json!({
                             "value": f.value, "cv_pct": f.cv_pct, "size_bytes": f.size,
+                            "low": f.spread.0, "high": f.spread.1, "sizes": f.sizes,
                             "kernel": f.kernel, "memtype": f.memtype,
                         }),
                         Err(why) => json!({"value": null, "missing": why}),
@@ -253,7 +273,7 @@ mod tests {
         let wt = r.figures[3].clone().unwrap_err();
         let t = table(&[r.clone(), r]);
         assert!(t.contains("-[1]") && t.contains("-[2]"), "{t}");
-        assert!(t.contains("0.100 cv 5.0%"), "{t}");
+        assert!(t.contains("0.100 (2 sizes 0.100-0.100) cv 5.0%"), "{t}");
         assert!(t.contains(&format!("[1] #1 WT/WB write: {wt}")), "{t}");
     }
 
@@ -267,7 +287,7 @@ mod tests {
         let csv = csv(&[r.clone(), r.clone()]);
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 3);
-        let cols = 7 + VERDICTS.len() + 3 * KEYS.len();
+        let cols = 7 + VERDICTS.len() + 6 * KEYS.len();
         assert_eq!(lines[0].split(',').count(), cols);
         assert_eq!(lines[1].split(',').count(), cols);
         assert!(lines[0].contains("device_wb_read_dram_cv_pct"));
