@@ -36,14 +36,17 @@ impl<'w, W: Write> Record<'w, W> {
     // their documentation.
     #[inline(always)]
     pub fn new(out: &'w mut W, kind: &Kind) -> Self {
-        let mut record = Record {
-            out,
-            result: Ok(()),
-        };
-        record.result = record.out.write_str(PREFIX);
-        record.with(|w| {
+        Self::begin(out, kind.name)
+    }
+
+    /// The start of every record: the prefix and the `kind` field. One copy for all kinds
+    /// ([`Record::new`] is inlined at each of them).
+    #[inline(never)]
+    fn begin(out: &'w mut W, kind: &str) -> Self {
+        let result = out.write_str(PREFIX);
+        Record { out, result }.with(|w| {
             w.write_str("{\"kind\":")?;
-            write_json_str(w, kind.name)
+            write_json_str(w, kind)
         })
     }
 
