@@ -504,7 +504,9 @@ pub enum CoreNote {
 impl CoreNote {
     /// The note for `core`'s statement `pick` (`Unknown` without a row; `None` when the row
     /// has no such statement).
-    fn of(core: Option<&Core>, pick: impl Fn(&Core) -> Option<Cited>) -> Option<CoreNote> {
+    // `fn` pointers, not closures, and not inlined: one copy of each for all their callers.
+    #[inline(never)]
+    fn of(core: Option<&Core>, pick: fn(&Core) -> Option<Cited>) -> Option<CoreNote> {
         match core {
             None => Some(CoreNote::Unknown),
             Some(c) => pick(c).map(|cited| CoreNote::Documented {
@@ -516,10 +518,11 @@ impl CoreNote {
 
     /// The note for `core`'s revised statement `pick` when it holds for `revision`; `None`
     /// without a row, a revision, such a statement, or when it holds for other revisions only.
+    #[inline(never)]
     fn revised(
         core: Option<&Core>,
         revision: Option<Revision>,
-        pick: impl Fn(&Core) -> Option<Revised>,
+        pick: fn(&Core) -> Option<Revised>,
     ) -> Option<CoreNote> {
         let (core, revision) = (core?, revision?);
         let revised = pick(core).filter(|r| r.holds_for(revision))?;
