@@ -77,7 +77,13 @@ impl<'w, W: Write> Record<'w, W> {
 
     /// Adds a signed integer field.
     pub fn i64(self, key: &str, value: i64) -> Self {
-        self.key(key).with(|w| write!(w, "{value}"))
+        // The sign, then the magnitude as a u64: no second integer formatter in the image.
+        self.key(key).with(|w| {
+            if value < 0 {
+                w.write_char('-')?;
+            }
+            write!(w, "{}", value.unsigned_abs())
+        })
     }
 
     /// Adds a fixed-point number field: `scaled / 10^places` written as a JSON number with
@@ -244,6 +250,7 @@ impl<W: Write + ?Sized> Write for Escaped<'_, W> {
 mod tests {
     extern crate std;
     use super::*;
+    use std::format;
     use std::string::String;
 
     const T: Kind = Kind {
@@ -278,6 +285,16 @@ mod tests {
             "@mb {\"kind\":\"t\",\"a\":\"x\",\"b\":18446744073709551615,\"c\":-5,\"d\":true,\
              \"e\":\"0x410fd083\",\"e2\":\"0x04\",\"f\":null,\"g\":null,\"h\":\"y\",\"i\":[\"a\",\"\\\"\"],\"j\":[]}\n"
         );
+    }
+
+    #[test]
+    fn signed_integers_as_rust_writes_them() {
+        for v in [i64::MIN, -1, 0, 7, i64::MAX] {
+            assert_eq!(
+                line(|r| r.i64("v", v)),
+                format!("@mb {{\"kind\":\"t\",\"v\":{v}}}\n")
+            );
+        }
     }
 
     #[test]
