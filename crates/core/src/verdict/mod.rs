@@ -557,6 +557,8 @@ impl fmt::Display for CoreNote {
 }
 
 impl Verdict {
+    /// A verdict without a core note. Not inlined: one copy for every verdict's callers.
+    #[inline(never)]
     const fn new(name: Name, status: Status, evidence: Evidence, why: Why) -> Self {
         Verdict {
             name,
@@ -567,7 +569,9 @@ impl Verdict {
         }
     }
 
-    /// The same verdict, taking `note` into account.
+    /// The same verdict, taking `note` into account. Not inlined: one copy of the move for
+    /// its callers.
+    #[inline(never)]
     const fn noting(self, note: Option<CoreNote>) -> Self {
         Verdict {
             core_note: note,
