@@ -183,9 +183,28 @@ pub fn load_options(bytes: &[u8], out: &mut [u8]) -> (usize, Option<OptionsNote>
     let text = out.get(..n).unwrap_or_default();
     let (start, end) = trim(text, program_word(text));
     if start > 0 {
-        out.copy_within(start..end, 0);
+        // `copy_within` by swaps (see [`shift_right`]); what is left past the new end is
+        // not read.
+        for i in start..end {
+            out.swap(i.wrapping_sub(start), i);
+        }
     }
     (end.saturating_sub(start), note)
+}
+
+/// `s.rotate_right(1)` one swap at a time, as the short tables here need: a slice rotation
+/// or copy brings the general `memmove` (about 1 KiB) into the firmware image.
+fn shift_right<T>(s: &mut [T]) {
+    for i in (1..s.len()).rev() {
+        s.swap(i.wrapping_sub(1), i);
+    }
+}
+
+/// `s.rotate_left(1)`, as [`shift_right`] does it.
+fn shift_left<T>(s: &mut [T]) {
+    for i in 1..s.len() {
+        s.swap(i.wrapping_sub(1), i);
+    }
 }
 
 /// Where the words after the program's path start (0 when the first word is not one).
@@ -483,7 +502,7 @@ impl MemoryMap {
         }
         let at = regions.iter().position(|r| r.base > base).unwrap_or(count);
         if let Some(tail) = self.ram.get_mut(at..=count) {
-            tail.rotate_right(1);
+            shift_right(tail);
             if let Some(slot) = tail.first_mut() {
                 *slot = MemRegion { base, size };
             }
@@ -510,7 +529,7 @@ impl MemoryMap {
                     slot.size = hi.saturating_sub(a.base);
                 }
                 if let Some(tail) = self.ram.get_mut(i..self.ram_count) {
-                    tail.rotate_left(1);
+                    shift_left(tail);
                 }
                 self.ram_count = self.ram_count.saturating_sub(1);
             } else {
@@ -549,7 +568,7 @@ impl MemoryMap {
         }
         let at = kept.iter().position(|p| p.base > r.base).unwrap_or(count);
         if let Some(tail) = self.reserved.get_mut(at..=count) {
-            tail.rotate_right(1);
+            shift_right(tail);
             if let Some(slot) = tail.first_mut() {
                 *slot = r;
             }
@@ -584,6 +603,20 @@ mod tests {
     extern crate std;
     use super::*;
     use std::vec::Vec;
+
+    #[test]
+    fn shifts_rotate_by_one() {
+        for n in 0..6 {
+            let v: Vec<u32> = (0..n).collect();
+            let (mut right, mut left) = (v.clone(), v.clone());
+            shift_right(&mut right);
+            shift_left(&mut left);
+            let (mut want_right, mut want_left) = (v.clone(), v.clone());
+            want_right.rotate_right(n.min(1) as usize);
+            want_left.rotate_left(n.min(1) as usize);
+            assert_eq!((right, left), (want_right, want_left));
+        }
+    }
 
     fn desc(ty: u32, base: u64, pages: u64, attr: u64) -> [u8; 48] {
         let mut d = [0u8; 48];
