@@ -186,7 +186,11 @@ pub fn load_options(bytes: &[u8], out: &mut [u8]) -> (usize, Option<OptionsNote>
         // `copy_within` by swaps (see [`shift_right`]); what is left past the new end is
         // not read.
         for i in start..end {
-            out.swap(i.wrapping_sub(start), i);
+            if let Some((head, [b, ..])) = out.split_at_mut_checked(i) {
+                if let Some(a) = head.get_mut(i.wrapping_sub(start)) {
+                    core::mem::swap(a, b);
+                }
+            }
         }
     }
     (end.saturating_sub(start), note)
@@ -196,14 +200,21 @@ pub fn load_options(bytes: &[u8], out: &mut [u8]) -> (usize, Option<OptionsNote>
 /// or copy brings the general `memmove` (about 1 KiB) into the firmware image.
 fn shift_right<T>(s: &mut [T]) {
     for i in (1..s.len()).rev() {
-        s.swap(i.wrapping_sub(1), i);
+        swap_pair(s, i);
     }
 }
 
 /// `s.rotate_left(1)`, as [`shift_right`] does it.
 fn shift_left<T>(s: &mut [T]) {
     for i in 1..s.len() {
-        s.swap(i.wrapping_sub(1), i);
+        swap_pair(s, i);
+    }
+}
+
+/// Swaps elements `i - 1` and `i` (nothing when `i` is 0 or past the end).
+fn swap_pair<T>(s: &mut [T], i: usize) {
+    if let Some([a, b]) = s.get_mut(i.wrapping_sub(1)..i.wrapping_add(1)) {
+        core::mem::swap(a, b);
     }
 }
 
