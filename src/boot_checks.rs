@@ -118,9 +118,11 @@ pub fn boot_checks(cpu: &CpuId, bad_relocs: u64) -> PmuState {
                     "pmu-events",
                     n == u64::from(SW_INCR_WRITES),
                     format_args!(
-                        "event counter 0 counted {n} SW_INCR for {SW_INCR_WRITES} writes of \
+                        "event counter 0 counted {n} SW_INCR for {} writes of \
                          PMSWINC_EL0; PMCEID0_EL0 {:#x}, PMCEID1_EL0 {:#x}",
-                        ids.pmceid0, ids.pmceid1
+                        u64::from(SW_INCR_WRITES),
+                        ids.pmceid0,
+                        ids.pmceid1
                     ),
                 );
             }

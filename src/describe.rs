@@ -143,10 +143,10 @@ impl Start<'_> {
         match boot.fb {
             Some(Ok((fb, _))) => say!(
                 "framebuffer: {}x{} px {}, {} B per row, at {:#x}, from {}: {}",
-                fb.width,
-                fb.height,
+                u64::from(fb.width),
+                u64::from(fb.height),
                 fb.format.name(),
-                fb.stride,
+                u64::from(fb.stride),
                 fb.base,
                 fb.source.name(),
                 if has_fb {
@@ -236,7 +236,7 @@ fn describe_uefi(h: &Handoff) {
         map.descriptors,
         mairbench_core::format::Bytes(map.usable_bytes),
         map.reserved().len(),
-        h.exit_tries,
+        u64::from(h.exit_tries),
         if h.watchdog_off {
             "off"
         } else {

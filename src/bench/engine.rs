@@ -160,7 +160,7 @@ impl<'m> Engine<'m> {
             sizes.len(),
             Bytes(sizes.iter().next().unwrap_or(0)),
             Bytes(sizes.iter().last().unwrap_or(0)),
-            plan.reps
+            u64::from(plan.reps)
         );
         for k in engine.kernels().filter(|k| k.granule == Granule::Block) {
             say!(

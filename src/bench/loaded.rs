@@ -124,10 +124,11 @@ impl Engine<'_> {
         say!("");
         say!(
             "loaded latency (boot core: {CHASE_LOADS} dependent loads over {} of normal-wb ({} \
-             mapping), ns per load, best of {reps}; the {streamers} other cores stream over {} \
+             mapping), ns per load, best of {}; the {streamers} other cores stream over {} \
              each, through the type named; idle: the others wait in WFE):",
             Bytes(chase_bytes),
             target.granule.name(),
+            u64::from(reps),
             Bytes(part)
         );
         if run::emulated() {

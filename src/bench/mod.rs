@@ -139,9 +139,9 @@ impl Engine<'_> {
                 spec.name,
                 alias.memtype.name,
                 Bytes(size),
-                p.done,
-                p.points,
-                p.done * 100 / p.points.max(1)
+                u64::from(p.done),
+                u64::from(p.points),
+                u64::from(p.done * 100 / p.points.max(1))
             );
         }
     }

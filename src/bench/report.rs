@@ -57,12 +57,12 @@ pub(super) fn caches() -> ([CacheLevel; MAX_LEVELS], usize) {
     for l in levels {
         say!(
             "cache: L{} {}, {} ({} B lines, {}-way, {} sets)",
-            u32::from(l.level),
+            u64::from(l.level),
             l.kind.name(),
             Bytes(l.size()),
-            l.line,
-            l.ways,
-            l.sets
+            u64::from(l.line),
+            u64::from(l.ways),
+            u64::from(l.sets)
         );
         let _ = Record::new(&mut Console, &schema::CACHE)
             .u64("level", l.level.into())
@@ -217,7 +217,12 @@ impl Table {
             Unit::NsPerLine => "ns per line, best",
         };
         say!("");
-        say!("{} ({unit} of {reps}): {}", spec.name, spec.summary);
+        say!(
+            "{} ({unit} of {}): {}",
+            spec.name,
+            u64::from(reps),
+            spec.summary
+        );
         if run::emulated() {
             say!("  (emulated: QEMU models no caches; these timings do not reflect memory types)");
             if spec.kernel == Kernel::Latency {

@@ -98,7 +98,7 @@ impl Engine<'_> {
             "scaling ({} per core, {n_max} cores at most, started together; aggregate MB/s, best \
              of {}; MB = 10^6 B):",
             Bytes(part),
-            self.plan.reps
+            u64::from(self.plan.reps)
         );
         if run::emulated() {
             say!("  (emulated: QEMU models no caches; these timings do not reflect memory types)");

@@ -238,7 +238,9 @@ impl<W: Write + ?Sized> Write for Escaped<'_, W> {
                 '\n' => w.write_str("\\n")?,
                 '\r' => w.write_str("\\r")?,
                 '\t' => w.write_str("\\t")?,
-                c if (c as u32) < 0x20 || c == '\u{7f}' => write!(w, "\\u{:04x}", c as u32)?,
+                c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                    write!(w, "\\u{:04x}", u64::from(u32::from(c)))?
+                }
                 c => w.write_char(c)?,
             }
         }
