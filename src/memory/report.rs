@@ -68,7 +68,7 @@ impl Memory {
                 va: r.base,
                 pa: r.base,
                 size: r.size,
-                memtype: MEMTYPES[r.memtype].name,
+                memtype: MEMTYPES.get(r.memtype).map_or("", |t| t.name),
                 access: r.access,
                 granule: Granule::Page,
             };
