@@ -110,7 +110,9 @@ impl Engine<'_> {
             self.plan.sizes
         };
         table.print(&sizes, self.plan.reps, self.aliases_for(spec));
-        let ms = ticks().wrapping_sub(started) * 1000 / self.clock.freq;
+        let ms = (ticks().wrapping_sub(started) * 1000)
+            .checked_div(self.clock.freq)
+            .unwrap_or(0);
         run::check(
             "integrity",
             self.failures == failures_before,
