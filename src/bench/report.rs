@@ -259,7 +259,7 @@ impl Table {
             let pad = 18usize.saturating_sub(name.len());
             say_inline!("  {name}{mark:<pad$}");
             for &col in columns {
-                match (row[col], spec.unit) {
+                match (row.get(col).copied().flatten(), spec.unit) {
                     (Some(v), Unit::Bandwidth) => say_inline!(" {v:>9}"),
                     (Some(v), _) => say_inline!(
                         " {:>9}",
