@@ -49,7 +49,9 @@ fn tenths_mhz(hz: u64) -> u64 {
 const SW_INCR_WRITES: u32 = 100;
 
 /// What the boot code promised: relocated, and timer, FP/SIMD and PMU usable from EL1; then
-/// what the PMU counts (cycle rate, event counters programmed for the memory events).
+/// what the PMU counts (cycle rate, event counters programmed for the memory events). Not
+/// inlined into `main`: inside that large frame the same code takes more instructions.
+#[inline(never)]
 pub fn boot_checks(cpu: &CpuId, bad_relocs: u64) -> PmuState {
     run::check(
         "relocations",

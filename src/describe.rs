@@ -36,7 +36,9 @@ pub struct Start<'a> {
 }
 
 impl Start<'_> {
-    /// The title line, the `start` record, then what was found on `platform`.
+    /// The title line, the `start` record, then what was found on `platform`. Not inlined
+    /// into `main`: inside that large frame the same code takes more instructions.
+    #[inline(never)]
     pub fn report(&self, platform: &Platform<'_>) {
         let Start {
             boot,

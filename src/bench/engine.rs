@@ -70,7 +70,9 @@ pub struct Engine<'m> {
 impl<'m> Engine<'m> {
     /// Plans the sweep from the options, the caches and the buffer, and reports the plan.
     /// `cycles`: PMCCNTR_EL0 counts; `events`: the PMU events to count around every sample;
-    /// `results`: where the points are kept for the verdicts.
+    /// `results`: where the points are kept for the verdicts. Not inlined into `main`: inside
+    /// that large frame the same code takes more instructions.
+    #[inline(never)]
     pub fn new(
         mem: &'m Memory,
         options: &Options,

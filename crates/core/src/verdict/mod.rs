@@ -651,7 +651,9 @@ impl Verdicts {
     }
 }
 
-/// Judges every verdict of [`VERDICTS`] from `inputs`.
+/// Judges every verdict of [`VERDICTS`] from `inputs`. Not inlined: inside its caller's
+/// frame the same code takes more instructions.
+#[inline(never)]
 pub fn judge<S: Sweep + ?Sized>(inputs: &Inputs<'_, S>) -> Verdicts {
     let v = View::new(inputs);
     let allocate = write_allocate::judge(&v);
