@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Every test of mairbench: host unit tests of the pure logic, then the firmware booted in QEMU
-# (boot matrix, output contract, error paths, UEFI, U-Boot, LAVA, the Linux twin).
+# Every test of mairbench: host unit tests of the pure logic, then host/tests' five binaries
+# (docs/extending.md#a-boot-configuration-or-a-test): the firmware booted in QEMU (the boot
+# matrix, the output contract, error paths, UEFI, U-Boot), the Linux twin, the boards' tools
+# (LAVA, the serial console), the runner and toolchain, and the host tool on its own.
 # First, once, before any test: the Rust target and tools (qemu/toolchain), every system
 # package the tests use (qemu/deps test: one apt-get update at most, one apt-get install of
 # what is missing; the table is qemu/packages), and the downloads kept outside the repository
@@ -15,6 +17,6 @@ qemu/deps test
 qemu/dtbs >/dev/null
 lava/deps dispatcher >/dev/null
 cargo build --release
-# mairbench-linux, which host/tests/twin.rs runs under user-mode QEMU (qemu-aarch64).
+# mairbench-linux, which host/tests/linux/twin.rs runs under user-mode QEMU (qemu-aarch64).
 cargo build --release -p mairbench-linux
 MAIRBENCH_INSTALL=0 cargo host-test "$@"

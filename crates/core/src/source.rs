@@ -103,7 +103,7 @@ impl Set {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Evidence {
     /// From the kernel sources the row names, and confirmed in a page table:
-    /// `host/tests/linux.rs` stops QEMU while the twin has the source mapped (its
+    /// `host/tests/linux/linux.rs` stops QEMU while the twin has the source mapped (its
     /// `mairbench.pause`), walks the twin's tables through QEMU's gdb stub
     /// ([`crate::paging::walk`]) and finds every page's AttrIndx, through MAIR_EL1, to be the
     /// expected type. `for_driver`: the DRM driver whose card was walked (empty for none).

@@ -13,6 +13,7 @@ use serde_json::Value;
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The workspace root.
@@ -170,6 +171,7 @@ impl std::fmt::Display for Qemu {
 /// or `limit` passes (it is then killed); both its outputs are kept, so that a failure can show
 /// QEMU's own error. The console's lines end in LF (CR LF made LF).
 pub fn qemu(cmd: &mut Command, stop: impl Fn(&str) -> bool, limit: Duration) -> Qemu {
+    let _slot = slot(cpus_of_qemu(cmd));
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -291,6 +293,7 @@ fn runner(env: &[(&str, &str)], bootargs: &[&str]) -> Command {
 
 /// Boots the firmware with the given runner settings and command line.
 pub fn boot(env: &[(&str, &str)], bootargs: &[&str]) -> Run {
+    let _slot = slot(cpus_of(env));
     let started = Instant::now();
     let mut cmd = runner(env, bootargs);
     let timeout = env
@@ -335,6 +338,7 @@ pub fn boot_watched<S>(
     started: impl FnOnce(&mut Child) -> S,
     mut line: impl FnMut(&mut S, &str),
 ) -> (Run, S) {
+    let _slot = slot(cpus_of(env));
     let started_at = Instant::now();
     let mut cmd = runner(env, bootargs);
     let mut child = cmd.spawn().expect("qemu/run starts");
@@ -375,6 +379,70 @@ const RUNNER_LIMIT: Duration = Duration::from_secs(90);
 /// Seconds the runner gives QEMU unless a test says otherwise (a test running alone takes a
 /// fraction of it; CI runs tests two at a time on two cores).
 const DEFAULT_TIMEOUT: u64 = 60;
+
+/// How many QEMUs may run at once in one test binary, in slots: one per core of the host
+/// (`available_parallelism`). A machine takes a slot per two emulated CPUs ([`slot`]).
+pub fn slots() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The slots in use, and the signal that some were given back.
+static SLOTS: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+
+/// Slots held by one QEMU; given back when dropped.
+pub struct Slot(usize);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut used = SLOTS.0.lock().unwrap_or_else(PoisonError::into_inner);
+        *used -= self.0;
+        SLOTS.1.notify_all();
+    }
+}
+
+/// Waits until a machine of `cpus` emulated CPUs may start: one slot for one or two CPUs, one
+/// more for every two more, at most all of them. Every QEMU a test starts through [`boot`],
+/// [`boot_watched`] or [`qemu`] holds its slots while it runs, so that the tests of one binary,
+/// run in parallel, never run more QEMUs than the host has cores (each emulated CPU is a host
+/// thread, and a machine that gets too little time runs into the runner's time limit).
+pub fn slot(cpus: usize) -> Slot {
+    let (total, want) = (slots(), cpus.div_ceil(2).clamp(1, slots()));
+    let mut used = SLOTS.0.lock().unwrap_or_else(PoisonError::into_inner);
+    while *used + want > total {
+        used = SLOTS.1.wait(used).unwrap_or_else(PoisonError::into_inner);
+    }
+    *used += want;
+    Slot(want)
+}
+
+/// The emulated CPUs of a machine the runner starts with these settings: a real board's
+/// machine has four; virt has MAIRBENCH_SMP (one unless set).
+fn cpus_of(env: &[(&str, &str)]) -> usize {
+    let setting = |key: &str| env.iter().rev().find(|(k, _)| *k == key).map(|(_, v)| *v);
+    match setting("MAIRBENCH_MACHINE") {
+        Some("raspi3b" | "raspi4b" | "imx8mp-evk" | "xlnx-zcu102") => 4,
+        _ => setting("MAIRBENCH_SMP")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1),
+    }
+}
+
+/// The emulated CPUs of a QEMU command line: `-smp N`, else four for the Raspberry Pi
+/// machines, else one.
+fn cpus_of_qemu(cmd: &Command) -> usize {
+    let args: Vec<String> = cmd
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let after = |flag: &str| args.windows(2).find(|w| w[0] == flag).map(|w| w[1].clone());
+    if let Some(n) = after("-smp").and_then(|n| n.parse().ok()) {
+        return n;
+    }
+    match after("-machine") {
+        Some(m) if m.starts_with("raspi") => 4,
+        _ => 1,
+    }
+}
 
 fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {

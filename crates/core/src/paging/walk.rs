@@ -337,7 +337,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     /// TCR_EL1 as Debian's arm64 6.12 kernel runs under QEMU's cortex-a72 (what
-    /// `host/tests/linux.rs` read): T0SZ 16 (48-bit VA), TG0 4 KiB, EPD0 0, DS 0.
+    /// `host/tests/linux/linux.rs` read): T0SZ 16 (48-bit VA), TG0 4 KiB, EPD0 0, DS 0.
     const LINUX_TCR: u64 = 0x0050_0074_b550_3510;
     /// MAIR_EL1 as the same kernel runs (read the same way), by Linux's MT_* indexes
     /// (arch/arm64/include/asm/memory.h): NORMAL 0xff at 0, NORMAL_TAGGED at 1 (0xff as

@@ -814,7 +814,7 @@ mod tests {
 
     /// The next steps name only bootargs the firmware reads and kernels of its table: a
     /// renamed one would send a bring-up engineer to a run that ignores it. (Memory types are
-    /// named in prose, as in the other columns; host/tests/rename.rs renames one in the
+    /// named in prose, as in the other columns; host/tests/tooling/rename.rs renames one in the
     /// table alone and expects core's tests to pass.)
     #[test]
     fn next_steps_name_real_bootargs_kernels_and_types() {

@@ -1,0 +1,89 @@
+//! A memory type renamed and re-encoded in core's table (the lab's extension question 2:
+//! slot 1 from `0xcc`, write-back no-allocate, to `0x77`, write-back transient read+write
+//! allocate, under another name) leaves core's tests passing: the verdicts, their tests and
+//! the other tables ask for memory types by role, never by name. The test copies core (and
+//! the documents its tests read) to a scratch workspace, edits the row, and runs
+//! `cargo test -p mairbench-core` there, offline, in a target directory of its own.
+
+use crate::common;
+use std::path::Path;
+use std::process::Command;
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if src.is_dir() {
+            if entry.file_name() != "target" {
+                copy_tree(&src, &dst);
+            }
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_renamed_memory_type_keeps_cores_tests_passing() {
+    let root = common::root();
+    let scratch = std::env::temp_dir().join(format!("mairbench-rename-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    for dir in ["crates/core", "docs", "boot", "qemu"] {
+        copy_tree(&root.join(dir), &scratch.join(dir));
+    }
+    std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock")).unwrap();
+    std::fs::write(
+        scratch.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"crates/core\"]\nresolver = \"2\"\n\n\
+         [workspace.package]\nedition = \"2021\"\nlicense = \"MIT OR Apache-2.0\"\n",
+    )
+    .unwrap();
+    let table = scratch.join("crates/core/src/memtype.rs");
+    let text = std::fs::read_to_string(&table).unwrap();
+    let row = "        name: \"normal-wb-noalloc\",\n        index: 1,\n        mair: 0xcc,";
+    assert!(
+        text.contains(row),
+        "slot 1 of the table is not what the lab says"
+    );
+    let edited = text
+        .replace(
+            row,
+            "        name: \"normal-wb-transient\",\n        index: 1,\n        mair: 0x77,",
+        )
+        .replace(
+            "summary: \"Normal, inner+outer write-back non-transient, no allocate\",",
+            "summary: \"Normal, inner+outer write-back transient, read+write allocate\",",
+        );
+    std::fs::write(&table, edited).unwrap();
+
+    let host = String::from_utf8(Command::new("rustc").arg("-vV").output().unwrap().stdout)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_owned))
+        .unwrap();
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .current_dir(&scratch)
+        .args([
+            "test",
+            "--offline",
+            "--quiet",
+            "-p",
+            "mairbench-core",
+            "--target",
+            &host,
+        ])
+        .env("CARGO_TARGET_DIR", root.join("target/rename"))
+        .output()
+        .expect("cargo runs");
+    let said = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "core's tests with the renamed type:\n{said}"
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+}
