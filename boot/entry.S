@@ -454,11 +454,15 @@ el3_abandon:
     b       el3_abandon
 .endm
 
+// In a section of its own, which linker.ld places on the page after the header: a 2 KiB
+// boundary that needs no padding.
+.pushsection .text.vectors.el3, "ax"
 .balign 0x800
 el3_vectors:
     .rept 16
     el3_vector
     .endr
+.popsection
 
 // Secondary CPUs, started by PSCI CPU_ON with x0 = their stack block (1..MAX_CPUS - 1), or
 // released from a spin table (spin_table_entry below), in whatever EL the firmware gives them,

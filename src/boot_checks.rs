@@ -49,7 +49,9 @@ fn tenths_mhz(hz: u64) -> u64 {
 const SW_INCR_WRITES: u32 = 100;
 
 /// What the boot code promised: relocated, and timer, FP/SIMD and PMU usable from EL1; then
-/// what the PMU counts (cycle rate, event counters programmed for the memory events).
+/// what the PMU counts (cycle rate, event counters programmed for the memory events). Not
+/// inlined into `main`: inside that large frame the same code takes more instructions.
+#[inline(never)]
 pub fn boot_checks(cpu: &CpuId, bad_relocs: u64) -> PmuState {
     run::check(
         "relocations",
@@ -118,9 +120,11 @@ pub fn boot_checks(cpu: &CpuId, bad_relocs: u64) -> PmuState {
                     "pmu-events",
                     n == u64::from(SW_INCR_WRITES),
                     format_args!(
-                        "event counter 0 counted {n} SW_INCR for {SW_INCR_WRITES} writes of \
+                        "event counter 0 counted {n} SW_INCR for {} writes of \
                          PMSWINC_EL0; PMCEID0_EL0 {:#x}, PMCEID1_EL0 {:#x}",
-                        ids.pmceid0, ids.pmceid1
+                        u64::from(SW_INCR_WRITES),
+                        ids.pmceid0,
+                        ids.pmceid1
                     ),
                 );
             }

@@ -174,11 +174,8 @@ pub fn run(
             hypervisor: gathered.hypervisor,
             ..Gathered::default()
         };
-        verdicts::report_on(
-            engine.results(),
-            &own,
-            (Some(remote.cluster), c.midr.unwrap_or(0), levels),
-        );
+        let cluster = (Some(remote.cluster), c.midr.unwrap_or(0), levels);
+        verdicts::print(&verdicts::judge_on(engine.results(), &own, cluster));
     }
 }
 

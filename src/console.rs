@@ -162,20 +162,33 @@ pub fn flush() {
     }
 }
 
+/// Writes `args` to the console: what [`say_inline!`] expands to, one call with the
+/// arguments (not a writer's address as well) at each site.
+#[inline(never)]
+pub fn say_part(args: fmt::Arguments<'_>) {
+    let _ = fmt::Write::write_fmt(&mut Console, args);
+}
+
+/// Writes `args` and a line end to the console: what [`say!`] expands to, as
+/// [`say_part`] (and one line end for every line, not one in each line's format string).
+#[inline(never)]
+pub fn say_line(args: fmt::Arguments<'_>) {
+    say_part(args);
+    let _ = fmt::Write::write_str(&mut Console, "\n");
+}
+
 /// Prints part of a human-readable line (no line end).
 #[macro_export]
 macro_rules! say_inline {
-    ($($arg:tt)*) => {{
-        use core::fmt::Write as _;
-        let _ = write!($crate::console::Console, $($arg)*);
-    }};
+    ($($arg:tt)*) => {
+        $crate::console::say_part(format_args!($($arg)*))
+    };
 }
 
 /// Prints a human-readable line on the console.
 #[macro_export]
 macro_rules! say {
-    ($($arg:tt)*) => {{
-        use core::fmt::Write as _;
-        let _ = writeln!($crate::console::Console, $($arg)*);
-    }};
+    ($($arg:tt)*) => {
+        $crate::console::say_line(format_args!($($arg)*))
+    };
 }

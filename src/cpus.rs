@@ -261,7 +261,11 @@ fn registers_check(e: &SmpEvidence, first: Option<(u64, usize, u64, u64)>) {
             true,
             format_args!(
                 "{} secondary CPUs: {}, {}, {} and {} equal the boot CPU's",
-                e.started, names[0], names[1], names[2], names[3]
+                u64::from(e.started),
+                names[0],
+                names[1],
+                names[2],
+                names[3]
             ),
         ),
         Some((mpidr, i, got, want)) => run::check(
@@ -270,7 +274,9 @@ fn registers_check(e: &SmpEvidence, first: Option<(u64, usize, u64, u64)>) {
             format_args!(
                 "{} of {} secondary CPUs differ from the boot CPU; the first, {mpidr:#x}, holds \
                  {} = {got:#x} (boot CPU: {want:#x})",
-                e.differing, e.started, names[i]
+                u64::from(e.differing),
+                u64::from(e.started),
+                names[i]
             ),
         ),
     };

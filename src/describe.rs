@@ -36,7 +36,9 @@ pub struct Start<'a> {
 }
 
 impl Start<'_> {
-    /// The title line, the `start` record, then what was found on `platform`.
+    /// The title line, the `start` record, then what was found on `platform`. Not inlined
+    /// into `main`: inside that large frame the same code takes more instructions.
+    #[inline(never)]
     pub fn report(&self, platform: &Platform<'_>) {
         let Start {
             boot,
@@ -143,10 +145,10 @@ impl Start<'_> {
         match boot.fb {
             Some(Ok((fb, _))) => say!(
                 "framebuffer: {}x{} px {}, {} B per row, at {:#x}, from {}: {}",
-                fb.width,
-                fb.height,
+                u64::from(fb.width),
+                u64::from(fb.height),
                 fb.format.name(),
-                fb.stride,
+                u64::from(fb.stride),
                 fb.base,
                 fb.source.name(),
                 if has_fb {
@@ -236,7 +238,7 @@ fn describe_uefi(h: &Handoff) {
         map.descriptors,
         mairbench_core::format::Bytes(map.usable_bytes),
         map.reserved().len(),
-        h.exit_tries,
+        u64::from(h.exit_tries),
         if h.watchdog_off {
             "off"
         } else {

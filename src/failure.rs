@@ -13,7 +13,7 @@ use mairbench_core::schema;
 /// Reports an exception nobody expected, then ends the run with status fail.
 pub fn report_exception(e: &Unexpected) -> ! {
     let class = esr::Class::of(e.fault.esr);
-    let ec = u32::from(esr::code(e.fault.esr));
+    let ec = u64::from(esr::code(e.fault.esr));
     say!("");
     say!(
         "!! unexpected {} exception ({}{}): {}",
@@ -58,7 +58,7 @@ pub fn report_exception(e: &Unexpected) -> ! {
         .str("vector", e.vector)
         .str("origin", e.origin)
         .str("class", class.name())
-        .hex("ec", ec.into())
+        .hex("ec", ec)
         .hex("esr", e.fault.esr)
         .hex("far", e.fault.far)
         .hex("elr", e.fault.elr)
@@ -99,8 +99,16 @@ impl core::fmt::Display for LinkAddress {
 #[panic_handler]
 fn panic(info: &PanicInfo<'_>) -> ! {
     say!("");
-    say!("!! panic: {info}");
+    // PanicInfo's Display written out, with the line and column as u64: the image then needs
+    // no formatter for u32.
     let location = info.location();
+    let (file, line, column) = location.map_or(("", 0, 0), |l| (l.file(), l.line(), l.column()));
+    say!(
+        "!! panic: panicked at {file}:{}:{}:\n{}",
+        u64::from(line),
+        u64::from(column),
+        info.message()
+    );
     let _ = Record::new(&mut Console, &schema::PANIC)
         .fmt("message", format_args!("{}", info.message()))
         .str("file", location.map_or("", |l| l.file()))

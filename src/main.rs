@@ -229,12 +229,14 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
 
                     engine.run();
                     engine.scaling(&cores);
-                    verdicts::report(engine.results(), &gathered);
+                    // Judged now, printed last: the other clusters' sweeps reuse the store.
+                    let judged = verdicts::judge(engine.results(), &gathered);
                     if let (Some(clusters), true) = (clusters, cores.count() > 0) {
                         clusters::run(clusters, &cores, &mem, &options, results, &gathered);
                     }
+                    verdicts::print(&judged);
                 }
-                None => verdicts::report(&verdict::NoSweep, &gathered),
+                None => verdicts::print(&verdicts::judge(&verdict::NoSweep, &gathered)),
             }
         }
         Err(why) => {

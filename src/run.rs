@@ -59,7 +59,7 @@ impl core::fmt::Display for Listed<'_> {
         }
         match self.0.omitted {
             0 => Ok(()),
-            more => write!(f, " and {more} more"),
+            more => write!(f, " and {} more", u64::from(more)),
         }
     }
 }
@@ -222,8 +222,8 @@ pub fn end(reason: Option<&str>) -> ! {
     let _ = record.finish();
     crate::say!(
         "mairbench: status {status} ({} checks, {} failed{}, {}{}{}{}) after {micros} us",
-        tally.checks,
-        tally.failed,
+        u64::from(tally.checks),
+        u64::from(tally.failed),
         Listed(&tally.failed_checks),
         Warnings(tally.warnings),
         Listed(&tally.warned),
@@ -234,14 +234,15 @@ pub fn end(reason: Option<&str>) -> ! {
         console::note_no_uart();
         let hold = HOLD_S.load(core::sync::atomic::Ordering::Relaxed);
         crate::say!(
-            "mairbench: the screen keeps this for {hold} s (mairbench.hold=), then the run ends"
+            "mairbench: the screen keeps this for {} s (mairbench.hold=), then the run ends",
+            u64::from(hold)
         );
         console::draw_large(
             format_args!(
                 "{}: {} checks, {} failed, {}",
                 if pass { "PASS" } else { "FAIL" },
-                tally.checks,
-                tally.failed,
+                u64::from(tally.checks),
+                u64::from(tally.failed),
                 Warnings(tally.warnings)
             ),
             if pass { 0x40_ff40 } else { 0xff_4040 },
@@ -262,6 +263,6 @@ struct Warnings(u32);
 impl core::fmt::Display for Warnings {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let s = if self.0 == 1 { "" } else { "s" };
-        write!(f, "{} warning{s}", self.0)
+        write!(f, "{} warning{s}", u64::from(self.0))
     }
 }

@@ -10,8 +10,10 @@ use mairbench_core::cores::Revision;
 use mairbench_core::hypervisor::Hypervisor;
 use mairbench_core::kernel::Kernel;
 use mairbench_core::memtype;
-use mairbench_core::system_cache::Finding;
-use mairbench_core::verdict::{self, Clock, Inputs, Maintenance, Scope, Smp, Stale, Status, Sweep};
+use mairbench_core::system_cache::{Finding, Point};
+use mairbench_core::verdict::{
+    self, Clock, Inputs, Maintenance, Scope, Smp, Stale, Status, Sweep, Verdicts,
+};
 
 /// A CPU's data and unified caches: the first `count` entries of the array.
 pub type Levels = ([CacheLevel; MAX_LEVELS], usize);
@@ -41,23 +43,34 @@ pub fn clock(cycle_hz: Option<u64>, timer_hz: u64) -> Option<Clock> {
     })
 }
 
-/// Judges the run and prints the verdict block; a `fail` fails the run. One copy for every
-/// sweep (`dyn`: the results table, or no sweep at all). Not inlined: the
-/// verdicts take a few KiB of stack only while they are judged.
-#[inline(never)]
-pub fn report(sweep: &dyn Sweep, gathered: &Gathered) {
-    let id = cpu::cpu_id();
-    report_on(sweep, gathered, (None, id.midr, cpu::cache_levels()));
+/// A sweep judged: its verdicts and what its latency curve showed (the system cache's
+/// finding and the DRAM point), printed later by [`print`].
+#[derive(Clone, Copy, Debug)]
+pub struct Judged {
+    /// The verdicts, in table order.
+    pub verdicts: Verdicts,
+    /// The finding and the DRAM point, when the sweep measured anything.
+    pub finding: Option<(Finding, Option<Point>)>,
+    /// The cluster judged, when it is another cluster's than the boot CPU's.
+    pub cluster: Option<u16>,
 }
 
-/// [`report`] for the sweep of the CPU with MIDR `midr` and caches `levels`, of cluster
-/// `cluster` when it is another cluster's than the boot CPU's (its verdict records carry it).
+/// Judges the boot CPU's sweep (`dyn`: the results table, or no sweep at all) with what the
+/// run gathered. Not inlined: the verdicts take a few KiB of stack only while judged.
 #[inline(never)]
-pub fn report_on(
+pub fn judge(sweep: &dyn Sweep, gathered: &Gathered) -> Judged {
+    let id = cpu::cpu_id();
+    judge_on(sweep, gathered, (None, id.midr, cpu::cache_levels()))
+}
+
+/// [`judge`] for the sweep of the CPU with MIDR `midr` and caches `levels`, of cluster
+/// `cluster` when it is another cluster's than the boot CPU's.
+#[inline(never)]
+pub fn judge_on(
     sweep: &dyn Sweep,
     gathered: &Gathered,
     (cluster, midr, (levels, count)): (Option<u16>, u64, Levels),
-) {
+) -> Judged {
     let (sctlr, _, _) = mmu::registers();
     let inputs = Inputs {
         emulated: run::emulated(),
@@ -73,10 +86,28 @@ pub fn report_on(
         revision: Some(Revision::of(midr)),
         hypervisor: gathered.hypervisor,
     };
-    if !sweep.sizes().is_empty() {
-        // Where DRAM starts: past the caches CLIDR reports, and any the latency curve shows.
+    // Where DRAM starts: past the caches CLIDR reports, and any the latency curve shows.
+    let finding = (!sweep.sizes().is_empty()).then(|| {
         let finding = Finding::of(sweep, inputs.caches, inputs.emulated);
-        let dram = finding.point_of(sweep, Kernel::ReadLdp, memtype::NORMAL_WB);
+        (
+            finding,
+            finding.point_of(sweep, Kernel::ReadLdp, memtype::NORMAL_WB),
+        )
+    });
+    Judged {
+        verdicts: verdict::judge(&inputs),
+        finding,
+        cluster,
+    }
+}
+
+/// Prints a judged sweep: the finding's line (and, for the boot CPU's, its record), then the
+/// verdict block; a `fail` fails the run. Another cluster's block holds only the verdicts
+/// judged per cluster (the machine's were judged once), and its records carry the cluster.
+#[inline(never)]
+pub fn print(judged: &Judged) {
+    let cluster = judged.cluster;
+    if let Some((finding, dram)) = judged.finding {
         say!("");
         say!("{}", finding.line(dram));
         // One system-cache record: the boot CPU's sweep's (a system cache is the machine's).
@@ -84,14 +115,13 @@ pub fn report_on(
             let _ = finding.record(&mut Console, dram);
         }
     }
-    let verdicts = verdict::judge(&inputs);
-    // Another cluster's sweep judges what its core decides; the machine was judged once.
-    let judged = || {
-        verdicts
+    let judged_here = || {
+        judged
+            .verdicts
             .iter()
             .filter(move |v| cluster.is_none() || v.name.scope() == Scope::Core)
     };
-    let count = |status| judged().filter(|v| v.status == status).count();
+    let count = |status| judged_here().filter(|v| v.status == status).count();
     say!("");
     say!(
         "{}verdicts: {} pass, {} warn, {} fail, {} n/a{}",
@@ -100,13 +130,13 @@ pub fn report_on(
         count(Status::Warn),
         count(Status::Fail),
         count(Status::NotApplicable),
-        if inputs.emulated {
+        if run::emulated() {
             " (emulated: QEMU models no caches, so timing and PMU verdicts are n/a)"
         } else {
             ""
         }
     );
-    for v in judged() {
+    for v in judged_here() {
         say!("  {v}");
         if let Some(note) = v.core_note {
             say!("    core: {note}");

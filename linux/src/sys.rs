@@ -38,6 +38,7 @@ const SYS_READ: u64 = 63;
 const SYS_WRITE: u64 = 64;
 const SYS_EXIT_GROUP: u64 = 94;
 const SYS_UNAME: u64 = 160;
+const SYS_CLOCK_GETTIME: u64 = 113;
 const SYS_GETPID: u64 = 172;
 const SYS_MUNMAP: u64 = 215;
 const SYS_MADVISE: u64 = 233;
@@ -1226,6 +1227,28 @@ pub fn freq_hz() -> u64 {
     // SAFETY: a read of a register EL0 may read, no memory access.
     unsafe { asm!("mrs {}, cntfrq_el0", out(reg) f, options(nomem, nostack)) };
     f
+}
+
+/// CLOCK_MONOTONIC (include/uapi/linux/time.h).
+const CLOCK_MONOTONIC: u64 = 1;
+
+/// clock_gettime(2) of CLOCK_MONOTONIC, in nanoseconds; the errno on failure. The system
+/// call itself (the twin has no vDSO): for measuring the counter's rate, not for samples.
+pub fn monotonic_ns() -> Result<u64, i64> {
+    // struct timespec on arm64: tv_sec and tv_nsec, two 64-bit words.
+    let mut ts = [0i64; 2];
+    // SAFETY: clock_gettime(2) writes one struct timespec, the 16 bytes of `ts`.
+    let r = unsafe {
+        syscall(
+            SYS_CLOCK_GETTIME,
+            [CLOCK_MONOTONIC, ts.as_mut_ptr() as u64, 0, 0, 0, 0],
+        )
+    };
+    if r < 0 {
+        return Err(-r);
+    }
+    let [sec, nsec] = ts.map(|v| u64::try_from(v).unwrap_or(0));
+    Ok(sec.saturating_mul(1_000_000_000).saturating_add(nsec))
 }
 
 /// Where the program's entry lies (the image's load address, for the start record).

@@ -72,22 +72,35 @@ pub fn set_reporter(report: fn(&Unexpected) -> !) {
 /// A compiler-generated instruction skipped in the middle of `f` would leave its state
 /// undefined.
 pub unsafe fn probe<R>(f: impl FnOnce() -> R) -> Result<R, Fault> {
+    arm();
+    compiler_fence(Ordering::SeqCst);
+    let result = f();
+    compiler_fence(Ordering::SeqCst);
+    match disarm() {
+        Some(fault) => Err(fault),
+        None => Ok(result),
+    }
+}
+
+/// Arms the probe: the next synchronous exception is caught. Not inlined: one copy for the
+/// many callers of [`probe`].
+#[inline(never)]
+fn arm() {
     PROBE.set(Probe {
         armed: true,
         fault: None,
     });
-    compiler_fence(Ordering::SeqCst);
-    let result = f();
-    compiler_fence(Ordering::SeqCst);
+}
+
+/// Disarms the probe; returns the exception it caught, if any.
+#[inline(never)]
+fn disarm() -> Option<Fault> {
     let probe = PROBE.get();
     PROBE.set(Probe {
         armed: false,
         fault: None,
     });
-    match probe.fault {
-        Some(fault) => Err(fault),
-        None => Ok(result),
-    }
+    probe.fault
 }
 
 fn syndrome(elr: u64) -> Fault {

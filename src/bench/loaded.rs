@@ -124,10 +124,11 @@ impl Engine<'_> {
         say!("");
         say!(
             "loaded latency (boot core: {CHASE_LOADS} dependent loads over {} of normal-wb ({} \
-             mapping), ns per load, best of {reps}; the {streamers} other cores stream over {} \
+             mapping), ns per load, best of {}; the {streamers} other cores stream over {} \
              each, through the type named; idle: the others wait in WFE):",
             Bytes(chase_bytes),
             target.granule.name(),
+            u64::from(reps),
             Bytes(part)
         );
         if run::emulated() {
@@ -251,13 +252,14 @@ impl Engine<'_> {
         jobs::run_loaded(
             body,
             1,
-            &mut samples[..reps],
+            samples.get_mut(..reps)?,
             streams,
             JOB_LIMIT_NS,
             &mut spans,
         )?;
-        let spans = &spans[..streamers];
-        let best = samples[..reps]
+        let spans = spans.get(..streamers)?;
+        let best = samples
+            .get(..reps)?
             .iter()
             .map(|s| s.ticks().saturating_sub(self.clock.overhead).max(1))
             .min()?;
@@ -273,7 +275,7 @@ impl Engine<'_> {
             let done = if spec.kernel == Kernel::ReadLdp {
                 0
             } else {
-                (moved / chunk * chunk).min(part)
+                (moved.checked_div(chunk).unwrap_or(0) * chunk).min(part)
             };
             // `check` was laid with the pattern of offsets from its own start.
             let base = i as u64 * part;

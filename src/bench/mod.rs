@@ -111,7 +111,9 @@ impl Engine<'_> {
             self.plan.sizes
         };
         table.print(&sizes, self.plan.reps, self.aliases_for(spec));
-        let ms = ticks().wrapping_sub(started) * 1000 / self.clock.freq;
+        let ms = (ticks().wrapping_sub(started) * 1000)
+            .checked_div(self.clock.freq)
+            .unwrap_or(0);
         run::check(
             "integrity",
             self.failures == failures_before,
@@ -140,9 +142,9 @@ impl Engine<'_> {
                 spec.name,
                 alias.memtype.name,
                 Bytes(size),
-                p.done,
-                p.points,
-                p.done * 100 / p.points.max(1)
+                u64::from(p.done),
+                u64::from(p.points),
+                u64::from(p.done * 100 / p.points.max(1))
             );
         }
     }

@@ -56,12 +56,12 @@ pub(super) fn caches(
     for l in levels {
         say!(
             "cache: L{} {}, {} ({} B lines, {}-way, {} sets)",
-            u32::from(l.level),
+            u64::from(l.level),
             l.kind.name(),
             Bytes(l.size()),
-            l.line,
-            l.ways,
-            l.sets
+            u64::from(l.line),
+            u64::from(l.ways),
+            u64::from(l.sets)
         );
         let _ = on_cluster(Record::new(&mut Console, &schema::CACHE), cluster)
             .u64("level", l.level.into())
@@ -234,7 +234,12 @@ impl Table {
             Unit::NsPerLine => "ns per line, best",
         };
         say!("");
-        say!("{} ({unit} of {reps}): {}", spec.name, spec.summary);
+        say!(
+            "{} ({unit} of {}): {}",
+            spec.name,
+            u64::from(reps),
+            spec.summary
+        );
         if run::emulated() {
             say!("  (emulated: QEMU models no caches; these timings do not reflect memory types)");
             if spec.kernel == Kernel::Latency {
@@ -271,7 +276,7 @@ impl Table {
             let pad = 18usize.saturating_sub(name.len());
             say_inline!("  {name}{mark:<pad$}");
             for &col in columns {
-                match (row[col], spec.unit) {
+                match (row.get(col).copied().flatten(), spec.unit) {
                     (Some(v), Unit::Bandwidth) => say_inline!(" {v:>9}"),
                     (Some(v), _) => say_inline!(
                         " {:>9}",

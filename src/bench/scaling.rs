@@ -99,7 +99,7 @@ impl Engine<'_> {
             "scaling ({} per core, {n_max} cores at most, started together; aggregate MB/s, best \
              of {}; MB = 10^6 B):",
             Bytes(part),
-            self.plan.reps
+            u64::from(self.plan.reps)
         );
         if run::emulated() {
             say!("  (emulated: QEMU models no caches; these timings do not reflect memory types)");
@@ -175,7 +175,9 @@ impl Engine<'_> {
         for (column, n) in counts(n_max).enumerate() {
             match self.scaling_point(spec, alias, part, n, cores) {
                 Some(best) => {
-                    row[column] = Some(best.aggregate);
+                    if let Some(cell) = row.get_mut(column) {
+                        *cell = Some(best.aggregate);
+                    }
                     if n == n_max {
                         skew_at_most = Some(self.ns(best.skew));
                     }
@@ -198,7 +200,7 @@ impl Engine<'_> {
             }
         }
         say_inline!("  {:<8} {:<18}", "", alias.memtype.name);
-        for value in &row[..counts(n_max).count()] {
+        for value in row.iter().take(counts(n_max).count()) {
             match value {
                 Some(v) => say_inline!(" {v:>8}"),
                 None => say_inline!(" {:>8}", "-"),

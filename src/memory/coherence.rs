@@ -23,7 +23,7 @@ impl Memory {
     #[inline(never)] // its frame is on the stack only during the call
     pub fn coherence(&self) -> Option<Stale> {
         let pages = self.pages();
-        let mut total = 0u32;
+        let mut total = 0u64;
         let mut bad_pairs = 0;
         for (w, writer) in pages.iter().enumerate() {
             let Some(wrote) = writer.window(0, WINDOW) else {
@@ -65,8 +65,9 @@ impl Memory {
             "coherence",
             bad_pairs == 0,
             format_args!(
-                "{total} writer/reader pairs of the page aliases, {} KiB each, {bad_pairs} with mismatches (clean+invalidate to PoC around cacheable aliases)",
-                WINDOW / KIB
+                "{total} writer/reader pairs of the page aliases, {} KiB each, {} with mismatches (clean+invalidate to PoC around cacheable aliases)",
+                WINDOW / KIB,
+                u64::from(bad_pairs)
             ),
         );
         self.without_maintenance()

@@ -88,11 +88,7 @@ pub(super) fn identity_map(
         access,
     };
     let wb = memtype::NORMAL_WB;
-    let mut map = IdentityMap {
-        fixed: [None; FIXED],
-        secondaries: secondaries.min(smp::SECONDARY_BLOCKS),
-    };
-    let fixed = [
+    let fixed: [Option<Region>; FIXED] = [
         Some(region(
             "text",
             image.start,
@@ -136,10 +132,10 @@ pub(super) fn identity_map(
             )
         }),
     ];
-    for (slot, r) in map.fixed.iter_mut().zip(fixed) {
-        *slot = r;
+    IdentityMap {
+        fixed,
+        secondaries: secondaries.min(smp::SECONDARY_BLOCKS),
     }
-    map
 }
 
 /// Where alias `i` (the page aliases in memory-type order, then the block aliases) of a

@@ -18,7 +18,9 @@ impl Memory {
     /// through normal-nc; (2) data B written through normal-nc, read through normal-wb without
     /// maintenance (silicon still holds the clean line of A; an emulator reads B); (3) `DC
     /// IVAC` through normal-wb, which must then read B. `None` when the run has no
-    /// normal-nc alias or the range does not fit.
+    /// normal-nc alias or the range does not fit. Not inlined into `main` (see
+    /// `Start::report`).
+    #[inline(never)]
     pub fn maintenance(&self) -> Option<Maintenance> {
         let nc_index = memtype::position(Role::NonCacheable)?;
         let wb = self.wb().window(0, RANGE)?;

@@ -42,16 +42,16 @@ impl Memory {
                     a.granule.name(),
                     a.va(),
                     self.buffer.base,
-                    u32::from(a.memtype.index),
-                    u32::from(a.memtype.mair),
+                    u64::from(a.memtype.index),
+                    u64::from(a.memtype.mair),
                     a.memtype.summary,
-                    par = u32::from(par),
+                    par = u64::from(par),
                 ),
             );
             match verdict {
                 Verdict::WrongPa => say!(
                     "     WRONG physical address on {} of {SAMPLES} pages",
-                    evidence.wrong_pa
+                    u64::from(evidence.wrong_pa)
                 ),
                 Verdict::Inconsistent => {
                     say!("     WRONG: the attribute differs across the buffer")

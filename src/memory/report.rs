@@ -21,7 +21,7 @@ impl Memory {
         let (sctlr, mair, tcr) = mmu::registers();
         say!(
             "mmu: on; MAIR_EL1 {mair:#018x}, TCR_EL1 {tcr:#x}, SCTLR_EL1 {sctlr:#x}; {}-bit VA, 4 KiB granule",
-            u32::from(self.layout.va_bits)
+            u64::from(self.layout.va_bits)
         );
         say!(
             "tables: {} of {} used ({} KiB of 4 KiB tables)",
@@ -68,7 +68,7 @@ impl Memory {
                 va: r.base,
                 pa: r.base,
                 size: r.size,
-                memtype: MEMTYPES[r.memtype].name,
+                memtype: MEMTYPES.get(r.memtype).map_or("", |t| t.name),
                 access: r.access,
                 granule: Granule::Page,
             };

@@ -440,7 +440,9 @@ fn entries<'a>(root: Table<'a>, kind: Root) -> impl Iterator<Item = u64> + 'a {
 /// Of the tables the root lists, each is checked (header, length, checksum) and counted
 /// once; the first valid FADT, MADT, SPCR and DBG2 are used. A table listed twice (by address),
 /// a root table listed ([`Problem::AcpiTableRepeated`]), or a table past the first
-/// [`MAX_TABLES`] ([`Problem::AcpiTooManyTables`]) is not read again.
+/// [`MAX_TABLES`] ([`Problem::AcpiTooManyTables`]) is not read again. Not inlined: inside
+/// the firmware's large entry function the same code takes more instructions.
+#[inline(never)]
 pub fn discover<'a, P: Phys + ?Sized>(mem: &'a P, rsdp: u64) -> Platform<'a> {
     let mut p = Platform::qemu_virt();
     let Some((root, kind)) = root(mem, rsdp, &mut p) else {

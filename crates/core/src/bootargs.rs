@@ -438,7 +438,9 @@ fn flag(value: Option<&str>) -> Option<bool> {
 }
 
 /// Parses the command line; every token that is not used is reported through `note`.
-/// A key given twice takes its last value (a bad value keeps the one before).
+/// A key given twice takes its last value (a bad value keeps the one before). Not inlined:
+/// inside the firmware's large `main` the same code takes more instructions.
+#[inline(never)]
 pub fn parse<'a>(cmdline: &'a str, mut note: impl FnMut(Note<'a>)) -> Options {
     let mut options = Options::default();
     let mut kernels_given = false;

@@ -79,7 +79,9 @@ impl CacheLevel {
         sets: 0,
     };
 
-    /// Size in bytes: line × ways × sets (saturating; the fields cannot overflow it).
+    /// Size in bytes: line × ways × sets (saturating; the fields cannot overflow it). Not
+    /// inlined: one copy for its dozen callers.
+    #[inline(never)]
     pub fn size(&self) -> u64 {
         u64::from(self.line)
             .saturating_mul(self.ways.into())
@@ -136,7 +138,9 @@ pub fn decode_ccsidr(level: u8, kind: CacheType, ccsidr: u64, ccidx: bool) -> Ca
 /// `ccidx`: FEAT_CCIDX is implemented (see [`ccidx`]), so CCSIDR_EL1 has the 64-bit
 /// format. The scan stops at the first level with no cache (`0b000`, as the Arm ARM
 /// prescribes: no architected caches exist further out); instruction-only and reserved
-/// levels are skipped without reading CCSIDR.
+/// levels are skipped without reading CCSIDR. Not inlined: the firmware's callers share one
+/// copy.
+#[inline(never)]
 pub fn levels(
     clidr: u64,
     ccidx: bool,

@@ -188,7 +188,9 @@ impl Tells {
     }
 
     /// Whether they make the run a suspected emulation: QEMU's PMU event list, a
-    /// `/proc/cpuinfo` that is not arm64's, or two tells.
+    /// `/proc/cpuinfo` that is not arm64's, or two tells. Not inlined: one copy for its
+    /// callers.
+    #[inline(never)]
     pub fn suspect(&self) -> bool {
         self.has(Tell::QemuEvents) || self.has(Tell::CpuinfoNotArm64) || self.bits.count_ones() >= 2
     }

@@ -585,8 +585,12 @@ impl fmt::Display for Problem<'_> {
             ),
             Problem::GopFormat(format, [r, g, b]) => write!(
                 f,
-                "GOP pixel format {format} (masks {r:#x} {g:#x} {b:#x}) is not drawn (3 is \
-                 BltOnly: no framebuffer)"
+                "GOP pixel format {} (masks {:#x} {:#x} {:#x}) is not drawn (3 is BltOnly: no \
+                 framebuffer)",
+                u64::from(format),
+                u64::from(r),
+                u64::from(g),
+                u64::from(b)
             ),
             Problem::Properties => {
                 f.write_str("simple-framebuffer without a usable reg, width, height or stride")

@@ -263,7 +263,8 @@ impl<'a> Fdt<'a> {
         }
     }
 
-    /// The root node.
+    /// The root node. Not inlined: one copy for its callers.
+    #[inline(never)]
     pub fn root(self) -> Node<'a> {
         Node {
             fdt: self,

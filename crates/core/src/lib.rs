@@ -43,6 +43,7 @@ pub mod cache;
 pub mod cores;
 pub mod counter;
 pub mod counter_offset;
+pub mod counter_rate;
 pub mod diagnosis;
 pub mod emulation;
 pub mod esr;

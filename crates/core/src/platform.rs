@@ -1216,7 +1216,9 @@ impl<'a> Chain<'a> {
         self.len = self.len.saturating_sub(1);
     }
 
-    /// Appends `node`; `false` when the chain is full.
+    /// Appends `node`; `false` when the chain is full. Not inlined: one copy for its
+    /// callers.
+    #[inline(never)]
     fn push(&mut self, node: Node<'a>) -> bool {
         let Some(slot) = self.nodes.get_mut(self.len) else {
             return false;

@@ -36,14 +36,17 @@ impl<'w, W: Write> Record<'w, W> {
     // their documentation.
     #[inline(always)]
     pub fn new(out: &'w mut W, kind: &Kind) -> Self {
-        let mut record = Record {
-            out,
-            result: Ok(()),
-        };
-        record.result = record.out.write_str(PREFIX);
-        record.with(|w| {
+        Self::begin(out, kind.name)
+    }
+
+    /// The start of every record: the prefix and the `kind` field. One copy for all kinds
+    /// ([`Record::new`] is inlined at each of them).
+    #[inline(never)]
+    fn begin(out: &'w mut W, kind: &str) -> Self {
+        let result = out.write_str(PREFIX);
+        Record { out, result }.with(|w| {
             w.write_str("{\"kind\":")?;
-            write_json_str(w, kind.name)
+            write_json_str(w, kind)
         })
     }
 
@@ -74,7 +77,13 @@ impl<'w, W: Write> Record<'w, W> {
 
     /// Adds a signed integer field.
     pub fn i64(self, key: &str, value: i64) -> Self {
-        self.key(key).with(|w| write!(w, "{value}"))
+        // The sign, then the magnitude as a u64: no second integer formatter in the image.
+        self.key(key).with(|w| {
+            if value < 0 {
+                w.write_char('-')?;
+            }
+            write!(w, "{}", value.unsigned_abs())
+        })
     }
 
     /// Adds a fixed-point number field: `scaled / 10^places` written as a JSON number with
@@ -229,7 +238,9 @@ impl<W: Write + ?Sized> Write for Escaped<'_, W> {
                 '\n' => w.write_str("\\n")?,
                 '\r' => w.write_str("\\r")?,
                 '\t' => w.write_str("\\t")?,
-                c if (c as u32) < 0x20 || c == '\u{7f}' => write!(w, "\\u{:04x}", c as u32)?,
+                c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                    write!(w, "\\u{:04x}", u64::from(u32::from(c)))?
+                }
                 c => w.write_char(c)?,
             }
         }
@@ -241,6 +252,7 @@ impl<W: Write + ?Sized> Write for Escaped<'_, W> {
 mod tests {
     extern crate std;
     use super::*;
+    use std::format;
     use std::string::String;
 
     const T: Kind = Kind {
@@ -275,6 +287,16 @@ mod tests {
             "@mb {\"kind\":\"t\",\"a\":\"x\",\"b\":18446744073709551615,\"c\":-5,\"d\":true,\
              \"e\":\"0x410fd083\",\"e2\":\"0x04\",\"f\":null,\"g\":null,\"h\":\"y\",\"i\":[\"a\",\"\\\"\"],\"j\":[]}\n"
         );
+    }
+
+    #[test]
+    fn signed_integers_as_rust_writes_them() {
+        for v in [i64::MIN, -1, 0, 7, i64::MAX] {
+            assert_eq!(
+                line(|r| r.i64("v", v)),
+                format!("@mb {{\"kind\":\"t\",\"v\":{v}}}\n")
+            );
+        }
     }
 
     #[test]

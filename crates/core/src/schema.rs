@@ -220,7 +220,7 @@ pub const START: Kind = Kind {
             "counter_hz",
             U64,
             "Hz",
-            "The counter rate the firmware times with when it is not CNTFRQ_EL0's: the device tree's /timer clock-frequency, which Linux prefers (a boot loader left the register wrong; not under an emulator, whose counter runs at its own rate); absent otherwise.",
+            "The counter rate the firmware times with when it is not CNTFRQ_EL0's: the device tree's /timer clock-frequency, which Linux prefers (a boot loader left the register wrong; not under an emulator, whose counter runs at its own rate); the Linux twin's, where CNTFRQ_EL0 reads 0 (user-mode QEMU 10): the rate it measured against CLOCK_MONOTONIC (core's counter_rate); absent otherwise.",
         ),
         Field::optional(
             "hypervisor",

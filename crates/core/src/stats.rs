@@ -111,8 +111,30 @@ fn cv_shifted(samples: &[u64], n: u128, shift: u32) -> Option<u32> {
     let scaled = spread
         .checked_mul(4_000_000)?
         .checked_div(s1.checked_mul(s1)?)?;
-    let twice = scaled.isqrt(); // ⌊2000·cv⌋
+    let twice = isqrt(scaled); // ⌊2000·cv⌋
     Some(u32::try_from(twice.checked_add(1)? / 2).unwrap_or(u32::MAX))
+}
+
+/// `⌊√v⌋`, one bit of the root at a time (what `u128::isqrt` returns, without the 512-byte
+/// lookup table and the code it brings into the firmware image).
+fn isqrt(v: u128) -> u128 {
+    let (mut rem, mut root) = (v, 0u128);
+    // The highest power of 4 not above `v`.
+    let mut bit = match v.checked_ilog2() {
+        Some(log) => 1u128 << (log & !1),
+        None => return 0,
+    };
+    while bit != 0 {
+        // `root` holds the bits found so far shifted up past `bit`, so the sum cannot wrap.
+        let trial = root.wrapping_add(bit);
+        root >>= 1;
+        if rem >= trial {
+            rem = rem.wrapping_sub(trial);
+            root = root.wrapping_add(bit);
+        }
+        bit >>= 2;
+    }
+    root
 }
 
 /// `num / den` rounded to the nearest integer (halves up); `None` when `den` is 0 or the
@@ -175,6 +197,26 @@ mod tests {
     extern crate std;
     use super::*;
     use std::vec::Vec;
+
+    #[test]
+    fn isqrt_is_the_floor_of_the_root() {
+        let mut values: Vec<u128> = (0..2000).collect();
+        for k in 1..128 {
+            let p = 1u128 << k;
+            values.extend([p - 1, p, p + 1]);
+        }
+        for r in [3u128, 1_000_003, 0x1_0000_0001, u64::MAX as u128] {
+            values.extend([r * r - 1, r * r, r * r + 1]);
+        }
+        values.extend([
+            u128::MAX,
+            u128::MAX - 1,
+            0x0123_4567_89ab_cdef_fedc_ba98_7654_3210,
+        ]);
+        for v in values {
+            assert_eq!(isqrt(v), v.isqrt(), "{v}");
+        }
+    }
 
     fn sum(v: &[u64]) -> Summary {
         let mut v = v.to_vec();

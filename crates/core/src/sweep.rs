@@ -64,7 +64,8 @@ impl Sizes {
         }
     }
 
-    /// The sizes, ascending.
+    /// The sizes, ascending. Not inlined: one copy for its many callers.
+    #[inline(never)]
     pub fn as_slice(&self) -> &[u64] {
         self.sizes.get(..self.len).unwrap_or(&[])
     }

@@ -424,7 +424,7 @@ impl fmt::Display for Line<'_> {
                     None => write!(
                         f,
                         "none seen past L{} ({}) up to {}",
-                        u32::from(x.level),
+                        u64::from(x.level),
                         Bytes(x.reported),
                         Bytes(b.largest.0)
                     )?,

@@ -183,9 +183,39 @@ pub fn load_options(bytes: &[u8], out: &mut [u8]) -> (usize, Option<OptionsNote>
     let text = out.get(..n).unwrap_or_default();
     let (start, end) = trim(text, program_word(text));
     if start > 0 {
-        out.copy_within(start..end, 0);
+        // `copy_within` by swaps (see [`shift_right`]); what is left past the new end is
+        // not read.
+        for i in start..end {
+            if let Some((head, [b, ..])) = out.split_at_mut_checked(i) {
+                if let Some(a) = head.get_mut(i.wrapping_sub(start)) {
+                    core::mem::swap(a, b);
+                }
+            }
+        }
     }
     (end.saturating_sub(start), note)
+}
+
+/// `s.rotate_right(1)` one swap at a time, as the short tables here need: a slice rotation
+/// or copy brings the general `memmove` (about 1 KiB) into the firmware image.
+fn shift_right<T>(s: &mut [T]) {
+    for i in (1..s.len()).rev() {
+        swap_pair(s, i);
+    }
+}
+
+/// `s.rotate_left(1)`, as [`shift_right`] does it.
+fn shift_left<T>(s: &mut [T]) {
+    for i in 1..s.len() {
+        swap_pair(s, i);
+    }
+}
+
+/// Swaps elements `i - 1` and `i` (nothing when `i` is 0 or past the end).
+fn swap_pair<T>(s: &mut [T], i: usize) {
+    if let Some([a, b]) = s.get_mut(i.wrapping_sub(1)..i.wrapping_add(1)) {
+        core::mem::swap(a, b);
+    }
 }
 
 /// Where the words after the program's path start (0 when the first word is not one).
@@ -483,7 +513,7 @@ impl MemoryMap {
         }
         let at = regions.iter().position(|r| r.base > base).unwrap_or(count);
         if let Some(tail) = self.ram.get_mut(at..=count) {
-            tail.rotate_right(1);
+            shift_right(tail);
             if let Some(slot) = tail.first_mut() {
                 *slot = MemRegion { base, size };
             }
@@ -510,7 +540,7 @@ impl MemoryMap {
                     slot.size = hi.saturating_sub(a.base);
                 }
                 if let Some(tail) = self.ram.get_mut(i..self.ram_count) {
-                    tail.rotate_left(1);
+                    shift_left(tail);
                 }
                 self.ram_count = self.ram_count.saturating_sub(1);
             } else {
@@ -549,7 +579,7 @@ impl MemoryMap {
         }
         let at = kept.iter().position(|p| p.base > r.base).unwrap_or(count);
         if let Some(tail) = self.reserved.get_mut(at..=count) {
-            tail.rotate_right(1);
+            shift_right(tail);
             if let Some(slot) = tail.first_mut() {
                 *slot = r;
             }
@@ -584,6 +614,20 @@ mod tests {
     extern crate std;
     use super::*;
     use std::vec::Vec;
+
+    #[test]
+    fn shifts_rotate_by_one() {
+        for n in 0..6 {
+            let v: Vec<u32> = (0..n).collect();
+            let (mut right, mut left) = (v.clone(), v.clone());
+            shift_right(&mut right);
+            shift_left(&mut left);
+            let (mut want_right, mut want_left) = (v.clone(), v.clone());
+            want_right.rotate_right(n.min(1) as usize);
+            want_left.rotate_left(n.min(1) as usize);
+            assert_eq!((right, left), (want_right, want_left));
+        }
+    }
 
     fn desc(ty: u32, base: u64, pages: u64, attr: u64) -> [u8; 48] {
         let mut d = [0u8; 48];

@@ -200,9 +200,9 @@ fn boot_script_over_the_pty_boots_the_image_from_the_virtio_disk() {
     );
     assert!(stderr.contains("appended to"), "{stderr}");
     let kept = std::fs::read(&log).unwrap();
-    let parsed = mairbench_host::log::parse(&kept);
+    let parsed = mairbench_host::read::log::parse(&kept);
     assert!(
-        mairbench_host::log::verdict(&parsed, "log").is_none(),
+        mairbench_host::read::log::verdict(&parsed, "log").is_none(),
         "a passing run"
     );
     let text = String::from_utf8_lossy(&kept);
@@ -244,7 +244,7 @@ fn crc32(data: &[u8]) -> u32 {
 }
 
 /// `loady` in the boot script and `--send`: the image goes over the pseudo-terminal by YMODEM
-/// (the sender of host/src/ymodem.rs, U-Boot's receiver), U-Boot's "## Total Size" matches it,
+/// (the sender of host/src/link/ymodem/, U-Boot's receiver), U-Boot's "## Total Size" matches it,
 /// U-Boot's `crc32` of what it wrote is the image's (every byte arrived as sent), and booti
 /// starts it.
 #[test]

@@ -1,10 +1,10 @@
-//! The YMODEM sender (`mairbench_host::ymodem`) against a reference receiver, lrzsz's `rb`,
+//! The YMODEM sender (`mairbench_host::link::ymodem`) against a reference receiver, lrzsz's `rb`,
 //! over its stdin and stdout pipes: the file `rb` writes must be byte-identical to the one
 //! sent (Debian's `lrzsz`, which ./test.sh installs before the tests). Then
 //! the same over a pty through the serial-port `Link`. The real receiver, U-Boot's `loady` in
 //! QEMU, is serial_console.rs's.
 
-use mairbench_host::ymodem::{self, Link, Options, Progress};
+use mairbench_host::link::ymodem::{self, Link, Options, Progress};
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;

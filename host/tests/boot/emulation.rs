@@ -8,8 +8,8 @@ use crate::common;
 
 use crate::common::{boot, qemu_host, Run};
 use crate::matrix;
-use mairbench_host::chart::EMULATED_NOTE;
-use mairbench_host::report::{EMULATED_CAVEAT, EMULATED_STEPS};
+use mairbench_host::analyse::report::{EMULATED_CAVEAT, EMULATED_STEPS};
+use mairbench_host::draw::EMULATED_NOTE;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

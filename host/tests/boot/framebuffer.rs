@@ -344,7 +344,7 @@ fn simple_framebuffer_of_the_device_tree() {
     run.assert_pass();
     let start = run.one("start");
     assert!(
-        mairbench_host::log::mismatches(start.as_object().unwrap()).is_empty(),
+        mairbench_host::read::log::mismatches(start.as_object().unwrap()).is_empty(),
         "the start record conforms to the schema: {start}"
     );
     for (key, value) in [

@@ -86,9 +86,16 @@ fn image_header_and_size() {
     // 1.2 KiB of read-only data, a page of each; the table of cores' statements for some
     // revisions (the A53's clean errata and 855873, the A57's disabled no-allocate hint) and
     // the verdicts that quote them about 2.3 KiB of text and 1.4 KiB of read-only data.
+    // Then 12 KiB more came back (one decimal and one hex formatter, no memmove, no panic
+    // paths in the UEFI tables and the benchmark's cells, single-caller functions out of
+    // main's frame): 229,376 bytes. Every cluster of a big.LITTLE board (the cpu-map's and
+    // the PPTT's clusters merged with what each CPU reads of itself, the sweep on each other
+    // cluster's CPU, its verdicts) and the core-to-core matrix took about 16 KiB of text and
+    // 3 KiB of read-only data: 253,952 bytes, over the 240 KiB this bound was, so it is
+    // 256 KiB; 224 KiB stays the aim.
     // This bound catches runaway growth.
     assert!(
-        image.len() < 240 * 1024,
+        image.len() < 256 * 1024,
         "raw image is {} bytes",
         image.len()
     );

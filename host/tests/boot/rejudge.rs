@@ -13,7 +13,7 @@ use mairbench_core::paging::Granule;
 use mairbench_core::results::Results;
 use mairbench_core::sweep::Sizes;
 use mairbench_core::verdict::{self, Clock, Inputs, Maintenance, Smp, Stale, Verdicts};
-use mairbench_host::rejudge::rejudge;
+use mairbench_host::analyse::verdicts::rejudge;
 use std::fmt::Write as _;
 
 const KIB: u64 = 1 << 10;

@@ -5,7 +5,7 @@
 
 use crate::common::dtb::{self, reserved_memory, Node};
 use crate::common::{boot, Run};
-use mairbench_host::log;
+use mairbench_host::read::log;
 use serde_json::Value;
 
 const MIB: u64 = 1 << 20;

@@ -8,7 +8,7 @@ use crate::common;
 
 use crate::matrix;
 use mairbench_core::schema::{self, KINDS};
-use mairbench_host::log;
+use mairbench_host::read::log;
 use std::collections::BTreeSet;
 
 /// Runner settings (environment) and bootargs of one run.

@@ -1,7 +1,8 @@
 //! Property tests: parsing never panics on arbitrary bytes or on real logs damaged at
 //! random, and neither do the report and comparison built from whatever was parsed.
 
-use mairbench_host::{compare, log, report};
+use mairbench_host::analyse::{compare, report};
+use mairbench_host::read::log;
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -106,7 +107,7 @@ proptest! {
     fn report_files_from_mutated_logs(bytes in mutated()) {
         let run = log::parse(&bytes).run;
         let dir = std::env::temp_dir().join(format!("mairbench-host-props-{}", std::process::id()));
-        let written = report::write(&run, &dir);
+        let written = mairbench_host::write::report::files(&run, &dir);
         prop_assert!(written.is_ok(), "{written:?}");
     }
 }

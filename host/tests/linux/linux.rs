@@ -549,7 +549,7 @@ fn the_twin_runs_under_linux() {
         "{}",
         run.console
     );
-    let parsed = mairbench_host::log::parse(run.console.as_bytes());
+    let parsed = mairbench_host::read::log::parse(run.console.as_bytes());
     assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
 }
 
@@ -784,8 +784,8 @@ fn the_twin_names_the_slow_readers_against_anon() {
         run.console
     );
     // The host's report of the same log leads with the same sentences.
-    let parsed = mairbench_host::log::parse(run.console.as_bytes());
-    let lead = mairbench_host::report::twin_diagnosis(&parsed.run);
+    let parsed = mairbench_host::read::log::parse(run.console.as_bytes());
+    let lead = mairbench_host::analyse::report::twin_diagnosis(&parsed.run);
     for name in ["pci:0000:00:01.0:res2", "devmem-ram", "udmabuf"] {
         let line = format!("  {name}: {}", finding(name));
         assert!(
@@ -816,9 +816,12 @@ fn the_twin_sources_classify_against_the_firmware() {
         ],
     );
     firmware.assert_pass();
-    let parse = |text: &str| mairbench_host::log::parse(text.as_bytes()).run;
-    let c = mairbench_host::classify::compare(&parse(&firmware.console), &parse(&twin.console));
-    let table = mairbench_host::classify::table(&c);
+    let parse = |text: &str| mairbench_host::read::log::parse(text.as_bytes()).run;
+    let c = mairbench_host::analyse::classify::compare(
+        &parse(&firmware.console),
+        &parse(&twin.console),
+    );
+    let table = mairbench_host::analyse::classify::table(&c);
     eprintln!("{table}");
     assert!(c.emulated && c.tcg, "{table}");
     assert!(c.warning.is_none(), "one machine: {table}");

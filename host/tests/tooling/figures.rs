@@ -22,8 +22,9 @@
 use crate::common;
 
 use mairbench_core::memtype::{Role, MEMTYPES};
-use mairbench_host::model::Run;
-use mairbench_host::report::{ratio_to_baseline, size_label, value_label};
+use mairbench_host::analyse::report::ratio_to_baseline;
+use mairbench_host::read::model::Run;
+use mairbench_host::read::text::{size_label, value_label};
 use std::path::{Path, PathBuf};
 
 /// The documents whose figures are checked: all of them (`README.md` and `docs/**/*.md`).
@@ -39,7 +40,7 @@ fn root() -> PathBuf {
 fn kept(log: &str) -> Run {
     let path = root().join("host/tests/data").join(log);
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let parsed = mairbench_host::log::parse(&bytes);
+    let parsed = mairbench_host::read::log::parse(&bytes);
     assert!(
         !parsed.run.measurements.is_empty(),
         "{log}: no measurements"
@@ -101,7 +102,7 @@ fn family(device: bool) -> impl Iterator<Item = &'static str> {
 }
 
 /// `lo to hi` of `values` as the table prints them (one value alone when they are equal).
-fn range(unit: mairbench_host::model::Unit, values: &[f64]) -> String {
+fn range(unit: mairbench_host::read::model::Unit, values: &[f64]) -> String {
     let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let (lo, hi) = (value_label(unit, lo), value_label(unit, hi));

@@ -69,19 +69,14 @@ fn con_out(s: &str) {
 /// `st` is the valid system table and boot services have not exited.
 pub(super) unsafe fn fail(
     st: *const SystemTable,
-    name: &str,
+    name: &'static str,
     detail: core::fmt::Arguments<'_>,
 ) -> ! {
     // SAFETY: the caller's promise.
     unsafe { con_out_on(st) };
-    let mut out = Console;
-    say!("FAIL {name}: {detail}");
-    let _ = Record::new(&mut out, &schema::CHECK)
-        .str("name", name)
-        .bool("ok", false)
-        .fmt("detail", detail)
-        .finish();
-    let _ = Record::new(&mut out, &schema::END)
+    // The failed check's line and record, as every check's.
+    crate::run::check(name, false, detail);
+    let _ = Record::new(&mut Console, &schema::END)
         .str("status", "fail")
         .u64("checks", 1)
         .u64("failed", 1)

@@ -70,12 +70,12 @@ impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let wb = named(Role::WriteBack);
         match *self {
-            // The u8 counts as u32: one integer Display in the image fewer.
+            // Small counts as u64: one integer Display in the image for all.
             Why::Ok { kernel, levels } => write!(
                 f,
                 "{wb} {} steps across each of the {levels} reported caches",
                 kernel.spec().name,
-                levels = u32::from(levels)
+                levels = u64::from(levels)
             ),
             Why::Missing {
                 kernel,
@@ -95,9 +95,9 @@ impl fmt::Display for Why {
                 Bytes(inside),
                 Bytes(outside),
                 Times(STEP_RATIO),
-                level = u32::from(level),
-                stepped = u32::from(stepped),
-                levels = u32::from(levels)
+                level = u64::from(level),
+                stepped = u64::from(stepped),
+                levels = u64::from(levels)
             ),
             Why::Unreported { kernel, step, at } => write!(
                 f,

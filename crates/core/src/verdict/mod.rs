@@ -543,7 +543,9 @@ pub enum CoreNote {
 impl CoreNote {
     /// The note for `core`'s statement `pick` (`Unknown` without a row; `None` when the row
     /// has no such statement).
-    fn of(core: Option<&Core>, pick: impl Fn(&Core) -> Option<Cited>) -> Option<CoreNote> {
+    // `fn` pointers, not closures, and not inlined: one copy of each for all their callers.
+    #[inline(never)]
+    fn of(core: Option<&Core>, pick: fn(&Core) -> Option<Cited>) -> Option<CoreNote> {
         match core {
             None => Some(CoreNote::Unknown),
             Some(c) => pick(c).map(|cited| CoreNote::Documented {
@@ -555,10 +557,11 @@ impl CoreNote {
 
     /// The note for `core`'s revised statement `pick` when it holds for `revision`; `None`
     /// without a row, a revision, such a statement, or when it holds for other revisions only.
+    #[inline(never)]
     fn revised(
         core: Option<&Core>,
         revision: Option<Revision>,
-        pick: impl Fn(&Core) -> Option<Revised>,
+        pick: fn(&Core) -> Option<Revised>,
     ) -> Option<CoreNote> {
         let (core, revision) = (core?, revision?);
         let revised = pick(core).filter(|r| r.holds_for(revision))?;
@@ -593,6 +596,8 @@ impl fmt::Display for CoreNote {
 }
 
 impl Verdict {
+    /// A verdict without a core note. Not inlined: one copy for every verdict's callers.
+    #[inline(never)]
     const fn new(name: Name, status: Status, evidence: Evidence, why: Why) -> Self {
         Verdict {
             name,
@@ -603,7 +608,9 @@ impl Verdict {
         }
     }
 
-    /// The same verdict, taking `note` into account.
+    /// The same verdict, taking `note` into account. Not inlined: one copy of the move for
+    /// its callers.
+    #[inline(never)]
     const fn noting(self, note: Option<CoreNote>) -> Self {
         Verdict {
             core_note: note,
@@ -694,7 +701,9 @@ impl Verdicts {
     }
 }
 
-/// Judges every verdict of [`VERDICTS`] from `inputs`.
+/// Judges every verdict of [`VERDICTS`] from `inputs`. Not inlined: inside its caller's
+/// frame the same code takes more instructions.
+#[inline(never)]
 pub fn judge<S: Sweep + ?Sized>(inputs: &Inputs<'_, S>) -> Verdicts {
     let v = View::new(inputs);
     let allocate = write_allocate::judge(&v);

@@ -94,11 +94,14 @@ impl fmt::Display for Why {
             Why::Single => f.write_str("only the boot CPU runs"),
             Why::Ok { started } => write!(
                 f,
-                "all {started} CPUs run with the boot CPU's SCTLR_EL1, MAIR_EL1, TCR_EL1 and TTBR0_EL1, and a shared {wb} line read back across cores"
+                "all {} CPUs run with the boot CPU's SCTLR_EL1, MAIR_EL1, TCR_EL1 and TTBR0_EL1, and a shared {wb} line read back across cores",
+                u64::from(started)
             ),
             Why::Missing { started, cpus } => write!(
                 f,
-                "{started} of {cpus} CPUs started (the cpu records say why); those running match the boot CPU"
+                "{} of {} CPUs started (the cpu records say why); those running match the boot CPU",
+                u64::from(started),
+                u64::from(cpus)
             ),
             Why::Differ {
                 differing,
@@ -107,7 +110,9 @@ impl fmt::Display for Why {
             } => {
                 write!(
                     f,
-                    "{differing} of {started} CPUs run with other settings than the boot CPU"
+                    "{} of {} CPUs run with other settings than the boot CPU",
+                    u64::from(differing),
+                    u64::from(started)
                 )?;
                 if let Some((mpidr, register)) = first {
                     write!(f, " (MPIDR {mpidr:#x}: {register})")?;

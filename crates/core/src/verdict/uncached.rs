@@ -85,7 +85,7 @@ impl fmt::Display for Why {
                     "{memtype} reads step {} across L{level} ({})",
                     Times(step),
                     Bytes(cache),
-                    level = u32::from(level)
+                    level = u64::from(level)
                 )?;
                 match bus {
                     Some(b) => write!(

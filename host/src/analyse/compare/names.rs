@@ -1,0 +1,124 @@
+//! How a comparison names its runs: short labels for titles (file stems), and one line per
+//! run with its platform and CPU.
+
+use crate::read::model::Run;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// A short name for a log in titles: its file stem, or its directory's name where the stem
+/// is `console` (`cargo host run --out DIR` writes `DIR/console.log`); at most 24
+/// characters (the first 23 and "…").
+pub fn short_label(path: &Path) -> String {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let dir = path
+        .parent()
+        .and_then(Path::file_name)
+        .map(|s| s.to_string_lossy().into_owned());
+    let name = match (stem, dir) {
+        (Some(stem), Some(dir)) if stem == "console" => dir,
+        (Some(stem), _) => stem,
+        (None, _) => path.display().to_string(),
+    };
+    shorten(&name, 24)
+}
+
+fn shorten(name: &str, most: usize) -> String {
+    if name.chars().count() <= most {
+        name.to_string()
+    } else {
+        name.chars().take(most - 1).chain(['\u{2026}']).collect()
+    }
+}
+
+/// Short labels for the logs A and B: [`short_label`] of each, made distinct (with the
+/// directory, then "A "/"B ") where they are equal.
+pub fn labels(a: &Path, b: &Path) -> (String, String) {
+    let (la, lb) = (short_label(a), short_label(b));
+    if la != lb {
+        return (la, lb);
+    }
+    let with_dir = |p: &Path| {
+        let dir = p
+            .parent()
+            .and_then(Path::file_name)
+            .map_or(String::new(), |d| format!("{}/", d.to_string_lossy()));
+        shorten(&format!("{dir}{la}"), 24)
+    };
+    let (da, db) = (with_dir(a), with_dir(b));
+    if da != db {
+        (da, db)
+    } else {
+        (format!("A {la}"), format!("B {lb}"))
+    }
+}
+
+/// The CPU of a run: core's name for its MIDR (`Cortex-A72`), else the MIDR, else
+/// `unknown CPU`.
+pub fn cpu(run: &Run) -> String {
+    let midr = u64::from_str_radix(run.midr.trim_start_matches("0x"), 16).ok();
+    match midr.and_then(mairbench_core::cores::by_midr) {
+        Some(core) => core.name.to_string(),
+        None if !run.midr.is_empty() => format!("MIDR {}", run.midr),
+        None => "unknown CPU".to_string(),
+    }
+}
+
+/// One line naming a run: its platform and CPU, then its MIDR and firmware version where the
+/// log has them (`linux,dummy-virt, Cortex-A72 (MIDR 0x410fd083, mairbench 0.1.0)`).
+pub fn describe(run: &Run) -> String {
+    let platform = if run.platform.is_empty() {
+        "unknown platform"
+    } else {
+        &run.platform
+    };
+    let mut s = format!("{platform}, {}", cpu(run));
+    let extra: Vec<String> = [("MIDR ", &run.midr), ("mairbench ", &run.version)]
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("{k}{v}"))
+        .collect();
+    if !extra.is_empty() {
+        let _ = write!(s, " ({})", extra.join(", "));
+    }
+    if run.emulated {
+        s += ", emulated";
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_and_descriptions() {
+        use std::path::Path;
+        assert_eq!(short_label(Path::new("/tmp/x/a72.log")), "a72");
+        assert_eq!(short_label(Path::new("out/rpi4/console.log")), "rpi4");
+        assert_eq!(
+            short_label(Path::new("a-very-long-name-of-a-log-file.log")),
+            "a-very-long-name-of-a-l\u{2026}"
+        );
+        assert_eq!(
+            labels(Path::new("x/run.log"), Path::new("y/run.log")),
+            ("x/run".into(), "y/run".into())
+        );
+        assert_eq!(
+            labels(Path::new("run.log"), Path::new("run.log")),
+            ("A run".into(), "B run".into())
+        );
+        let mut r = Run {
+            platform: "linux,dummy-virt".into(),
+            midr: "0x410fd083".into(),
+            emulated: true,
+            ..Run::default()
+        };
+        assert_eq!(
+            describe(&r),
+            "linux,dummy-virt, Cortex-A72 (MIDR 0x410fd083), emulated"
+        );
+        r.midr = "0x12345678".into();
+        assert_eq!(cpu(&r), "MIDR 0x12345678");
+        assert_eq!(cpu(&Run::default()), "unknown CPU");
+    }
+}

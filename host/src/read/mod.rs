@@ -1,0 +1,7 @@
+//! The lowest layer: what a log says. [`model`] holds a run as the host tool works with it,
+//! [`log`] reads a console log into one, and [`text`] formats sizes, values, CSV rows and
+//! dates the same way for every command above.
+
+pub mod log;
+pub mod model;
+pub mod text;
