@@ -3,6 +3,7 @@
 //! fastest pair) to dark (the slowest), on a log scale; CPUs labelled with their MPIDR and
 //! cluster, a line between clusters.
 
+use super::style::EMULATED_NOTE;
 use crate::read::model::Run;
 use std::fmt::Write as _;
 
@@ -90,10 +91,11 @@ fn heading(svg: &mut String, run: &Run, title: &str) {
         esc(platform)
     );
     let rounds = run.core_to_core.first().map_or(0, |p| p.rounds);
+    // As every chart of an emulated run: the note, and what the values are here.
     let emulated = if run.emulated {
-        "; emulated: QEMU's vCPU threads"
+        format!("; {EMULATED_NOTE}; the values are QEMU's vCPU threads")
     } else {
-        ""
+        String::new()
     };
     let _ = writeln!(
         svg,
@@ -215,6 +217,14 @@ mod tests {
             "{svg}"
         );
         assert_eq!(svg.matches("stroke=\"#c00000\"").count(), 2, "{svg}");
+        assert!(!svg.contains(EMULATED_NOTE));
+        let emulated = Run {
+            emulated: true,
+            ..run
+        };
+        assert!(core_to_core(&emulated, "x")
+            .unwrap()
+            .contains(EMULATED_NOTE));
         assert!(core_to_core(&Run::default(), "x").is_err());
     }
 }

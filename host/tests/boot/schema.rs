@@ -118,7 +118,22 @@ fn the_firmware_writes_what_the_schema_says() {
             "mairbench.sizes=4K-4K",
         ],
     );
-    for (env, bootargs) in RUNS.into_iter().chain([reserved]) {
+    // Two clusters (the other cluster's sweep: the records that carry cluster).
+    let clusters = common::dtb::virt_two_clusters("schema-clusters.dtb");
+    let clusters: &'static str = Box::leak(clusters.to_str().unwrap().into());
+    let two_clusters: Settings = (
+        Box::leak(Box::new([
+            ("MAIRBENCH_SMP", "4"),
+            ("MAIRBENCH_DTB", clusters),
+        ])),
+        &[
+            "mairbench.quick",
+            "mairbench.kernels=read-ldp",
+            "mairbench.types=normal-wb,normal-nc",
+            "mairbench.sizes=4K-4K",
+        ],
+    );
+    for (env, bootargs) in RUNS.into_iter().chain([reserved, two_clusters]) {
         let run = matrix::shared(env, bootargs);
         run.assert_framed();
         for (i, r) in run.records.iter().enumerate() {
