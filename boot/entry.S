@@ -344,7 +344,7 @@ from_el3:
     // variant in bits 7:4, revision in 3:0): CPUACTLR_EL1.ENDCCASCI (bit 44 of S3_1_C15_C2_0)
     // makes the core execute a data cache clean as clean and invalidate. Earlier revisions
     // have no such bit; their clean errata are software's to work around. The revisions are
-    // the A53 row's `clean_as_civac` (crates/core/src/cores.rs; host/tests/kernels.rs runs
+    // the A53 row's `clean_as_civac` (crates/core/src/cores.rs; host/tests/tooling/kernels.rs runs
     // this path for every row and revision). QEMU's A53 reads the register as zero and
     // ignores writes.
     mrs     x0, midr_el1
@@ -480,7 +480,7 @@ el3_vectors:
 // (arch/arm64/kernel/head.S: secondary_startup calls __enable_mmu before
 // __secondary_switched sets SP and calls into C), this path reads only the published regime
 // (cleaned to memory by the boot CPU) until the MMU is on, and has no stack to invalidate; a
-// test (host/tests/stack.rs) walks it in the disassembly for any use of SP before then.
+// test (host/tests/tooling/stack.rs) walks it in the disassembly for any use of SP before then.
 .global secondary_entry
 secondary_entry:
     msr     daifset, #0xf

@@ -510,7 +510,7 @@ impl<'a> Mapped<'a> {
 
 /// `mairbench.pause`: the source's mapping, swept and still mapped, named for a debugger
 /// (its VA, size, the pid, the word that releases the twin), then [`sys::pause`] until the
-/// debugger releases it or the time is up (`freq`: the counter's rate). `host/tests/linux.rs`
+/// debugger releases it or the time is up (`freq`: the counter's rate). `host/tests/linux/linux.rs`
 /// walks the page tables here.
 fn pause_for_walk(out: &mut Out, name: &str, m: &sys::Mapping, freq: u64) {
     let Some(secs) = cli::pause_secs(out) else {
