@@ -169,7 +169,7 @@ pub fn run(
         );
         let mut engine = Engine::on(mem, options, (false, None), &mut *results, Some(remote));
         engine.run();
-        let levels = (remote_levels(&remote.caches), remote.caches.levels().len());
+        let levels = remote.caches.as_levels();
         let own = Gathered {
             hypervisor: gathered.hypervisor,
             ..Gathered::default()
@@ -189,17 +189,6 @@ impl<T: core::fmt::Display> core::fmt::Display for Or<T> {
             None => f.write_str("-"),
         }
     }
-}
-
-/// `caches`' levels as the array `mairbench_core::cache::levels` returns.
-fn remote_levels(
-    caches: &Caches,
-) -> [mairbench_core::cache::CacheLevel; mairbench_core::cache::MAX_LEVELS] {
-    let mut all = [mairbench_core::cache::CacheLevel::NONE; mairbench_core::cache::MAX_LEVELS];
-    for (slot, l) in all.iter_mut().zip(caches.levels()) {
-        *slot = *l;
-    }
-    all
 }
 
 /// Cluster `i`'s line and `cluster` record; `role`: `boot` (the boot CPU's, swept above),

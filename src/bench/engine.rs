@@ -97,18 +97,7 @@ impl<'m> Engine<'m> {
         } else {
             (cycles, events)
         };
-        let levels = match on {
-            Some(r) => {
-                let mut all =
-                    [mairbench_core::cache::CacheLevel::NONE; mairbench_core::cache::MAX_LEVELS];
-                let levels = r.caches.levels();
-                for (slot, l) in all.iter_mut().zip(levels) {
-                    *slot = *l;
-                }
-                (all, levels.len())
-            }
-            None => cpu::cache_levels(),
-        };
+        let levels = on.map_or_else(cpu::cache_levels, |r| r.caches.as_levels());
         let (caches, count) = report::caches(levels, on.map(|r| r.cluster));
         let llc = mairbench_core::cache::last_level_bytes(caches.get(..count).unwrap_or(&[]));
         let max = mem.buffer.size;

@@ -106,6 +106,12 @@ impl Caches {
     pub fn levels(&self) -> &[CacheLevel] {
         self.levels.get(..self.count).unwrap_or_default()
     }
+
+    /// The levels as [`crate::cache::levels`] returns them: the array (level-0 fillers after
+    /// the levels) and how many are used.
+    pub fn as_levels(&self) -> ([CacheLevel; MAX_LEVELS], usize) {
+        (self.levels, self.count)
+    }
 }
 
 /// What [`crate::cache::levels`] returns: the levels and how many of them are used.
