@@ -348,9 +348,19 @@ fn rows<'a>(a: &'a Run, b: &'a Run) -> impl Fn(&Measurement) -> String + 'a {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{flagged, jitter, noisy_run, sweep, NONE};
+    use super::super::testing::{jitter, noisy_run, sweep};
     use super::*;
     use crate::read::model::PAGES;
+
+    /// The significant points, as `kernel memtype size`.
+    fn flagged(c: &[Change]) -> Vec<String> {
+        c.iter()
+            .filter(|c| c.significant())
+            .map(|c| format!("{} {} {}", c.kernel, c.memtype, c.size))
+            .collect()
+    }
+
+    const NONE: [String; 0] = [];
 
     #[test]
     fn biggest_change_first_and_direction() {

@@ -180,9 +180,19 @@ pub fn class_shifts(changes: &[Change]) -> Vec<ClassShift> {
 #[cfg(test)]
 mod tests {
     use super::super::judge::changes;
-    use super::super::testing::{flagged, jitter, noisy_run, NONE};
+    use super::super::testing::{jitter, noisy_run};
     use super::*;
     use mairbench_core::memtype;
+
+    /// The significant points, as `kernel memtype size`.
+    fn flagged(c: &[Change]) -> Vec<String> {
+        c.iter()
+            .filter(|c| c.significant())
+            .map(|c| format!("{} {} {}", c.kernel, c.memtype, c.size))
+            .collect()
+    }
+
+    const NONE: [String; 0] = [];
 
     #[test]
     fn a_class_the_host_slowed_together_is_not_a_finding() {

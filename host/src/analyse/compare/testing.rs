@@ -1,7 +1,6 @@
 //! Runs the comparison's tests build: full sweeps of several kernels with a deterministic
 //! noise, points the host slowed, and a planted change.
 
-use super::Change;
 use crate::read::model::{Measurement, Run, Unit};
 use mairbench_core::memtype;
 
@@ -83,14 +82,3 @@ pub(super) fn noisy_run(
         ..Run::default()
     }
 }
-
-/// The significant points, as `kernel memtype size`.
-pub(super) fn flagged(c: &[Change]) -> Vec<String> {
-    c.iter()
-        .filter(|c| c.significant())
-        .map(|c| format!("{} {} {}", c.kernel, c.memtype, c.size))
-        .collect()
-}
-
-/// No point flagged.
-pub(super) const NONE: [String; 0] = [];

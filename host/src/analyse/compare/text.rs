@@ -188,9 +188,19 @@ pub fn common_kernels<'a>(a: &'a Run, changes: &[Change]) -> Vec<&'a str> {
 mod tests {
     use super::super::judge::{changes, overall};
     use super::super::summary::{class_shifts, summary};
-    use super::super::testing::{flagged, noisy_run, KERNELS, NONE};
+    use super::super::testing::{noisy_run, KERNELS};
     use super::*;
     use mairbench_core::memtype::{self, Class};
+
+    /// The significant points, as `kernel memtype size`.
+    fn flagged(c: &[Change]) -> Vec<String> {
+        c.iter()
+            .filter(|c| c.significant())
+            .map(|c| format!("{} {} {}", c.kernel, c.memtype, c.size))
+            .collect()
+    }
+
+    const NONE: [String; 0] = [];
 
     #[test]
     fn noise_and_isolated_slow_points_are_not_findings() {
