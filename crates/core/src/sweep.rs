@@ -394,7 +394,10 @@ pub fn chase_warm_up_cap(llc_bytes: Option<u64>, emulated: bool) -> Option<u64> 
 /// How far the second window of a copy lies from half the buffer: 37 pages (148 KiB). With
 /// both windows exactly half a buffer apart (a multiple of every cache's way size and of
 /// QEMU's software-TLB span) the two streams compete for the same cache sets and TLB
-/// entries; under QEMU that made copies three times slower than reads and writes.
+/// entries; under QEMU that made copies three times slower than reads and writes. Both
+/// windows start at the same offset within a page: 1,408 B more (tinymembench's buffers'
+/// relative offset) was measured no faster (docs/twin-qemu.md, "Where a copy's two sides
+/// lie").
 pub const COPY_SKEW: u64 = 37 * MIN_SIZE;
 
 /// The buffer offset of the second window of a copy of `size` bytes (the first is at 0) in a
