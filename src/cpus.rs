@@ -184,7 +184,7 @@ impl<'p> Plan<'p> {
                     not_started(t.mpidr, format_args!("no PSCI conduit in the device tree"));
                     continue;
                 }
-                (Enable::Psci, Psci::Unusable(conduit, _)) => {
+                (Enable::Psci, Psci::Unusable(conduit)) => {
                     let why = format_args!("PSCI over {} is unusable from here", conduit.name());
                     not_started(t.mpidr, why);
                     continue;
