@@ -109,10 +109,8 @@ pub struct Core {
     pub name: &'static str,
     /// MIDR_EL1.Implementer (bits 31:24).
     pub implementer: u8,
-    /// MIDR_EL1.PartNum (bits 15:4).
+    /// MIDR_EL1.PartNum (bits 15:4), as [`MIDR_SOURCE`] gives it.
     pub part: u16,
-    /// The source of the part number.
-    pub midr_source: &'static str,
     /// CPUECTLR_EL1.SMPEN (bit 6 of `S3_1_C15_C2_1`) exists and must be set before the
     /// caches and the MMU are enabled (TF-A's reset code sets it at EL3); `None`: the core has
     /// no such bit (DynamIQ cores: TF-A defines CPUECTLR_EL1 at `S3_0_C15_C1_4` with no SMP
@@ -149,7 +147,9 @@ const ARM: u8 = 0x41;
 /// The events of [`Core::events`] every core of the table lists.
 const VERDICT_EVENTS: [u16; 4] = [0x03, 0x13, 0x17, 0x19];
 
-const CPUTYPE: &str = "Linux arch/arm64/include/asm/cputype.h";
+/// The source of every row's implementer and part number (one for the whole table, not a
+/// field of each row, which would cost the firmware 16 bytes of relocated data a row).
+pub const MIDR_SOURCE: &str = "Linux arch/arm64/include/asm/cputype.h";
 
 /// What TF-A's reset code setting CPUECTLR_EL1.SMPEN does, in every row that cites it.
 const SMPEN: &str = "CPUECTLR_EL1.SMPEN (bit 6 of S3_1_C15_C2_1) must be set before the data \
@@ -193,7 +193,6 @@ const fn dynamiq(
         name,
         implementer: ARM,
         part,
-        midr_source: CPUTYPE,
         smpen: None,
         wt_as_nc: None,
         streaming,
@@ -212,7 +211,6 @@ pub const CORES: [Core; 15] = [
         name: "Cortex-A53",
         implementer: ARM,
         part: 0xd03,
-        midr_source: CPUTYPE,
         smpen: smpen!(
             "TF-A cortex_a53.h CORTEX_A53_ECTLR_SMP_BIT; Cortex-A53 TRM (DDI 0500F) \
              \"Data cache coherency\": you must set the SMPEN bit before enabling the data cache",
@@ -262,7 +260,6 @@ pub const CORES: [Core; 15] = [
         name: "Cortex-A35",
         implementer: ARM,
         part: 0xd04,
-        midr_source: CPUTYPE,
         smpen: smpen!("TF-A cortex_a35.h CORTEX_A35_CPUECTLR_SMPEN_BIT"),
         wt_as_nc: Some(&Cited {
             says: "downgrades memory marked Inner Write-Through to non-cacheable (and Outer \
@@ -287,7 +284,6 @@ pub const CORES: [Core; 15] = [
         name: "Cortex-A55",
         implementer: ARM,
         part: 0xd05,
-        midr_source: CPUTYPE,
         smpen: None,
         wt_as_nc: Some(&Cited {
             says: "only memory both inner and outer write-back is cached; all other memory \
@@ -313,7 +309,6 @@ pub const CORES: [Core; 15] = [
         name: "Cortex-A57",
         implementer: ARM,
         part: 0xd07,
-        midr_source: CPUTYPE,
         smpen: smpen!("TF-A cortex_a57.h CORTEX_A57_ECTLR_SMP_BIT"),
         wt_as_nc: None,
         streaming: Some(&Cited {
@@ -344,7 +339,6 @@ pub const CORES: [Core; 15] = [
         name: "Cortex-A72",
         implementer: ARM,
         part: 0xd08,
-        midr_source: CPUTYPE,
         smpen: smpen!("TF-A cortex_a72.h CORTEX_A72_ECTLR_SMP_BIT"),
         wt_as_nc: None,
         streaming: None,
@@ -359,7 +353,6 @@ pub const CORES: [Core; 15] = [
         name: "Cortex-A73",
         implementer: ARM,
         part: 0xd09,
-        midr_source: CPUTYPE,
         smpen: smpen!("TF-A cortex_a73.h CORTEX_A73_CPUECTLR_SMP_BIT"),
         wt_as_nc: None,
         streaming: None,
@@ -374,7 +367,6 @@ pub const CORES: [Core; 15] = [
         name: "Cortex-A76",
         implementer: ARM,
         part: 0xd0b,
-        midr_source: CPUTYPE,
         smpen: None,
         wt_as_nc: None,
         streaming: Some(&Cited {
