@@ -114,7 +114,7 @@ impl Eq for Sizes {}
 /// [`placement::parse_size`] reads them, K/M/G = 2^10/2^20/2^30) or a single size `1M`
 /// (meaning `(1M, 1M)`). Both ends must be multiples of 4 KiB, at least 4 KiB, and in order.
 pub fn parse_range(s: &str) -> Option<(u64, u64)> {
-    let (lo, hi) = match s.split_once('-') {
+    let (lo, hi) = match crate::text::split_once(s, b'-') {
         Some((lo, hi)) => (placement::parse_size(lo)?, placement::parse_size(hi)?),
         None => {
             let size = placement::parse_size(s)?;
