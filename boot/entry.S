@@ -155,7 +155,8 @@ pe_sections:
     .short  0                       // NumberOfRelocations
     .short  0                       // NumberOfLinenumbers
     .long   PE_SCN_TEXT
-    .balign 4096                    // the code starts on the next page (SizeOfHeaders)
+    // The rest of this page holds the EL3 vectors (linker.ld); the PE section starts on the
+    // next page (SizeOfHeaders).
 
 .section .text.boot, "ax"
 primary_entry:
@@ -454,8 +455,9 @@ el3_abandon:
     b       el3_abandon
 .endm
 
-// In a section of its own, which linker.ld places on the page after the header: a 2 KiB
-// boundary that needs no padding.
+// In a section of its own, which linker.ld places in the header's page, at its 2 KiB
+// boundary: only the raw Image's EL3 entry (MMU off) uses them, never a UEFI loader, which
+// takes that page as the PE headers.
 .pushsection .text.vectors.el3, "ax"
 .balign 0x800
 el3_vectors:

@@ -306,7 +306,7 @@ fn describe(
         } else {
             "device tree"
         };
-        say!("{source}: {}", problem.message());
+        say!("{source}: {problem}");
     }
     if emulation.accel_conflict() {
         run::warn("emulation");

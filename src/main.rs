@@ -274,7 +274,8 @@ fn selftest(which: Option<Selftest>) {
             Selftest::BadAttr
             | Selftest::MissingCpu
             | Selftest::CachesOff
-            | Selftest::CounterBackwards,
+            | Selftest::CounterBackwards
+            | Selftest::Disturb,
         )
         | None => {}
     }

@@ -62,6 +62,12 @@ pub struct Engine<'m> {
     pub(super) results: &'m mut Results,
     /// `mairbench.selftest=counter-backwards`, until the first timed sample takes it.
     pub(super) backwards_selftest: Cell<bool>,
+    /// `mairbench.selftest=disturb`, until the run's first kernel picks the point it slows.
+    pub(super) disturb_selftest: bool,
+    /// The point `mairbench.selftest=disturb` slows: the first one of this kernel and size.
+    pub(super) disturb: Option<(Kernel, u64)>,
+    /// While a point is taken again ([`Engine::retake`](super)): its first take's value.
+    pub(super) retake_of: Option<u64>,
     /// The sizes the latency probe measured past the plan (`beyond`): the planned largest
     /// and the largest probed.
     pub(super) probed: Option<(u64, u64)>,
@@ -162,6 +168,9 @@ impl<'m> Engine<'m> {
             laid: None,
             check_works: check_works(mem.wb()),
             backwards_selftest: Cell::new(options.selftest == Some(Selftest::CounterBackwards)),
+            disturb_selftest: options.selftest == Some(Selftest::Disturb),
+            disturb: None,
+            retake_of: None,
             results,
             probed: None,
         };

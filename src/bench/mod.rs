@@ -41,7 +41,8 @@ use crate::memory::Alias;
 use crate::{run, say};
 use engine::{Engine, PROGRESS_NS};
 use mairbench_core::format::Bytes;
-use mairbench_core::kernel::{self, Kernel, KernelSpec};
+use mairbench_core::kernel::{self, Kernel, KernelSpec, Unit};
+use mairbench_core::sweep::{self, Sizes};
 pub use plan::Remote;
 use report::Table;
 
@@ -54,6 +55,10 @@ impl Engine<'_> {
         let first = first.map(|f| f.kernel);
         let rest = kernel::selected(self.plan.kernels).filter(move |k| Some(k.kernel) != first);
         for spec in first.map(Kernel::spec).into_iter().chain(rest) {
+            if core::mem::take(&mut self.disturb_selftest) {
+                let middle = self.plan.sizes.get(self.plan.sizes.len() / 2);
+                self.disturb = middle.map(|size| (spec.kernel, size));
+            }
             self.kernel(spec, Some(spec.kernel) == first);
         }
     }
@@ -110,6 +115,7 @@ impl Engine<'_> {
         } else {
             self.plan.sizes
         };
+        self.retake(spec, &mut table, &sizes);
         table.print(&sizes, self.plan.reps, self.aliases_for(spec));
         let ms = (ticks().wrapping_sub(started) * 1000)
             .checked_div(self.clock.freq)
@@ -122,6 +128,32 @@ impl Engine<'_> {
                 spec.name
             ),
         );
+    }
+
+    /// Takes again, after the kernel's sweep (apart in time from their first take), the
+    /// points worse than both neighbouring sizes of their row (`sweep::retakes`): the table,
+    /// the verdicts and the last `result` record then hold the second take.
+    fn retake(&mut self, spec: &'static KernelSpec, table: &mut Table, sizes: &Sizes) {
+        let higher_is_better = spec.unit == Unit::Bandwidth;
+        for alias in self.aliases_for(spec) {
+            let row = table.row_of(alias);
+            let row = row.get(..sizes.len()).unwrap_or_default();
+            for column in sweep::retakes(row, higher_is_better) {
+                let (Some(size), Some(&first)) = (sizes.get(column), row.get(column)) else {
+                    continue;
+                };
+                say!(
+                    "  {} on {} ({}) at {}: taken again, 1.25x worse than both neighbours",
+                    spec.name,
+                    alias.memtype.name,
+                    alias.granule.name(),
+                    Bytes(size),
+                );
+                self.retake_of = first;
+                let again = self.point(spec, alias, size);
+                table.put(alias, column, again.or(self.retake_of.take()));
+            }
+        }
     }
 
     /// Runs the scaling table over every selected type and each selected kernel among

@@ -83,7 +83,14 @@ impl Engine<'_> {
                 );
             }
         }
-        let value = report::result(spec, alias, size, &point, &self.clock, self.plan.line);
+        if self.retake_of.is_none() && self.disturb == Some((spec.kernel, size)) {
+            self.disturb = None;
+            say!("selftest: this point's first take timed 4x slower");
+            point.ticks.best = point.ticks.best.saturating_mul(4);
+            point.ticks.median = point.ticks.median.saturating_mul(4);
+        }
+        let line = (self.plan.line, self.retake_of);
+        let value = report::result(spec, alias, size, &point, &self.clock, line);
         if let Some(v) = value {
             let bytes = report::covered_bytes(spec, &point, self.plan.line);
             let per_line = self

@@ -113,7 +113,7 @@ pub(super) fn result(
     size: u64,
     p: &Point,
     clock: &Clock,
-    line: u64,
+    (line, retake_of): (u64, Option<u64>),
 ) -> Option<u64> {
     let (t, freq) = (&p.ticks, clock.freq);
     let mut out = Console;
@@ -155,6 +155,9 @@ pub(super) fn result(
     rec = rec.str("start", p.start.name());
     if let Some(lines) = p.lines {
         rec = rec.str("line_state", lines.name());
+    }
+    if let Some(first) = retake_of {
+        rec = rec.unit_value(unit, "retake_of", first);
     }
     if let (n, Some(why)) = p.dropped {
         rec = rec.u64("dropped_samples", n).str("dropped_why", why.name());
@@ -204,6 +207,14 @@ impl Table {
         } else {
             MEMTYPES.len()
         }
+    }
+
+    /// The values of `alias`'s row, a column per size.
+    pub(super) fn row_of(&self, alias: &Alias) -> [Option<u64>; MAX_SIZES] {
+        self.cells
+            .get(self.row(alias))
+            .copied()
+            .unwrap_or([None; MAX_SIZES])
     }
 
     /// Notes `value` for `alias` at size column `column`.

@@ -36,10 +36,15 @@ pub enum Selftest {
     /// makes them): the sample must be dropped, named in its result record and taken again,
     /// and the run goes on.
     CounterBackwards,
+    /// Time the first take of one point (the first kernel, its first row, the middle size)
+    /// four times slower, as a disturbance of the host that hits all of a point's
+    /// back-to-back reps does: the point must be re-taken after its kernel's sweep, and the
+    /// run goes on.
+    Disturb,
 }
 
 /// Every [`Selftest`] by its `mairbench.selftest=` name.
-pub const SELFTESTS: [(&str, Selftest); 8] = [
+pub const SELFTESTS: [(&str, Selftest); 9] = [
     ("fault", Selftest::Fault),
     ("panic", Selftest::Panic),
     ("hang", Selftest::Hang),
@@ -48,11 +53,13 @@ pub const SELFTESTS: [(&str, Selftest); 8] = [
     ("bad-attr", Selftest::BadAttr),
     ("caches-off", Selftest::CachesOff),
     ("counter-backwards", Selftest::CounterBackwards),
+    ("disturb", Selftest::Disturb),
 ];
 
 /// What `mairbench.selftest=` takes, for the message about a bad value.
 const SELFTEST_NAMES: &str =
-    "fault, panic, hang, stack-overflow, missing-cpu, bad-attr, caches-off, counter-backwards or none";
+    "fault, panic, hang, stack-overflow, missing-cpu, bad-attr, caches-off, counter-backwards, \
+     disturb or none";
 
 impl Selftest {
     /// Its `mairbench.selftest=` name.

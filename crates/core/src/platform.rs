@@ -373,28 +373,29 @@ impl Problem {
         Problem::AcpiNoPsci,
     ];
 
+    /// What was assumed instead, after [`Problem::message`]: QEMU virt's console and RAM
+    /// where no device tree could be read; empty otherwise.
+    pub const fn assumed(self) -> &'static str {
+        match self {
+            Problem::NoDtb | Problem::DtbHeader | Problem::DtbStructure => {
+                ": assuming QEMU virt (PL011 at 0x9000000, 128 MiB of RAM at 0x40000000)"
+            }
+            _ => "",
+        }
+    }
+
     /// Whether the problem is one of the ACPI tables' (`Acpi*`), not the device tree's.
     pub const fn acpi(self) -> bool {
         (self as u8) >= (Problem::AcpiNoRsdp as u8)
     }
 
-    /// A sentence saying what was wrong and what was assumed.
+    /// What was wrong, in a sentence; [`Problem::assumed`] says what was assumed instead
+    /// (its `Display` writes both).
     pub const fn message(self) -> &'static str {
-        macro_rules! assume_qemu_virt {
-            () => {
-                ": assuming QEMU virt (PL011 at 0x9000000, 128 MiB of RAM at 0x40000000)"
-            };
-        }
         match self {
-            Problem::NoDtb => concat!("no device tree", assume_qemu_virt!()),
-            Problem::DtbHeader => concat!(
-                "the device tree header is invalid (magic, version or size)",
-                assume_qemu_virt!()
-            ),
-            Problem::DtbStructure => concat!(
-                "the device tree structure block is malformed",
-                assume_qemu_virt!()
-            ),
+            Problem::NoDtb => "no device tree",
+            Problem::DtbHeader => "the device tree header is invalid (magic, version or size)",
+            Problem::DtbStructure => "the device tree structure block is malformed",
             Problem::NoStdoutPath => "no /chosen/stdout-path",
             Problem::StdoutNotFound => "/chosen/stdout-path names no node (or an unknown alias)",
             Problem::ConsoleUnsupported => {
@@ -490,7 +491,7 @@ impl Problem {
     }
 }
 
-crate::problems::kind!(Problem);
+crate::problems::kind!(Problem, assumed);
 
 /// How many RAM regions [`Platform`] keeps.
 pub const MAX_RAM_REGIONS: usize = 8;

@@ -20,6 +20,7 @@ pub trait Kind: Copy + PartialEq + fmt::Debug + 'static {
 /// Makes `$problem`, an enum with a `const ALL` array and a `message(self) -> &'static str`,
 /// a [`Kind`]: its `Display` is its message, and `Problems` (defined where this is used) the
 /// set of it.
+/// `kind!(Problem, assumed)`: its `Display` is the message followed by `assumed(self)`.
 macro_rules! kind {
     ($problem:ident) => {
         impl core::fmt::Display for $problem {
@@ -27,6 +28,18 @@ macro_rules! kind {
                 f.write_str(self.message())
             }
         }
+        crate::problems::kind!(@set $problem);
+    };
+    ($problem:ident, $then:ident) => {
+        impl core::fmt::Display for $problem {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(self.message())?;
+                f.write_str(self.$then())
+            }
+        }
+        crate::problems::kind!(@set $problem);
+    };
+    (@set $problem:ident) => {
 
         /// A set of [`Problem`]s.
         pub type Problems = crate::problems::Set<$problem>;

@@ -204,6 +204,15 @@ impl<'w, W: Write> Record<'w, W> {
         (rec, best)
     }
 
+    /// Adds `value`, in `unit`'s table form (MB/s, or hundredths of a ns), as the record
+    /// writes its best field: a whole number of MB/s, or ns with two decimals.
+    pub fn unit_value(self, unit: Unit, key: &str, value: u64) -> Self {
+        match unit {
+            Unit::Bandwidth => self.u64(key, value),
+            Unit::NsPerLoad | Unit::NsPerLine => self.decimal(key, value, 2),
+        }
+    }
+
     /// Adds a string field, or `null` when absent.
     pub fn opt_str(self, key: &str, value: Option<&str>) -> Self {
         match value {

@@ -1081,6 +1081,16 @@ pub const RESULT: Kind = Kind {
         Field::optional("start", Str, "", "The state the point started from; measured only (absent in logs of older firmware). \"invalidated\": everything the point touches was cleaned and invalidated to the point of coherency right before the warm-up (the firmware through normal-wb, mairbench-linux with DC CIVAC at EL0 through the source's own mapping), so no line of it was in a cache; \"warm\": no maintenance before the warm-up (mairbench-linux where the range is not a whole number of cache lines); maintenance kernels, after the same clean and invalidate: \"written\": before every timed pass the range was written through the alias, untimed (maint-civac, maint-cvac; rows whose line_state is no-line start invalidated instead, the written values laid through normal-wb: no write could leave a line, so every pass finds none); \"rewritten\": written, cleaned with DC CVAC and written again with the same values, so that the lines are dirty where the type allocates yet memory holds them and the invalidate loses nothing (maint-ivac). line_state says what that leaves."),
         Field::optional("line_state", Str, "", "Maintenance kernels: the lines each timed pass finds, what those writes leave in the data cache, by the alias's MAIR attribute: \"dirty\" (write-back, write-allocate), \"clean\" (write-through: memory already holds the data), \"not-allocated\" (no write-allocate: a line is present only where the core ignores the hint), \"no-line\" (Non-cacheable and Device: no line is ever present, so the maintenance takes its no-line path)."),
         Field::optional(
+            "retake_of",
+            Decimal,
+            "the best field's unit",
+            "Measured again after its kernel's sweep because the first take was worse than both \
+             neighbouring sizes by 1.25x (mairbench_core::sweep::retakes: a disturbance that hit \
+             all of a point's back-to-back reps): the first take's best, in the unit of the \
+             record's best field (MB/s, or ns with two decimals). The first take's record comes \
+             earlier in the log; this one replaces it. Only on a re-take.",
+        ),
+        Field::optional(
             "dropped_samples",
             U64,
             "samples",

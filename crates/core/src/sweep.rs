@@ -391,6 +391,38 @@ pub fn chase_warm_up_cap(llc_bytes: Option<u64>, emulated: bool) -> Option<u64> 
     llc_bytes.filter(|_| emulated)
 }
 
+/// A point is re-taken when it is worse than both its neighbours by this many hundredths
+/// (1.25×): slower for bandwidth, longer for times ([`retakes`]). The firmware's line says
+/// "1.25x".
+pub const RETAKE_RATIO: u64 = 125;
+
+/// The columns of one row of a kernel's table (one value per size, in the kernel's unit;
+/// `higher_is_better` for bandwidth) to measure again after the kernel's sweep: those worse
+/// than both measured neighbours by [`RETAKE_RATIO`]. A point's reps run back to back, so a
+/// disturbance of the host longer than a point hits all of them alike and its spread stays
+/// small; a step across a cache level is monotone, so a point worse than both sides is
+/// what such a disturbance leaves. Taken again later, apart in time, the point shows what
+/// the host did (the first take stays in the log).
+pub fn retakes(row: &[Option<u64>], higher_is_better: bool) -> impl Iterator<Item = usize> + '_ {
+    let worse = move |v: u64, than: u64| {
+        let (slow, fast) = if higher_is_better {
+            (v, than)
+        } else {
+            (than, v)
+        };
+        u128::from(slow).saturating_mul(u128::from(RETAKE_RATIO))
+            <= u128::from(fast).saturating_mul(100)
+    };
+    row.windows(3)
+        .enumerate()
+        .filter_map(move |(i, w)| match *w {
+            [Some(a), Some(v), Some(b)] if v > 0 && worse(v, a) && worse(v, b) => {
+                Some(i.saturating_add(1))
+            }
+            _ => None,
+        })
+}
+
 /// How far the second window of a copy lies from half the buffer: 37 pages (148 KiB). With
 /// both windows exactly half a buffer apart (a multiple of every cache's way size and of
 /// QEMU's software-TLB span) the two streams compete for the same cache sets and TLB
@@ -537,6 +569,45 @@ pub fn scaling_part(buffer: u64, cores: u64, quick: bool, dram: u64) -> Option<P
 mod tests {
     extern crate std;
     use super::*;
+
+    #[test]
+    fn a_point_worse_than_both_neighbours_is_retaken_a_step_is_not() {
+        let taken = |row: &[Option<u64>], higher| retakes(row, higher).collect::<Vec<_>>();
+        // The fleet table's case: the 16 KiB write point of a72, 37,623 MB/s amid ~71,638
+        // (all three back-to-back reps hit by one disturbance).
+        let row = [
+            Some(70_912),
+            Some(71_638),
+            Some(37_623),
+            Some(71_020),
+            Some(69_500),
+        ];
+        assert_eq!(taken(&row, true), [2]);
+        // A step down across a cache level, and one up in latency: monotone, not retaken.
+        let cliff = [
+            Some(70_000),
+            Some(69_000),
+            Some(30_000),
+            Some(12_000),
+            Some(11_900),
+        ];
+        assert!(taken(&cliff, true).is_empty());
+        let latency = [Some(300), Some(310), Some(900), Some(2_500), Some(2_600)];
+        assert!(taken(&latency, false).is_empty());
+        // A latency spike (lower is better) is; so is a dip on only 1.25x exactly.
+        let spike = [Some(300), Some(1_200), Some(310)];
+        assert_eq!(taken(&spike, false), [1]);
+        assert_eq!(taken(&[Some(125), Some(100), Some(125)], true), [1]);
+        assert!(taken(&[Some(124), Some(100), Some(125)], true).is_empty());
+        // The ends have one neighbour and are left; so is a point beside a gap or a 0.
+        assert!(taken(&[Some(10), Some(100), Some(100)], true).is_empty());
+        assert!(taken(
+            &[None, Some(10), Some(100), None, Some(10), Some(100)],
+            true
+        )
+        .is_empty());
+        assert!(taken(&[Some(100), Some(0), Some(100)], true).is_empty());
+    }
     use std::vec::Vec;
 
     const GIB: u64 = 1 << 30;

@@ -1195,7 +1195,7 @@ fn malformed_madt_entries_end_the_walk() {
 #[test]
 fn problem_messages_and_kinds() {
     for p in Problem::ALL {
-        assert!(p.message().len() > 20, "{p:?}");
+        assert!(p.to_string().len() > 20, "{p:?}");
         let name = format!("{p:?}");
         // ConsoleFromDbg2 is named like the device tree's console fallbacks.
         assert_eq!(

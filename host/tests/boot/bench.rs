@@ -10,7 +10,7 @@ use crate::matrix;
 use serde_json::Value;
 
 fn results(run: &Run) -> Vec<&Value> {
-    run.of_kind("result")
+    run.results()
 }
 
 /// Every measured result has the fields of the contract, positive ticks and intact data.
@@ -452,4 +452,52 @@ fn a_sample_whose_counter_went_backwards_is_dropped_and_named() {
     let timer = run.one("timer");
     assert_eq!(timer["counter_step_ticks"], 1, "{timer}");
     assert_eq!(timer["counter_errata"], serde_json::json!([]), "{timer}");
+}
+
+#[test]
+fn a_point_worse_than_both_neighbours_is_taken_again_after_the_sweep() {
+    // The disturb selftest times the first take of one point (the first kernel's first row at
+    // the middle size) four times slower, as a host disturbance that hits all of a point's
+    // back-to-back reps does (its spread stays small): the point is taken again after the
+    // kernel's sweep, apart in time, and the second take replaces the first.
+    let run = boot(
+        &[],
+        &[
+            "mairbench.quick",
+            "mairbench.kernels=read-ldp",
+            "mairbench.types=normal-wb,normal-nc",
+            "mairbench.selftest=disturb",
+        ],
+    );
+    run.assert_pass();
+    let all = run.of_kind("result");
+    // (normal-nc's row, untouched, could show a real disturbance of its own.)
+    let again: Vec<_> = all
+        .iter()
+        .filter(|r| r.get("retake_of").is_some() && r["memtype"] == "normal-wb")
+        .collect();
+    assert_eq!(again.len(), 1, "{}", run.console);
+    let (again, size) = (again[0], &again[0]["size"]);
+    let first: Vec<_> = all
+        .iter()
+        .filter(|r| r["memtype"] == again["memtype"] && &r["size"] == size)
+        .collect();
+    assert_eq!(first.len(), 2, "a first take, then the second: {first:?}");
+    assert_eq!(first[0]["best_mbps"], again["retake_of"]);
+    assert_eq!(again["memtype"], "normal-wb");
+    assert_eq!(*size, 256 * 1024, "quick's middle size");
+    assert_sound(again);
+    // The host reads the second take only; the line says why it was taken again.
+    let kept: Vec<_> = results(&run)
+        .into_iter()
+        .filter(|r| &r["size"] == size)
+        .collect();
+    assert_eq!(kept.len(), 2, "one per type: {kept:?}");
+    assert!(kept.contains(again));
+    for line in [
+        "selftest: this point's first take timed 4x slower",
+        "read-ldp on normal-wb (4K) at 256 KiB: taken again, 1.25x worse than both neighbours",
+    ] {
+        assert!(run.console.contains(line), "{line}: {}", run.console);
+    }
 }

@@ -119,7 +119,7 @@ fn raspi4b_boots_at_el2_and_proves_the_memory_types() {
     assert_eq!(boot_cpu[0]["mpidr"], "0x0");
     assert_eq!(boot_cpu[0]["entry_el"], 2);
     let kernels: BTreeSet<_> = run
-        .of_kind("result")
+        .results()
         .iter()
         .filter_map(|r| r["kernel"].as_str())
         .collect();

@@ -150,7 +150,7 @@ fn nothing_is_dropped_silently_sizes_types_kernels_and_table_columns() {
     let end = run.one("end");
     assert_eq!(end["warnings"], 3, "{end}");
     assert_eq!(end["warned"], serde_json::json!(["bootargs"]), "{end}");
-    let results = run.of_kind("result");
+    let results = run.results();
     assert!(results
         .iter()
         .all(|r| r["kernel"] == "read-ldp" && r["memtype"] == "normal-wb"));

@@ -162,7 +162,7 @@ fn unknown_bootargs_are_named_and_ignored() {
         .console
         .contains("unknown option 'mairbench.rep' ignored; did you mean 'mairbench.reps'?"));
     // The typo is ignored, so the quick set's three repetitions stay.
-    let results = run.of_kind("result");
+    let results = run.results();
     assert!(!results.is_empty() && results.iter().all(|r| r["reps"] != 1));
     assert!(run
         .console

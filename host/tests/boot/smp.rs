@@ -419,7 +419,7 @@ fn the_cluster_the_boot_cpu_is_not_in_is_swept_on_its_own_cpu() {
     );
     // The second cluster's sweep: every point the boot CPU measured, measured again on CPU
     // 0x2 and verified; its own caches and timer; no PMU counts (its PMU is not programmed).
-    let results = run.of_kind("result");
+    let results = run.results();
     let key = |r: &Value| {
         format!(
             "{} {} {} {}",

@@ -103,7 +103,7 @@ pub fn pptt_clusters(_: &Row, run: &Run) {
         run.console
     );
     let swept = run
-        .of_kind("result")
+        .results()
         .iter()
         .filter(|r| r.get("skipped").is_none())
         .filter(|r| r.get("cluster").and_then(Value::as_u64) == Some(1))

@@ -105,6 +105,25 @@ impl Run {
         self.records.iter().filter(|r| r["kind"] == kind).collect()
     }
 
+    /// The `result` records as the host tool reads them: a point taken again after its
+    /// kernel's sweep (`retake_of`, when it was worse than both neighbouring sizes: a host
+    /// disturbance under QEMU can make one in any run) in place of its first take.
+    pub fn results(&self) -> Vec<&Value> {
+        let key = |r: &Value| {
+            let k = ["memtype", "source", "kernel", "granule", "size", "cluster"];
+            k.map(|f| r[f].to_string())
+        };
+        let all = self.of_kind("result");
+        let retaken: Vec<_> = all
+            .iter()
+            .filter(|r| r.get("retake_of").is_some())
+            .map(|r| key(r))
+            .collect();
+        all.into_iter()
+            .filter(|r| r.get("retake_of").is_some() || !retaken.contains(&key(r)))
+            .collect()
+    }
+
     /// The one record of a kind (panics with the console when there is not exactly one).
     pub fn one(&self, kind: &str) -> &Value {
         let found = self.of_kind(kind);

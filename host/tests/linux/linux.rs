@@ -432,7 +432,7 @@ fn the_twin_runs_under_linux() {
         with_host(&[TWIN_ARGS, &[PAUSE]].concat().join(" ")),
         "the runner passes the arguments, mairbench.host= last"
     );
-    let results = run.of_kind("result");
+    let results = run.results();
     for r in &results {
         assert_eq!(r["integrity"], "ok", "{r}");
     }
@@ -733,7 +733,7 @@ fn hugepages_on_gives_the_twin_2m_entries_under_linux() {
         "{}",
         run.console
     );
-    let results = run.of_kind("result");
+    let results = run.results();
     assert_eq!(results.len(), 4, "{}", run.console);
     for r in &results {
         assert_eq!(r["granule"], "2M", "{r}");
