@@ -44,13 +44,24 @@ pub fn boot(c: &Config, ctx: &Ctx, sys: &mut dyn Sys, q: &mut Vec<String>) -> Re
             // device tree at the base of RAM; the command line comes through semihosting.
             q.extend([
                 "-device".into(),
-                format!("loader,file={},addr=0x40200000,force-raw=on", ctx.image.display()),
+                format!(
+                    "loader,file={},addr=0x40200000,force-raw=on",
+                    ctx.image.display()
+                ),
                 "-device".into(),
                 "loader,addr=0x40200000,cpu-num=0".into(),
             ]);
-            return Ok(Path { by_semihosting: true, ..Path::default() });
+            return Ok(Path {
+                by_semihosting: true,
+                ..Path::default()
+            });
         }
-        Boot::Kernel => q.extend(["-kernel".into(), arg(&ctx.image), "-append".into(), ctx.bootargs.clone()]),
+        Boot::Kernel => q.extend([
+            "-kernel".into(),
+            arg(&ctx.image),
+            "-append".into(),
+            ctx.bootargs.clone(),
+        ]),
         Boot::Uboot => {
             let cmd = format!("booti {load} - ${{fdtcontroladdr}}");
             uboot_direct(c, ctx, sys, q, &ctx.image, &load, &cmd)?;
@@ -59,11 +70,17 @@ pub fn boot(c: &Config, ctx: &Ctx, sys: &mut dyn Sys, q: &mut Vec<String>) -> Re
         Boot::UbootScript => uboot_script(c, ctx, sys, q)?,
         Boot::Uefi | Boot::UefiDt => {
             uefi(c, ctx, sys, q)?;
-            return Ok(Path { by_firmware: true, ..Path::default() });
+            return Ok(Path {
+                by_firmware: true,
+                ..Path::default()
+            });
         }
         Boot::UbootEfi => {
             uboot_efi(c, ctx, sys, q)?;
-            return Ok(Path { by_firmware: true, ..Path::default() });
+            return Ok(Path {
+                by_firmware: true,
+                ..Path::default()
+            });
         }
         Boot::Linux => unreachable!("the Linux boot is crate::linux's"),
     }
@@ -72,19 +89,42 @@ pub fn boot(c: &Config, ctx: &Ctx, sys: &mut dyn Sys, q: &mut Vec<String>) -> Re
 
 /// A standalone program: U-Boot calls it with its MMU and caches still on and no device tree
 /// in x0 (the firmware finds QEMU's at the base of RAM).
-fn uboot_bootm(c: &Config, ctx: &Ctx, sys: &mut dyn Sys, q: &mut Vec<String>) -> Result<Path, Fail> {
+fn uboot_bootm(
+    c: &Config,
+    ctx: &Ctx,
+    sys: &mut dyn Sys,
+    q: &mut Vec<String>,
+) -> Result<Path, Fail> {
     if sys.which("mkimage").is_none() {
         return Err(tool_failed("mkimage missing (package u-boot-tools)"));
     }
     let uimage = ctx.work.join("uImage");
     let args = [
-        "-A", "arm64", "-O", "u-boot", "-T", "standalone", "-C", "none", "-a", &c.load, "-e", &c.load,
-        "-n", "mairbench", "-d", &arg(&ctx.image), &arg(&uimage),
+        "-A",
+        "arm64",
+        "-O",
+        "u-boot",
+        "-T",
+        "standalone",
+        "-C",
+        "none",
+        "-a",
+        &c.load,
+        "-e",
+        &c.load,
+        "-n",
+        "mairbench",
+        "-d",
+        &arg(&ctx.image),
+        &arg(&uimage),
     ]
     .map(String::from);
     run(sys, "mkimage", &args, "mkimage failed")?;
     uboot_direct(c, ctx, sys, q, &uimage, "0x44000000", "bootm 0x44000000")?;
-    Ok(Path { by_semihosting: true, ..Path::default() })
+    Ok(Path {
+        by_semihosting: true,
+        ..Path::default()
+    })
 }
 
 /// U-Boot boots at once, no prompt: the whole environment is ours; `image` preloaded at
@@ -101,9 +141,15 @@ fn uboot_direct(
 ) -> Result<(), Fail> {
     let bootcmd = format!("setenv bootargs '{}'; {cmd}", ctx.bootargs);
     let env = if c.serial == Serial::Pty {
-        let found = sys.read(&ctx.uboot_bin).ok().and_then(|b| disk::default_env(&b));
+        let found = sys
+            .read(&ctx.uboot_bin)
+            .ok()
+            .and_then(|b| disk::default_env(&b));
         let mut env = found.ok_or_else(|| {
-            tool_failed(format!("U-Boot's default environment was not found in {} (MAIRBENCH_SERIAL=pty needs it)", ctx.uboot_bin.display()))
+            tool_failed(format!(
+                "U-Boot's default environment was not found in {} (MAIRBENCH_SERIAL=pty needs it)",
+                ctx.uboot_bin.display()
+            ))
         })?;
         env.retain(|l| !l.starts_with("bootcmd=") && !l.starts_with("autostart="));
         disk::set(&mut env, "bootdelay", &c.bootdelay.to_string());
@@ -129,7 +175,12 @@ fn serial_disk(ctx: &Ctx, sys: &mut dyn Sys, q: &mut Vec<String>) -> Result<(), 
     let disk = ctx.work.join("disk.img");
     fat_disk(sys, &disk, "e")?;
     let failed = "mcopy could not put mairbench.bin on the disk";
-    run(sys, "mcopy", &mcopy(&disk, &ctx.image, "mairbench.bin"), failed)?;
+    run(
+        sys,
+        "mcopy",
+        &mcopy(&disk, &ctx.image, "mairbench.bin"),
+        failed,
+    )?;
     q.extend(virtio_disk(&disk, "boot"));
     Ok(())
 }
@@ -146,20 +197,46 @@ fn virtio_disk(disk: &std::path::Path, id: &str) -> [String; 4] {
 /// The real-board flow: boot.scr, mairbench.bin and mairbench.txt on the FAT partition of an
 /// MBR disk; nothing preloaded, U-Boot's distro boot finds and sources boot.scr.
 fn uboot_script(c: &Config, ctx: &Ctx, sys: &mut dyn Sys, q: &mut Vec<String>) -> Result<(), Fail> {
-    let (scr, txt, disk) = (ctx.work.join("boot.scr"), ctx.work.join("mairbench.txt"), ctx.work.join("disk.img"));
+    let (scr, txt, disk) = (
+        ctx.work.join("boot.scr"),
+        ctx.work.join("mairbench.txt"),
+        ctx.work.join("disk.img"),
+    );
     let cmd = ctx.root.join("boot/boot.cmd");
-    let args = ["-A", "arm64", "-O", "linux", "-T", "script", "-C", "none", "-n", "mairbench", "-d", &arg(&cmd), &arg(&scr)]
-        .map(String::from);
+    let args = [
+        "-A",
+        "arm64",
+        "-O",
+        "linux",
+        "-T",
+        "script",
+        "-C",
+        "none",
+        "-n",
+        "mairbench",
+        "-d",
+        &arg(&cmd),
+        &arg(&scr),
+    ]
+    .map(String::from);
     run(sys, "mkimage", &args, "mkimage failed on boot/boot.cmd")?;
     sys.write(&txt, format!("bootargs={}\n", ctx.bootargs).as_bytes())
         .map_err(|e| tool_failed(format!("cannot write {}: {e}", txt.display())))?;
     fat_disk(sys, &disk, "e")?;
     let failed = "mcopy could not fill the FAT file system";
     run(sys, "mcopy", &mcopy(&disk, &scr, "boot.scr"), failed)?;
-    run(sys, "mcopy", &mcopy(&disk, &ctx.image, "mairbench.bin"), failed)?;
+    run(
+        sys,
+        "mcopy",
+        &mcopy(&disk, &ctx.image, "mairbench.bin"),
+        failed,
+    )?;
     run(sys, "mcopy", &mcopy(&disk, &txt, "mairbench.txt"), failed)?;
     let load = c.env.get("MAIRBENCH_LOAD");
-    let env = sys.read(&ctx.uboot_bin).ok().and_then(|b| disk::default_env(&b));
+    let env = sys
+        .read(&ctx.uboot_bin)
+        .ok()
+        .and_then(|b| disk::default_env(&b));
     match env.and_then(|e| disk::script_env(e, c.bootdelay, load)) {
         Some(env) => q.extend(flash_env(sys, &ctx.work, &env)?),
         None if load.is_some() => {
@@ -178,14 +255,31 @@ fn uboot_script(c: &Config, ctx: &Ctx, sys: &mut dyn Sys, q: &mut Vec<String>) -
 /// The UEFI disk: an EFI system partition with the image as \EFI\mairbench\mairbench.efi
 /// (MAIRBENCH_UEFI_IMAGE=0: left out, to see the firmware never start it) and, for EDK2's
 /// shell (`shell`), a startup.nsh that starts it with the bootargs as load options.
-fn uefi_disk(c: &Config, ctx: &Ctx, sys: &mut dyn Sys, q: &mut Vec<String>, shell: bool) -> Result<(), Fail> {
+fn uefi_disk(
+    c: &Config,
+    ctx: &Ctx,
+    sys: &mut dyn Sys,
+    q: &mut Vec<String>,
+    shell: bool,
+) -> Result<(), Fail> {
     let esp = ctx.work.join("esp.img");
     fat_disk(sys, &esp, "ef")?;
-    let dirs = ["-i", &format!("{}@@1M", esp.display()), "::EFI", "::EFI/mairbench"].map(String::from);
+    let dirs = [
+        "-i",
+        &format!("{}@@1M", esp.display()),
+        "::EFI",
+        "::EFI/mairbench",
+    ]
+    .map(String::from);
     run(sys, "mmd", &dirs, "mmd could not make \\EFI\\mairbench")?;
     if c.env.get("MAIRBENCH_UEFI_IMAGE") != Some("0") {
         let failed = "mcopy could not put the image on the EFI system partition";
-        run(sys, "mcopy", &mcopy(&esp, &ctx.image, "EFI/mairbench/mairbench.efi"), failed)?;
+        run(
+            sys,
+            "mcopy",
+            &mcopy(&esp, &ctx.image, "EFI/mairbench/mairbench.efi"),
+            failed,
+        )?;
     }
     if shell {
         let nsh = ctx.work.join("startup.nsh");
@@ -211,14 +305,21 @@ fn uefi(c: &Config, ctx: &Ctx, sys: &mut dyn Sys, q: &mut Vec<String>) -> Result
     }
     let code = ctx.target.join("edk2/QEMU_EFI-pflash.raw");
     if !sys.padded_copy(&ctx.edk2_bin, &code, 64 << 20) {
-        return Err(tool_failed(format!("could not pad {} into {}", ctx.edk2_bin.display(), code.display())));
+        return Err(tool_failed(format!(
+            "could not pad {} into {}",
+            ctx.edk2_bin.display(),
+            code.display()
+        )));
     }
     let vars = ctx.work.join("vars.fd");
     sys.set_len(&vars, 64 << 20)
         .map_err(|_| tool_failed("could not make the EDK2 variable store"))?;
     q.extend([
         "-drive".into(),
-        format!("if=pflash,unit=0,format=raw,readonly=on,file={}", code.display()),
+        format!(
+            "if=pflash,unit=0,format=raw,readonly=on,file={}",
+            code.display()
+        ),
         "-drive".into(),
         format!("if=pflash,unit=1,format=raw,file={}", vars.display()),
     ]);

@@ -118,7 +118,10 @@ const BOARDS: [(&str, &str); 4] = [
 ];
 
 fn known(list: &[&'static str], name: &str) -> &'static str {
-    list.iter().find(|n| **n == name).copied().unwrap_or(list[0])
+    list.iter()
+        .find(|n| **n == name)
+        .copied()
+        .unwrap_or(list[0])
 }
 
 impl Config {
@@ -127,12 +130,26 @@ impl Config {
     pub fn read(env: Env, bootargs: &str) -> Result<Config, String> {
         env.validate()?;
         let get = |name: &str| env.get(name).map(str::to_owned);
-        let machine = known(&crate::settings::MACHINES, env.get("MAIRBENCH_MACHINE").unwrap_or("virt"));
-        let boot_name = known(&crate::settings::BOOTS, env.get("MAIRBENCH_BOOT").unwrap_or("kernel"));
+        let machine = known(
+            &crate::settings::MACHINES,
+            env.get("MAIRBENCH_MACHINE").unwrap_or("virt"),
+        );
+        let boot_name = known(
+            &crate::settings::BOOTS,
+            env.get("MAIRBENCH_BOOT").unwrap_or("kernel"),
+        );
         let boot = Boot::from(boot_name);
         let board = machine != "virt";
-        let default_el = if board && machine != "xlnx-zcu102" { "2" } else { "1" };
-        let el: u8 = env.get("MAIRBENCH_EL").unwrap_or(default_el).parse().unwrap_or(1);
+        let default_el = if board && machine != "xlnx-zcu102" {
+            "2"
+        } else {
+            "1"
+        };
+        let el: u8 = env
+            .get("MAIRBENCH_EL")
+            .unwrap_or(default_el)
+            .parse()
+            .unwrap_or(1);
         let smp: u64 = env.get("MAIRBENCH_SMP").unwrap_or("1").parse().unwrap_or(1);
         let serial = match env.get("MAIRBENCH_SERIAL") {
             Some("pty") => Serial::Pty,
@@ -160,7 +177,11 @@ impl Config {
             kvm: env.get("MAIRBENCH_ACCEL") == Some("kvm"),
             el,
             smp,
-            gic: env.get("MAIRBENCH_GIC").unwrap_or(gic_default).parse().unwrap_or(2),
+            gic: env
+                .get("MAIRBENCH_GIC")
+                .unwrap_or(gic_default)
+                .parse()
+                .unwrap_or(2),
             mem: get("MAIRBENCH_MEM").unwrap_or_else(|| default_mem.into()),
             load: get("MAIRBENCH_LOAD").unwrap_or_else(|| "0x40400000".into()),
             limit,
@@ -170,7 +191,12 @@ impl Config {
             monitor: get("MAIRBENCH_MONITOR"),
             bootdelay,
             icount: env.get("MAIRBENCH_ICOUNT") == Some("1"),
-            gdb: gdb.then(|| env.get("MAIRBENCH_GDB_PORT").unwrap_or("1234").parse().unwrap_or(1234)),
+            gdb: gdb.then(|| {
+                env.get("MAIRBENCH_GDB_PORT")
+                    .unwrap_or("1234")
+                    .parse()
+                    .unwrap_or(1234)
+            }),
             dtb: get("MAIRBENCH_DTB").map(PathBuf::from),
             env,
         };
@@ -244,7 +270,10 @@ impl Config {
     fn machine_settings(&self) -> Result<(), String> {
         if let Some(dtb) = &self.dtb {
             if !dtb.is_file() {
-                return Err(format!("no device tree at {} (MAIRBENCH_DTB)", dtb.display()));
+                return Err(format!(
+                    "no device tree at {} (MAIRBENCH_DTB)",
+                    dtb.display()
+                ));
             }
         }
         let Some((name, has)) = BOARDS.iter().find(|(n, _)| *n == self.machine) else {
@@ -355,16 +384,29 @@ mod tests {
     #[test]
     fn defaults_are_the_tables() {
         let c = read(&[], "").unwrap();
-        assert_eq!((c.machine, c.boot, c.el, c.smp, c.gic), ("virt", Boot::Kernel, 1, 1, 2));
-        assert_eq!((c.cpu.as_str(), c.mem.as_str(), c.limit), ("cortex-a72", "256M", 60));
-        assert_eq!((c.semihosting, c.serial, c.bootdelay, c.gdb), (true, Serial::Stdio, 0, None));
+        assert_eq!(
+            (c.machine, c.boot, c.el, c.smp, c.gic),
+            ("virt", Boot::Kernel, 1, 1, 2)
+        );
+        assert_eq!(
+            (c.cpu.as_str(), c.mem.as_str(), c.limit),
+            ("cortex-a72", "256M", 60)
+        );
+        assert_eq!(
+            (c.semihosting, c.serial, c.bootdelay, c.gdb),
+            (true, Serial::Stdio, 0, None)
+        );
         let linux = read(&[("MAIRBENCH_BOOT", "linux")], "").unwrap();
         assert_eq!(linux.mem, "512M");
         let pi = read(&[("MAIRBENCH_MACHINE", "raspi4b")], "").unwrap();
         assert_eq!(pi.el, 2);
         let zcu = read(&[("MAIRBENCH_MACHINE", "xlnx-zcu102")], "").unwrap();
         assert_eq!(zcu.el, 1);
-        let pty = read(&[("MAIRBENCH_SERIAL", "pty"), ("MAIRBENCH_BOOT", "uboot")], "").unwrap();
+        let pty = read(
+            &[("MAIRBENCH_SERIAL", "pty"), ("MAIRBENCH_BOOT", "uboot")],
+            "",
+        )
+        .unwrap();
         assert_eq!(pty.bootdelay, 5);
         let gdb = read(&[("MAIRBENCH_GDB", "1")], "").unwrap();
         assert_eq!((gdb.gdb, gdb.limit), (Some(1234), 0));
@@ -372,32 +414,46 @@ mod tests {
         assert_eq!(big.gic, 3);
     }
 
+    /// Runner settings, as `(name, value)` pairs.
+    type Pairs = &'static [(&'static str, &'static str)];
+
+    /// Settings that cannot go together, the bootargs, and what the refusal says.
+    #[rustfmt::skip]
+    const REFUSED: &[(Pairs, &str, &str)] = &[
+        (&[("MAIRBENCH_GIC", "2"), ("MAIRBENCH_SMP", "9")], "", "MAIRBENCH_GIC=2 serves at most 8"),
+        (&[("MAIRBENCH_MACHINE", "raspi3b"), ("MAIRBENCH_EL", "1")], "", "raspi3b is entered at EL2"),
+        (&[("MAIRBENCH_MACHINE", "xlnx-zcu102"), ("MAIRBENCH_EL", "3")], "", "xlnx-zcu102 is entered at EL1"),
+        (&[("MAIRBENCH_MACHINE", "imx8mp-evk"), ("MAIRBENCH_SMP", "2")], "", "_CPU do not apply"),
+        (&[("MAIRBENCH_MACHINE", "raspi4b"), ("MAIRBENCH_BOOT", "uboot")], "", "boots with MAIRBENCH_BOOT=kernel only"),
+        (&[("MAIRBENCH_MACHINE", "raspi4b"), ("MAIRBENCH_SEMIHOSTING", "0")], "", "has no PSCI"),
+        (&[("MAIRBENCH_EL", "3"), ("MAIRBENCH_SEMIHOSTING", "0")], "", "at EL3 QEMU offers no PSCI"),
+        (&[("MAIRBENCH_BOOT", "uboot"), ("MAIRBENCH_EL", "3")], "", "secure=on (EL3)"),
+        (&[("MAIRBENCH_BOOT", "uboot-bootm"), ("MAIRBENCH_LOAD", "0x40400001")], "", "is not 2 MiB-aligned"),
+        (&[("MAIRBENCH_BOOT", "uboot")], "it's", "cannot contain a single quote"),
+        (&[("MAIRBENCH_BOOT", "uboot-script")], "a\nb", "cannot contain a newline"),
+        (&[("MAIRBENCH_BOOT", "uefi"), ("MAIRBENCH_EL", "3")], "", "EDK2 for QEMU virt does not run"),
+        (&[("MAIRBENCH_BOOT", "uefi-dt"), ("MAIRBENCH_MACHINE", "raspi4b")], "", "boots with MAIRBENCH_BOOT=kernel only"),
+        (&[("MAIRBENCH_BOOT", "linux"), ("MAIRBENCH_EL", "3")], "", "Linux boots at EL1 or EL2"),
+        (&[("MAIRBENCH_BOOT", "linux"), ("MAIRBENCH_SERIAL", "none")], "", "does not apply to MAIRBENCH_BOOT=linux"),
+        (&[("MAIRBENCH_BOOT", "linux"), ("MAIRBENCH_IVSHMEM", "24M")], "", "MAIRBENCH_IVSHMEM must be a power of two"),
+        (&[("MAIRBENCH_SERIAL", "pty")], "", "MAIRBENCH_SERIAL=pty applies to the U-Boot paths"),
+        (&[("MAIRBENCH_SERIAL", "none"), ("MAIRBENCH_MACHINE", "raspi3b")], "", "MAIRBENCH_SERIAL=none applies to MAIRBENCH_MACHINE=virt only"),
+        (&[("MAIRBENCH_BOOTDELAY", "3")], "", "MAIRBENCH_BOOTDELAY applies to the U-Boot paths"),
+        (&[("MAIRBENCH_DISPLAY", "ramfb"), ("MAIRBENCH_MACHINE", "raspi3b")], "", "applies to MAIRBENCH_MACHINE=virt only"),
+        (&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_MACHINE", "raspi3b")], "", "MAIRBENCH_ACCEL=kvm runs the virt machine only"),
+        (&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_EL", "2")], "", "MAIRBENCH_ACCEL=kvm enters at EL1 only"),
+        (&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_CPU", "max")], "", "runs the host's CPU (-cpu host)"),
+        (&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_ICOUNT", "1")], "", "needs TCG"),
+        (&[("MAIRBENCH_DTB", "/nonexistent.dtb")], "", "no device tree at /nonexistent.dtb"),
+    ];
+
     #[test]
     fn settings_that_cannot_go_together_are_refused_naming_them() {
-        for (pairs, bootargs, says) in [
-            (&[("MAIRBENCH_GIC", "2"), ("MAIRBENCH_SMP", "9")][..], "", "MAIRBENCH_GIC=2 serves at most 8"),
-            (&[("MAIRBENCH_MACHINE", "raspi3b"), ("MAIRBENCH_EL", "1")], "", "raspi3b is entered at EL2"),
-            (&[("MAIRBENCH_MACHINE", "xlnx-zcu102"), ("MAIRBENCH_EL", "3")], "", "xlnx-zcu102 is entered at EL1"),
-            (&[("MAIRBENCH_MACHINE", "imx8mp-evk"), ("MAIRBENCH_SMP", "2")], "", "_CPU do not apply"),
-            (&[("MAIRBENCH_MACHINE", "raspi4b"), ("MAIRBENCH_BOOT", "uboot")], "", "boots with MAIRBENCH_BOOT=kernel only"),
-            (&[("MAIRBENCH_MACHINE", "raspi4b"), ("MAIRBENCH_SEMIHOSTING", "0")], "", "has no PSCI"),
-            (&[("MAIRBENCH_EL", "3"), ("MAIRBENCH_SEMIHOSTING", "0")], "", "at EL3 QEMU offers no PSCI"),
-            (&[("MAIRBENCH_BOOT", "uboot"), ("MAIRBENCH_EL", "3")], "", "secure=on (EL3)"),
-            (&[("MAIRBENCH_BOOT", "uboot-bootm"), ("MAIRBENCH_LOAD", "0x40400001")], "", "is not 2 MiB-aligned"),
-            (&[("MAIRBENCH_BOOT", "uboot")], "it's", "cannot contain a single quote"),
-            (&[("MAIRBENCH_BOOT", "uboot-script")], "a\nb", "cannot contain a newline"),
-            (&[("MAIRBENCH_BOOT", "uefi"), ("MAIRBENCH_EL", "3")], "", "EDK2 for QEMU virt does not run"),
-            (&[("MAIRBENCH_BOOT", "linux"), ("MAIRBENCH_EL", "3")], "", "Linux boots at EL1 or EL2"),
-            (&[("MAIRBENCH_BOOT", "linux"), ("MAIRBENCH_SERIAL", "none")], "", "does not apply to MAIRBENCH_BOOT=linux"),
-            (&[("MAIRBENCH_SERIAL", "pty")], "", "MAIRBENCH_SERIAL=pty applies to the U-Boot paths"),
-            (&[("MAIRBENCH_BOOTDELAY", "3")], "", "MAIRBENCH_BOOTDELAY applies to the U-Boot paths"),
-            (&[("MAIRBENCH_DISPLAY", "ramfb"), ("MAIRBENCH_MACHINE", "raspi3b")], "", "applies to MAIRBENCH_MACHINE=virt only"),
-            (&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_EL", "2")], "", "MAIRBENCH_ACCEL=kvm enters at EL1 only"),
-            (&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_ICOUNT", "1")], "", "needs TCG"),
-            (&[("MAIRBENCH_DTB", "/nonexistent.dtb")], "", "no device tree at /nonexistent.dtb"),
-        ] {
+        for (pairs, bootargs, says) in REFUSED {
             let err = read(pairs, bootargs).unwrap_err();
             assert!(err.contains(says), "{pairs:?}: {err}");
         }
+        // KVM with the host's CPU named is what KVM runs.
+        assert!(read(&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_CPU", "host")], "").is_ok());
     }
 }

@@ -43,10 +43,16 @@ fn wait(child: Child, limit: u64) -> Ended {
         let _ = tx.send(child.wait().map(status_of).unwrap_or(-1));
     });
     if limit == 0 {
-        return Ended { status: rx.recv().unwrap_or(-1), timed_out: false };
+        return Ended {
+            status: rx.recv().unwrap_or(-1),
+            timed_out: false,
+        };
     }
     if let Ok(status) = rx.recv_timeout(Duration::from_secs(limit)) {
-        return Ended { status, timed_out: false };
+        return Ended {
+            status,
+            timed_out: false,
+        };
     }
     // SAFETY: kill(2) on the pid of a child not yet waited for (the waiter holds it).
     unsafe { libc::kill(pid, libc::SIGTERM) };
@@ -55,7 +61,10 @@ fn wait(child: Child, limit: u64) -> Ended {
         unsafe { libc::kill(pid, libc::SIGKILL) };
         rx.recv().unwrap_or(-1)
     });
-    Ended { status, timed_out: true }
+    Ended {
+        status,
+        timed_out: true,
+    }
 }
 
 /// Copies `from` to `log` and to stdout as it comes; without `records`, stdout gets the lines
@@ -147,7 +156,10 @@ pub fn run_pty(q: &[String], limit: u64, console: &Console, work: &Path) -> io::
     let left = limit.saturating_sub(started.elapsed().as_secs()).max(1);
     let ended = wait(child, if limit == 0 { 0 } else { left });
     let said = std::fs::read_to_string(&out_path).unwrap_or_default();
-    for line in said.lines().filter(|l| !l.starts_with("char device redirected to ")) {
+    for line in said
+        .lines()
+        .filter(|l| !l.starts_with("char device redirected to "))
+    {
         eprintln!("{line}");
     }
     let log = std::fs::read(&console.log).unwrap_or_default();

@@ -27,8 +27,12 @@ pub fn flash_env(sys: &mut dyn Sys, dir: &Path, text: &str) -> Result<Vec<String
         .map_err(|e| tool_failed(format!("cannot write {}: {e}", txt.display())))?;
     let args = ["-s", "0x40000", "-o", &arg(&bin), &arg(&txt)].map(String::from);
     run(sys, "mkenvimage", &args, "mkenvimage failed")?;
-    sys.set_len(&bin, 64 << 20)
-        .map_err(|e| tool_failed(format!("mkenvimage failed: cannot pad {}: {e}", bin.display())))?;
+    sys.set_len(&bin, 64 << 20).map_err(|e| {
+        tool_failed(format!(
+            "mkenvimage failed: cannot pad {}: {e}",
+            bin.display()
+        ))
+    })?;
     Ok(vec![
         "-drive".into(),
         format!("if=pflash,unit=1,format=raw,file={}", bin.display()),
@@ -41,23 +45,54 @@ pub fn fat_disk(sys: &mut dyn Sys, path: &Path, kind: &str) -> Result<(), Fail> 
     let sfdisk = sys
         .which("sfdisk")
         .ok_or_else(|| tool_failed("sfdisk missing (package fdisk)"))?;
-    if ["mformat", "mcopy", "mmd"].iter().any(|t| sys.which(t).is_none()) {
+    if ["mformat", "mcopy", "mmd"]
+        .iter()
+        .any(|t| sys.which(t).is_none())
+    {
         return Err(tool_failed("mformat/mcopy/mmd missing (package mtools)"));
     }
     let failed = || tool_failed(format!("sfdisk could not partition {}", path.display()));
     sys.set_len(path, 17 << 20).map_err(|_| failed())?;
     let table = format!("start=2048, size=32768, type={kind}, bootable\n");
-    if !sys.tool(&arg(&sfdisk), &["-q".into(), arg(path)], Some(table.as_bytes())) {
+    if !sys.tool(
+        &arg(&sfdisk),
+        &["-q".into(), arg(path)],
+        Some(table.as_bytes()),
+    ) {
         return Err(failed());
     }
-    let args = ["-i", &format!("{}@@1M", path.display()), "-T", "32768", "-h", "64", "-s", "32", "-H", "2048", "-v", "MAIRBENCH", "::"]
-        .map(String::from);
-    run(sys, "mformat", &args, "mformat could not make the FAT file system")
+    let args = [
+        "-i",
+        &format!("{}@@1M", path.display()),
+        "-T",
+        "32768",
+        "-h",
+        "64",
+        "-s",
+        "32",
+        "-H",
+        "2048",
+        "-v",
+        "MAIRBENCH",
+        "::",
+    ]
+    .map(String::from);
+    run(
+        sys,
+        "mformat",
+        &args,
+        "mformat could not make the FAT file system",
+    )
 }
 
 /// `mcopy -i DISK@@1M FROM ::TO`.
 pub fn mcopy(disk: &Path, from: &Path, to: &str) -> Vec<String> {
-    vec!["-i".into(), format!("{}@@1M", disk.display()), arg(from), format!("::{to}")]
+    vec![
+        "-i".into(),
+        format!("{}@@1M", disk.display()),
+        arg(from),
+        format!("::{to}"),
+    ]
 }
 
 /// U-Boot's own default environment, one `name=value` a line: the NUL-separated block of
@@ -66,9 +101,12 @@ pub fn mcopy(disk: &Path, from: &Path, to: &str) -> Vec<String> {
 pub fn default_env(uboot: &[u8]) -> Option<Vec<String>> {
     let text: String = String::from_utf8_lossy(uboot).replace('\0', "\n");
     let is_var = |l: &&str| {
-        let Some((name, _)) = l.split_once('=') else { return false };
+        let Some((name, _)) = l.split_once('=') else {
+            return false;
+        };
         let mut c = name.chars();
-        c.next().is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+        c.next()
+            .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
             && c.all(|x| x.is_ascii_alphanumeric() || x == '_' || x == '.')
     };
     let has = |lines: &[&str], name: &str| lines.iter().any(|l| l.starts_with(&format!("{name}=")));
@@ -98,7 +136,10 @@ pub fn set(env: &mut Vec<String>, name: &str, value: &str) {
 /// `kernel_addr_r` the load address when `load` is given.
 pub fn script_env(mut env: Vec<String>, delay: u64, load: Option<&str>) -> Option<String> {
     set(&mut env, "bootdelay", &delay.to_string());
-    let bootcmd = env.iter().find_map(|l| l.strip_prefix("bootcmd="))?.to_owned();
+    let bootcmd = env
+        .iter()
+        .find_map(|l| l.strip_prefix("bootcmd="))?
+        .to_owned();
     if !bootcmd.starts_with("run distro_bootcmd") {
         return None;
     }
@@ -146,8 +187,14 @@ mod tests {
             ]
         );
         assert_eq!(sys.lens[Path::new("/w/env.bin")], 64 << 20);
-        let mut sys = Fake { missing: vec!["mmd"], ..Fake::default() };
+        let mut sys = Fake {
+            missing: vec!["mmd"],
+            ..Fake::default()
+        };
         let e = fat_disk(&mut sys, Path::new("/w/d"), "e").unwrap_err();
-        assert_eq!((e.status, e.message.as_str()), (3, "mformat/mcopy/mmd missing (package mtools)"));
+        assert_eq!(
+            (e.status, e.message.as_str()),
+            (3, "mformat/mcopy/mmd missing (package mtools)")
+        );
     }
 }

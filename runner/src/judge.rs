@@ -3,9 +3,9 @@
 //! the host tool's record reader ([`mairbench_host::read::log::record`]) and explains a run
 //! that did not pass with the lead of `cargo host report` ([`why::lead`]).
 
+use mairbench_core::record::PREFIX;
 use mairbench_host::analyse::why;
 use mairbench_host::read::log::{parse, record};
-use mairbench_core::record::PREFIX;
 use std::path::Path;
 
 /// What the last end record of a log says.
@@ -100,8 +100,15 @@ mod tests {
         let log = b"@mb {\"kind\":\"start\",\"schema\":1}\n!! panic: panicked at src/main.rs:7:5:\noops\n\
             @mb {\"kind\":\"panic\",\"message\":\"oops\",\"file\":\"src/main.rs\",\"line\":7}\n\
             @mb {\"kind\":\"end\",\"status\":\"fail\",\"reason\":\"panic\"}\n";
-        assert_eq!(explain(log), "why the run failed:\n  line 4: panic at src/main.rs:7: oops\n");
+        assert_eq!(
+            explain(log),
+            "why the run failed:\n  line 4: panic at src/main.rs:7: oops\n"
+        );
         let silent = b"@mb {\"kind\":\"start\",\"schema\":1}\nselftest: hanging\r\n\n";
-        assert!(explain(silent).contains("last line before silence: line 2: selftest: hanging\n"), "{}", explain(silent));
+        assert!(
+            explain(silent).contains("last line before silence: line 2: selftest: hanging\n"),
+            "{}",
+            explain(silent)
+        );
     }
 }

@@ -51,7 +51,11 @@ pub fn main(args: &[String]) -> i32 {
         Some((cmd, rest)) if cmd == "judge" => {
             let status = match rest {
                 [_] => Some(None),
-                [_, s] => s.parse::<i32>().ok().filter(|_| s.bytes().all(|b| b.is_ascii_digit())).map(Some),
+                [_, s] => s
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|_| s.bytes().all(|b| b.is_ascii_digit()))
+                    .map(Some),
                 _ => None,
             };
             match status {

@@ -30,11 +30,18 @@ pub fn kernel_args(mem: &str) -> (String, bool) {
     let mib = mem
         .strip_suffix('M')
         .and_then(|m| m.parse::<u64>().ok())
-        .or_else(|| mem.strip_suffix('G').and_then(|g| g.parse::<u64>().ok()).map(|g| g * 1024));
+        .or_else(|| {
+            mem.strip_suffix('G')
+                .and_then(|g| g.parse::<u64>().ok())
+                .map(|g| g * 1024)
+        });
     match mib.filter(|m| *m >= 256) {
         Some(mib) => {
             let at = 0x4000_0000 + (mib - 64) * 1_048_576;
-            args.push_str(&format!(" mem={}M mairbench.devmem-ram={at:#x}+64M", mib - 64));
+            args.push_str(&format!(
+                " mem={}M mairbench.devmem-ram={at:#x}+64M",
+                mib - 64
+            ));
             (args, true)
         }
         None => (args, false),
@@ -50,7 +57,9 @@ pub fn settings(c: &Config, elf: &Path, root: &Path) -> Result<Linux, Fail> {
         None => std::env::var_os("XDG_CACHE_HOME")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache"))
+            .unwrap_or_else(|| {
+                PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache")
+            })
             .join("mairbench/linux"),
     };
     let beside = elf.parent().unwrap_or(Path::new("."));
@@ -67,10 +76,15 @@ pub fn settings(c: &Config, elf: &Path, root: &Path) -> Result<Linux, Fail> {
                     .status()
                     .is_ok_and(|s| s.success());
                 if !ok {
-                    return Err(tool_failed("cargo build --release -p mairbench-linux failed"));
+                    return Err(tool_failed(
+                        "cargo build --release -p mairbench-linux failed",
+                    ));
                 }
             }
-            let name = elf.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = elf
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             if name.starts_with("mairbench-linux") {
                 Some(elf.to_owned())
             } else if beside.join("mairbench-linux").is_file() {
@@ -90,7 +104,9 @@ pub fn settings(c: &Config, elf: &Path, root: &Path) -> Result<Linux, Fail> {
 fn same_dir(a: &Path, b: &Path) -> bool {
     let absolute = |p: &Path| std::path::absolute(p).ok();
     absolute(a).is_some() && absolute(a) == absolute(b)
-        || a.canonicalize().ok().is_some_and(|a| Some(a) == b.canonicalize().ok())
+        || a.canonicalize()
+            .ok()
+            .is_some_and(|a| Some(a) == b.canonicalize().ok())
 }
 
 /// One file of the initramfs.
@@ -108,7 +124,11 @@ pub enum Entry {
 pub fn initramfs(files: &BTreeMap<String, Entry>) -> std::io::Result<Vec<u8>> {
     use cpio::newc::Builder;
     let mut out = Vec::new();
-    let console = Builder::new("dev/console").ino(1).mode(0o020600).rdev_major(5).rdev_minor(1);
+    let console = Builder::new("dev/console")
+        .ino(1)
+        .mode(0o020600)
+        .rdev_major(5)
+        .rdev_minor(1);
     out = console.write(out, 0).finish()?;
     for (ino, (name, entry)) in (2..).zip(files) {
         let (mode, bytes): (u32, &[u8]) = match entry {
@@ -116,7 +136,10 @@ pub fn initramfs(files: &BTreeMap<String, Entry>) -> std::io::Result<Vec<u8>> {
             Entry::File(bytes, true) => (0o100755, bytes),
             Entry::File(bytes, false) => (0o100644, bytes),
         };
-        let mut w = Builder::new(name).ino(ino).mode(mode).write(out, bytes.len() as u32);
+        let mut w = Builder::new(name)
+            .ino(ino)
+            .mode(mode)
+            .write(out, bytes.len() as u32);
         w.write_all(bytes)?;
         out = w.finish()?;
     }
@@ -125,14 +148,24 @@ pub fn initramfs(files: &BTreeMap<String, Entry>) -> std::io::Result<Vec<u8>> {
 
 /// The initramfs's files: busybox, /init, the twin with its arguments (`args`, one a line)
 /// and the vgem modules (unless MAIRBENCH_LINUX_MODULES=none).
-fn files(c: &Config, l: &Linux, sys: &mut dyn Sys, args: &[String]) -> Result<BTreeMap<String, Entry>, Fail> {
+fn files(
+    c: &Config,
+    l: &Linux,
+    sys: &mut dyn Sys,
+    args: &[String],
+) -> Result<BTreeMap<String, Entry>, Fail> {
     let mut files = BTreeMap::new();
-    for d in ["bin", "sbin", "usr", "usr/bin", "usr/sbin", "dev", "proc", "sys", "tmp"] {
+    for d in [
+        "bin", "sbin", "usr", "usr/bin", "usr/sbin", "dev", "proc", "sys", "tmp",
+    ] {
         files.insert(d.to_owned(), Entry::Dir);
     }
     let mut file = |sys: &mut dyn Sys, from: &Path, to: &str, exec: bool| -> Result<(), Fail> {
         let bytes = sys.read(from).map_err(|e| {
-            tool_failed(format!("could not copy {} into the initramfs: {e}", from.display()))
+            tool_failed(format!(
+                "could not copy {} into the initramfs: {e}",
+                from.display()
+            ))
         })?;
         files.insert(to.to_owned(), Entry::File(bytes, exec));
         Ok(())
@@ -145,17 +178,33 @@ fn files(c: &Config, l: &Linux, sys: &mut dyn Sys, args: &[String]) -> Result<BT
         let order = sys.read(&l.dir.join("modules/order")).ok().filter(|o| !o.is_empty()).ok_or_else(|| {
             tool_failed(format!("no {} (qemu/deps linux keeps the vgem modules; MAIRBENCH_LINUX_MODULES=none boots without)", l.dir.join("modules/order").display()))
         })?;
-        for m in String::from_utf8_lossy(&order).lines().filter(|m| !m.is_empty()) {
-            file(sys, &l.dir.join("modules").join(m), &format!("lib/modules/mairbench/{m}"), false)?;
+        for m in String::from_utf8_lossy(&order)
+            .lines()
+            .filter(|m| !m.is_empty())
+        {
+            file(
+                sys,
+                &l.dir.join("modules").join(m),
+                &format!("lib/modules/mairbench/{m}"),
+                false,
+            )?;
         }
-        file(sys, &l.dir.join("modules/order"), "lib/modules/mairbench/order", false)?;
+        file(
+            sys,
+            &l.dir.join("modules/order"),
+            "lib/modules/mairbench/order",
+            false,
+        )?;
         for d in ["lib", "lib/modules", "lib/modules/mairbench"] {
             files.insert(d.to_owned(), Entry::Dir);
         }
     }
     if l.twin.is_some() {
         let text: String = args.iter().map(|a| format!("{a}\n")).collect();
-        files.insert("mairbench.args".into(), Entry::File(text.into_bytes(), false));
+        files.insert(
+            "mairbench.args".into(),
+            Entry::File(text.into_bytes(), false),
+        );
     }
     files.insert("init".into(), Entry::File(INIT.as_bytes().to_owned(), true));
     Ok(files)
@@ -163,10 +212,20 @@ fn files(c: &Config, l: &Linux, sys: &mut dyn Sys, args: &[String]) -> Result<BT
 
 /// Adds the Linux boot to `q`: the kernel, the initramfs (written into `work`) whose twin gets
 /// `args`, RAM hidden from Linux, the ivshmem device and MAIRBENCH_LINUX_DEVICES.
-pub fn boot(c: &Config, l: &Linux, work: &Path, sys: &mut dyn Sys, args: &[String], q: &mut Vec<String>) -> Result<(), Fail> {
+pub fn boot(
+    c: &Config,
+    l: &Linux,
+    work: &Path,
+    sys: &mut dyn Sys,
+    args: &[String],
+    q: &mut Vec<String>,
+) -> Result<(), Fail> {
     for f in ["vmlinuz", "busybox"] {
         if sys.len(&l.dir.join(f)).unwrap_or(0) == 0 {
-            return Err(tool_failed(format!("no {} (qemu/deps linux did not fetch Debian's arm64 kernel and busybox-static)", l.dir.join(f).display())));
+            return Err(tool_failed(format!(
+                "no {} (qemu/deps linux did not fetch Debian's arm64 kernel and busybox-static)",
+                l.dir.join(f).display()
+            )));
         }
     }
     let cpio = work.join("initramfs.cpio");
@@ -177,12 +236,24 @@ pub fn boot(c: &Config, l: &Linux, work: &Path, sys: &mut dyn Sys, args: &[Strin
     let (append, _) = kernel_args(&c.mem);
     let shm = c.env.get("MAIRBENCH_IVSHMEM").unwrap_or("16M");
     q.extend([
-        "-kernel".into(), arg(&l.dir.join("vmlinuz")), "-initrd".into(), arg(&cpio),
-        "-append".into(), append, "-no-reboot".into(),
-        "-object".into(), format!("memory-backend-ram,id=mairbench-shm,size={shm}"),
-        "-device".into(), "ivshmem-plain,memdev=mairbench-shm".into(),
+        "-kernel".into(),
+        arg(&l.dir.join("vmlinuz")),
+        "-initrd".into(),
+        arg(&cpio),
+        "-append".into(),
+        append,
+        "-no-reboot".into(),
+        "-object".into(),
+        format!("memory-backend-ram,id=mairbench-shm,size={shm}"),
+        "-device".into(),
+        "ivshmem-plain,memdev=mairbench-shm".into(),
     ]);
-    for d in c.env.get("MAIRBENCH_LINUX_DEVICES").unwrap_or("").split_whitespace() {
+    for d in c
+        .env
+        .get("MAIRBENCH_LINUX_DEVICES")
+        .unwrap_or("")
+        .split_whitespace()
+    {
         q.extend(["-device".into(), d.to_owned()]);
     }
     Ok(())
@@ -200,21 +271,43 @@ mod tests {
             kernel_args("512M"),
             ("console=ttyAMA0 quiet panic=-1 rdinit=/init mem=448M mairbench.devmem-ram=0x5c000000+64M".into(), true)
         );
-        assert!(kernel_args("1G").0.ends_with(" mem=960M mairbench.devmem-ram=0x7c000000+64M"));
-        assert_eq!(kernel_args("128M").1, false);
+        assert!(kernel_args("1G")
+            .0
+            .ends_with(" mem=960M mairbench.devmem-ram=0x7c000000+64M"));
+        assert!(!kernel_args("128M").1);
     }
 
     #[test]
     fn the_initramfs_holds_the_twin_its_arguments_and_the_modules() {
         let mut sys = Fake::default();
         let dir = PathBuf::from("/l");
-        for (f, b) in [("vmlinuz", &b"k"[..]), ("busybox", b"bb"), ("modules/order", b"a.ko.xz\nb.ko.xz\n"), ("modules/a.ko.xz", b"A"), ("modules/b.ko.xz", b"B"), ("/t/twin", b"T")] {
+        for (f, b) in [
+            ("vmlinuz", &b"k"[..]),
+            ("busybox", b"bb"),
+            ("modules/order", b"a.ko.xz\nb.ko.xz\n"),
+            ("modules/a.ko.xz", b"A"),
+            ("modules/b.ko.xz", b"B"),
+            ("/t/twin", b"T"),
+        ] {
             sys.files.insert(dir.join(f), b.to_vec());
         }
-        let c = Config::read(Env::from_pairs([("MAIRBENCH_BOOT", "linux"), ("MAIRBENCH_LINUX_DEVICES", "bochs-display,romfile= x")]), "").unwrap();
-        let l = Linux { twin: Some("/t/twin".into()), dir };
+        let c = Config::read(
+            Env::from_pairs([
+                ("MAIRBENCH_BOOT", "linux"),
+                ("MAIRBENCH_LINUX_DEVICES", "bochs-display,romfile= x"),
+            ]),
+            "",
+        )
+        .unwrap();
+        let l = Linux {
+            twin: Some("/t/twin".into()),
+            dir,
+        };
         let mut q = vec![];
-        let args = ["mairbench.quick".to_owned(), "mairbench.host=qemu-10.0.2".to_owned()];
+        let args = [
+            "mairbench.quick".to_owned(),
+            "mairbench.host=qemu-10.0.2".to_owned(),
+        ];
         boot(&c, &l, Path::new("/w"), &mut sys, &args, &mut q).unwrap();
         assert_eq!(q.join(" "), "-kernel /l/vmlinuz -initrd /w/initramfs.cpio -append console=ttyAMA0 quiet panic=-1 rdinit=/init mem=448M mairbench.devmem-ram=0x5c000000+64M -no-reboot -object memory-backend-ram,id=mairbench-shm,size=16M -device ivshmem-plain,memdev=mairbench-shm -device bochs-display,romfile= -device x");
         let archive = sys.files[Path::new("/w/initramfs.cpio")].clone();
@@ -227,7 +320,12 @@ mod tests {
                 break;
             }
             let name = e.name().to_owned();
-            seen.push(format!("{name} {:o} {}:{}", e.mode(), e.rdev_major(), e.rdev_minor()));
+            seen.push(format!(
+                "{name} {:o} {}:{}",
+                e.mode(),
+                e.rdev_major(),
+                e.rdev_minor()
+            ));
             let mut data = Vec::new();
             std::io::Read::read_to_end(&mut r, &mut data).unwrap();
             if name == "mairbench.args" {
@@ -236,13 +334,50 @@ mod tests {
             rest = r.finish().unwrap();
         }
         assert_eq!(seen[0], "dev/console 20600 5:1");
-        for want in ["bin/busybox 100755 0:0", "init 100755 0:0", "mairbench-linux 100755 0:0", "lib/modules/mairbench/b.ko.xz 100644 0:0", "lib/modules/mairbench/order 100644 0:0", "usr/sbin 40755 0:0"] {
+        for want in [
+            "bin/busybox 100755 0:0",
+            "init 100755 0:0",
+            "mairbench-linux 100755 0:0",
+            "lib/modules/mairbench/b.ko.xz 100644 0:0",
+            "lib/modules/mairbench/order 100644 0:0",
+            "usr/sbin 40755 0:0",
+        ] {
             assert!(seen.iter().any(|s| s == want), "{want}: {seen:?}");
         }
-        let none = Config::read(Env::from_pairs([("MAIRBENCH_BOOT", "linux"), ("MAIRBENCH_LINUX_MODULES", "none")]), "").unwrap();
-        let l = Linux { twin: None, dir: "/l".into() };
+    }
+
+    #[test]
+    fn what_the_linux_boot_needs_is_named_when_missing() {
+        let mut sys = Fake::default();
+        for f in ["vmlinuz", "busybox"] {
+            sys.files.insert(Path::new("/l").join(f), b"x".to_vec());
+        }
+        let (mut q, linux) = (vec![], [("MAIRBENCH_BOOT", "linux")]);
+        let c = Config::read(Env::from_pairs(linux), "").unwrap();
+        let none = Config::read(
+            Env::from_pairs([
+                ("MAIRBENCH_BOOT", "linux"),
+                ("MAIRBENCH_LINUX_MODULES", "none"),
+            ]),
+            "",
+        )
+        .unwrap();
+        let l = Linux {
+            twin: None,
+            dir: "/l".into(),
+        };
         boot(&none, &l, Path::new("/w"), &mut sys, &[], &mut q).unwrap();
-        let e = boot(&c, &Linux { twin: None, dir: "/none".into() }, Path::new("/w"), &mut sys, &[], &mut q).unwrap_err();
+        let e = boot(&c, &l, Path::new("/w"), &mut sys, &[], &mut q).unwrap_err();
+        assert!(
+            e.message
+                .contains("no /l/modules/order (qemu/deps linux keeps"),
+            "{e:?}"
+        );
+        let gone = Linux {
+            twin: None,
+            dir: "/none".into(),
+        };
+        let e = boot(&c, &gone, Path::new("/w"), &mut sys, &[], &mut q).unwrap_err();
         assert_eq!(e.status, 3);
         assert!(e.message.contains("no /none/vmlinuz"), "{e:?}");
     }

@@ -20,23 +20,63 @@ pub fn machine(c: &Config, board_dtb: Option<&Path>) -> Vec<String> {
         // serial0 is the PL011, serial1 the mini-UART that the Pi's device tree names as
         // console (stdout-path serial1); QEMU starts both Pis at EL2.
         "raspi3b" | "raspi4b" => words(&[
-            QEMU, "-machine", c.machine, "-nographic", "-monitor", "none", "-serial", "null",
-            "-serial", "stdio", "-dtb", &dtb,
+            QEMU,
+            "-machine",
+            c.machine,
+            "-nographic",
+            "-monitor",
+            "none",
+            "-serial",
+            "null",
+            "-serial",
+            "stdio",
+            "-dtb",
+            &dtb,
         ]),
         // serial<i> is UART<i+1>; the EVK's stdout-path is UART2 (serial@30890000). Four
         // Cortex-A53, RAM at 0x40000000, entered non-secure at EL2, PSCI over SMC.
         "imx8mp-evk" => words(&[
-            QEMU, "-machine", "imx8mp-evk", "-smp", "4", "-m", "6G", "-nographic", "-monitor",
-            "none", "-serial", "null", "-serial", "stdio", "-dtb", &dtb,
+            QEMU,
+            "-machine",
+            "imx8mp-evk",
+            "-smp",
+            "4",
+            "-m",
+            "6G",
+            "-nographic",
+            "-monitor",
+            "none",
+            "-serial",
+            "null",
+            "-serial",
+            "stdio",
+            "-dtb",
+            &dtb,
         ]),
         // serial0 is UART0, the ZCU102's stdout-path; no sound (DisplayPort audio). 2 GiB, not
         // the board's 4: QEMU puts RAM beyond 2 GiB at 0x800000000 but writes /memory as one
         // range from 0, which would name the hole at 0x80000000 as RAM.
         "xlnx-zcu102" => {
-            let m = if c.el == 2 { "xlnx-zcu102,virtualization=on" } else { "xlnx-zcu102" };
+            let m = if c.el == 2 {
+                "xlnx-zcu102,virtualization=on"
+            } else {
+                "xlnx-zcu102"
+            };
             words(&[
-                QEMU, "-machine", m, "-m", "2G", "-nographic", "-monitor", "none", "-audio",
-                "none", "-serial", "stdio", "-dtb", &dtb,
+                QEMU,
+                "-machine",
+                m,
+                "-m",
+                "2G",
+                "-nographic",
+                "-monitor",
+                "none",
+                "-audio",
+                "none",
+                "-serial",
+                "stdio",
+                "-dtb",
+                &dtb,
             ])
         }
         _ => virt(c),
@@ -68,8 +108,20 @@ fn virt(c: &Config) -> Vec<String> {
     }
     let (smp, mem) = (c.smp.to_string(), c.mem.clone());
     let mut q = words(&[
-        QEMU, "-machine", &m, "-cpu", &c.cpu, "-smp", &smp, "-m", &mem, "-nographic",
-        "-monitor", "none", "-net", "none",
+        QEMU,
+        "-machine",
+        &m,
+        "-cpu",
+        &c.cpu,
+        "-smp",
+        &smp,
+        "-m",
+        &mem,
+        "-nographic",
+        "-monitor",
+        "none",
+        "-net",
+        "none",
     ]);
     if c.serial == Serial::None {
         q.extend(words(&["-serial", "none"]));
@@ -90,7 +142,10 @@ pub fn semihosting(c: &Config, by_semihosting: bool, bootargs: &str) -> Vec<Stri
         (false, _) => vec![],
         (true, true) => words(&[
             "-semihosting-config",
-            &format!("enable=on,target=native,arg=mairbench,arg={}", bootargs.replace(',', ",,")),
+            &format!(
+                "enable=on,target=native,arg=mairbench,arg={}",
+                bootargs.replace(',', ",,")
+            ),
         ]),
         (true, false) => words(&["-semihosting"]),
     }
@@ -102,7 +157,12 @@ pub fn semihosting(c: &Config, by_semihosting: bool, bootargs: &str) -> Vec<Stri
 pub fn finish(c: &Config, q: &mut Vec<String>, log: &Path) {
     if c.serial == Serial::Pty {
         let log = log.display().to_string().replace(',', ",,");
-        q.extend(words(&["-chardev", &format!("pty,id=con,logfile={log}"), "-serial", "chardev:con"]));
+        q.extend(words(&[
+            "-chardev",
+            &format!("pty,id=con,logfile={log}"),
+            "-serial",
+            "chardev:con",
+        ]));
     }
     if let Some(monitor) = &c.monitor {
         if let Some(at) = q.iter().position(|a| a == "-monitor") {
@@ -137,10 +197,15 @@ mod tests {
         );
         assert!(line(&[("MAIRBENCH_EL", "2")]).contains("-machine virt,virtualization=on -cpu"));
         assert!(line(&[("MAIRBENCH_EL", "3")]).contains("-machine virt,secure=on -cpu"));
-        assert!(line(&[("MAIRBENCH_SMP", "16")]).contains("-machine virt,gic-version=3 -cpu cortex-a72 -smp 16"));
-        assert!(line(&[("MAIRBENCH_SMP", "4"), ("MAIRBENCH_GIC", "3")]).contains("virt,gic-version=3 "));
-        assert!(line(&[("MAIRBENCH_EL", "2"), ("MAIRBENCH_GIC", "3")]).contains("virt,virtualization=on,gic-version=3 "));
-        assert!(line(&[("MAIRBENCH_CPU", "max"), ("MAIRBENCH_MEM", "1G")]).contains("-cpu max -smp 1 -m 1G "));
+        assert!(line(&[("MAIRBENCH_SMP", "16")])
+            .contains("-machine virt,gic-version=3 -cpu cortex-a72 -smp 16"));
+        assert!(
+            line(&[("MAIRBENCH_SMP", "4"), ("MAIRBENCH_GIC", "3")]).contains("virt,gic-version=3 ")
+        );
+        assert!(line(&[("MAIRBENCH_EL", "2"), ("MAIRBENCH_GIC", "3")])
+            .contains("virt,virtualization=on,gic-version=3 "));
+        assert!(line(&[("MAIRBENCH_CPU", "max"), ("MAIRBENCH_MEM", "1G")])
+            .contains("-cpu max -smp 1 -m 1G "));
     }
 
     #[test]
@@ -149,25 +214,40 @@ mod tests {
         assert!(line(&[("MAIRBENCH_DISPLAY", "ramfb")]).ends_with(" -device ramfb"));
         assert!(line(&[("MAIRBENCH_ICOUNT", "1")]).ends_with(" -icount shift=0,sleep=off"));
         let kvm = line(&[("MAIRBENCH_ACCEL", "kvm")]);
-        assert!(kvm.contains(" -cpu host ") && kvm.ends_with(" -accel kvm"), "{kvm}");
+        assert!(
+            kvm.contains(" -cpu host ") && kvm.ends_with(" -accel kvm"),
+            "{kvm}"
+        );
         let dtb = std::env::temp_dir().join(format!("mairbench-runner-dtb-{}", std::process::id()));
         std::fs::write(&dtb, b"").unwrap();
         let own = line(&[("MAIRBENCH_DTB", dtb.to_str().unwrap())]);
-        assert!(own.ends_with(&format!("{VIRT} -dtb {}", dtb.display())), "{own}");
+        assert!(
+            own.ends_with(&format!("{VIRT} -dtb {}", dtb.display())),
+            "{own}"
+        );
         let _ = std::fs::remove_file(&dtb);
     }
 
     #[test]
     fn each_board_machine() {
         let tail = "-nographic -monitor none -serial null -serial stdio -dtb /d/board.dtb";
-        assert_eq!(line(&[("MAIRBENCH_MACHINE", "raspi3b")]), format!("{QEMU} -machine raspi3b {tail}"));
-        assert_eq!(line(&[("MAIRBENCH_MACHINE", "raspi4b")]), format!("{QEMU} -machine raspi4b {tail}"));
+        assert_eq!(
+            line(&[("MAIRBENCH_MACHINE", "raspi3b")]),
+            format!("{QEMU} -machine raspi3b {tail}")
+        );
+        assert_eq!(
+            line(&[("MAIRBENCH_MACHINE", "raspi4b")]),
+            format!("{QEMU} -machine raspi4b {tail}")
+        );
         assert_eq!(
             line(&[("MAIRBENCH_MACHINE", "imx8mp-evk")]),
             format!("{QEMU} -machine imx8mp-evk -smp 4 -m 6G {tail}")
         );
         let zcu = "-m 2G -nographic -monitor none -audio none -serial stdio -dtb /d/board.dtb";
-        assert_eq!(line(&[("MAIRBENCH_MACHINE", "xlnx-zcu102")]), format!("{QEMU} -machine xlnx-zcu102 {zcu}"));
+        assert_eq!(
+            line(&[("MAIRBENCH_MACHINE", "xlnx-zcu102")]),
+            format!("{QEMU} -machine xlnx-zcu102 {zcu}")
+        );
         assert_eq!(
             line(&[("MAIRBENCH_MACHINE", "xlnx-zcu102"), ("MAIRBENCH_EL", "2")]),
             format!("{QEMU} -machine xlnx-zcu102,virtualization=on {zcu}")
@@ -180,7 +260,10 @@ mod tests {
         assert_eq!(semihosting(&c, false, "a,b"), ["-semihosting"]);
         assert_eq!(
             semihosting(&c, true, "a,b c"),
-            ["-semihosting-config", "enable=on,target=native,arg=mairbench,arg=a,,b c"]
+            [
+                "-semihosting-config",
+                "enable=on,target=native,arg=mairbench,arg=a,,b c"
+            ]
         );
         assert!(semihosting(&config(&[("MAIRBENCH_SEMIHOSTING", "0")]), true, "").is_empty());
     }
@@ -197,9 +280,14 @@ mod tests {
         let mut q = machine(&c, None);
         finish(&c, &mut q, Path::new("/w/a,b.log"));
         let q = q.join(" ");
-        assert!(q.contains("-monitor unix:/tmp/mon,server=on,wait=off -net none"), "{q}");
         assert!(
-            q.ends_with("-chardev pty,id=con,logfile=/w/a,,b.log -serial chardev:con -S -gdb tcp::4321"),
+            q.contains("-monitor unix:/tmp/mon,server=on,wait=off -net none"),
+            "{q}"
+        );
+        assert!(
+            q.ends_with(
+                "-chardev pty,id=con,logfile=/w/a,,b.log -serial chardev:con -S -gdb tcp::4321"
+            ),
             "{q}"
         );
     }

@@ -41,7 +41,10 @@ pub fn run(elf: &Path, bootargs: &[String]) -> i32 {
 
 fn try_run(elf: &Path, bootargs: &[String]) -> Result<i32, Fail> {
     if !elf.is_file() {
-        return Err(bad(format!("no image at {} (build it with cargo build --release)", elf.display())));
+        return Err(bad(format!(
+            "no image at {} (build it with cargo build --release)",
+            elf.display()
+        )));
     }
     let given = bootargs.join(" ");
     let c = Config::read(Env::from_process(), &given).map_err(bad)?;
@@ -68,7 +71,12 @@ fn try_run(elf: &Path, bootargs: &[String]) -> Result<i32, Fail> {
     let ctx = Ctx {
         work: work.path().to_owned(),
         image,
-        bootargs: [given.clone()].into_iter().chain(host_args.iter().cloned()).filter(|a| !a.is_empty()).collect::<Vec<_>>().join(" "),
+        bootargs: [given.clone()]
+            .into_iter()
+            .chain(host_args.iter().cloned())
+            .filter(|a| !a.is_empty())
+            .collect::<Vec<_>>()
+            .join(" "),
         uboot_bin: UBOOT_BIN.into(),
         edk2_bin: EDK2_BIN.into(),
         root,
@@ -91,7 +99,10 @@ fn try_run(elf: &Path, bootargs: &[String]) -> Result<i32, Fail> {
     eprintln!("mairbench: {}", version.lines().next().unwrap_or(""));
     if let Some(port) = c.gdb {
         eprintln!("mairbench: QEMU is halted, waiting for gdb on port {port}; attach with:");
-        eprintln!("  gdb-multiarch -q {} -ex 'target remote :{port}'", elf.display());
+        eprintln!(
+            "  gdb-multiarch -q {} -ex 'target remote :{port}'",
+            elf.display()
+        );
     }
     let ended = match c.serial {
         Serial::Pty => console::run_pty(&q, c.limit, &console, work.path()),
@@ -99,7 +110,10 @@ fn try_run(elf: &Path, bootargs: &[String]) -> Result<i32, Fail> {
     }
     .map_err(|e| tool_failed(format!("{QEMU} could not be run: {e}")))?;
     if console.named {
-        eprintln!("mairbench: the whole console log, records included: {}", console.log.display());
+        eprintln!(
+            "mairbench: the whole console log, records included: {}",
+            console.log.display()
+        );
     }
     Ok(verdict(&c, &console.log, ended, &path, linux.as_ref()))
 }
@@ -119,14 +133,28 @@ fn console_output(c: &Config, target: &Path, work: &Path) -> Result<Console, Fai
         None => {
             let dir = target.join("mairbench-logs");
             std::fs::create_dir_all(&dir).map_err(|_| {
-                bad(format!("cannot create {} for the console log (or set MAIRBENCH_LOG)", dir.display()))
+                bad(format!(
+                    "cannot create {} for the console log (or set MAIRBENCH_LOG)",
+                    dir.display()
+                ))
             })?;
-            (dir.join(format!("{}-{}.log", now(), std::process::id())), true)
+            (
+                dir.join(format!("{}-{}.log", now(), std::process::id())),
+                true,
+            )
         }
     };
-    std::fs::File::create(&log)
-        .map_err(|_| bad(format!("cannot write the console log at {} (MAIRBENCH_LOG)", log.display())))?;
-    Ok(Console { records, log, named })
+    std::fs::File::create(&log).map_err(|_| {
+        bad(format!(
+            "cannot write the console log at {} (MAIRBENCH_LOG)",
+            log.display()
+        ))
+    })?;
+    Ok(Console {
+        records,
+        log,
+        named,
+    })
 }
 
 /// The local time as `YYYYmmdd-HHMMSS`.
@@ -140,7 +168,12 @@ fn now() -> String {
     };
     format!(
         "{:04}{:02}{:02}-{:02}{:02}{:02}",
-        tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec
+        tm.tm_year + 1900,
+        tm.tm_mon + 1,
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec
     )
 }
 
@@ -161,10 +194,18 @@ fn board_dtb(c: &Config, root: &Path) -> Result<Option<PathBuf>, Fail> {
         .output()
         .ok()
         .filter(|o| o.status.success())
-        .ok_or_else(|| tool_failed(format!("no device tree for {} (qemu/dtbs failed)", c.machine)))?;
+        .ok_or_else(|| {
+            tool_failed(format!(
+                "no device tree for {} (qemu/dtbs failed)",
+                c.machine
+            ))
+        })?;
     let dtb = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim_end()).join(name);
     if !dtb.is_file() {
-        return Err(tool_failed(format!("no device tree at {} (qemu/dtbs did not fetch it)", dtb.display())));
+        return Err(tool_failed(format!(
+            "no device tree at {} (qemu/dtbs did not fetch it)",
+            dtb.display()
+        )));
     }
     Ok(Some(dtb))
 }
@@ -186,7 +227,9 @@ fn kvm_host(c: &Config) -> Result<(), Fail> {
     let arch = output_within("uname", &["-m"], 5).unwrap_or_default();
     let arch = arch.trim();
     if arch != "aarch64" {
-        return Err(tool_failed(format!("MAIRBENCH_ACCEL=kvm needs an arm64 host; this one is {arch} (use tcg, the default)")));
+        return Err(tool_failed(format!(
+            "MAIRBENCH_ACCEL=kvm needs an arm64 host; this one is {arch} (use tcg, the default)"
+        )));
     }
     // SAFETY: access(2) on a NUL-terminated path.
     let rw = unsafe { libc::access(c"/dev/kvm".as_ptr(), libc::R_OK | libc::W_OK) } == 0;
@@ -214,16 +257,24 @@ fn install_deps(c: &Config, root: &Path) -> Result<(), Fail> {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        return Err(tool_failed("what this run needs is missing (qemu/deps said what, above)"));
+        return Err(tool_failed(
+            "what this run needs is missing (qemu/deps said what, above)",
+        ));
     }
     if which(QEMU).is_none() {
-        return Err(tool_failed("qemu-system-aarch64 is missing (package qemu-system-arm)"));
+        return Err(tool_failed(
+            "qemu-system-aarch64 is missing (package qemu-system-arm)",
+        ));
     }
     if c.boot.is_uboot() && !Path::new(UBOOT_BIN).is_file() {
-        return Err(tool_failed(format!("no U-Boot for QEMU at {UBOOT_BIN} (package u-boot-qemu)")));
+        return Err(tool_failed(format!(
+            "no U-Boot for QEMU at {UBOOT_BIN} (package u-boot-qemu)"
+        )));
     }
     if c.boot.is_uefi() && !Path::new(EDK2_BIN).is_file() {
-        return Err(tool_failed(format!("no EDK2 for QEMU virt at {EDK2_BIN} (package qemu-efi-aarch64)")));
+        return Err(tool_failed(format!(
+            "no EDK2 for QEMU virt at {EDK2_BIN} (package qemu-efi-aarch64)"
+        )));
     }
     Ok(())
 }
@@ -292,11 +343,22 @@ fn host_args(c: &Config, version: &str) -> Vec<String> {
     let number: String = version
         .lines()
         .find_map(|l| l.strip_prefix("QEMU emulator version "))
-        .map(|v| v.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect())
+        .map(|v| {
+            v.chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect()
+        })
         .unwrap_or_default();
-    let host = if number.is_empty() { "qemu".to_owned() } else { format!("qemu-{number}") };
+    let host = if number.is_empty() {
+        "qemu".to_owned()
+    } else {
+        format!("qemu-{number}")
+    };
     let accel = if c.kvm { "kvm" } else { "tcg" };
-    vec![format!("mairbench.host={host}"), format!("mairbench.accel={accel}")]
+    vec![
+        format!("mairbench.host={host}"),
+        format!("mairbench.accel={accel}"),
+    ]
 }
 
 /// The run's exit status: 124 when QEMU was killed, else the judge's (QEMU's exit status
@@ -304,14 +366,26 @@ fn host_args(c: &Config, version: &str) -> Vec<String> {
 fn verdict(c: &Config, log: &Path, ended: Ended, path: &boot::Path, linux: Option<&Linux>) -> i32 {
     let text = std::fs::read_to_string(log).unwrap_or_default();
     if ended.timed_out {
-        if path.by_firmware && c.serial != Serial::None && !text.contains("started as a UEFI application") {
+        if path.by_firmware
+            && c.serial != Serial::None
+            && !text.contains("started as a UEFI application")
+        {
             eprintln!("mairbench: TIMEOUT: the firmware ({}) never started the image: no line of mairbench within {} s (QEMU was killed; see the log for where the firmware stopped)", c.boot_name, c.limit);
             return 124;
         }
-        eprintln!("mairbench: TIMEOUT: QEMU was killed after {} s without finishing", c.limit);
+        eprintln!(
+            "mairbench: TIMEOUT: QEMU was killed after {} s without finishing",
+            c.limit
+        );
         // Where the console went silent (the judge explains; its status is not the run's).
         if c.serial != Serial::None {
-            judge::judge(log, Some(ended.status));
+            // As `timeout` reports it: 137 when QEMU had to be killed with SIGKILL.
+            let status = if ended.status == 128 + libc::SIGKILL {
+                137
+            } else {
+                124
+            };
+            judge::judge(log, Some(status));
         }
         return 124;
     }
@@ -348,13 +422,19 @@ fn judge_linux(text: &str, status: i32, l: &Linux) -> Option<i32> {
         return None;
     }
     if text.contains("mairbench: /init: no executable /mairbench-linux") {
-        eprintln!("mairbench: the initramfs had no executable /mairbench-linux ({})", twin.display());
-    } else if let Some(exit) = text
-        .lines()
-        .filter_map(|l| l.find("mairbench: /init: /mairbench-linux exited with status").map(|at| &l[at + "mairbench: /init: ".len()..]))
-        .last()
-    {
-        eprintln!("mairbench: {} wrote no end record: {}", twin.display(), exit.trim_end());
+        eprintln!(
+            "mairbench: the initramfs had no executable /mairbench-linux ({})",
+            twin.display()
+        );
+    } else if let Some(exit) = text.lines().rev().find_map(|l| {
+        l.find("mairbench: /init: /mairbench-linux exited with status")
+            .map(|at| &l[at + "mairbench: /init: ".len()..])
+    }) {
+        eprintln!(
+            "mairbench: {} wrote no end record: {}",
+            twin.display(),
+            exit.trim_end()
+        );
     } else if !text.contains("mairbench: /init: reached") {
         eprintln!("mairbench: Linux never reached /init (see the log for the kernel's last words)");
     }

@@ -66,9 +66,9 @@ impl Valid {
             Valid::Any => true,
             Valid::OneOf(words) => words.contains(&value),
             Valid::Number { min, max, .. } => number(value).is_some_and(|n| n >= *min && n <= *max),
-            Valid::Hex => value
-                .strip_prefix("0x")
-                .is_some_and(|h| !h.is_empty() && h.len() <= 16 && h.chars().all(|c| c.is_ascii_hexdigit())),
+            Valid::Hex => value.strip_prefix("0x").is_some_and(|h| {
+                !h.is_empty() && h.len() <= 16 && h.chars().all(|c| c.is_ascii_hexdigit())
+            }),
             Valid::PowerOfTwoMiB => value
                 .strip_suffix('M')
                 .and_then(number)
@@ -139,7 +139,11 @@ pub const SETTINGS: &[Setting] = &[
         name: "MAIRBENCH_BOOTDELAY",
         meaning: r#"U-Boot's autoboot delay, whole seconds (0 to 3600), on the U-Boot paths: the time a person or `cargo host console` has to stop it"#,
         default: r#"`5` with `MAIRBENCH_SERIAL=pty` (the stand-in board), else `0`"#,
-        valid: Valid::Number { min: 0, max: 3600, what: "whole seconds (0 to 3600)" },
+        valid: Valid::Number {
+            min: 0,
+            max: 3600,
+            what: "whole seconds (0 to 3600)",
+        },
     },
     Setting {
         name: "MAIRBENCH_TWIN",
@@ -187,7 +191,11 @@ pub const SETTINGS: &[Setting] = &[
         name: "MAIRBENCH_SMP",
         meaning: r#"CPU count (on `virt`, more than 8 take a GICv3)"#,
         default: r#"`1`"#,
-        valid: Valid::Number { min: 1, max: u64::MAX, what: "a CPU count" },
+        valid: Valid::Number {
+            min: 1,
+            max: u64::MAX,
+            what: "a CPU count",
+        },
     },
     Setting {
         name: "MAIRBENCH_GIC",
@@ -235,7 +243,11 @@ pub const SETTINGS: &[Setting] = &[
         name: "MAIRBENCH_TIMEOUT",
         meaning: r#"seconds before QEMU is killed"#,
         default: r#"`60`"#,
-        valid: Valid::Number { min: 1, max: u64::MAX, what: "whole seconds" },
+        valid: Valid::Number {
+            min: 1,
+            max: u64::MAX,
+            what: "whole seconds",
+        },
     },
     Setting {
         name: "MAIRBENCH_LOG",
@@ -283,7 +295,11 @@ pub const SETTINGS: &[Setting] = &[
         name: "MAIRBENCH_GDB_PORT",
         meaning: r#"TCP port of the gdb stub"#,
         default: r#"`1234`"#,
-        valid: Valid::Number { min: 1, max: 65535, what: "a TCP port" },
+        valid: Valid::Number {
+            min: 1,
+            max: 65535,
+            what: "a TCP port",
+        },
     },
 ];
 
@@ -317,7 +333,10 @@ impl Env {
     /// The value of setting `name`, when set. Panics for a name the table lacks: every
     /// setting the runner reads is in [`SETTINGS`].
     pub fn get(&self, name: &str) -> Option<&str> {
-        assert!(setting(name).is_some(), "{name} is not in the settings table");
+        assert!(
+            setting(name).is_some(),
+            "{name} is not in the settings table"
+        );
         self.0.get(name).map(String::as_str)
     }
 
@@ -383,9 +402,16 @@ mod tests {
         for (i, s) in SETTINGS.iter().enumerate() {
             assert!(s.name.starts_with("MAIRBENCH_"), "{}", s.name);
             assert!(SETTINGS[..i].iter().all(|t| t.name != s.name), "{}", s.name);
-            assert!(!s.meaning.contains('\n') && !s.default.contains('\n'), "{}", s.name);
+            assert!(
+                !s.meaning.contains('\n') && !s.default.contains('\n'),
+                "{}",
+                s.name
+            );
         }
         let env = Env::from_pairs([("MAIRBENCH_EL", ""), ("MAIRBENCH_SMP", "2")]);
-        assert_eq!((env.get("MAIRBENCH_EL"), env.get("MAIRBENCH_SMP")), (None, Some("2")));
+        assert_eq!(
+            (env.get("MAIRBENCH_EL"), env.get("MAIRBENCH_SMP")),
+            (None, Some("2"))
+        );
     }
 }

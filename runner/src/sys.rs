@@ -61,7 +61,11 @@ impl Sys for Real {
         cmd.args(args)
             .env("MTOOLS_SKIP_CHECK", "1")
             .stdout(Stdio::null());
-        cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+        cmd.stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
         let Ok(mut child) = cmd.spawn() else {
             return false;
         };
@@ -85,7 +89,10 @@ impl Sys for Real {
     }
 
     fn len(&mut self, path: &Path) -> Option<u64> {
-        path.metadata().ok().filter(|m| m.is_file()).map(|m| m.len())
+        path.metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len())
     }
 
     fn set_len(&mut self, path: &Path, len: u64) -> io::Result<()> {
@@ -103,7 +110,8 @@ impl Sys for Real {
             return true;
         }
         let part = to.with_extension(format!("raw.{}", std::process::id()));
-        to.parent().is_some_and(|d| std::fs::create_dir_all(d).is_ok())
+        to.parent()
+            .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
             && std::fs::copy(from, &part).is_ok()
             && self.set_len(&part, len).is_ok()
             && std::fs::rename(&part, to).is_ok()
@@ -183,7 +191,8 @@ pub mod fake {
         }
 
         fn padded_copy(&mut self, from: &Path, to: &Path, len: u64) -> bool {
-            self.calls.push(format!("pad {} {} {len}", from.display(), to.display()));
+            self.calls
+                .push(format!("pad {} {} {len}", from.display(), to.display()));
             true
         }
     }

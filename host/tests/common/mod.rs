@@ -283,7 +283,10 @@ pub fn runner_bin() -> &'static Path {
             .stderr(Stdio::inherit())
             .output()
             .expect("qemu/runner-bin runs");
-        assert!(out.status.success(), "qemu/runner-bin could not build the runner");
+        assert!(
+            out.status.success(),
+            "qemu/runner-bin could not build the runner"
+        );
         PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
     })
 }

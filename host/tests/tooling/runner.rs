@@ -406,7 +406,8 @@ fn judge_explains_a_failed_run_with_the_lead_of_the_report() {
     );
     assert_eq!(out.status, 1, "{}", out.stderr);
     assert!(
-        out.stderr.contains("without an end record\nwhy the run is incomplete:\n"),
+        out.stderr
+            .contains("without an end record\nwhy the run is incomplete:\n"),
         "{}",
         out.stderr
     );
