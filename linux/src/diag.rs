@@ -3,10 +3,11 @@
 
 use crate::Out;
 use core::fmt::Write;
-use mairbench_core::diagnosis::{self, Series, Sweep};
+use mairbench_core::diagnosis::{self, Caches, Series, Sweep};
 use mairbench_core::kernel::Kernel;
 use mairbench_core::source::Form;
 use mairbench_core::sweep::{Sizes, MAX_SIZES};
+use mairbench_core::system_cache;
 
 /// How many sources the closing diagnosis keeps figures of, the reference included; a run
 /// with more names the ones left out.
@@ -49,6 +50,9 @@ pub struct Diag {
     pub caches: ([u64; 8], usize),
     rows: [DiagRow; DIAG_SOURCES],
     n: usize,
+    /// The reference's (`anon`) `latency` best per working set, hundredths of a ns: the
+    /// curve a system cache shows in.
+    latency: [Option<u64>; MAX_SIZES],
     /// Sources beyond [`DIAG_SOURCES`].
     left_out: u64,
 }
@@ -85,11 +89,36 @@ impl Diag {
         self.rows[at].figures[k][at_size] = Some((best_mbps, median));
     }
 
-    /// The summary against the reference ([`Form::Anon`]), after the sweep.
+    /// Keeps the reference's intact `latency` point (best, hundredths of a ns).
+    pub fn keep_latency(&mut self, source: &str, size: u64, best: u64) {
+        let at = self.sizes.iter().position(|s| s == size);
+        let slot = at.and_then(|i| self.latency.get_mut(i));
+        if let Some(slot) = slot.filter(|_| source == Form::Anon.form()) {
+            *slot = Some(best);
+        }
+    }
+
+    /// The summary against the reference ([`Form::Anon`]), after the sweep: first what the
+    /// reference's latency curve shows past the caches Linux lists (the `system-cache` line
+    /// and record), whose DRAM level the summary then uses.
     pub fn say(&self, out: &mut Out, emulated: bool) {
         let name = DiagRow::name;
         let rows = self.rows.get(..self.n).unwrap_or_default();
         let base = Form::Anon.form();
+        let (listed, n_listed) = &self.caches;
+        let listed = listed.get(..*n_listed).unwrap_or_default();
+        let sizes = self.sizes.as_slice();
+        let finding = diagnosis::reference_finding(sizes, &self.latency, listed, emulated);
+        let caches = Caches::new(listed, &finding);
+        if let Some(anon) = rows.iter().find(|r| name(r) == base) {
+            let reads = sizes
+                .iter()
+                .zip(&anon.figures[0])
+                .filter(|(_, f)| f.is_some());
+            let dram = finding.point(reads.map(|(&size, _)| size));
+            say!(out, "{}", finding.line_in(dram, &system_cache::TWIN));
+            let _ = finding.record(out, dram);
+        }
         let Some(anon) = rows.iter().find(|r| name(r) == base) else {
             if rows.iter().any(|r| name(r) != base) {
                 say!(
@@ -103,10 +132,9 @@ impl Diag {
             return;
         }
         say!(out, "{}", diagnosis::Header(base));
-        let (caches, n_caches) = &self.caches;
         let sweep = Sweep {
-            sizes: self.sizes.as_slice(),
-            caches: caches.get(..*n_caches).unwrap_or_default(),
+            sizes,
+            caches: caches.as_slice(),
             emulated,
         };
         for row in rows.iter().filter(|r| name(r) != base) {

@@ -203,7 +203,8 @@ fn point(
 }
 
 /// The point's check in the tally (its data intact, else a `FAIL integrity` line), and its
-/// figures kept for the closing diagnosis when they are a bandwidth's and the data is intact.
+/// figures kept for the closing diagnosis (a bandwidth's, or the chase's latency for the
+/// system cache) when the data is intact.
 fn count(out: &mut Out, tally: &mut Tally, point: &report::Point<'_>) {
     let (at, k) = (point.at, point.at.spec.kernel);
     tally.checks += 1;
@@ -222,8 +223,13 @@ fn count(out: &mut Out, tally: &mut Tally, point: &report::Point<'_>) {
             }
         );
     }
-    if let Some((best, median)) = point.bandwidth().filter(|_| point.bad.is_none()) {
+    if point.bad.is_some() {
+        return;
+    }
+    if let Some((best, median)) = point.bandwidth() {
         tally.diag.keep(at.name, k, at.size, best, median);
+    } else if let Some(best) = point.latency() {
+        tally.diag.keep_latency(at.name, at.size, best);
     }
 }
 

@@ -412,6 +412,12 @@ impl Point<'_> {
         (self.at.spec.unit == Unit::Bandwidth).then_some((best?, median.unwrap_or(0)))
     }
 
+    /// The chase's best, hundredths of a ns per load, when it could be timed.
+    pub fn latency(&self) -> Option<u64> {
+        let (best, _) = self.in_unit();
+        best.filter(|_| self.at.spec.unit == Unit::NsPerLoad)
+    }
+
     /// The point's human line.
     pub fn say(&self, out: &mut Out) {
         let At { name, spec, size } = *self.at;

@@ -83,6 +83,8 @@ pub struct Config {
     pub el: u8,
     /// `MAIRBENCH_SMP`.
     pub smp: u64,
+    /// `MAIRBENCH_CLUSTERS`: the CPUs split evenly into this many clusters.
+    pub clusters: u64,
     /// `virt`'s GIC version.
     pub gic: u8,
     /// `MAIRBENCH_MEM`.
@@ -177,6 +179,11 @@ impl Config {
             kvm: env.get("MAIRBENCH_ACCEL") == Some("kvm"),
             el,
             smp,
+            clusters: env
+                .get("MAIRBENCH_CLUSTERS")
+                .unwrap_or("1")
+                .parse()
+                .unwrap_or(1),
             gic: env
                 .get("MAIRBENCH_GIC")
                 .unwrap_or(gic_default)
@@ -276,6 +283,9 @@ impl Config {
                 ));
             }
         }
+        if !self.smp.is_multiple_of(self.clusters) {
+            return Err(format!("MAIRBENCH_CLUSTERS must be a count of clusters that divides MAIRBENCH_SMP={} evenly, not '{}'", self.smp, self.clusters));
+        }
         let Some((name, has)) = BOARDS.iter().find(|(n, _)| *n == self.machine) else {
             if self.gic == 2 && self.smp > 8 {
                 return Err(format!(
@@ -298,12 +308,17 @@ impl Config {
         if self.boot != Boot::Kernel {
             return Err(format!("{name} boots with MAIRBENCH_BOOT=kernel only"));
         }
-        if ["MAIRBENCH_SMP", "MAIRBENCH_MEM", "MAIRBENCH_CPU"]
-            .iter()
-            .any(|s| self.env.is_set(s))
+        if [
+            "MAIRBENCH_SMP",
+            "MAIRBENCH_CLUSTERS",
+            "MAIRBENCH_MEM",
+            "MAIRBENCH_CPU",
+        ]
+        .iter()
+        .any(|s| self.env.is_set(s))
         {
             return Err(format!(
-                "{name} has {has}: MAIRBENCH_SMP, _MEM and _CPU do not apply"
+                "{name} has {has}: MAIRBENCH_SMP, _CLUSTERS, _MEM and _CPU do not apply"
             ));
         }
         if name.starts_with("raspi") && !self.semihosting {
@@ -424,6 +439,9 @@ mod tests {
         (&[("MAIRBENCH_MACHINE", "raspi3b"), ("MAIRBENCH_EL", "1")], "", "raspi3b is entered at EL2"),
         (&[("MAIRBENCH_MACHINE", "xlnx-zcu102"), ("MAIRBENCH_EL", "3")], "", "xlnx-zcu102 is entered at EL1"),
         (&[("MAIRBENCH_MACHINE", "imx8mp-evk"), ("MAIRBENCH_SMP", "2")], "", "_CPU do not apply"),
+        (&[("MAIRBENCH_MACHINE", "raspi4b"), ("MAIRBENCH_CLUSTERS", "1")], "", "MAIRBENCH_SMP, _CLUSTERS, _MEM and _CPU do not apply"),
+        (&[("MAIRBENCH_SMP", "4"), ("MAIRBENCH_CLUSTERS", "3")], "", "MAIRBENCH_CLUSTERS must be a count of clusters that divides MAIRBENCH_SMP=4 evenly, not '3'"),
+        (&[("MAIRBENCH_SMP", "4"), ("MAIRBENCH_CLUSTERS", "0")], "", "MAIRBENCH_CLUSTERS must be a count of clusters that divides MAIRBENCH_SMP evenly, not '0'"),
         (&[("MAIRBENCH_MACHINE", "raspi4b"), ("MAIRBENCH_BOOT", "uboot")], "", "boots with MAIRBENCH_BOOT=kernel only"),
         (&[("MAIRBENCH_MACHINE", "raspi4b"), ("MAIRBENCH_SEMIHOSTING", "0")], "", "has no PSCI"),
         (&[("MAIRBENCH_EL", "3"), ("MAIRBENCH_SEMIHOSTING", "0")], "", "at EL3 QEMU offers no PSCI"),

@@ -106,7 +106,12 @@ fn virt(c: &Config) -> Vec<String> {
     if c.gic == 3 {
         m.push_str(",gic-version=3");
     }
-    let (smp, mem) = (c.smp.to_string(), c.mem.clone());
+    // Clusters: QEMU's device tree (cpu-map) and ACPI PPTT then group the CPUs in them.
+    let smp = match c.clusters {
+        1 => c.smp.to_string(),
+        n => format!("{},clusters={n},cores={}", c.smp, c.smp / n),
+    };
+    let mem = c.mem.clone();
     let mut q = words(&[
         QEMU,
         "-machine",
@@ -206,6 +211,15 @@ mod tests {
             .contains("virt,virtualization=on,gic-version=3 "));
         assert!(line(&[("MAIRBENCH_CPU", "max"), ("MAIRBENCH_MEM", "1G")])
             .contains("-cpu max -smp 1 -m 1G "));
+    }
+
+    #[test]
+    fn virt_in_clusters() {
+        let two = line(&[("MAIRBENCH_SMP", "4"), ("MAIRBENCH_CLUSTERS", "2")]);
+        assert!(two.contains(" -smp 4,clusters=2,cores=2 -m "), "{two}");
+        assert!(
+            line(&[("MAIRBENCH_SMP", "4"), ("MAIRBENCH_CLUSTERS", "1")]).contains(" -smp 4 -m ")
+        );
     }
 
     #[test]

@@ -198,6 +198,16 @@ pub const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        name: "MAIRBENCH_CLUSTERS",
+        meaning: r#"`virt`: the CPUs split evenly into this many clusters (`-smp N,clusters=C,cores=N/C`), which QEMU's device tree (`cpu-map`) and ACPI PPTT then name: the firmware sweeps each cluster on its own CPU (one CPU model still runs them all); a count that does not divide `MAIRBENCH_SMP` is refused"#,
+        default: r#"`1`"#,
+        valid: Valid::Number {
+            min: 1,
+            max: u64::MAX,
+            what: "a count of clusters that divides MAIRBENCH_SMP evenly",
+        },
+    },
+    Setting {
         name: "MAIRBENCH_GIC",
         meaning: r#"`virt`'s interrupt controller: `2` (at most 8 CPUs) or `3`"#,
         default: r#"`2`, `3` above 8 CPUs"#,

@@ -46,6 +46,7 @@ use core::fmt;
 
 use crate::format::{Bytes, Decimal, ShortBytes};
 use crate::sweep::MAX_SIZES;
+use crate::system_cache::{self, Curve};
 
 /// Slower than anon by at least this many thousandths (3×), spread taken off: slow.
 pub const SLOW_MILLI: u64 = 3000;
@@ -210,6 +211,68 @@ pub fn levels(sizes: &[u64], caches: &[u64]) -> [Option<u64>; 3] {
 
 /// The smallest working set taken as DRAM-sized when the caches' sizes are unknown.
 pub const UNKNOWN_DRAM: u64 = 64 << 20;
+
+/// The most data and unified cache levels the twin lists ([`Caches`]).
+pub const MAX_CACHES: usize = 8;
+
+/// The caches the summary's levels are judged with, innermost first: those Linux lists
+/// (the twin reads `/sys/devices/system/cpu/cpu0/cache`) and, past them, the system cache
+/// the reference's latency curve shows ([`system_cache::Finding::system_cache`]), so that the DRAM-sized
+/// working set lies at 4× that cache, as the firmware's DRAM point does: 4× the last listed
+/// level can still be a system cache's hit (Arm CMN's system level cache, a vendor's
+/// last-level cache in front of DRAM).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caches {
+    sizes: [u64; MAX_CACHES + 1],
+    len: usize,
+}
+
+impl Caches {
+    /// The first [`MAX_CACHES`] of `listed` (sizes in bytes, innermost first; 0s skipped)
+    /// and the system cache of `finding`, when it found one.
+    pub fn new(listed: &[u64], finding: &system_cache::Finding) -> Caches {
+        let mut c = Caches {
+            sizes: [0; MAX_CACHES + 1],
+            len: 0,
+        };
+        let listed = listed.iter().copied().filter(|&s| s > 0).take(MAX_CACHES);
+        for size in listed.chain(finding.system_cache().map(|sc| sc.size)) {
+            if let Some(slot) = c.sizes.get_mut(c.len) {
+                *slot = size;
+                c.len = c.len.saturating_add(1);
+            }
+        }
+        c
+    }
+
+    /// The sizes, innermost first.
+    pub fn as_slice(&self) -> &[u64] {
+        self.sizes.get(..self.len).unwrap_or(&[])
+    }
+}
+
+/// What the reference's latency curve (`latency` best per working set of `sizes`, hundredths
+/// of a ns; none where not measured) shows past the last of the `listed` caches (the twin's
+/// `system-cache` line and record); `emulated`: not looked at.
+pub fn reference_finding(
+    sizes: &[u64],
+    latency: &[Option<u64>],
+    listed: &[u64],
+    emulated: bool,
+) -> system_cache::Finding {
+    let curve = Curve::new(
+        sizes
+            .iter()
+            .zip(latency)
+            .filter_map(|(&size, ns)| ns.map(|ns| (size, ns))),
+    );
+    let levels = listed.iter().filter(|&&s| s > 0);
+    let last = levels.clone().next_back().map(|&size| {
+        let level = u8::try_from(levels.count()).unwrap_or(u8::MAX);
+        (level, size)
+    });
+    system_cache::Finding::from_curve(&curve, last, emulated)
+}
 
 /// One direction's figures: one per working set both anon and the source measured,
 /// ascending by size, up to [`MAX_SIZES`] (a sweep's most).
@@ -1034,6 +1097,67 @@ mod tests {
         let f = qemu(&[1_000; 11], &[1_000; 11]);
         assert!(!f.missing.any());
         assert!(!Sentence(&f).to_string().contains("mairbench."));
+    }
+
+    /// A board whose Linux lists a 64 KiB L1 and a 1 MiB L2 and no more, with a 32 MiB system
+    /// cache in front of DRAM (as Arm CMN's on a Neoverse server): anon's latency, hundredths
+    /// of a ns, from 4 KiB to 256 MiB, flat from 2 MiB to 32 MiB, a step at 64 MiB.
+    fn system_cache_board() -> (Vec<u64>, Vec<Option<u64>>) {
+        let sizes: Vec<u64> = (12..=28).map(|log| 1u64 << log).collect();
+        let ns = |size: u64| match size {
+            s if s <= 32 * K => 150,
+            s if s <= 512 * K => 550,
+            s if s <= M => 900,
+            s if s <= 32 * M => 3_000 + s / M,
+            s if s <= 64 * M => 7_000,
+            _ => 11_000,
+        };
+        let latency = sizes.iter().map(|&s| Some(ns(s))).collect();
+        (sizes, latency)
+    }
+
+    #[test]
+    fn the_twins_dram_level_lies_past_a_system_cache_its_curve_shows() {
+        let listed = [64 * K, M];
+        let (sizes, latency) = system_cache_board();
+        let finding = reference_finding(&sizes, &latency, &listed, false);
+        let found = finding
+            .system_cache()
+            .expect("the plateau ending at 32 MiB");
+        assert_eq!((found.size, found.outside), (32 * M, 128 * M));
+        let caches = Caches::new(&listed, &finding);
+        assert_eq!(caches.as_slice(), [64 * K, M, 32 * M]);
+        // 4x the system cache, not 4x the 1 MiB L2 (4 MiB, a system cache hit).
+        assert_eq!(levels(&sizes, caches.as_slice())[2], Some(128 * M));
+        assert_eq!(levels(&sizes, &listed)[2], Some(4 * M));
+        // The twin's default sweep (4 KiB to 4 MiB) then lacks a DRAM-sized working set,
+        // and the advice names the sizes past the system cache.
+        let default: Vec<u64> = sizes.iter().copied().filter(|&s| s <= 4 * M).collect();
+        let sweep = Sweep {
+            sizes: &default,
+            caches: caches.as_slice(),
+            emulated: false,
+        };
+        let r = series(&default, &[1_000; 24]);
+        assert_eq!(
+            Missing::of(&sweep, &r, &r).to_string(),
+            " (no DRAM-sized working set measured: add it with mairbench.sizes=4K-128M \
+             mairbench.buffer=128M)"
+        );
+        // Under emulation, without a latency curve, or with no cache listed: nothing is
+        // added, and the DRAM level stays where the listed caches put it.
+        for finding in [
+            reference_finding(&sizes, &latency, &listed, true),
+            reference_finding(&sizes, &[None; 17], &listed, false),
+            reference_finding(&sizes, &latency, &[], false),
+        ] {
+            assert_eq!(finding.system_cache(), None);
+            assert_eq!(Caches::new(&listed, &finding).as_slice(), listed);
+        }
+        // The last listed level is level 2 (the line says "past L2").
+        let flat = [Some(900); 17];
+        let none = reference_finding(&sizes, &flat, &listed, false);
+        assert_eq!((none.level, none.reported), (2, M));
     }
 
     #[test]

@@ -1250,7 +1250,9 @@ pub const SYSTEM_CACHE: Kind = Kind {
           that level ending in a step up is a cache the registers do not report (a system \
           cache), and the DRAM point is then 4x it instead of 4x the last reported level. \
           Written once, after the sweep, before the verdicts; absent in logs of older \
-          firmware.",
+          firmware. The Linux twin writes it too, before its diagnosis, from anon's latency \
+          curve past the last cache Linux lists for CPU 0 (sysfs cacheinfo); its DRAM-sized \
+          working set is then dram_bound.",
     fields: &[
         Field::always(
             "status",
@@ -1265,7 +1267,8 @@ pub const SYSTEM_CACHE: Kind = Kind {
             "reported",
             U64,
             BYTES,
-            "Size of the last data cache level CLIDR_EL1 reports (0: none).",
+            "Size of the last data cache level CLIDR_EL1 reports (the twin: Linux lists) (0: \
+             none).",
         ),
         Field::optional(
             "size",
@@ -1280,7 +1283,7 @@ pub const SYSTEM_CACHE: Kind = Kind {
             U64,
             BYTES,
             "found only: the size, within 4x size, where the step is highest (the latencies \
-             are the result records' of the latency kernel on normal-wb).",
+             are the result records' of the latency kernel on normal-wb; the twin's: on anon).",
         ),
         Field::optional(
             "step",
@@ -1307,7 +1310,8 @@ pub const SYSTEM_CACHE: Kind = Kind {
             "dram_size",
             U64,
             BYTES,
-            "The DRAM point of read-ldp on normal-wb: the smallest size >= dram_bound it was \
+            "The DRAM point of read-ldp on normal-wb (the twin's: on anon): the smallest size \
+             >= dram_bound it was \
              measured at; when a system cache was found and none reaches dram_bound, the \
              largest past the system cache (capped); null when there is none.",
         )

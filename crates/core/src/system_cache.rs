@@ -366,19 +366,47 @@ impl Finding {
     }
 
     /// Its console line (no line end): what was found or why nothing was looked for, and the
-    /// DRAM point `dram` (as [`Finding::record`] takes it).
+    /// DRAM point `dram` (as [`Finding::record`] takes it), in the firmware's words.
     pub fn line(&self, dram: Option<Point>) -> Line<'_> {
+        self.line_in(dram, &FIRMWARE)
+    }
+
+    /// [`Finding::line`] in `words`: the firmware's ([`FIRMWARE`]) or the twin's ([`TWIN`]).
+    pub fn line_in(&self, dram: Option<Point>, words: &'static Words) -> Line<'_> {
         Line {
             finding: self,
             dram,
+            words,
         }
     }
 }
+
+/// Who lists the caches and whose latency curve is read, as a [`Line`] names them.
+pub struct Words {
+    /// What lists the data caches.
+    pub lister: &'static str,
+    /// The mapping whose latency curve is read.
+    pub curve: &'static str,
+}
+
+/// The firmware's: CLIDR_EL1 and the write-back type.
+pub const FIRMWARE: Words = Words {
+    lister: "CLIDR_EL1",
+    curve: "normal-wb",
+};
+
+/// The Linux twin's: the caches Linux lists for CPU 0 in sysfs (from the device tree, ACPI's
+/// PPTT or CLIDR_EL1) and its reference mapping, `anon`.
+pub const TWIN: Words = Words {
+    lister: "Linux's cacheinfo (/sys/devices/system/cpu/cpu0/cache)",
+    curve: "anon",
+};
 
 /// A [`Finding`]'s console line ([`Finding::line`]).
 pub struct Line<'a> {
     finding: &'a Finding,
     dram: Option<Point>,
+    words: &'static Words,
 }
 
 /// Hundredths of a ns as printed: `30.00 ns`.
@@ -402,19 +430,26 @@ impl fmt::Display for Line<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let x = self.finding;
         f.write_str("system cache: ")?;
+        let Words { lister, curve } = self.words;
         let why = match x.looked {
             Err(NotLooked::Emulated) => {
                 "not looked for under emulation (the latency steps are the host's caches and \
                  QEMU's TLB: docs/lab.md, step 2e)"
             }
-            Err(NotLooked::NoCache) => "not looked for: CLIDR_EL1 reports no data cache",
-            Err(NotLooked::NoLatency) => "not looked for: no latency points of normal-wb",
+            Err(NotLooked::NoCache) => {
+                write!(f, "not looked for: {lister} reports no data cache")?;
+                ""
+            }
+            Err(NotLooked::NoLatency) => {
+                write!(f, "not looked for: no latency points of {curve}")?;
+                ""
+            }
             Ok(b) => {
                 match b.system_cache {
                     Some(c) => write!(
                         f,
-                        "about {} that CLIDR_EL1 does not report: normal-wb latency {} ns from \
-                         {} up to it, {} by {}",
+                        "about {} that {lister} does not report: {curve} latency {} ns from {} \
+                         up to it, {} by {}",
                         Bytes(c.size),
                         ns(c.ns),
                         Bytes(c.from),

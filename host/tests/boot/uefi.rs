@@ -87,3 +87,26 @@ pub fn with_dtb(_: &Row, run: &Run) {
     assert_eq!(reserved["ok"], true, "{}", run.console);
     run.assert_memory_proven();
 }
+
+/// Two clusters from QEMU's PPTT (`MAIRBENCH_CLUSTERS=2`): the boot CPU's, and the other swept
+/// on its first CPU, whose results carry the cluster.
+pub fn pptt_clusters(_: &Row, run: &Run) {
+    let clusters: Vec<_> = run
+        .of_kind("cluster")
+        .iter()
+        .map(|c| format!("{} {} {}", c["cluster"], c["representative"], c["role"]))
+        .collect();
+    assert_eq!(
+        clusters,
+        ["0 \"0x0\" \"boot\"", "1 \"0x2\" \"swept\""],
+        "{}",
+        run.console
+    );
+    let swept = run
+        .of_kind("result")
+        .iter()
+        .filter(|r| r.get("skipped").is_none())
+        .filter(|r| r.get("cluster").and_then(Value::as_u64) == Some(1))
+        .count();
+    assert!(swept > 0, "no point swept on cluster 1: {}", run.console);
+}

@@ -586,5 +586,13 @@ fn under_user_mode_qemu_the_twin_knows_it_is_emulated() {
         stdout.contains("emulated machine: QEMU models no caches"),
         "{stdout}"
     );
+    // Nor is anon's latency curve read for a system cache: its steps are the host's.
+    let system_cache = of_kind(&records, "system_cache");
+    assert_eq!(system_cache.len(), 1, "{stdout}");
+    assert_eq!(system_cache[0]["status"], "emulated", "{stdout}");
+    assert!(
+        stdout.contains("system cache: not looked for under emulation"),
+        "{stdout}"
+    );
     assert_passed(status, &records, &stdout);
 }

@@ -104,6 +104,9 @@ fn bad_settings_give_status_2_before_any_tool_runs() {
         ("MAIRBENCH_EL", "4"),
         ("MAIRBENCH_BOOT", "pxe"),
         ("MAIRBENCH_SMP", "zero"),
+        // Four CPUs do not split evenly into three clusters.
+        ("MAIRBENCH_CLUSTERS", "3"),
+        ("MAIRBENCH_CLUSTERS", "0"),
         ("MAIRBENCH_TIMEOUT", "0"),
         ("MAIRBENCH_MACHINE", "pc"),
         ("MAIRBENCH_DTB", "/nonexistent.dtb"),
@@ -118,6 +121,9 @@ fn bad_settings_give_status_2_before_any_tool_runs() {
         let mut env = vec![(k, v)];
         if k == "MAIRBENCH_DTB" {
             env.push(("MAIRBENCH_MACHINE", "raspi3b"));
+        }
+        if k == "MAIRBENCH_CLUSTERS" {
+            env.push(("MAIRBENCH_SMP", "4"));
         }
         // Whole seconds on a U-Boot path; any delay on a path without U-Boot.
         if (k, v) == ("MAIRBENCH_BOOTDELAY", "5s") {
