@@ -28,6 +28,21 @@ pub struct Ended {
     pub timed_out: bool,
 }
 
+/// `program`, to be started as a child that dies with the runner: were the runner killed, no
+/// QEMU would run on without its time limit.
+pub fn child(program: &str) -> Command {
+    use std::os::unix::process::CommandExt as _;
+    let mut cmd = Command::new(program);
+    // SAFETY: prctl(2) is async-signal-safe; it only asks for SIGKILL when the parent dies.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    cmd
+}
+
 fn status_of(s: std::process::ExitStatus) -> i32 {
     use std::os::unix::process::ExitStatusExt as _;
     s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0))
@@ -104,7 +119,7 @@ fn write_unless_record(out: &mut impl Write, line: &[u8]) -> io::Result<()> {
 /// Runs `q` (QEMU's command line) under `limit` with its console on stdout and in the log.
 pub fn run(q: &[String], limit: u64, console: &Console) -> io::Result<Ended> {
     let mut log = File::create(&console.log)?;
-    let mut child = Command::new(&q[0])
+    let mut child = child(&q[0])
         .args(&q[1..])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -127,7 +142,7 @@ pub fn run(q: &[String], limit: u64, console: &Console) -> io::Result<Ended> {
 pub fn run_pty(q: &[String], limit: u64, console: &Console, work: &Path) -> io::Result<Ended> {
     let out_path = work.join("qemu.out");
     let out = File::create(&out_path)?;
-    let mut child = Command::new(&q[0])
+    let mut child = child(&q[0])
         .args(&q[1..])
         .stdin(Stdio::null())
         .stdout(out.try_clone()?)
@@ -178,7 +193,7 @@ pub fn run_pty(q: &[String], limit: u64, console: &Console, work: &Path) -> io::
 /// The first line `program args…` prints within `secs` seconds (stdin closed, stderr
 /// dropped), all of its output; `None` when it cannot start or does not finish in time.
 pub fn output_within(program: &str, args: &[&str], secs: u64) -> Option<String> {
-    let mut child = Command::new(program)
+    let mut child = child(program)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
