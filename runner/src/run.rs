@@ -418,7 +418,7 @@ fn judge_linux(text: &str, status: i32, l: &Linux) -> Option<i32> {
         eprintln!("mairbench: the Linux smoke check did not finish (QEMU exit status {status}; see the log)");
         return Some(1);
     };
-    if judge::end(text.as_bytes()) != End::Missing {
+    if judge::last_end(text.as_bytes()) != End::Missing {
         return None;
     }
     if text.contains("mairbench: /init: no executable /mairbench-linux") {
