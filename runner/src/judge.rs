@@ -28,10 +28,15 @@ pub fn judge(path: &Path, qemu_status: Option<i32>) -> i32 {
 }
 
 /// Why a run did not pass: the lead of `cargo host report` (the exception, the panic, the
-/// failed proof or check, the CPUs not started, the last record and line before silence).
+/// failed proof or check, the CPUs not started, the last record and line before silence);
+/// nothing when the records say the run passed.
 pub fn explain(log: &[u8]) -> String {
     let lead = why::lead(&parse(log));
-    format!("{}\n", lead.trim_end())
+    // A log whose records passed (QEMU's exit status failed the run) has none.
+    match lead.trim_end() {
+        "" => String::new(),
+        lead => format!("{lead}\n"),
+    }
 }
 
 #[cfg(test)]
@@ -48,6 +53,7 @@ mod tests {
             "why the run failed:\n  line 4: panic at src/main.rs:7: oops\n"
         );
         let silent = b"@mb {\"kind\":\"start\",\"schema\":1}\nselftest: hanging\r\n\n";
+        assert_eq!(explain(b"@mb {\"kind\":\"end\",\"status\":\"pass\"}\n"), "");
         assert!(
             explain(silent).contains("last line before silence: line 2: selftest: hanging\n"),
             "{}",
