@@ -119,6 +119,13 @@ const BOARDS: [(&str, &str); 4] = [
     ("xlnx-zcu102", "4 Cortex-A53 and 2 GiB"),
 ];
 
+/// The number setting `name` holds (checked by the table), else `default`.
+fn number<T: std::str::FromStr>(env: &Env, name: &str, default: T) -> T {
+    env.get(name)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 fn known(list: &[&'static str], name: &str) -> &'static str {
     list.iter()
         .find(|n| **n == name)
@@ -143,16 +150,12 @@ impl Config {
         let boot = Boot::from(boot_name);
         let board = machine != "virt";
         let default_el = if board && machine != "xlnx-zcu102" {
-            "2"
+            2
         } else {
-            "1"
+            1
         };
-        let el: u8 = env
-            .get("MAIRBENCH_EL")
-            .unwrap_or(default_el)
-            .parse()
-            .unwrap_or(1);
-        let smp: u64 = env.get("MAIRBENCH_SMP").unwrap_or("1").parse().unwrap_or(1);
+        let el = number(&env, "MAIRBENCH_EL", default_el);
+        let smp = number(&env, "MAIRBENCH_SMP", 1);
         let serial = match env.get("MAIRBENCH_SERIAL") {
             Some("pty") => Serial::Pty,
             Some("none") => Serial::None,
@@ -160,17 +163,15 @@ impl Config {
         };
         let default_mem = if boot == Boot::Linux { "512M" } else { "256M" };
         let gdb = env.get("MAIRBENCH_GDB") == Some("1");
-        let limit = match env.get("MAIRBENCH_TIMEOUT") {
-            Some(t) => t.parse().unwrap_or(60),
-            None if gdb => 0,
-            None => 60,
-        };
-        let bootdelay = match (env.get("MAIRBENCH_BOOTDELAY"), serial) {
-            (Some(d), _) => d.parse().unwrap_or(0),
-            (None, Serial::Pty) => 5,
-            (None, _) => 0,
-        };
-        let gic_default = if smp > 8 { "3" } else { "2" };
+        // No time limit for a gdb session, unless one is set: it would end the session under
+        // the debugger's feet.
+        let limit = number(&env, "MAIRBENCH_TIMEOUT", if gdb { 0 } else { 60 });
+        let bootdelay = number(
+            &env,
+            "MAIRBENCH_BOOTDELAY",
+            if serial == Serial::Pty { 5 } else { 0 },
+        );
+        let gic = number(&env, "MAIRBENCH_GIC", if smp > 8 { 3 } else { 2 });
         let config = Config {
             machine,
             boot_name,
@@ -179,16 +180,8 @@ impl Config {
             kvm: env.get("MAIRBENCH_ACCEL") == Some("kvm"),
             el,
             smp,
-            clusters: env
-                .get("MAIRBENCH_CLUSTERS")
-                .unwrap_or("1")
-                .parse()
-                .unwrap_or(1),
-            gic: env
-                .get("MAIRBENCH_GIC")
-                .unwrap_or(gic_default)
-                .parse()
-                .unwrap_or(2),
+            clusters: number(&env, "MAIRBENCH_CLUSTERS", 1),
+            gic,
             mem: get("MAIRBENCH_MEM").unwrap_or_else(|| default_mem.into()),
             load: get("MAIRBENCH_LOAD").unwrap_or_else(|| "0x40400000".into()),
             limit,
@@ -198,12 +191,7 @@ impl Config {
             monitor: get("MAIRBENCH_MONITOR"),
             bootdelay,
             icount: env.get("MAIRBENCH_ICOUNT") == Some("1"),
-            gdb: gdb.then(|| {
-                env.get("MAIRBENCH_GDB_PORT")
-                    .unwrap_or("1234")
-                    .parse()
-                    .unwrap_or(1234)
-            }),
+            gdb: gdb.then(|| number(&env, "MAIRBENCH_GDB_PORT", 1234)),
             dtb: get("MAIRBENCH_DTB").map(PathBuf::from),
             env,
         };

@@ -440,3 +440,53 @@ fn judge_linux(text: &str, status: i32, l: &Linux) -> Option<i32> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(pairs: &[(&str, &str)]) -> Config {
+        Config::read(Env::from_pairs(pairs.iter().copied()), "").unwrap()
+    }
+
+    #[test]
+    fn the_command_line_names_qemu_and_its_accelerator() {
+        let version = "QEMU emulator version 10.0.2 (Debian 1:10.0.2+ds-2)\nCopyright\n";
+        assert_eq!(
+            host_args(&config(&[]), version),
+            ["mairbench.host=qemu-10.0.2", "mairbench.accel=tcg"]
+        );
+        assert_eq!(
+            host_args(&config(&[]), "")[0],
+            "mairbench.host=qemu",
+            "a QEMU that does not say its version"
+        );
+        assert_eq!(
+            host_args(&config(&[("MAIRBENCH_ACCEL", "kvm")]), version)[1],
+            "mairbench.accel=kvm"
+        );
+        assert!(host_args(&config(&[("MAIRBENCH_HOST_BOOTARG", "0")]), version).is_empty());
+    }
+
+    #[test]
+    fn a_linux_twin_without_an_end_record_is_explained() {
+        let twin = Linux {
+            twin: Some("/t/mairbench-linux".into()),
+            dir: "/l".into(),
+        };
+        let exited = "mairbench: /init: reached\nmairbench: /init: /mairbench-linux exited with status 3\r\n";
+        assert_eq!(
+            judge_linux(exited, 0, &twin),
+            None,
+            "the judge then fails the run"
+        );
+        let smoke = Linux {
+            twin: None,
+            dir: "/l".into(),
+        };
+        let done = "mairbench: /init: smoke check done (no twin)\n";
+        assert_eq!(judge_linux(done, 0, &smoke), Some(0));
+        assert_eq!(judge_linux(done, 1, &smoke), Some(1));
+        assert_eq!(judge_linux("", 0, &smoke), Some(1));
+    }
+}
