@@ -150,7 +150,8 @@ pub fn run(
     for (slot, m) in members.iter_mut().zip(matrix.iter().flatten()) {
         *slot = *m;
     }
-    core_to_core::run(&members[..count], cores.count() + 1);
+    // `count` fits (`get`, not indexing, which adds a panic).
+    core_to_core::run(members.get(..count).unwrap_or_default(), cores.count() + 1);
     for (i, c) in topology.clusters().iter().enumerate() {
         let (Some(block), false) = (block_of(cores, c.representative), Some(i) == boot) else {
             continue;

@@ -143,11 +143,12 @@ impl fmt::Write for Console {
         let Some(mut uart) = UART.get() else {
             return Ok(());
         };
-        for (i, line) in s.split('\n').enumerate() {
+        // Bytes, not `str::split`, whose searcher carries a panic path.
+        for (i, line) in s.as_bytes().split(|&b| b == b'\n').enumerate() {
             if i > 0 {
                 let _ = uart.write_all(b"\r\n");
             }
-            let _ = uart.write_all(line.as_bytes());
+            let _ = uart.write_all(line);
         }
         UART.set(Some(uart));
         Ok(())

@@ -84,7 +84,8 @@ impl Cores {
 
     /// The stack blocks of the secondary CPUs that are up.
     pub fn blocks(&self) -> &[usize] {
-        &self.blocks[..self.count]
+        // `add` keeps `count` within `blocks`: `get`, not indexing, which adds a panic.
+        self.blocks.get(..self.count).unwrap_or_default()
     }
 
     /// The SMP configuration evidence (registers compared, shared-line test), for the
@@ -173,7 +174,7 @@ impl<'p> Plan<'p> {
         hello(0, self.boot_mpidr, boot_midr, entry_el, &boot_regs);
         let mut evidence = SmpEvidence::default();
         // The first differing CPU and register, with both values, for the check's line.
-        let mut first: Option<(u64, usize, u64, u64)> = None;
+        let mut first: Option<(u64, &'static str, u64, u64)> = None;
         let mut launched: [Option<Method>; MAX_CPUS] = [None; MAX_CPUS];
         for t in self.targets() {
             let method = match (t.enable, self.psci) {
@@ -183,7 +184,7 @@ impl<'p> Plan<'p> {
                     not_started(t.mpidr, format_args!("no PSCI conduit in the device tree"));
                     continue;
                 }
-                (Enable::Psci, Psci::Unusable(conduit, _)) => {
+                (Enable::Psci, Psci::Unusable(conduit)) => {
                     let why = format_args!("PSCI over {} is unusable from here", conduit.name());
                     not_started(t.mpidr, why);
                     continue;
@@ -204,7 +205,11 @@ impl<'p> Plan<'p> {
                 Method::Psci(_) => Some(start::launch(method, t.mpidr, t.block)),
             };
             match started.unwrap_or(Err(NotStarted::BadRelease)) {
-                Ok(()) => launched[t.block] = Some(method),
+                Ok(()) => {
+                    if let Some(slot) = launched.get_mut(t.block) {
+                        *slot = Some(method);
+                    }
+                }
                 Err(e) => not_started(t.mpidr, format_args!("{}", Why(e, method))),
             }
         }
@@ -219,9 +224,10 @@ impl<'p> Plan<'p> {
                     cores.add(t.block);
                     evidence.started += 1;
                     let pairs = boot_regs.values().into_iter().zip(up.regs.values());
-                    if let Some((i, (want, got))) = pairs.enumerate().find(|(_, (a, b))| a != b) {
+                    let mut named = Regs::NAMES.into_iter().zip(pairs);
+                    if let Some((name, (want, got))) = named.find(|(_, (a, b))| a != b) {
                         evidence.differing += 1;
-                        first.get_or_insert((up.mpidr, i, got, want));
+                        first.get_or_insert((up.mpidr, name, got, want));
                     }
                 }
                 None => not_started(t.mpidr, format_args!("{}", Why(NotStarted::Silent, method))),
@@ -239,7 +245,7 @@ impl<'p> Plan<'p> {
             cores.count() + 1,
             listed + usize::from(self.ask_missing)
         );
-        evidence.first_differing = first.map(|(mpidr, i, ..)| (mpidr, Regs::NAMES[i]));
+        evidence.first_differing = first.map(|(mpidr, name, ..)| (mpidr, name));
         if evidence.started == 0 {
             say!("smp: one CPU running: no registers to compare, no shared-line or counter test");
         } else {
@@ -253,7 +259,7 @@ impl<'p> Plan<'p> {
 }
 
 /// The `smp-registers` check: every secondary's regime registers equal the boot CPU's.
-fn registers_check(e: &SmpEvidence, first: Option<(u64, usize, u64, u64)>) {
+fn registers_check(e: &SmpEvidence, first: Option<(u64, &'static str, u64, u64)>) {
     let names = Regs::NAMES;
     match first {
         None => run::check(
@@ -268,15 +274,14 @@ fn registers_check(e: &SmpEvidence, first: Option<(u64, usize, u64, u64)>) {
                 names[3]
             ),
         ),
-        Some((mpidr, i, got, want)) => run::check(
+        Some((mpidr, name, got, want)) => run::check(
             "smp-registers",
             false,
             format_args!(
                 "{} of {} secondary CPUs differ from the boot CPU; the first, {mpidr:#x}, holds \
-                 {} = {got:#x} (boot CPU: {want:#x})",
+                 {name} = {got:#x} (boot CPU: {want:#x})",
                 u64::from(e.differing),
                 u64::from(e.started),
-                names[i]
             ),
         ),
     };

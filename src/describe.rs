@@ -217,10 +217,16 @@ impl Start<'_> {
         if let Some(hz) = boot.cntfrq_programmed {
             say!("timer: CNTFRQ_EL0 read 0 at EL3; programmed {hz} Hz from /timer clock-frequency");
         }
-        if let Psci::Unusable(conduit, why) = psci {
+        if let Psci::Unusable(conduit) = psci {
             run::warn("psci");
+            // One sentence for both conduits (not one string each): the image is smaller.
+            let (call, el) = match conduit {
+                PsciConduit::Hvc => ("HVC", 2u64),
+                PsciConduit::Smc => ("SMC", 3),
+            };
             say!(
-                "psci: {} unusable: {why}; no CPU_ON or SYSTEM_OFF through it",
+                "psci: {} unusable: {call} would land in EL{el}, which mairbench was entered at \
+                 and left: no PSCI implementation is there; no CPU_ON or SYSTEM_OFF through it",
                 conduit.name()
             );
         }

@@ -18,7 +18,10 @@ const MAX_BACKWARDS: u64 = 16;
 
 /// How far past a 2 MiB boundary the copies' anonymous side starts: 17 pages, an odd count,
 /// so that its page i and a 2 MiB-aligned source's page i never share a slot of a
-/// direct-mapped translation cache indexed by page number.
+/// direct-mapped translation cache indexed by page number. At the source's offset within
+/// the page: another offset (tinymembench's buffers lie 1,408 B apart within their pages)
+/// was measured no faster (docs/twin-qemu.md, "Where a copy's two sides lie"); a skew
+/// that is not whole pages (any multiple of 64 B) tries one.
 const PARTNER_SKEW: u64 = 17 * 4096;
 
 /// The kernels of the table ([`KERNELS`]) the twin runs (their `twin` column), as a

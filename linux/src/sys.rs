@@ -732,6 +732,9 @@ impl Uname {
 pub struct Mapping {
     va: u64,
     len: u64,
+    /// Mapped bytes before `va` that the kernels do not use (an anonymous mapping that
+    /// starts within a page, [`Mapping::anon_aligned`]); unmapped with the rest.
+    head: u64,
     /// The dma-buf it maps, for DMA_BUF_IOCTL_SYNC (the `dma-buf:` source only).
     dmabuf: Option<Fd>,
 }
@@ -757,26 +760,30 @@ impl Mapping {
         Ok(Mapping {
             va: va as u64,
             len,
+            head: 0,
             dmabuf: None,
         })
     }
 
     /// Maps `len` bytes (a multiple of 4 KiB) anonymous and private at an address `skew`
-    /// bytes (a multiple of 4 KiB, below `align`) past a multiple of `align` (a power of
-    /// two): `len + 2 × align` bytes mapped, then what lies before and after that part
-    /// unmapped. The errno when refused.
+    /// bytes (a multiple of 64, below `align`) past a multiple of `align` (a power of two):
+    /// `len + 2 × align` bytes mapped, then what lies before and after the pages that hold
+    /// that part unmapped. A skew within a page starts the mapping's usable part there (the
+    /// bytes before it, in its first page, stay mapped and unused). The errno when refused.
     pub fn anon_aligned(len: u64, align: u64, skew: u64) -> Result<Mapping, i64> {
         if len == 0
             || !len.is_multiple_of(4096)
             || !align.is_power_of_two()
-            || !skew.is_multiple_of(4096)
+            || !skew.is_multiple_of(64)
             || skew >= align
         {
             return Err(22); // EINVAL
         }
+        let in_page = skew % 4096;
+        let pages = len + in_page.next_multiple_of(4096);
         let mut m = Mapping::anon(len.checked_add(2 * align).ok_or(12)?)?;
-        let start = m.va.next_multiple_of(align) + skew;
-        let (head, tail) = (start - m.va, m.va + m.len - (start + len));
+        let start = m.va.next_multiple_of(align) + (skew - in_page);
+        let (head, tail) = (start - m.va, m.va + m.len - (start + pages));
         // SAFETY: both ranges lie in the mapping `m` owns and nothing has touched yet; what
         // remains, [start, start + len), becomes `m`'s before it is used or dropped.
         unsafe {
@@ -784,11 +791,12 @@ impl Mapping {
                 syscall(SYS_MUNMAP, [m.va, head, 0, 0, 0, 0]);
             }
             if tail != 0 {
-                syscall(SYS_MUNMAP, [start + len, tail, 0, 0, 0, 0]);
+                syscall(SYS_MUNMAP, [start + pages, tail, 0, 0, 0, 0]);
             }
         }
-        m.va = start;
+        m.va = start + in_page;
         m.len = len;
+        m.head = in_page;
         Ok(m)
     }
 
@@ -796,9 +804,10 @@ impl Mapping {
     /// errno when refused (EINVAL from a kernel without THP).
     pub fn advise_huge(&self, huge: bool) -> Result<(), i64> {
         let advice = if huge { MADV_HUGEPAGE } else { MADV_NOHUGEPAGE };
+        let (start, len) = (self.va - self.head, self.len + self.head);
         // SAFETY: madvise(2) with these hints changes how the kernel backs the mapping this
-        // value owns, never its contents.
-        let r = unsafe { syscall(SYS_MADVISE, [self.va, self.len, advice, 0, 0, 0]) };
+        // value owns (its pages, from the first), never its contents.
+        let r = unsafe { syscall(SYS_MADVISE, [start, len, advice, 0, 0, 0]) };
         if r < 0 {
             return Err(-r);
         }
@@ -830,6 +839,7 @@ impl Mapping {
         Ok(Mapping {
             va: va as u64,
             len,
+            head: 0,
             dmabuf: None,
         })
     }
@@ -993,7 +1003,7 @@ impl Mapping {
 
     /// The mapping as 64-bit words.
     pub fn words(&mut self) -> &mut [u64] {
-        // SAFETY: the mapping is `len` bytes of page-aligned read-write memory owned by this
+        // SAFETY: the mapping is `len` bytes of line-aligned read-write memory owned by this
         // value alone (it holds no Rust object); the borrow keeps it mapped.
         unsafe { core::slice::from_raw_parts_mut(self.va as *mut u64, (self.len / 8) as usize) }
     }
@@ -1016,7 +1026,7 @@ impl Mapping {
         for _ in 0..passes {
             // SAFETY: [va, va + len) lies in this read-write mapping, which this value alone
             // owns (test data only); len is a non-zero multiple of the loop's step and va is
-            // page-aligned; the kernels use caller-saved registers only (AAPCS64).
+            // line-aligned; the kernels use caller-saved registers only (AAPCS64).
             unsafe { f(self.va, len) };
         }
         Some(())
@@ -1031,7 +1041,7 @@ impl Mapping {
         let line = dcache_line();
         self.fits(len, line)?;
         // SAFETY: [va, va + len) lies in this mapping, len is a non-zero multiple of the
-        // smallest data cache line and va is page-aligned; DC CIVAC writes dirty lines back
+        // smallest data cache line and va is line-aligned; DC CIVAC writes dirty lines back
         // before dropping them, so no data changes; caller-saved registers only.
         unsafe { mb_k_civac(self.va, len, line) };
         Some(())
@@ -1052,7 +1062,7 @@ impl Mapping {
         for _ in 0..passes {
             // SAFETY: both ranges lie in their read-write mappings (distinct: `dst` is borrowed
             // mutably), len is a non-zero multiple of the loop's step, both starts are
-            // page-aligned; the kernels use caller-saved registers only.
+            // line-aligned; the kernels use caller-saved registers only.
             unsafe { f(dst.va, src.va, len) };
         }
         Some(())
@@ -1088,8 +1098,9 @@ impl Mapping {
 
 impl Drop for Mapping {
     fn drop(&mut self) {
+        let (start, len) = (self.va - self.head, self.len + self.head);
         // SAFETY: unmaps exactly the mapping this value owns; no borrow of it outlives self.
-        unsafe { syscall(SYS_MUNMAP, [self.va, self.len, 0, 0, 0, 0]) };
+        unsafe { syscall(SYS_MUNMAP, [start, len, 0, 0, 0, 0]) };
     }
 }
 

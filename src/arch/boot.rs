@@ -44,9 +44,9 @@ pub enum Psci {
     Absent,
     /// The device tree's conduit reaches PSCI firmware at a higher EL than the entry EL.
     Usable(PsciConduit),
-    /// The device tree's conduit lands in an EL the firmware has left: its vectors are the
-    /// boot loader's, or nobody's. Never called.
-    Unusable(PsciConduit, &'static str),
+    /// The device tree's conduit lands in an EL the firmware has left (HVC in EL2, SMC in
+    /// EL3): its vectors are the boot loader's, or nobody's. Never called.
+    Unusable(PsciConduit),
 }
 
 impl Psci {
@@ -65,16 +65,8 @@ impl Psci {
 pub fn psci_conduit(dtb: Option<PsciConduit>, entry_el: u64) -> Psci {
     match dtb {
         None => Psci::Absent,
-        Some(PsciConduit::Hvc) if entry_el >= 2 => Psci::Unusable(
-            PsciConduit::Hvc,
-            "HVC would land in EL2, which mairbench was entered at and left: no PSCI \
-             implementation is there",
-        ),
-        Some(PsciConduit::Smc) if entry_el >= 3 => Psci::Unusable(
-            PsciConduit::Smc,
-            "SMC would land in EL3, which mairbench was entered at and left: no PSCI \
-             implementation is there",
-        ),
+        Some(PsciConduit::Hvc) if entry_el >= 2 => Psci::Unusable(PsciConduit::Hvc),
+        Some(PsciConduit::Smc) if entry_el >= 3 => Psci::Unusable(PsciConduit::Smc),
         Some(conduit) => Psci::Usable(conduit),
     }
 }

@@ -276,9 +276,10 @@ impl Chain {
         Some(chain)
     }
 
-    /// Lines in the chain.
+    /// Lines in the chain: at least one (`lay` refuses a `line` of 0 or an empty `via`);
+    /// `max(1)` says so to the compiler, which then adds no division-by-zero panic.
     pub fn lines(&self) -> u64 {
-        self.via.len / self.line
+        self.via.len / self.line.max(1)
     }
 
     /// The alias the pointers point into.
@@ -288,13 +289,13 @@ impl Chain {
 
     /// The first word of line `i` (`i < lines`), through `via`.
     fn get(&self, i: u64) -> u64 {
-        let at = (i % self.lines()) * self.line;
+        let at = (i % self.lines().max(1)) * self.line;
         // SAFETY: a line start inside the `via` window, aligned to 8.
         unsafe { core::ptr::read_volatile((self.via.va + at) as *const u64) }
     }
 
     fn put(&self, i: u64, value: u64) {
-        let at = (i % self.lines()) * self.line;
+        let at = (i % self.lines().max(1)) * self.line;
         // SAFETY: as in `get`; the window holds test data only.
         unsafe { core::ptr::write_volatile((self.via.va + at) as *mut u64, value) }
     }
@@ -306,8 +307,9 @@ impl Chain {
             return None;
         }
         let delta = to.va.wrapping_sub(self.target.va);
-        for at in (0..self.via.len).step_by(self.line as usize) {
-            let word = (self.via.va + at) as *mut u64;
+        // Line by line (`via` is whole lines: `lay`), not `step_by`, whose step of 0 panics.
+        for i in 0..self.lines() {
+            let word = (self.via.va + i * self.line) as *mut u64;
             // SAFETY: a line start inside the `via` window, aligned to 8 (see `get`); the
             // window holds test data only.
             unsafe {
@@ -323,14 +325,15 @@ impl Chain {
     /// the chain is one cycle: Sattolo's swaps make one (`mairbench_core::random` tests it).
     pub fn intact(&self) -> bool {
         let mut digest = 0u64;
-        for (i, at) in (0..self.via.len).step_by(self.line as usize).enumerate() {
+        for i in 0..self.lines() {
+            let at = i * self.line;
             // SAFETY: a line start inside the `via` window, aligned to 8 (see `get`).
             let word = unsafe { core::ptr::read_volatile((self.via.va + at) as *const u64) };
             let rel = word.wrapping_sub(self.target.va);
             if !rel.is_multiple_of(self.line) || rel >= self.target.len {
                 return false;
             }
-            digest = digest.wrapping_add(mix(i as u64, rel));
+            digest = digest.wrapping_add(mix(i, rel));
         }
         digest == self.digest
     }

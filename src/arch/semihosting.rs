@@ -41,7 +41,7 @@ pub fn command_line(buf: &mut [u8]) -> Option<&str> {
     let len = usize::try_from(block[1]).ok()?.min(buf.len());
     let line = core::str::from_utf8(&buf[..len]).ok()?;
     Some(
-        line.split_once(' ')
+        mairbench_core::text::split_once(line, b' ')
             .map_or("", |(_, rest)| rest)
             .trim_ascii(),
     )

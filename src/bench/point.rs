@@ -171,7 +171,8 @@ impl Engine<'_> {
             // outlasts the minimum sample (if not, the samples are retaken with more).
             Some((bytes, mut warm)) => {
                 let ticks = self.sample(&p, &mut warm, 1).ticks;
-                let estimate = ticks.saturating_mul(size / bytes);
+                // A tail is never empty; `max(1)` spares the division-by-zero panic.
+                let estimate = ticks.saturating_mul(size / bytes.max(1));
                 Calibration {
                     passes: sweep::passes_for(min, 1, estimate, max),
                     warm_up_passes: 0,
@@ -257,11 +258,13 @@ impl Engine<'_> {
             }
             Verify::Chain(chain) => (!chain.intact()).then_some(0),
         };
-        let cycles = stats::summarize(&mut cycles[..reps]).filter(|_| self.clock.cycles);
+        // `reps` is at most MAX_REPS (`Engine::new`): `get_mut`, not indexing, which panics.
+        let cycles = stats::summarize(cycles.get_mut(..reps).unwrap_or_default())
+            .filter(|_| self.clock.cycles);
         Some(Point {
             passes,
             units: p.units,
-            ticks: stats::summarize(&mut ticks[..reps])?,
+            ticks: stats::summarize(ticks.get_mut(..reps)?)?,
             cycles,
             bad,
             start: p.start,

@@ -226,7 +226,8 @@ impl Engine<'_> {
                 };
                 Ok(Prepared {
                     body: body.ok_or(ODD_SIZE)?,
-                    units: size / self.plan.line,
+                    // The line is never 0 (`cache::dcache_line`): no division-by-zero panic.
+                    units: size / self.plan.line.max(1),
                     pass_bytes: size,
                     warm_up_loads: None,
                     redirty,

@@ -290,7 +290,7 @@ impl Table {
             }
             let ratio = (0..n)
                 .rev()
-                .find_map(|c| Some((row[c]?, reference[c]?)))
+                .find_map(|c| Some((row.get(c).copied()??, reference.get(c).copied()??)))
                 .and_then(|(v, r)| stats::ratio_permille(v, r));
             match ratio {
                 Some(r) => say!(

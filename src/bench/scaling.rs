@@ -252,7 +252,8 @@ impl Engine<'_> {
         {
             *slot = (block, body(i + 1)?, passes);
         }
-        let others = &others[..n - 1];
+        // `get`, not indexing, here and below: `n` fits, and no panic path is added.
+        let others = others.get(..n - 1)?;
         let freq = self.clock.freq;
         let bytes = part * passes;
         let mut best: Option<Best> = None;
@@ -262,7 +263,7 @@ impl Engine<'_> {
             if rep == 0 {
                 continue; // warm-up
             }
-            let spans = &spans[..n];
+            let spans = spans.get(..n)?;
             let (first, last_start, last_end) = extent(spans)?;
             let span = last_end.wrapping_sub(first).max(1);
             let aggregate = stats::mbps(bytes * n as u64, span, freq).unwrap_or(0);

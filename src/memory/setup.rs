@@ -266,7 +266,8 @@ impl Fit<'_> {
             *slot = range;
             n += 1;
         }
-        let avoid = &avoid[..n];
+        // `n` counts slots filled (`get`, not indexing, which adds a panic).
+        let avoid = avoid.get(..n).unwrap_or_default();
         let ram = (self.ram.base, self.ram.size);
         loop {
             let placed = placement::place_buffer(ram, avoid, want, BLOCK, MIN_BUFFER)

@@ -260,7 +260,7 @@ impl<'a> Table<'a> {
 /// bytes of relocation a pointer.
 fn simulator(header: &[u8]) -> Option<&'static str> {
     let ids = header.get(10..24)?;
-    let (id, table_id) = ids.split_at(6);
+    let (id, table_id) = ids.split_at_checked(6)?;
     let is = |oem: &[u8], prefix: &[u8]| id == oem && table_id.starts_with(prefix);
     if is(b"BOCHS ", b"BXPC") {
         Some(QEMU_MARK)
@@ -281,6 +281,17 @@ pub(crate) fn byte(bytes: &[u8], at: usize) -> Option<u8> {
 
 fn array<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
     bytes.get(at..at.checked_add(N)?)?.try_into().ok()
+}
+
+/// `bytes` in whole chunks of `n` bytes, a partial chunk at the end left out: what
+/// `chunks_exact` gives, without its panic path for a chunk size of 0 (no chunk here).
+pub(crate) fn chunks(bytes: &[u8], n: usize) -> impl Iterator<Item = &[u8]> + '_ {
+    let mut rest = bytes;
+    core::iter::from_fn(move || {
+        let (chunk, tail) = rest.split_at_checked(n).filter(|_| n > 0)?;
+        rest = tail;
+        Some(chunk)
+    })
 }
 
 #[inline(never)]
@@ -395,14 +406,12 @@ fn entries<'a>(root: Table<'a>, kind: Root) -> impl Iterator<Item = u64> + 'a {
         Root::Xsdt => 8,
         Root::Rsdt => 4,
     };
-    root.bytes
-        .get(HEADER..)
-        .unwrap_or_default()
-        .chunks_exact(width)
-        .map(|entry| match entry.try_into() {
+    chunks(root.bytes.get(HEADER..).unwrap_or_default(), width).map(|entry| {
+        match entry.try_into() {
             Ok(wide) => u64::from_le_bytes(wide),
             Err(_) => u32_at(entry, 0).map_or(0, u64::from),
-        })
+        }
+    })
 }
 
 /// The platform ACPI describes, from the RSDP at physical address `rsdp`; see the module

@@ -142,7 +142,7 @@ pub const ALL_TYPES: u8 = ((1u16 << MEMTYPES.len()) - 1) as u8;
 /// the error.
 pub fn parse_types(list: &str) -> Result<u8, &str> {
     let mut mask = 0u8;
-    for name in list.split(',') {
+    for name in crate::text::split(list, b',') {
         let t = memtype::by_name(name).ok_or(name)?;
         mask |= 1 << t.index;
     }
@@ -295,7 +295,7 @@ pub fn tokens(cmdline: &str) -> impl Iterator<Item = &str> {
 
 /// Splits `key=value` (value without surrounding quotes); `key` alone gives `None`.
 pub fn split_key_value(token: &str) -> (&str, Option<&str>) {
-    match token.split_once('=') {
+    match crate::text::split_once(token, b'=') {
         Some((k, v)) => {
             let v = v
                 .strip_prefix('"')
@@ -391,11 +391,10 @@ const TYPES_EXPECTED: &str = "memory-type names separated by commas, e.g. normal
 /// The mask of the entries of `list` that `bit` knows, and whether any entry was unknown;
 /// the mask is 0 when none was known.
 fn list_mask(list: &str, bit: impl Fn(&str) -> Option<u16>) -> (u16, bool) {
-    list.split(',')
-        .fold((0, false), |(mask, bad), name| match bit(name) {
-            Some(b) => (mask | b, bad),
-            None => (mask, true),
-        })
+    crate::text::split(list, b',').fold((0, false), |(mask, bad), name| match bit(name) {
+        Some(b) => (mask | b, bad),
+        None => (mask, true),
+    })
 }
 
 /// Each entry of `list` that `bit` does not know.
@@ -403,7 +402,7 @@ fn unknown_entries<'a>(
     list: &'a str,
     bit: impl Fn(&str) -> Option<u16> + 'a,
 ) -> impl Iterator<Item = &'a str> + 'a {
-    list.split(',').filter(move |name| bit(name).is_none())
+    crate::text::split(list, b',').filter(move |name| bit(name).is_none())
 }
 
 fn type_bit(name: &str) -> Option<u16> {

@@ -109,33 +109,31 @@ pub struct Core {
     pub name: &'static str,
     /// MIDR_EL1.Implementer (bits 31:24).
     pub implementer: u8,
-    /// MIDR_EL1.PartNum (bits 15:4).
+    /// MIDR_EL1.PartNum (bits 15:4), as [`MIDR_SOURCE`] gives it.
     pub part: u16,
-    /// The source of the part number.
-    pub midr_source: &'static str,
     /// CPUECTLR_EL1.SMPEN (bit 6 of `S3_1_C15_C2_1`) exists and must be set before the
     /// caches and the MMU are enabled (TF-A's reset code sets it at EL3); `None`: the core has
     /// no such bit (DynamIQ cores: TF-A defines CPUECTLR_EL1 at `S3_0_C15_C1_4` with no SMP
     /// bit) or nothing says it has.
-    pub smpen: Option<Cited>,
+    pub smpen: Option<&'static Cited>,
     /// Normal write-through memory is cached as non-cacheable, documented.
-    pub wt_as_nc: Option<Cited>,
+    pub wt_as_nc: Option<&'static Cited>,
     /// A streaming mode in which a run of full-line write misses stops allocating, and how
     /// it is left.
-    pub streaming: Option<Cited>,
+    pub streaming: Option<&'static Cited>,
     /// DC IVAC executes as DC CIVAC (an invalidate also cleans), documented.
-    pub ivac_as_civac: Option<Cited>,
+    pub ivac_as_civac: Option<&'static Cited>,
     /// Errata on these revisions that software works around by executing DC CVAC and DC
     /// CVAU as DC CIVAC (Linux's `ARM64_WORKAROUND_CLEAN_CACHE`). mairbench's own DC CVAC is
     /// not promoted: a clean that did not reach memory on such a revision names them.
-    pub clean_errata: Option<Revised>,
+    pub clean_errata: Option<&'static Revised>,
     /// On these revisions a control bit that firmware sets at EL3 for an erratum makes DC CVAC
     /// execute as DC CIVAC, so a clean also drops the line. mairbench's EL3 entry sets it
     /// too (boot/entry.S, checked against this field by a test).
-    pub clean_as_civac: Option<Revised>,
+    pub clean_as_civac: Option<&'static Revised>,
     /// On these revisions an erratum workaround that firmware applies at EL3 disables the
     /// no-allocate hint: write-back no-allocate memory then allocates like write-back.
-    pub noalloc_disabled: Option<Revised>,
+    pub noalloc_disabled: Option<&'static Revised>,
     /// A generic-counter erratum Linux matches by this core's MIDR, every revision.
     pub counter: Option<Erratum>,
     /// The PMU events the verdicts count that the core implements (L1D_CACHE_REFILL 0x03,
@@ -149,38 +147,52 @@ const ARM: u8 = 0x41;
 /// The events of [`Core::events`] every core of the table lists.
 const VERDICT_EVENTS: [u16; 4] = [0x03, 0x13, 0x17, 0x19];
 
-const CPUTYPE: &str = "Linux arch/arm64/include/asm/cputype.h";
+/// The source of every row's implementer and part number (one for the whole table, not a
+/// field of each row, which would cost the firmware 16 bytes of relocated data a row).
+pub const MIDR_SOURCE: &str = "Linux arch/arm64/include/asm/cputype.h";
 
-/// TF-A's reset code setting CPUECTLR_EL1.SMPEN.
-const fn smpen(source: &'static str) -> Option<Cited> {
-    Some(Cited {
-        says: "CPUECTLR_EL1.SMPEN (bit 6 of S3_1_C15_C2_1) must be set before the data cache \
-               and the MMU are enabled; TF-A's reset code sets it at EL3",
-        source,
-    })
+/// What TF-A's reset code setting CPUECTLR_EL1.SMPEN does, in every row that cites it.
+const SMPEN: &str = "CPUECTLR_EL1.SMPEN (bit 6 of S3_1_C15_C2_1) must be set before the data \
+                     cache and the MMU are enabled; TF-A's reset code sets it at EL3";
+
+/// What a PMU event list that mentions write streaming mode says, in every row citing one.
+const STREAMING_BY_EVENTS: &str = "has a write streaming mode: full-line writes go to L2 \
+                                   without allocating in L1 (its PMU's L1D_CACHE_WB event \
+                                   excludes them)";
+
+/// TF-A's reset code setting CPUECTLR_EL1.SMPEN, cited from `$source`. A macro, not a
+/// `const fn`: the row refers to the statement, which must be a constant to be `'static`.
+macro_rules! smpen {
+    ($source:expr $(,)?) => {
+        Some(&Cited {
+            says: SMPEN,
+            source: $source,
+        })
+    };
 }
 
-/// A core whose PMU event list mentions write streaming mode and nothing more is known.
-const fn streaming_by_events(source: &'static str) -> Option<Cited> {
-    Some(Cited {
-        says: "has a write streaming mode: full-line writes go to L2 without allocating in \
-               L1 (its PMU's L1D_CACHE_WB event excludes them)",
-        source,
-    })
+/// A core whose PMU event list (`$source`) mentions write streaming mode and nothing more is
+/// known.
+macro_rules! streaming_by_events {
+    ($source:expr $(,)?) => {
+        Some(&Cited {
+            says: STREAMING_BY_EVENTS,
+            source: $source,
+        })
+    };
 }
 
 /// A DynamIQ core with only part number, streaming mode and events known.
 const fn dynamiq(
     name: &'static str,
     part: u16,
-    streaming: Option<Cited>,
+    streaming: Option<&'static Cited>,
     counter: Option<Erratum>,
 ) -> Core {
     Core {
         name,
         implementer: ARM,
         part,
-        midr_source: CPUTYPE,
         smpen: None,
         wt_as_nc: None,
         streaming,
@@ -199,18 +211,17 @@ pub const CORES: [Core; 15] = [
         name: "Cortex-A53",
         implementer: ARM,
         part: 0xd03,
-        midr_source: CPUTYPE,
-        smpen: smpen(
+        smpen: smpen!(
             "TF-A cortex_a53.h CORTEX_A53_ECTLR_SMP_BIT; Cortex-A53 TRM (DDI 0500F) \
              \"Data cache coherency\": you must set the SMPEN bit before enabling the data cache",
         ),
-        wt_as_nc: Some(Cited {
+        wt_as_nc: Some(&Cited {
             says: "downgrades memory marked Inner Write-Through to non-cacheable (and Outer \
                    Write-Through or Outer Non-cacheable, even if the inner attributes are \
                    write-back)",
             source: "Cortex-A53 TRM (DDI 0500D) section 7.5 \"Additional memory attributes\"",
         }),
-        streaming: Some(Cited {
+        streaming: Some(&Cited {
             says: "switches into read allocate mode after a threshold number of consecutive \
                    full-line write misses (writes that miss do not allocate); it continues until \
                    a cacheable write burst that is not a full line, or a load to the line being \
@@ -219,7 +230,7 @@ pub const CORES: [Core; 15] = [
                      and read allocate mode; CPUACTLR_EL1.L1RADIS and RADIS set the thresholds",
         }),
         ivac_as_civac: None,
-        clean_errata: Some(Revised {
+        clean_errata: Some(&Revised {
             first: Revision::new(0, 0),
             last: Some(Revision::new(0, 2)),
             cited: Cited {
@@ -229,7 +240,7 @@ pub const CORES: [Core; 15] = [
                          include/asm/assembler.h dcache_by_line_op",
             },
         }),
-        clean_as_civac: Some(Revised {
+        clean_as_civac: Some(&Revised {
             first: Revision::new(0, 3),
             last: None,
             cited: Cited {
@@ -249,15 +260,14 @@ pub const CORES: [Core; 15] = [
         name: "Cortex-A35",
         implementer: ARM,
         part: 0xd04,
-        midr_source: CPUTYPE,
-        smpen: smpen("TF-A cortex_a35.h CORTEX_A35_CPUECTLR_SMPEN_BIT"),
-        wt_as_nc: Some(Cited {
+        smpen: smpen!("TF-A cortex_a35.h CORTEX_A35_CPUECTLR_SMPEN_BIT"),
+        wt_as_nc: Some(&Cited {
             says: "downgrades memory marked Inner Write-Through to non-cacheable (and Outer \
                    Write-Through or Outer Non-cacheable, even if the inner attributes are \
                    write-back)",
             source: "Cortex-A35 TRM (100236) section A7.3 \"Support for memory types\"",
         }),
-        streaming: Some(Cited {
+        streaming: Some(&Cited {
             says: "switches to read allocate (write streaming) mode once it detects three full \
                    cache lines written; writes that miss go to L2 until a write burst that is \
                    not a full line, or a load to the line being written",
@@ -274,14 +284,13 @@ pub const CORES: [Core; 15] = [
         name: "Cortex-A55",
         implementer: ARM,
         part: 0xd05,
-        midr_source: CPUTYPE,
         smpen: None,
-        wt_as_nc: Some(Cited {
+        wt_as_nc: Some(&Cited {
             says: "only memory both inner and outer write-back is cached; all other memory \
                    types, write-through among them, are non-cacheable",
             source: "Cortex-A55 TRM (100442) \"Support for memory types\"",
         }),
-        streaming: Some(Cited {
+        streaming: Some(&Cited {
             says: "has a write streaming mode in steps, each past a count of consecutive \
                    streaming lines set in CPUECTLR_EL1: past L1WSCTL's, writes stop allocating \
                    in L1 (with the write-allocate hint they still allocate in L2); past \
@@ -300,10 +309,9 @@ pub const CORES: [Core; 15] = [
         name: "Cortex-A57",
         implementer: ARM,
         part: 0xd07,
-        midr_source: CPUTYPE,
-        smpen: smpen("TF-A cortex_a57.h CORTEX_A57_ECTLR_SMP_BIT"),
+        smpen: smpen!("TF-A cortex_a57.h CORTEX_A57_ECTLR_SMP_BIT"),
         wt_as_nc: None,
-        streaming: Some(Cited {
+        streaming: Some(&Cited {
             says: "has write streaming no-allocate thresholds for L1 and L2 \
                    (CPUACTLR_EL1.DIS_L1_STREAMING and DIS_STREAMING turn them off)",
             source: "TF-A cortex_a57.h CORTEX_A57_CPUACTLR_EL1_DIS_STREAMING; U-Boot \
@@ -312,7 +320,7 @@ pub const CORES: [Core; 15] = [
         ivac_as_civac: None,
         clean_errata: None,
         clean_as_civac: None,
-        noalloc_disabled: Some(Revised {
+        noalloc_disabled: Some(&Revised {
             first: Revision::new(0, 0),
             last: Some(Revision::new(1, 1)),
             cited: Cited {
@@ -331,8 +339,7 @@ pub const CORES: [Core; 15] = [
         name: "Cortex-A72",
         implementer: ARM,
         part: 0xd08,
-        midr_source: CPUTYPE,
-        smpen: smpen("TF-A cortex_a72.h CORTEX_A72_ECTLR_SMP_BIT"),
+        smpen: smpen!("TF-A cortex_a72.h CORTEX_A72_ECTLR_SMP_BIT"),
         wt_as_nc: None,
         streaming: None,
         ivac_as_civac: None,
@@ -346,8 +353,7 @@ pub const CORES: [Core; 15] = [
         name: "Cortex-A73",
         implementer: ARM,
         part: 0xd09,
-        midr_source: CPUTYPE,
-        smpen: smpen("TF-A cortex_a73.h CORTEX_A73_CPUECTLR_SMP_BIT"),
+        smpen: smpen!("TF-A cortex_a73.h CORTEX_A73_CPUECTLR_SMP_BIT"),
         wt_as_nc: None,
         streaming: None,
         ivac_as_civac: None,
@@ -361,16 +367,15 @@ pub const CORES: [Core; 15] = [
         name: "Cortex-A76",
         implementer: ARM,
         part: 0xd0b,
-        midr_source: CPUTYPE,
         smpen: None,
         wt_as_nc: None,
-        streaming: Some(Cited {
+        streaming: Some(&Cited {
             says: "switches into write streaming mode when stores are pending to a full line \
                    waiting for its linefill (or on DC ZVA); writes that miss go to L2 or \
                    beyond, until it can no longer form full lines or sees many stores hit",
             source: "Cortex-A76 TRM (100798) section A6.2.6 \"Write streaming mode\"",
         }),
-        ivac_as_civac: Some(Cited {
+        ivac_as_civac: Some(&Cited {
             says: "DC IVAC is treated as DC CIVAC except for permission checking and \
                    watchpoint matching",
             source: "Cortex-A76 TRM (100798) section A6.2.4",
@@ -384,13 +389,13 @@ pub const CORES: [Core; 15] = [
     dynamiq(
         "Cortex-A78",
         0xd41,
-        streaming_by_events("ARM-software/data pmu/cortex-a78.json, L1D_CACHE_WB (0x15)"),
+        streaming_by_events!("ARM-software/data pmu/cortex-a78.json, L1D_CACHE_WB (0x15)"),
         None,
     ),
     dynamiq(
         "Cortex-A510",
         0xd46,
-        streaming_by_events(
+        streaming_by_events!(
             "ARM-software/data pmu/cortex-a510.json, L1D_WS_MODE_ENTRY (0xc4), L1D_WS_MODE (0xc5)",
         ),
         None,
@@ -398,19 +403,19 @@ pub const CORES: [Core; 15] = [
     dynamiq(
         "Cortex-A710",
         0xd47,
-        streaming_by_events("ARM-software/data pmu/cortex-a710.json, L1D_CACHE_WB (0x15)"),
+        streaming_by_events!("ARM-software/data pmu/cortex-a710.json, L1D_CACHE_WB (0x15)"),
         None,
     ),
     dynamiq(
         "Cortex-X1",
         0xd44,
-        streaming_by_events("ARM-software/data pmu/cortex-x1.json, L1D_CACHE_WB (0x15)"),
+        streaming_by_events!("ARM-software/data pmu/cortex-x1.json, L1D_CACHE_WB (0x15)"),
         None,
     ),
     dynamiq(
         "Neoverse-N1",
         0xd0c,
-        Some(Cited {
+        Some(&Cited {
             says: "has a write streaming mode whose L2 threshold CPUECTLR_EL1.WS_THR_L2 sets \
                    (TF-A changes it for erratum 1220197)",
             source: "TF-A neoverse_n1.h NEOVERSE_N1_WS_THR_L2_MASK",
@@ -420,19 +425,19 @@ pub const CORES: [Core; 15] = [
     dynamiq(
         "Neoverse-N2",
         0xd49,
-        streaming_by_events("ARM-software/data pmu/neoverse-n2.json, L1D_CACHE_WB (0x15)"),
+        streaming_by_events!("ARM-software/data pmu/neoverse-n2.json, L1D_CACHE_WB (0x15)"),
         None,
     ),
     dynamiq(
         "Neoverse-V1",
         0xd40,
-        streaming_by_events("ARM-software/data pmu/neoverse-v1.json, L1D_CACHE_WB (0x15)"),
+        streaming_by_events!("ARM-software/data pmu/neoverse-v1.json, L1D_CACHE_WB (0x15)"),
         None,
     ),
     dynamiq(
         "Neoverse-V2",
         0xd4f,
-        streaming_by_events("ARM-software/data pmu/neoverse-v2.json, L1D_CACHE_WB (0x15)"),
+        streaming_by_events!("ARM-software/data pmu/neoverse-v2.json, L1D_CACHE_WB (0x15)"),
         None,
     ),
 ];
@@ -449,7 +454,7 @@ pub fn write_markdown<W: core::fmt::Write + ?Sized>(w: &mut W) -> core::fmt::Res
          DC CVAC as CIVAC | no-allocate hint | counter erratum |\n\
          |---|---|---|---|---|---|---|---|---|---|\n",
     )?;
-    let cell = |c: Option<Cited>| -> ([&'static str; 2], bool) {
+    let cell = |c: Option<&'static Cited>| -> ([&'static str; 2], bool) {
         match c {
             Some(c) => ([c.says, c.source], true),
             None => (["-", ""], false),
@@ -509,7 +514,7 @@ mod tests {
             }
             for cited in [c.smpen, c.wt_as_nc, c.streaming, c.ivac_as_civac]
                 .into_iter()
-                .chain(revised.map(|r| r.map(|r| r.cited)))
+                .chain(revised.map(|r| r.map(|r| &r.cited)))
                 .flatten()
             {
                 assert!(

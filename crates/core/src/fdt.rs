@@ -630,14 +630,8 @@ pub fn cells_to_u64(cells: &[u8]) -> Option<u64> {
     }
 }
 
-/// `s` split around its first `sep` (an ASCII character).
-///
-/// `str::split` and friends would do, but their searcher carries a bounds
-/// check that can panic; this cannot.
-fn split_at_byte(s: &str, sep: u8) -> Option<(&str, &str)> {
-    let at = s.bytes().position(|b| b == sep)?;
-    Some((s.get(..at)?, s.get(at.checked_add(1)?..)?))
-}
+/// `s` split around its first `sep` (an ASCII character): [`crate::text::split_once`].
+use crate::text::split_once as split_at_byte;
 
 /// The non-empty `/`-separated components of `path`.
 fn components(mut path: &str) -> impl Iterator<Item = &str> {

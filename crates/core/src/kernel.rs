@@ -358,7 +358,7 @@ pub fn selected(mask: u16) -> impl Iterator<Item = &'static KernelSpec> {
 /// error (an empty list, or an empty name between commas, is the error `""`).
 pub fn parse_kernels(list: &str) -> Result<u16, &str> {
     let mut mask = 0u16;
-    for name in list.split(',') {
+    for name in crate::text::split(list, b',') {
         let k = by_name(name).ok_or(name)?;
         mask |= k.kernel.bit();
     }

@@ -70,6 +70,7 @@ pub mod source;
 pub mod stats;
 pub mod sweep;
 pub mod system_cache;
+pub mod text;
 pub mod topology;
 pub mod uart;
 pub mod uefi;

@@ -193,7 +193,7 @@ pub const CONSOLES: [(&str, ConsoleKind); 33] = [
 
 /// Whether `s` matches `pattern`, in which one `*` stands for any run of characters.
 pub fn compatible_matches(pattern: &str, s: &str) -> bool {
-    match pattern.split_once('*') {
+    match crate::text::split_once(pattern, b'*') {
         None => pattern == s,
         Some((head, tail)) => {
             s.len() >= head.len().saturating_add(tail.len())

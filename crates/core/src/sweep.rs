@@ -114,7 +114,7 @@ impl Eq for Sizes {}
 /// [`placement::parse_size`] reads them, K/M/G = 2^10/2^20/2^30) or a single size `1M`
 /// (meaning `(1M, 1M)`). Both ends must be multiples of 4 KiB, at least 4 KiB, and in order.
 pub fn parse_range(s: &str) -> Option<(u64, u64)> {
-    let (lo, hi) = match s.split_once('-') {
+    let (lo, hi) = match crate::text::split_once(s, b'-') {
         Some((lo, hi)) => (placement::parse_size(lo)?, placement::parse_size(hi)?),
         None => {
             let size = placement::parse_size(s)?;
@@ -394,7 +394,10 @@ pub fn chase_warm_up_cap(llc_bytes: Option<u64>, emulated: bool) -> Option<u64> 
 /// How far the second window of a copy lies from half the buffer: 37 pages (148 KiB). With
 /// both windows exactly half a buffer apart (a multiple of every cache's way size and of
 /// QEMU's software-TLB span) the two streams compete for the same cache sets and TLB
-/// entries; under QEMU that made copies three times slower than reads and writes.
+/// entries; under QEMU that made copies three times slower than reads and writes. Both
+/// windows start at the same offset within a page: 1,408 B more (tinymembench's buffers'
+/// relative offset) was measured no faster (docs/twin-qemu.md, "Where a copy's two sides
+/// lie").
 pub const COPY_SKEW: u64 = 37 * MIN_SIZE;
 
 /// The buffer offset of the second window of a copy of `size` bytes (the first is at 0) in a

@@ -404,8 +404,7 @@ pub struct MemoryMap {
 /// address space.
 pub fn descriptors(bytes: &[u8], stride: usize) -> impl Iterator<Item = (Descriptor, bool)> + '_ {
     let ok = stride >= DESCRIPTOR_MIN;
-    bytes
-        .chunks_exact(stride.max(DESCRIPTOR_MIN))
+    crate::acpi::chunks(bytes, stride.max(DESCRIPTOR_MIN))
         .filter(move |_| ok)
         .map(|c| {
             let u64_at = |at: usize| {

@@ -14,7 +14,7 @@
 use crate::common;
 
 use crate::common::dtb::{self, Node};
-use mairbench_core::fb::{FONT, GLYPH_H, GLYPH_W};
+use mairbench_core::fb::{glyph, GLYPH_H, GLYPH_W};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -102,7 +102,7 @@ impl Pixels {
     /// Every line that decodes, top to bottom: (pixel row, scale, text); blank ones left out.
     fn text(&self) -> Text {
         let glyphs: HashMap<[u8; 16], char> =
-            FONT.iter().zip(' '..='~').map(|(g, c)| (*g, c)).collect();
+            (b' '..=b'~').map(|c| (glyph(c), char::from(c))).collect();
         let mut lines = Vec::new();
         for y in (0..self.height).step_by(GLYPH_H as usize) {
             for scale in 1..=4 {

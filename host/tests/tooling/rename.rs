@@ -3,7 +3,7 @@
 //! allocate, under another name) leaves core's tests passing: the verdicts, their tests and
 //! the other tables ask for memory types by role, never by name. The test copies core (and
 //! the documents its tests read) to a scratch workspace, edits the row, and runs
-//! `cargo test -p mairbench-core` there, offline, in a target directory of its own.
+//! `cargo test -p mairbench-core` there, offline.
 
 use crate::common;
 use std::path::Path;
@@ -27,16 +27,26 @@ fn copy_tree(from: &Path, to: &Path) {
 #[test]
 fn a_renamed_memory_type_keeps_cores_tests_passing() {
     let root = common::root();
-    let scratch = std::env::temp_dir().join(format!("mairbench-rename-{}", std::process::id()));
+    // One place, under the workspace's target directory, whose compiled dependencies the
+    // copy shares (the same profiles: its manifest takes the workspace's): only core and its
+    // tests are built again, into the same files each time.
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or(root.join("target"), Into::into);
+    let scratch = target.join("rename-workspace");
     let _ = std::fs::remove_dir_all(&scratch);
     for dir in ["crates/core", "docs", "boot", "qemu"] {
         copy_tree(&root.join(dir), &scratch.join(dir));
     }
     std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock")).unwrap();
+    // The workspace's profiles too: core's tests run optimised, as they do at home.
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let profiles = manifest.find("[profile.").map_or("", |at| &manifest[at..]);
     std::fs::write(
         scratch.join("Cargo.toml"),
-        "[workspace]\nmembers = [\"crates/core\"]\nresolver = \"2\"\n\n\
-         [workspace.package]\nedition = \"2021\"\nlicense = \"MIT OR Apache-2.0\"\n",
+        format!(
+            "[workspace]\nmembers = [\"crates/core\"]\nresolver = \"2\"\n\n\
+             [workspace.package]\nedition = \"2021\"\nlicense = \"MIT OR Apache-2.0\"\n\n\
+             {profiles}"
+        ),
     )
     .unwrap();
     let table = scratch.join("crates/core/src/memtype.rs");
@@ -73,7 +83,7 @@ fn a_renamed_memory_type_keeps_cores_tests_passing() {
             "--target",
             &host,
         ])
-        .env("CARGO_TARGET_DIR", root.join("target/rename"))
+        .env("CARGO_TARGET_DIR", &target)
         .output()
         .expect("cargo runs");
     let said = format!(

@@ -87,7 +87,9 @@ impl Stream {
                 body.run();
             }
             bytes += self.chunk;
-            off = (off + self.chunk) % self.whole.len();
+            // `whole` is not empty (`new`): `max(1)` tells the compiler, which then adds no
+            // division-by-zero panic.
+            off = (off + self.chunk) % self.whole.len().max(1);
             if bytes == self.chunk {
                 RUNNING.fetch_add(1, Ordering::AcqRel);
             }

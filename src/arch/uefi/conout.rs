@@ -27,10 +27,19 @@ fn con_out(s: &str) {
     if out.is_null() {
         return;
     }
+    // Flushed at 127 units: a character adds at most two, the NUL one more, so `put` always
+    // finds room (`get_mut`, not indexing, which would add panics the compiler cannot rule
+    // out), and the last unit stays 0.
     let mut buf = [0u16; 130];
     let mut n = 0;
+    let put = |buf: &mut [u16; 130], n: &mut usize, unit: u16| {
+        if let Some(slot) = buf.get_mut(*n) {
+            *slot = unit;
+            *n += 1;
+        }
+    };
     let flush = |buf: &mut [u16; 130], n: &mut usize| {
-        buf[*n] = 0;
+        put(buf, n, 0);
         // SAFETY: `out` is the system table's ConOut, valid until ExitBootServices (the
         // console stops writing here before it: `efi_main`); the string is NUL-terminated.
         unsafe {
@@ -43,15 +52,14 @@ fn con_out(s: &str) {
     };
     for c in s.chars() {
         if c == '\n' {
-            buf[n] = u16::from(b'\r');
-            n += 1;
+            put(&mut buf, &mut n, u16::from(b'\r'));
         }
-        buf[n] = if (c as u32) < 0x7f {
+        let unit = if (c as u32) < 0x7f {
             c as u16
         } else {
             u16::from(b'?')
         };
-        n += 1;
+        put(&mut buf, &mut n, unit);
         if n >= 127 {
             flush(&mut buf, &mut n);
         }

@@ -545,10 +545,10 @@ impl CoreNote {
     /// has no such statement).
     // `fn` pointers, not closures, and not inlined: one copy of each for all their callers.
     #[inline(never)]
-    fn of(core: Option<&Core>, pick: fn(&Core) -> Option<Cited>) -> Option<CoreNote> {
+    fn of(core: Option<&Core>, pick: fn(&Core) -> Option<&'static Cited>) -> Option<CoreNote> {
         match core {
             None => Some(CoreNote::Unknown),
-            Some(c) => pick(c).map(|cited| CoreNote::Documented {
+            Some(c) => pick(c).map(|&cited| CoreNote::Documented {
                 core: c.name,
                 cited,
             }),
@@ -561,10 +561,10 @@ impl CoreNote {
     fn revised(
         core: Option<&Core>,
         revision: Option<Revision>,
-        pick: fn(&Core) -> Option<Revised>,
+        pick: fn(&Core) -> Option<&'static Revised>,
     ) -> Option<CoreNote> {
         let (core, revision) = (core?, revision?);
-        let revised = pick(core).filter(|r| r.holds_for(revision))?;
+        let revised = *pick(core).filter(|r| r.holds_for(revision))?;
         Some(CoreNote::Revised {
             core: core.name,
             revision,
