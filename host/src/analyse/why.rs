@@ -1,5 +1,5 @@
 //! Why a run failed, from its records: the lead `cargo host report` prints first (and
-//! `cargo host why` alone, which qemu/judge calls). The end record only names a reason
+//! `cargo host why` alone, and the runner's judge, `qemu/judge`). The end record only names a reason
 //! ("unexpected exception", "panic", "failed checks: memtype"); the records before it hold
 //! the rest, and this module puts it in words:
 //!

@@ -2,7 +2,7 @@
 //! boot, and `cargo host report` of each log leads with why, from the records (the
 //! exception's class, ESR, ELR and addr2line command; the panic's message and location; the
 //! failed proof's alias and attributes; the last record and line before silence; the CPU not
-//! started with its PSCI error named). qemu/run prints the same lead through qemu/judge.
+//! started with its PSCI error named). qemu/run prints the same lead (its judge, qemu/judge).
 
 use crate::common::Run;
 use crate::matrix;
@@ -84,8 +84,7 @@ fn a_fault_is_explained_by_class_registers_and_source_line() {
     );
     let want = asked(run, "fault", want);
     assert_eq!(lead, want);
-    // qemu/run's own verdict leads with the same (qemu/judge, the host tool built for this
-    // test being found).
+    // The runner's own verdict leads with the same (its judge, the one of qemu/judge).
     assert!(run.stderr.contains(&want), "{}", run.stderr);
 }
 

@@ -1,5 +1,5 @@
-//! Boots the firmware in QEMU through `qemu/run`, the same runner `cargo run` uses, and
-//! splits the console output into machine records.
+//! Boots the firmware in QEMU through the runner `cargo run` uses (`qemu/run`'s program,
+//! started directly), and splits the console output into machine records.
 
 // Shared by several test binaries; each uses only part of it.
 #![allow(dead_code)]
@@ -291,11 +291,31 @@ pub fn with_host(args: &str) -> String {
     }
 }
 
+/// The runner built for the host (runner/, what `qemu/run` starts): `qemu/runner-bin` builds
+/// it when needed, once per test binary; the tests then start it directly, without the
+/// shim's call of cargo on every boot.
+pub fn runner_bin() -> &'static Path {
+    static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        let out = Command::new(root().join("qemu/runner-bin"))
+            .stdin(Stdio::null())
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("qemu/runner-bin runs");
+        assert!(
+            out.status.success(),
+            "qemu/runner-bin could not build the runner"
+        );
+        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+    })
+}
+
 /// `qemu/run` on the firmware with the given runner settings (after the default time limit,
 /// so that a setting replaces it) and command line, its output piped.
 fn runner(env: &[(&str, &str)], bootargs: &[&str]) -> Command {
-    let mut cmd = Command::new(root().join("qemu/run"));
-    cmd.arg(firmware())
+    let mut cmd = Command::new(runner_bin());
+    cmd.arg("run")
+        .arg(firmware())
         .args(bootargs)
         .env("MAIRBENCH_TIMEOUT", DEFAULT_TIMEOUT.to_string())
         // No test installs anything: a missing package is named, status 3 (./test.sh

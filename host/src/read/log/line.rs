@@ -81,6 +81,43 @@ pub fn records(log: &str) -> Result<Vec<Value>, BadRecord> {
         .collect()
 }
 
+/// What the last end record of a log says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// Its top-level member `status` is the string `pass`.
+    Pass,
+    /// It says anything else, or is cut short or not valid JSON.
+    Fail,
+    /// The log holds no end record.
+    Missing,
+}
+
+/// Did this run pass, as the runner and `qemu/judge` decide it: what the log's last end
+/// record says. An end record is a record of kind `end` (or a line that starts one,
+/// `@mb {"kind":"end",`, but is cut short or not valid JSON, which is no pass).
+pub fn last_end(log: &[u8]) -> End {
+    let mut last = End::Missing;
+    for line in log.split(|&b| b == b'\n') {
+        match record(line) {
+            Some(Ok(fields)) if fields.get("kind").and_then(|k| k.as_str()) == Some("end") => {
+                let pass = fields.get("status").and_then(|s| s.as_str()) == Some("pass");
+                last = if pass { End::Pass } else { End::Fail };
+            }
+            Some(Err(_)) => {
+                let text = String::from_utf8_lossy(line);
+                let starts_end = text
+                    .find(PREFIX)
+                    .is_some_and(|at| text[at + PREFIX.len()..].starts_with("{\"kind\":\"end\","));
+                if starts_end {
+                    last = End::Fail;
+                }
+            }
+            _ => {}
+        }
+    }
+    last
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,5 +148,26 @@ mod tests {
         let e = records("@mb [1,2]\n").unwrap_err();
         assert_eq!(e.line, 1);
         assert!(e.error.contains("kind"));
+    }
+
+    #[test]
+    fn status_pass_anywhere_among_the_top_level_members() {
+        for (log, want) in [
+            ("@mb {\"kind\":\"end\",\"status\":\"pass\",\"checks\":1}\n", End::Pass),
+            ("@mb {\"kind\":\"end\", \"checks\": 1, \"status\" : \"pass\" }\r\n", End::Pass),
+            ("U-Boot 2023\r\n@mb {\"kind\":\"end\",\"run_us\":5,\"status\":\"pass\",\"reason\":null}\r\n", End::Pass),
+            ("@mb {\"kind\":\"end\",\"status\":\"fail\"}\n@mb {\"kind\":\"end\",\"status\":\"pass\"}\n", End::Pass),
+            ("@mb {\"kind\":\"end\",\"status\":\"pass\"}\n@mb {\"kind\":\"end\",\"status\":\"fail\"}\n", End::Fail),
+            ("@mb {\"kind\":\"end\",\"x\":{\"status\":\"pass\"},\"status\":\"fail\"}\n", End::Fail),
+            ("@mb {\"kind\":\"end\",\"reason\":\"\\\"status\\\":\\\"pass\\\"\",\"status\":\"fail\"}\n", End::Fail),
+            ("@mb {\"kind\":\"end\",\"pass\":\"status\"}\n", End::Fail),
+            ("@mb {\"kind\":\"end\",\"status\":[\"pass\"]}\n", End::Fail),
+            // A cut record after a passing one: the last end record did not pass.
+            ("@mb {\"kind\":\"end\",\"status\":\"pass\"}\n@mb {\"kind\":\"end\",\"status\":\"pass\"\n", End::Fail),
+            ("@mb {\"kind\":\"start\",\"status\":\"pass\"}\n", End::Missing),
+            ("mairbench: status pass\n", End::Missing),
+        ] {
+            assert_eq!(last_end(log.as_bytes()), want, "{log:?}");
+        }
     }
 }

@@ -14,7 +14,7 @@ pub mod parsed;
 pub mod schema;
 pub mod verdict;
 
-pub use line::{record, records, BadRecord};
+pub use line::{last_end, record, records, BadRecord, End};
 pub use parse::parse;
 pub use parsed::{Evidence, Kept, Parsed, Problem};
 pub use schema::mismatches;

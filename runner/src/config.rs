@@ -1,0 +1,465 @@
+//! The settings of one run, read from [`Env`] and checked against each other: every refusal
+//! (status 2) is said here, before any tool runs.
+
+use crate::settings::Env;
+use std::path::PathBuf;
+
+/// A boot path, `MAIRBENCH_BOOT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Boot {
+    /// QEMU's `-kernel` (the generic loader at EL3).
+    Kernel,
+    /// U-Boot's `booti`.
+    Uboot,
+    /// U-Boot's `bootm` of a standalone uImage.
+    UbootBootm,
+    /// U-Boot's distro boot of `boot.scr` on a FAT disk.
+    UbootScript,
+    /// EDK2 with QEMU's ACPI tables.
+    Uefi,
+    /// EDK2 with the device tree (`acpi=off`).
+    UefiDt,
+    /// U-Boot's `bootefi`.
+    UbootEfi,
+    /// Debian's arm64 Linux with the twin in an initramfs.
+    Linux,
+}
+
+impl Boot {
+    fn from(name: &str) -> Boot {
+        match name {
+            "uboot" => Boot::Uboot,
+            "uboot-bootm" => Boot::UbootBootm,
+            "uboot-script" => Boot::UbootScript,
+            "uefi" => Boot::Uefi,
+            "uefi-dt" => Boot::UefiDt,
+            "uboot-efi" => Boot::UbootEfi,
+            "linux" => Boot::Linux,
+            _ => Boot::Kernel,
+        }
+    }
+
+    /// Whether U-Boot runs first (`uboot`, `uboot-bootm`, `uboot-script`, `uboot-efi`).
+    pub fn is_uboot(self) -> bool {
+        matches!(
+            self,
+            Boot::Uboot | Boot::UbootBootm | Boot::UbootScript | Boot::UbootEfi
+        )
+    }
+
+    /// Whether EDK2 runs first.
+    pub fn is_uefi(self) -> bool {
+        matches!(self, Boot::Uefi | Boot::UefiDt)
+    }
+}
+
+/// Where the console goes, `MAIRBENCH_SERIAL`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Serial {
+    /// On the runner's stdout.
+    Stdio,
+    /// On a pseudo-terminal (a stand-in board).
+    Pty,
+    /// Nowhere: judged by QEMU's exit status.
+    None,
+}
+
+/// One run's settings, checked.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The settings as given (for the ones read where they are used).
+    pub env: Env,
+    /// `MAIRBENCH_MACHINE`.
+    pub machine: &'static str,
+    /// `MAIRBENCH_BOOT`, by name.
+    pub boot_name: &'static str,
+    /// `MAIRBENCH_BOOT`.
+    pub boot: Boot,
+    /// `MAIRBENCH_CPU`.
+    pub cpu: String,
+    /// `MAIRBENCH_ACCEL=kvm`.
+    pub kvm: bool,
+    /// The entry exception level.
+    pub el: u8,
+    /// `MAIRBENCH_SMP`.
+    pub smp: u64,
+    /// `MAIRBENCH_CLUSTERS`: the CPUs split evenly into this many clusters.
+    pub clusters: u64,
+    /// `virt`'s GIC version.
+    pub gic: u8,
+    /// `MAIRBENCH_MEM`.
+    pub mem: String,
+    /// `MAIRBENCH_LOAD`, as written.
+    pub load: String,
+    /// Seconds before QEMU is killed; 0: no limit (a gdb session).
+    pub limit: u64,
+    /// `MAIRBENCH_SEMIHOSTING=1`.
+    pub semihosting: bool,
+    /// `MAIRBENCH_SERIAL`.
+    pub serial: Serial,
+    /// `MAIRBENCH_DISPLAY=ramfb`.
+    pub ramfb: bool,
+    /// `MAIRBENCH_MONITOR`.
+    pub monitor: Option<String>,
+    /// U-Boot's autoboot delay, seconds.
+    pub bootdelay: u64,
+    /// `MAIRBENCH_ICOUNT=1`.
+    pub icount: bool,
+    /// The gdb stub's port, with `MAIRBENCH_GDB=1`.
+    pub gdb: Option<u16>,
+    /// `MAIRBENCH_DTB`.
+    pub dtb: Option<PathBuf>,
+}
+
+/// The board machines: name, what they have (for the refusal), the entry ELs they allow.
+const BOARDS: [(&str, &str); 4] = [
+    ("raspi3b", "4 Cortex-A53 and 1 GiB"),
+    ("raspi4b", "4 Cortex-A72 and 2 GiB"),
+    ("imx8mp-evk", "4 Cortex-A53 and 6 GiB"),
+    ("xlnx-zcu102", "4 Cortex-A53 and 2 GiB"),
+];
+
+/// The number setting `name` holds (checked by the table), else `default`.
+fn number<T: std::str::FromStr>(env: &Env, name: &str, default: T) -> T {
+    env.get(name)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn known(list: &[&'static str], name: &str) -> &'static str {
+    list.iter()
+        .find(|n| **n == name)
+        .copied()
+        .unwrap_or(list[0])
+}
+
+impl Config {
+    /// Reads and checks the settings of `env` for a run with `bootargs` (the command line
+    /// given, before `mairbench.host=`); `Err` is the refusal's message (status 2).
+    pub fn read(env: Env, bootargs: &str) -> Result<Config, String> {
+        env.validate()?;
+        let get = |name: &str| env.get(name).map(str::to_owned);
+        let machine = known(
+            &crate::settings::MACHINES,
+            env.get("MAIRBENCH_MACHINE").unwrap_or("virt"),
+        );
+        let boot_name = known(
+            &crate::settings::BOOTS,
+            env.get("MAIRBENCH_BOOT").unwrap_or("kernel"),
+        );
+        let boot = Boot::from(boot_name);
+        let board = machine != "virt";
+        let default_el = if board && machine != "xlnx-zcu102" {
+            2
+        } else {
+            1
+        };
+        let el = number(&env, "MAIRBENCH_EL", default_el);
+        let smp = number(&env, "MAIRBENCH_SMP", 1);
+        let serial = match env.get("MAIRBENCH_SERIAL") {
+            Some("pty") => Serial::Pty,
+            Some("none") => Serial::None,
+            _ => Serial::Stdio,
+        };
+        let default_mem = if boot == Boot::Linux { "512M" } else { "256M" };
+        let gdb = env.get("MAIRBENCH_GDB") == Some("1");
+        // No time limit for a gdb session, unless one is set: it would end the session under
+        // the debugger's feet.
+        let limit = number(&env, "MAIRBENCH_TIMEOUT", if gdb { 0 } else { 60 });
+        let bootdelay = number(
+            &env,
+            "MAIRBENCH_BOOTDELAY",
+            if serial == Serial::Pty { 5 } else { 0 },
+        );
+        let gic = number(&env, "MAIRBENCH_GIC", if smp > 8 { 3 } else { 2 });
+        let config = Config {
+            machine,
+            boot_name,
+            boot,
+            cpu: get("MAIRBENCH_CPU").unwrap_or_else(|| "cortex-a72".into()),
+            kvm: env.get("MAIRBENCH_ACCEL") == Some("kvm"),
+            el,
+            smp,
+            clusters: number(&env, "MAIRBENCH_CLUSTERS", 1),
+            gic,
+            mem: get("MAIRBENCH_MEM").unwrap_or_else(|| default_mem.into()),
+            load: get("MAIRBENCH_LOAD").unwrap_or_else(|| "0x40400000".into()),
+            limit,
+            semihosting: env.get("MAIRBENCH_SEMIHOSTING") != Some("0"),
+            serial,
+            ramfb: env.get("MAIRBENCH_DISPLAY") == Some("ramfb"),
+            monitor: get("MAIRBENCH_MONITOR"),
+            bootdelay,
+            icount: env.get("MAIRBENCH_ICOUNT") == Some("1"),
+            gdb: gdb.then(|| number(&env, "MAIRBENCH_GDB_PORT", 1234)),
+            dtb: get("MAIRBENCH_DTB").map(PathBuf::from),
+            env,
+        };
+        config.kvm_settings()?;
+        config.console_settings()?;
+        config.machine_settings()?;
+        config.boot_settings(bootargs)?;
+        Ok(config)
+    }
+
+    /// The load address, a number (checked as hex by the table).
+    pub fn load_address(&self) -> u64 {
+        u64::from_str_radix(self.load.trim_start_matches("0x"), 16).unwrap_or(0)
+    }
+
+    /// What cannot run under KVM.
+    fn kvm_settings(&self) -> Result<(), String> {
+        if !self.kvm {
+            return Ok(());
+        }
+        if self.machine != "virt" {
+            return Err(format!(
+                "MAIRBENCH_ACCEL=kvm runs the virt machine only, not {}",
+                self.machine
+            ));
+        }
+        if self.el != 1 {
+            return Err(format!(
+                "MAIRBENCH_ACCEL=kvm enters at EL1 only, not MAIRBENCH_EL={}",
+                self.el
+            ));
+        }
+        if let Some(cpu) = self.env.get("MAIRBENCH_CPU").filter(|c| *c != "host") {
+            return Err(format!(
+                "MAIRBENCH_ACCEL=kvm runs the host's CPU (-cpu host), not MAIRBENCH_CPU={cpu}"
+            ));
+        }
+        if self.icount {
+            return Err("MAIRBENCH_ICOUNT=1 needs TCG, not MAIRBENCH_ACCEL=kvm".into());
+        }
+        Ok(())
+    }
+
+    /// The serial line, the display, the monitor and U-Boot's delay.
+    fn console_settings(&self) -> Result<(), String> {
+        if self.serial == Serial::None {
+            if self.machine != "virt" {
+                return Err("MAIRBENCH_SERIAL=none applies to MAIRBENCH_MACHINE=virt only".into());
+            }
+            if !self.semihosting {
+                return Err("MAIRBENCH_SERIAL=none judges the run by QEMU's exit status, which needs semihosting: not MAIRBENCH_SEMIHOSTING=0".into());
+            }
+            if self.boot == Boot::Linux {
+                return Err("MAIRBENCH_SERIAL=none does not apply to MAIRBENCH_BOOT=linux".into());
+            }
+        }
+        if self.ramfb && self.machine != "virt" {
+            return Err("MAIRBENCH_DISPLAY=ramfb applies to MAIRBENCH_MACHINE=virt only".into());
+        }
+        let prompt = matches!(self.boot, Boot::Uboot | Boot::UbootScript);
+        if self.serial == Serial::Pty && !prompt {
+            return Err(format!("MAIRBENCH_SERIAL=pty applies to the U-Boot paths MAIRBENCH_BOOT=uboot and uboot-script (a prompt to type into), not MAIRBENCH_BOOT={}", self.boot_name));
+        }
+        if self.env.is_set("MAIRBENCH_BOOTDELAY") && !prompt {
+            return Err(format!("MAIRBENCH_BOOTDELAY applies to the U-Boot paths MAIRBENCH_BOOT=uboot and uboot-script, not MAIRBENCH_BOOT={}", self.boot_name));
+        }
+        Ok(())
+    }
+
+    /// The machine: `virt`'s EL and GIC, or what a board's machine allows.
+    fn machine_settings(&self) -> Result<(), String> {
+        if let Some(dtb) = &self.dtb {
+            if !dtb.is_file() {
+                return Err(format!(
+                    "no device tree at {} (MAIRBENCH_DTB)",
+                    dtb.display()
+                ));
+            }
+        }
+        if !self.smp.is_multiple_of(self.clusters) {
+            return Err(format!("MAIRBENCH_CLUSTERS must be a count of clusters that divides MAIRBENCH_SMP={} evenly, not '{}'", self.smp, self.clusters));
+        }
+        let Some((name, has)) = BOARDS.iter().find(|(n, _)| *n == self.machine) else {
+            if self.gic == 2 && self.smp > 8 {
+                return Err(format!(
+                    "MAIRBENCH_GIC=2 serves at most 8 CPUs, not MAIRBENCH_SMP={}",
+                    self.smp
+                ));
+            }
+            return Ok(());
+        };
+        if *name == "xlnx-zcu102" {
+            if self.el == 3 {
+                return Err(format!("xlnx-zcu102 is entered at EL1, or EL2 with MAIRBENCH_EL=2; MAIRBENCH_EL={} does not apply", self.el));
+            }
+        } else if self.el != 2 {
+            return Err(format!(
+                "{name} is entered at EL2; MAIRBENCH_EL={} does not apply",
+                self.el
+            ));
+        }
+        if self.boot != Boot::Kernel {
+            return Err(format!("{name} boots with MAIRBENCH_BOOT=kernel only"));
+        }
+        if [
+            "MAIRBENCH_SMP",
+            "MAIRBENCH_CLUSTERS",
+            "MAIRBENCH_MEM",
+            "MAIRBENCH_CPU",
+        ]
+        .iter()
+        .any(|s| self.env.is_set(s))
+        {
+            return Err(format!(
+                "{name} has {has}: MAIRBENCH_SMP, _CLUSTERS, _MEM and _CPU do not apply"
+            ));
+        }
+        if name.starts_with("raspi") && !self.semihosting {
+            return Err(format!(
+                "{name} has no PSCI: MAIRBENCH_SEMIHOSTING=0 would leave no way to exit"
+            ));
+        }
+        Ok(())
+    }
+
+    /// What each boot path refuses.
+    fn boot_settings(&self, bootargs: &str) -> Result<(), String> {
+        let newline = || {
+            if bootargs.contains('\n') {
+                Err("bootargs cannot contain a newline".to_owned())
+            } else {
+                Ok(())
+            }
+        };
+        match self.boot {
+            Boot::Kernel if self.el == 3 && !self.semihosting => Err(
+                "at EL3 QEMU offers no PSCI: MAIRBENCH_SEMIHOSTING=0 would leave no way to exit"
+                    .into(),
+            ),
+            Boot::Kernel => Ok(()),
+            Boot::Uefi | Boot::UefiDt => {
+                if self.machine != "virt" {
+                    return Err(format!(
+                        "MAIRBENCH_BOOT={} runs on MAIRBENCH_MACHINE=virt only",
+                        self.boot_name
+                    ));
+                }
+                if self.el == 3 {
+                    return Err("EDK2 for QEMU virt does not run with secure=on (EL3); use MAIRBENCH_EL=1 or 2".into());
+                }
+                newline()
+            }
+            Boot::Linux => {
+                if self.machine != "virt" {
+                    return Err("MAIRBENCH_BOOT=linux runs on MAIRBENCH_MACHINE=virt only".into());
+                }
+                if self.el == 3 {
+                    return Err("Linux boots at EL1 or EL2; MAIRBENCH_EL=3 does not apply to MAIRBENCH_BOOT=linux".into());
+                }
+                newline()
+            }
+            _ => self.uboot_settings(bootargs),
+        }
+    }
+
+    /// What every U-Boot path refuses.
+    fn uboot_settings(&self, bootargs: &str) -> Result<(), String> {
+        if self.el == 3 {
+            return Err("Debian's U-Boot for QEMU does not boot with secure=on (EL3); use MAIRBENCH_EL=1 or 2".into());
+        }
+        if self.load_address() & 0x1f_ffff != 0 {
+            return Err(format!("MAIRBENCH_LOAD {} is not 2 MiB-aligned", self.load));
+        }
+        if self.boot == Boot::UbootScript {
+            if bootargs.contains('\n') {
+                return Err("bootargs cannot contain a newline".into());
+            }
+        } else if bootargs.contains('\'') {
+            return Err("bootargs for the uboot path cannot contain a single quote".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(pairs: &[(&str, &str)], bootargs: &str) -> Result<Config, String> {
+        Config::read(Env::from_pairs(pairs.iter().copied()), bootargs)
+    }
+
+    #[test]
+    fn defaults_are_the_tables() {
+        let c = read(&[], "").unwrap();
+        assert_eq!(
+            (c.machine, c.boot, c.el, c.smp, c.gic),
+            ("virt", Boot::Kernel, 1, 1, 2)
+        );
+        assert_eq!(
+            (c.cpu.as_str(), c.mem.as_str(), c.limit),
+            ("cortex-a72", "256M", 60)
+        );
+        assert_eq!(
+            (c.semihosting, c.serial, c.bootdelay, c.gdb),
+            (true, Serial::Stdio, 0, None)
+        );
+        let linux = read(&[("MAIRBENCH_BOOT", "linux")], "").unwrap();
+        assert_eq!(linux.mem, "512M");
+        let pi = read(&[("MAIRBENCH_MACHINE", "raspi4b")], "").unwrap();
+        assert_eq!(pi.el, 2);
+        let zcu = read(&[("MAIRBENCH_MACHINE", "xlnx-zcu102")], "").unwrap();
+        assert_eq!(zcu.el, 1);
+        let pty = read(
+            &[("MAIRBENCH_SERIAL", "pty"), ("MAIRBENCH_BOOT", "uboot")],
+            "",
+        )
+        .unwrap();
+        assert_eq!(pty.bootdelay, 5);
+        let gdb = read(&[("MAIRBENCH_GDB", "1")], "").unwrap();
+        assert_eq!((gdb.gdb, gdb.limit), (Some(1234), 0));
+        let big = read(&[("MAIRBENCH_SMP", "9")], "").unwrap();
+        assert_eq!(big.gic, 3);
+    }
+
+    /// Runner settings, as `(name, value)` pairs.
+    type Pairs = &'static [(&'static str, &'static str)];
+
+    /// Settings that cannot go together, the bootargs, and what the refusal says.
+    #[rustfmt::skip]
+    const REFUSED: &[(Pairs, &str, &str)] = &[
+        (&[("MAIRBENCH_GIC", "2"), ("MAIRBENCH_SMP", "9")], "", "MAIRBENCH_GIC=2 serves at most 8"),
+        (&[("MAIRBENCH_MACHINE", "raspi3b"), ("MAIRBENCH_EL", "1")], "", "raspi3b is entered at EL2"),
+        (&[("MAIRBENCH_MACHINE", "xlnx-zcu102"), ("MAIRBENCH_EL", "3")], "", "xlnx-zcu102 is entered at EL1"),
+        (&[("MAIRBENCH_MACHINE", "imx8mp-evk"), ("MAIRBENCH_SMP", "2")], "", "_CPU do not apply"),
+        (&[("MAIRBENCH_MACHINE", "raspi4b"), ("MAIRBENCH_CLUSTERS", "1")], "", "MAIRBENCH_SMP, _CLUSTERS, _MEM and _CPU do not apply"),
+        (&[("MAIRBENCH_SMP", "4"), ("MAIRBENCH_CLUSTERS", "3")], "", "MAIRBENCH_CLUSTERS must be a count of clusters that divides MAIRBENCH_SMP=4 evenly, not '3'"),
+        (&[("MAIRBENCH_SMP", "4"), ("MAIRBENCH_CLUSTERS", "0")], "", "MAIRBENCH_CLUSTERS must be a count of clusters that divides MAIRBENCH_SMP evenly, not '0'"),
+        (&[("MAIRBENCH_MACHINE", "raspi4b"), ("MAIRBENCH_BOOT", "uboot")], "", "boots with MAIRBENCH_BOOT=kernel only"),
+        (&[("MAIRBENCH_MACHINE", "raspi4b"), ("MAIRBENCH_SEMIHOSTING", "0")], "", "has no PSCI"),
+        (&[("MAIRBENCH_EL", "3"), ("MAIRBENCH_SEMIHOSTING", "0")], "", "at EL3 QEMU offers no PSCI"),
+        (&[("MAIRBENCH_BOOT", "uboot"), ("MAIRBENCH_EL", "3")], "", "secure=on (EL3)"),
+        (&[("MAIRBENCH_BOOT", "uboot-bootm"), ("MAIRBENCH_LOAD", "0x40400001")], "", "is not 2 MiB-aligned"),
+        (&[("MAIRBENCH_BOOT", "uboot")], "it's", "cannot contain a single quote"),
+        (&[("MAIRBENCH_BOOT", "uboot-script")], "a\nb", "cannot contain a newline"),
+        (&[("MAIRBENCH_BOOT", "uefi"), ("MAIRBENCH_EL", "3")], "", "EDK2 for QEMU virt does not run"),
+        (&[("MAIRBENCH_BOOT", "uefi-dt"), ("MAIRBENCH_MACHINE", "raspi4b")], "", "boots with MAIRBENCH_BOOT=kernel only"),
+        (&[("MAIRBENCH_BOOT", "linux"), ("MAIRBENCH_EL", "3")], "", "Linux boots at EL1 or EL2"),
+        (&[("MAIRBENCH_BOOT", "linux"), ("MAIRBENCH_SERIAL", "none")], "", "does not apply to MAIRBENCH_BOOT=linux"),
+        (&[("MAIRBENCH_BOOT", "linux"), ("MAIRBENCH_IVSHMEM", "24M")], "", "MAIRBENCH_IVSHMEM must be a power of two"),
+        (&[("MAIRBENCH_SERIAL", "pty")], "", "MAIRBENCH_SERIAL=pty applies to the U-Boot paths"),
+        (&[("MAIRBENCH_SERIAL", "none"), ("MAIRBENCH_MACHINE", "raspi3b")], "", "MAIRBENCH_SERIAL=none applies to MAIRBENCH_MACHINE=virt only"),
+        (&[("MAIRBENCH_BOOTDELAY", "3")], "", "MAIRBENCH_BOOTDELAY applies to the U-Boot paths"),
+        (&[("MAIRBENCH_DISPLAY", "ramfb"), ("MAIRBENCH_MACHINE", "raspi3b")], "", "applies to MAIRBENCH_MACHINE=virt only"),
+        (&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_MACHINE", "raspi3b")], "", "MAIRBENCH_ACCEL=kvm runs the virt machine only"),
+        (&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_EL", "2")], "", "MAIRBENCH_ACCEL=kvm enters at EL1 only"),
+        (&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_CPU", "max")], "", "runs the host's CPU (-cpu host)"),
+        (&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_ICOUNT", "1")], "", "needs TCG"),
+        (&[("MAIRBENCH_DTB", "/nonexistent.dtb")], "", "no device tree at /nonexistent.dtb"),
+    ];
+
+    #[test]
+    fn settings_that_cannot_go_together_are_refused_naming_them() {
+        for (pairs, bootargs, says) in REFUSED {
+            let err = read(pairs, bootargs).unwrap_err();
+            assert!(err.contains(says), "{pairs:?}: {err}");
+        }
+        // KVM with the host's CPU named is what KVM runs.
+        assert!(read(&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_CPU", "host")], "").is_ok());
+    }
+}

@@ -1,0 +1,308 @@
+//! QEMU's command line: the machine (`virt` or a real board's), its accelerator, and the
+//! options every boot path shares (semihosting, the monitor, the serial line on a
+//! pseudo-terminal, the gdb stub). Pure: the tests below check what each setting produces.
+
+use crate::config::{Config, Serial};
+use std::path::Path;
+
+/// QEMU itself.
+pub const QEMU: &str = "qemu-system-aarch64";
+
+fn words(list: &[&str]) -> Vec<String> {
+    list.iter().map(|w| (*w).to_owned()).collect()
+}
+
+/// The machine: QEMU, `-machine`, CPUs, RAM, console; `board_dtb` is a board machine's device
+/// tree (MAIRBENCH_DTB or the board's own). Then `-accel kvm` and `-icount` when set.
+pub fn machine(c: &Config, board_dtb: Option<&Path>) -> Vec<String> {
+    let dtb = board_dtb.map_or(String::new(), |p| p.display().to_string());
+    let mut q = match c.machine {
+        // serial0 is the PL011, serial1 the mini-UART that the Pi's device tree names as
+        // console (stdout-path serial1); QEMU starts both Pis at EL2.
+        "raspi3b" | "raspi4b" => words(&[
+            QEMU,
+            "-machine",
+            c.machine,
+            "-nographic",
+            "-monitor",
+            "none",
+            "-serial",
+            "null",
+            "-serial",
+            "stdio",
+            "-dtb",
+            &dtb,
+        ]),
+        // serial<i> is UART<i+1>; the EVK's stdout-path is UART2 (serial@30890000). Four
+        // Cortex-A53, RAM at 0x40000000, entered non-secure at EL2, PSCI over SMC.
+        "imx8mp-evk" => words(&[
+            QEMU,
+            "-machine",
+            "imx8mp-evk",
+            "-smp",
+            "4",
+            "-m",
+            "6G",
+            "-nographic",
+            "-monitor",
+            "none",
+            "-serial",
+            "null",
+            "-serial",
+            "stdio",
+            "-dtb",
+            &dtb,
+        ]),
+        // serial0 is UART0, the ZCU102's stdout-path; no sound (DisplayPort audio). 2 GiB, not
+        // the board's 4: QEMU puts RAM beyond 2 GiB at 0x800000000 but writes /memory as one
+        // range from 0, which would name the hole at 0x80000000 as RAM.
+        "xlnx-zcu102" => {
+            let m = if c.el == 2 {
+                "xlnx-zcu102,virtualization=on"
+            } else {
+                "xlnx-zcu102"
+            };
+            words(&[
+                QEMU,
+                "-machine",
+                m,
+                "-m",
+                "2G",
+                "-nographic",
+                "-monitor",
+                "none",
+                "-audio",
+                "none",
+                "-serial",
+                "stdio",
+                "-dtb",
+                &dtb,
+            ])
+        }
+        _ => virt(c),
+    };
+    if c.kvm {
+        // The guest on the host's own cores, with the host's CPU.
+        if let Some(at) = q.iter().position(|a| a == "-cpu") {
+            q[at + 1] = "host".into();
+        }
+        q.extend(words(&["-accel", "kvm"]));
+    }
+    if c.icount {
+        q.extend(words(&["-icount", "shift=0,sleep=off"]));
+    }
+    q
+}
+
+/// QEMU `virt`: EL1 plain, EL2 `virtualization=on`, EL3 `secure=on`; a GICv3 when asked or
+/// above eight CPUs; a device tree of one's own (QEMU still writes /memory and /chosen).
+fn virt(c: &Config) -> Vec<String> {
+    let mut m = String::from("virt");
+    m.push_str(match c.el {
+        2 => ",virtualization=on",
+        3 => ",secure=on",
+        _ => "",
+    });
+    if c.gic == 3 {
+        m.push_str(",gic-version=3");
+    }
+    // Clusters: QEMU's device tree (cpu-map) and ACPI PPTT then group the CPUs in them.
+    let smp = match c.clusters {
+        1 => c.smp.to_string(),
+        n => format!("{},clusters={n},cores={}", c.smp, c.smp / n),
+    };
+    let mem = c.mem.clone();
+    let mut q = words(&[
+        QEMU,
+        "-machine",
+        &m,
+        "-cpu",
+        &c.cpu,
+        "-smp",
+        &smp,
+        "-m",
+        &mem,
+        "-nographic",
+        "-monitor",
+        "none",
+        "-net",
+        "none",
+    ]);
+    if c.serial == Serial::None {
+        q.extend(words(&["-serial", "none"]));
+    }
+    if c.ramfb {
+        q.extend(words(&["-device", "ramfb"]));
+    }
+    if let Some(dtb) = &c.dtb {
+        q.extend(words(&["-dtb", &dtb.display().to_string()]));
+    }
+    q
+}
+
+/// Semihosting: the way out (SYS_EXIT), and the command line where no device tree carries it
+/// (`by_semihosting`: the EL3 loader, U-Boot's bootm).
+pub fn semihosting(c: &Config, by_semihosting: bool, bootargs: &str) -> Vec<String> {
+    match (c.semihosting, by_semihosting) {
+        (false, _) => vec![],
+        (true, true) => words(&[
+            "-semihosting-config",
+            &format!(
+                "enable=on,target=native,arg=mairbench,arg={}",
+                bootargs.replace(',', ",,")
+            ),
+        ]),
+        (true, false) => words(&["-semihosting"]),
+    }
+}
+
+/// The options added last: the UART on a pseudo-terminal logged to `log`
+/// (MAIRBENCH_SERIAL=pty), the human monitor on a Unix socket (MAIRBENCH_MONITOR), QEMU halted
+/// for gdb (MAIRBENCH_GDB).
+pub fn finish(c: &Config, q: &mut Vec<String>, log: &Path) {
+    if c.serial == Serial::Pty {
+        let log = log.display().to_string().replace(',', ",,");
+        q.extend(words(&[
+            "-chardev",
+            &format!("pty,id=con,logfile={log}"),
+            "-serial",
+            "chardev:con",
+        ]));
+    }
+    if let Some(monitor) = &c.monitor {
+        if let Some(at) = q.iter().position(|a| a == "-monitor") {
+            q[at + 1] = format!("unix:{monitor},server=on,wait=off");
+        }
+    }
+    if let Some(port) = c.gdb {
+        q.extend(words(&["-S", "-gdb", &format!("tcp::{port}")]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::Env;
+
+    fn config(pairs: &[(&str, &str)]) -> Config {
+        Config::read(Env::from_pairs(pairs.iter().copied()), "").unwrap()
+    }
+
+    fn line(pairs: &[(&str, &str)]) -> String {
+        machine(&config(pairs), Some(Path::new("/d/board.dtb"))).join(" ")
+    }
+
+    const VIRT: &str = "-nographic -monitor none -net none";
+
+    #[test]
+    fn virt_at_each_exception_level_and_gic() {
+        assert_eq!(
+            line(&[]),
+            format!("{QEMU} -machine virt -cpu cortex-a72 -smp 1 -m 256M {VIRT}")
+        );
+        assert!(line(&[("MAIRBENCH_EL", "2")]).contains("-machine virt,virtualization=on -cpu"));
+        assert!(line(&[("MAIRBENCH_EL", "3")]).contains("-machine virt,secure=on -cpu"));
+        assert!(line(&[("MAIRBENCH_SMP", "16")])
+            .contains("-machine virt,gic-version=3 -cpu cortex-a72 -smp 16"));
+        assert!(
+            line(&[("MAIRBENCH_SMP", "4"), ("MAIRBENCH_GIC", "3")]).contains("virt,gic-version=3 ")
+        );
+        assert!(line(&[("MAIRBENCH_EL", "2"), ("MAIRBENCH_GIC", "3")])
+            .contains("virt,virtualization=on,gic-version=3 "));
+        assert!(line(&[("MAIRBENCH_CPU", "max"), ("MAIRBENCH_MEM", "1G")])
+            .contains("-cpu max -smp 1 -m 1G "));
+    }
+
+    #[test]
+    fn virt_in_clusters() {
+        let two = line(&[("MAIRBENCH_SMP", "4"), ("MAIRBENCH_CLUSTERS", "2")]);
+        assert!(two.contains(" -smp 4,clusters=2,cores=2 -m "), "{two}");
+        assert!(
+            line(&[("MAIRBENCH_SMP", "4"), ("MAIRBENCH_CLUSTERS", "1")]).contains(" -smp 4 -m ")
+        );
+    }
+
+    #[test]
+    fn virt_options() {
+        assert!(line(&[("MAIRBENCH_SERIAL", "none")]).ends_with(&format!("{VIRT} -serial none")));
+        assert!(line(&[("MAIRBENCH_DISPLAY", "ramfb")]).ends_with(" -device ramfb"));
+        assert!(line(&[("MAIRBENCH_ICOUNT", "1")]).ends_with(" -icount shift=0,sleep=off"));
+        let kvm = line(&[("MAIRBENCH_ACCEL", "kvm")]);
+        assert!(
+            kvm.contains(" -cpu host ") && kvm.ends_with(" -accel kvm"),
+            "{kvm}"
+        );
+        let dtb = std::env::temp_dir().join(format!("mairbench-runner-dtb-{}", std::process::id()));
+        std::fs::write(&dtb, b"").unwrap();
+        let own = line(&[("MAIRBENCH_DTB", dtb.to_str().unwrap())]);
+        assert!(
+            own.ends_with(&format!("{VIRT} -dtb {}", dtb.display())),
+            "{own}"
+        );
+        let _ = std::fs::remove_file(&dtb);
+    }
+
+    #[test]
+    fn each_board_machine() {
+        let tail = "-nographic -monitor none -serial null -serial stdio -dtb /d/board.dtb";
+        assert_eq!(
+            line(&[("MAIRBENCH_MACHINE", "raspi3b")]),
+            format!("{QEMU} -machine raspi3b {tail}")
+        );
+        assert_eq!(
+            line(&[("MAIRBENCH_MACHINE", "raspi4b")]),
+            format!("{QEMU} -machine raspi4b {tail}")
+        );
+        assert_eq!(
+            line(&[("MAIRBENCH_MACHINE", "imx8mp-evk")]),
+            format!("{QEMU} -machine imx8mp-evk -smp 4 -m 6G {tail}")
+        );
+        let zcu = "-m 2G -nographic -monitor none -audio none -serial stdio -dtb /d/board.dtb";
+        assert_eq!(
+            line(&[("MAIRBENCH_MACHINE", "xlnx-zcu102")]),
+            format!("{QEMU} -machine xlnx-zcu102 {zcu}")
+        );
+        assert_eq!(
+            line(&[("MAIRBENCH_MACHINE", "xlnx-zcu102"), ("MAIRBENCH_EL", "2")]),
+            format!("{QEMU} -machine xlnx-zcu102,virtualization=on {zcu}")
+        );
+    }
+
+    #[test]
+    fn semihosting_carries_the_command_line_where_no_device_tree_does() {
+        let c = config(&[]);
+        assert_eq!(semihosting(&c, false, "a,b"), ["-semihosting"]);
+        assert_eq!(
+            semihosting(&c, true, "a,b c"),
+            [
+                "-semihosting-config",
+                "enable=on,target=native,arg=mairbench,arg=a,,b c"
+            ]
+        );
+        assert!(semihosting(&config(&[("MAIRBENCH_SEMIHOSTING", "0")]), true, "").is_empty());
+    }
+
+    #[test]
+    fn pty_monitor_and_gdb_come_last() {
+        let c = config(&[
+            ("MAIRBENCH_BOOT", "uboot"),
+            ("MAIRBENCH_SERIAL", "pty"),
+            ("MAIRBENCH_MONITOR", "/tmp/mon"),
+            ("MAIRBENCH_GDB", "1"),
+            ("MAIRBENCH_GDB_PORT", "4321"),
+        ]);
+        let mut q = machine(&c, None);
+        finish(&c, &mut q, Path::new("/w/a,b.log"));
+        let q = q.join(" ");
+        assert!(
+            q.contains("-monitor unix:/tmp/mon,server=on,wait=off -net none"),
+            "{q}"
+        );
+        assert!(
+            q.ends_with(
+                "-chardev pty,id=con,logfile=/w/a,,b.log -serial chardev:con -S -gdb tcp::4321"
+            ),
+            "{q}"
+        );
+    }
+}
