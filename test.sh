@@ -17,6 +17,8 @@ qemu/deps test
 qemu/dtbs >/dev/null
 lava/deps dispatcher >/dev/null
 cargo build --release
+# The runner (runner/), which the boot tests start directly: built once, before them.
+qemu/runner-bin >/dev/null
 # mairbench-linux, which host/tests/linux/twin.rs runs under user-mode QEMU (qemu-aarch64).
 cargo build --release -p mairbench-linux
 MAIRBENCH_INSTALL=0 cargo host-test "$@"

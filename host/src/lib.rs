@@ -10,14 +10,21 @@
 //! 3. [`draw`]: SVG charts;
 //! 4. [`write`](mod@write): the files each command writes;
 //! 5. [`command`]: each command's run, which `main.rs` (the command line) calls.
+//!
+//! Without the default feature `tool`, only [`read`] and [`analyse`] are built: what the
+//! runner uses to judge a log, without the crates of the charts and the consoles.
 
 #![deny(missing_docs)]
 
 pub mod analyse;
+#[cfg(feature = "tool")]
 pub mod command;
+#[cfg(feature = "tool")]
 pub mod draw;
+#[cfg(feature = "tool")]
 pub mod link;
 pub mod read;
+#[cfg(feature = "tool")]
 pub mod write;
 
 pub use read::log::{records, BadRecord};
