@@ -27,9 +27,8 @@ fn copy_tree(from: &Path, to: &Path) {
 #[test]
 fn a_renamed_memory_type_keeps_cores_tests_passing() {
     let root = common::root();
-    // One place, under the workspace's target directory, whose compiled dependencies the
-    // copy shares (the same profiles: its manifest takes the workspace's): only core and its
-    // tests are built again, into the same files each time.
+    // Its own target directory: a copy of core at the same path within its workspace gets
+    // the same artifact names as the workspace's own, which it must not overwrite.
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or(root.join("target"), Into::into);
     let scratch = target.join("rename-workspace");
     let _ = std::fs::remove_dir_all(&scratch);
@@ -83,7 +82,7 @@ fn a_renamed_memory_type_keeps_cores_tests_passing() {
             "--target",
             &host,
         ])
-        .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_TARGET_DIR", target.join("rename"))
         .output()
         .expect("cargo runs");
     let said = format!(
