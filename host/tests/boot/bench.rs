@@ -494,6 +494,13 @@ fn a_point_worse_than_both_neighbours_is_taken_again_after_the_sweep() {
         .collect();
     assert_eq!(kept.len(), 2, "one per type: {kept:?}");
     assert!(kept.contains(again));
+    // ... where the first take stood in the sweep's order.
+    let wb: Vec<_> = results(&run)
+        .into_iter()
+        .filter(|r| r["memtype"] == "normal-wb")
+        .map(|r| r["size"].as_u64().unwrap())
+        .collect();
+    assert_eq!(wb, [4 << 10, 256 << 10, 4 << 20]);
     for line in [
         "selftest: this point's first take timed 4x slower",
         "read-ldp on normal-wb (4K) at 256 KiB: taken again, 1.25x worse than both neighbours",

@@ -107,20 +107,23 @@ impl Run {
 
     /// The `result` records as the host tool reads them: a point taken again after its
     /// kernel's sweep (`retake_of`, when it was worse than both neighbouring sizes: a host
-    /// disturbance under QEMU can make one in any run) in place of its first take.
+    /// disturbance under QEMU can make one in any run) in place of its first take, where that
+    /// one stood in the sweep's order.
     pub fn results(&self) -> Vec<&Value> {
         let key = |r: &Value| {
             let k = ["memtype", "source", "kernel", "granule", "size", "cluster"];
             k.map(|f| r[f].to_string())
         };
         let all = self.of_kind("result");
-        let retaken: Vec<_> = all
-            .iter()
-            .filter(|r| r.get("retake_of").is_some())
-            .map(|r| key(r))
-            .collect();
-        all.into_iter()
-            .filter(|r| r.get("retake_of").is_some() || !retaken.contains(&key(r)))
+        let again = |r: &Value| {
+            all.iter()
+                .rev()
+                .find(|a| a.get("retake_of").is_some() && key(a) == key(r))
+                .copied()
+        };
+        all.iter()
+            .filter(|r| r.get("retake_of").is_none())
+            .map(|r| again(r).unwrap_or(r))
             .collect()
     }
 
