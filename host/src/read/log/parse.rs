@@ -1,7 +1,7 @@
 //! A whole log folded into a [`Parsed`]: each record read, checked for what the schema does
 //! not know, and taken into the run by its kind.
 
-use super::line::{clean, record};
+use super::line::{clean, last_end, record, End};
 use super::parsed::{Evidence, Kept, Parsed, Problem};
 use super::schema::{event_index, unknowns};
 use crate::read::model::{
@@ -52,6 +52,11 @@ pub fn parse(bytes: &[u8]) -> Parsed {
     // A final line feed ends the last line; it does not start another.
     p.lines = bytes.split(|&b| b == b'\n').count()
         - usize::from(bytes.last().is_none_or(|&b| b == b'\n'));
+    // Whether the run passed has one answer, the runner's judge's: an end record cut short
+    // after a passing one fails the run here too.
+    if p.run.status.as_deref() == Some("pass") && last_end(bytes) == End::Fail {
+        p.run.status = Some("fail".into());
+    }
     p
 }
 
@@ -475,6 +480,13 @@ fn selftest_of(bootargs: &str) -> Option<String> {
 mod tests {
     use super::super::schema::mismatches;
     use super::*;
+
+    #[test]
+    fn an_end_record_cut_short_after_a_passing_one_fails_the_run_as_the_judge_does() {
+        let log = b"@mb {\"kind\":\"end\",\"status\":\"pass\"}\n@mb {\"kind\":\"end\",\"st\n";
+        assert_eq!(parse(log).run.status.as_deref(), Some("fail"));
+        assert_eq!(parse(&log[..36]).run.status.as_deref(), Some("pass"));
+    }
 
     #[test]
     fn a_point_taken_again_replaces_its_first_take() {
