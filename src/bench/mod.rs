@@ -151,7 +151,9 @@ impl Engine<'_> {
                 );
                 self.retake_of = first;
                 let again = self.point(spec, alias, size);
-                table.put(alias, column, again.or(self.retake_of.take()));
+                // The first take stays where the second could not be measured.
+                let first = self.retake_of.take();
+                table.put(alias, column, again.or(first));
             }
         }
     }
