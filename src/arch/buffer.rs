@@ -20,6 +20,7 @@ extern "C" {
     fn mb_fill_pair(va: u64, len: u64, even: u64, odd: u64);
     fn mb_find_xor(va: u64, len: u64, key: u64) -> u64;
     fn mb_find_pair(va: u64, len: u64, even: u64, odd: u64) -> u64;
+    fn mb_find_lines(va: u64, len: u64, key: u64, first: u64) -> u64;
 }
 
 /// Bytes per iteration of the assembly lay and check loops.
@@ -140,9 +141,7 @@ impl Window {
                 match p {
                     Pattern::Xor(key) => mb_find_xor(bulk.va, bulk.len, key),
                     Pattern::Pair(even, odd) => mb_find_pair(bulk.va, bulk.len, even, odd),
-                    // Word by word (no assembly finder for it): the first mismatch, else the
-                    // end of the bulk.
-                    Pattern::Lines(..) => bulk.mismatches(|off| p.at(off)).1.unwrap_or(bulk.len),
+                    Pattern::Lines(first, key) => mb_find_lines(bulk.va, bulk.len, key, first),
                 }
             }
         };

@@ -24,14 +24,14 @@ pub(super) fn written(off: u64) -> u64 {
 }
 
 /// Whether the lay and check loops find what they must: a window of `normal-wb` laid with
-/// each pattern checks clean, and one wrong word planted in its assembly part, then in the
-/// words after it, is found at its offset. Leaves test data in the window.
+/// each pattern (write-line's too) checks clean, and one wrong word planted in its assembly
+/// part (a line's first word among them), then in the words after it, is found at its offset. Leaves test data in the window.
 pub(super) fn check_works(wb: &Alias) -> bool {
     let Some(w) = wb.window(0, 4096 + 24) else {
         return false;
     };
-    [PATTERN, WRITTEN].into_iter().all(|p| {
-        [8, 2040, 4088, 4096, 4112].into_iter().all(|bad| {
+    [PATTERN, WRITTEN, pattern::LINE_WRITTEN].into_iter().all(|p| {
+        [8, 64, 2040, 4088, 4096, 4112].into_iter().all(|bad| {
             w.lay(p);
             let clean = w.first_mismatch(p).is_none();
             w.fill(|off| if off == bad { !p.at(off) } else { p.at(off) });
