@@ -110,7 +110,10 @@ impl<'m> Engine<'m> {
         let sizes = match (options.sizes, options.quick) {
             (Some((lo, hi)), _) => sweep::plan(lo, hi, max),
             (None, true) => sweep::plan_quick(max),
-            (None, false) => sweep::plan(4 << 10, sweep::default_upper(llc, max), max),
+            (None, false) => {
+                let upper = sweep::default_upper(llc, max, run::emulated());
+                sweep::plan(4 << 10, upper, max)
+            },
         };
         if let Some(cap) = options.sizes.and_then(|(_, hi)| sweep::capped(hi, max)) {
             run::warn("bootargs");

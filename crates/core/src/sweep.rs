@@ -16,8 +16,15 @@ pub const MAX_SIZES: usize = 24;
 /// Sizes of the `mairbench.quick` sweep (clipped to the buffer by [`plan_quick`]).
 pub const QUICK_SIZES: [u64; 3] = [4 * KIB, 256 * KIB, 4 * MIB];
 
-/// Smallest upper end of the default sweep (also used when the last-level cache is unknown).
+/// Smallest upper end of the default sweep (also used when the last-level cache is unknown):
+/// past a cache the CPU does not name (a system cache of a few MiB).
 pub const DEFAULT_UPPER_MIN: u64 = 8 * MIB;
+
+/// Smallest upper end of the default sweep on an emulated machine, which has no cache to
+/// name or not: twice the 2 MiB block, past the step QEMU's software TLB makes after 1 MiB.
+/// (Under emulation the sizes show only correctness and the emulator's own steps, and the
+/// largest size is most of a run's time: 8 MiB is as much work as all the sizes below it.)
+pub const EMULATED_UPPER_MIN: u64 = 4 * MIB;
 
 /// Largest upper end of the default sweep; `mairbench.sizes=` goes further.
 pub const DEFAULT_UPPER_MAX: u64 = 32 * MIB;
@@ -171,10 +178,16 @@ pub fn capped(hi: u64, max: u64) -> Option<u64> {
 
 /// The default upper end of a sweep: four times the last-level cache (rounded up to a power
 /// of two, so that the largest sizes are well beyond every cache the core reports), at least
-/// [`DEFAULT_UPPER_MIN`] and at most [`DEFAULT_UPPER_MAX`], capped at the largest power of two
-/// the buffer holds. (A last-level cache over 8 MiB thus gets less than 4x; the sweep still
-/// reaches DRAM at 32 MiB, and `mairbench.sizes=` goes beyond.)
-pub fn default_upper(llc_bytes: Option<u64>, buffer: u64) -> u64 {
+/// [`DEFAULT_UPPER_MIN`] ([`EMULATED_UPPER_MIN`] on an emulated machine) and at most
+/// [`DEFAULT_UPPER_MAX`], capped at the largest power of two the buffer holds. (A last-level
+/// cache over 8 MiB thus gets less than 4x; the sweep still reaches DRAM at 32 MiB, and
+/// `mairbench.sizes=` goes beyond.)
+pub fn default_upper(llc_bytes: Option<u64>, buffer: u64, emulated: bool) -> u64 {
+    let floor = if emulated {
+        EMULATED_UPPER_MIN
+    } else {
+        DEFAULT_UPPER_MIN
+    };
     let want = llc_bytes
         .map(|llc| {
             llc.saturating_mul(4)
@@ -182,7 +195,7 @@ pub fn default_upper(llc_bytes: Option<u64>, buffer: u64) -> u64 {
                 .unwrap_or(1 << 63)
         })
         .unwrap_or(0)
-        .clamp(DEFAULT_UPPER_MIN, DEFAULT_UPPER_MAX);
+        .clamp(floor, DEFAULT_UPPER_MAX);
     want.min(floor_pow2(buffer))
 }
 
@@ -710,18 +723,18 @@ mod tests {
 
     #[test]
     fn default_upper_end() {
-        assert_eq!(default_upper(None, 256 * MIB), 8 * MIB);
-        assert_eq!(default_upper(Some(MIB), 256 * MIB), 8 * MIB);
+        assert_eq!(default_upper(None, 256 * MIB, false), 8 * MIB);
+        assert_eq!(default_upper(Some(MIB), 256 * MIB, false), 8 * MIB);
         // 4 × 3 MiB = 12 MiB, rounded up to 16 MiB; 4 × 24 MiB is capped at 32 MiB.
-        assert_eq!(default_upper(Some(3 * MIB), 256 * MIB), 16 * MIB);
-        assert_eq!(default_upper(Some(24 * MIB), 256 * MIB), 32 * MIB);
-        assert_eq!(default_upper(Some(32 * MIB), 256 * MIB), 32 * MIB);
+        assert_eq!(default_upper(Some(3 * MIB), 256 * MIB, false), 16 * MIB);
+        assert_eq!(default_upper(Some(24 * MIB), 256 * MIB, false), 32 * MIB);
+        assert_eq!(default_upper(Some(32 * MIB), 256 * MIB, false), 32 * MIB);
         // Capped by the buffer, rounded down to a power of two.
-        assert_eq!(default_upper(Some(32 * MIB), 48 * MIB), 32 * MIB);
-        assert_eq!(default_upper(None, 8 * MIB), 8 * MIB);
-        assert_eq!(default_upper(None, 6 * MIB), 4 * MIB);
-        assert_eq!(default_upper(Some(u64::MAX), u64::MAX), 32 * MIB);
-        assert_eq!(default_upper(None, 0), 0);
+        assert_eq!(default_upper(Some(32 * MIB), 48 * MIB, false), 32 * MIB);
+        assert_eq!(default_upper(None, 8 * MIB, false), 8 * MIB);
+        assert_eq!(default_upper(None, 6 * MIB, false), 4 * MIB);
+        assert_eq!(default_upper(Some(u64::MAX), u64::MAX, false), 32 * MIB);
+        assert_eq!(default_upper(None, 0, false), 0);
     }
 
     #[test]
