@@ -175,7 +175,7 @@ struct Ctx<'s> {
     reps: u32,
     freq: u64,
     /// The kernels to run (a mask of the table's, those the twin runs).
-    kernels: u16,
+    kernels: mairbench_core::kernel::Mask,
     /// `mairbench.hugepages=`: the advice for the anonymous mappings.
     hugepages: Hugepages,
     /// The kernel's THP setting (`thp_setting`), when it could be read.
@@ -310,7 +310,7 @@ fn selftest(out: &mut Out, tally: &mut Tally, selftest: Option<Selftest>) {
 
 /// Says the kernels that run, core's mask (`mairbench.kernels=`, or the quick ones) less what
 /// the twin does not run, and those left out when they were asked for; the mask that runs.
-fn say_kernels(out: &mut Out, asked: u16) -> u16 {
+fn say_kernels(out: &mut Out, asked: mairbench_core::kernel::Mask) -> mairbench_core::kernel::Mask {
     let kernels = asked & points::TWIN_KERNELS;
     say!(out, "kernels: {}", report::KernelNames(kernels));
     let left_out = asked & !points::TWIN_KERNELS;

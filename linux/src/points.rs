@@ -26,7 +26,7 @@ const PARTNER_SKEW: u64 = 17 * 4096;
 
 /// The kernels of the table ([`KERNELS`]) the twin runs (their `twin` column), as a
 /// `mairbench.kernels=` mask.
-pub const TWIN_KERNELS: u16 = {
+pub const TWIN_KERNELS: kernel::Mask = {
     let mut mask = 0;
     let mut i = 0;
     while i < KERNELS.len() {
@@ -56,6 +56,11 @@ enum Body {
     CopyFrom(bool),
     /// The chase, from the address it stopped at, `loads` loads a pass.
     Chase { at: u64, loads: u64 },
+    /// A strided or random read over the source.
+    Strided(kernel::Order),
+    /// The triad over three windows of the source: `a` at its start, `b` and `c` at these
+    /// offsets.
+    Triad((u64, u64)),
 }
 
 /// The selected kernels on one mapping, sizes up to the mapping's size (size by size, each
@@ -101,10 +106,18 @@ pub fn sweep_source(
         })
         .min()
         .unwrap_or(0);
-    for size in ctx.sizes.iter().copied().filter(|&s| s <= cap) {
+    let fitting = sweep::Sizes::from_ascending(ctx.sizes.iter().copied().filter(|&s| s <= cap));
+    // A kernel measured at the largest size only takes the largest that the mapping holds
+    // (for the triad, three times over).
+    let largest = |k: Kernel| {
+        let fits = |&s: &u64| k != Kernel::Triad || sweep::triad_partners(s, cap).is_some();
+        fitting.iter().filter(fits).last()
+    };
+    for size in fitting.iter() {
         for spec in kernel::selected(ctx.kernels) {
             let copy = spec.kernel.bit() & copies != 0;
-            if copy && partner.is_none() {
+            let elsewhere = spec.largest_only && largest(spec.kernel) != Some(size);
+            if (copy && partner.is_none()) || elsewhere {
                 continue;
             }
             let mut what = Name::new();
@@ -141,7 +154,11 @@ fn point(
     };
     // The firmware's `invalidated` start: no line of what the point touches in a cache
     // (the laying above went through the caches), right before the warm-up.
-    let done = m.clean_invalidate(size).is_some()
+    let span = match body {
+        Body::Triad((_, c)) => c + size,
+        _ => size,
+    };
+    let done = m.clean_invalidate(span).is_some()
         && partner
             .as_deref_mut()
             .is_none_or(|p| p.clean_invalidate(size).is_some());
@@ -284,6 +301,27 @@ fn prepare(
             let loads = sweep::chase_pass(lines);
             Some((Body::Chase { at: m.va(), loads }, loads, loads * CHASE_LINE))
         }
+        Kernel::Triad => {
+            let Some(at) = sweep::triad_partners(size, m.size()) else {
+                let why = format_args!("a triad needs three times the size in the mapping");
+                report::skipped(out, at.name, at.spec, Some(size), why);
+                return None;
+            };
+            lay_from(m, 0, size, PATTERN);
+            lay_from(m, at.0, size, pattern::TRIAD_B);
+            lay_from(m, at.1, size, pattern::TRIAD_C);
+            // Bytes as STREAM counts them: a, b and c.
+            Some((Body::Triad(at), 3 * size, 3 * size))
+        }
+        Kernel::ReadStride64
+        | Kernel::ReadStride256
+        | Kernel::ReadStride1k
+        | Kernel::ReadStride4k
+        | Kernel::ReadRandom => {
+            lay(m, size, PATTERN);
+            let order = k.order()?;
+            Some((Body::Strided(order), size, size))
+        }
         // A kernel of the table's `twin` column that this function has no arm for.
         _ => {
             let why = format_args!("mairbench-linux has no loop for it");
@@ -306,6 +344,8 @@ fn check(
         Kernel::CopyTo | Kernel::CopyToQ => mismatch(m, size, PATTERN),
         Kernel::CopyFrom | Kernel::CopyFromQ => partner.and_then(|p| mismatch(p, size, PATTERN)),
         Kernel::Latency => (!chain_intact(m, size)).then_some(0),
+        Kernel::Triad => mismatch(m, size, pattern::TRIAD_A),
+        k if k.order().is_some() => mismatch(m, size, PATTERN),
         // No other kernel got this far (`prepare`).
         _ => Some(0),
     }
@@ -340,6 +380,8 @@ impl Loop<'_> {
                 .chase(*at, *loads, passes)
                 .map(|next| *at = next)
                 .is_some(),
+            Body::Strided(order) => m.strided(*order, size, passes).is_some(),
+            Body::Triad(at) => m.triad(size, *at, passes).is_some(),
         }
     }
 
@@ -383,6 +425,7 @@ impl Timer {
             | Kernel::WriteStnp
             | Kernel::CopyTo
             | Kernel::CopyToQ => sys::DMA_BUF_SYNC_WRITE,
+            Kernel::Triad => sys::DMA_BUF_SYNC_READ | sys::DMA_BUF_SYNC_WRITE,
             _ => sys::DMA_BUF_SYNC_READ,
         };
         Timer {
@@ -471,8 +514,14 @@ impl Timer {
 
 /// Lays `p` over the first `size` bytes of `m`.
 fn lay(m: &mut sys::Mapping, size: u64, p: Pattern) {
-    let words = (size / 8) as usize;
-    if let Some(w) = m.words().get_mut(..words) {
+    lay_from(m, 0, size, p);
+}
+
+/// Lays `p` over the `size` bytes of `m` from byte `from` (a multiple of 8), its offsets
+/// counted from there.
+fn lay_from(m: &mut sys::Mapping, from: u64, size: u64, p: Pattern) {
+    let (first, words) = ((from / 8) as usize, (size / 8) as usize);
+    if let Some(w) = m.words().get_mut(first..first + words) {
         for (off, x) in (0..).step_by(8).zip(w.iter_mut()) {
             *x = p.at(off);
         }

@@ -298,7 +298,7 @@ fn dt_string<'b>(path: &str, buf: &'b mut [u8]) -> Option<&'b str> {
 }
 
 /// The names of the kernels of `mask`, comma-separated.
-pub struct KernelNames(pub u16);
+pub struct KernelNames(pub mairbench_core::kernel::Mask);
 
 impl fmt::Display for KernelNames {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -432,13 +432,13 @@ impl Point<'_> {
                 spec.name,
                 Bytes(size),
                 median.unwrap_or(0),
-                if matches!(
-                    spec.kernel,
-                    Kernel::CopyTo | Kernel::CopyFrom | Kernel::CopyToQ | Kernel::CopyFromQ
-                ) {
-                    "bytes copied counted once"
-                } else {
-                    "bytes read or written once"
+                match spec.kernel {
+                    Kernel::CopyTo | Kernel::CopyFrom | Kernel::CopyToQ | Kernel::CopyFromQ => {
+                        "bytes copied counted once"
+                    }
+                    Kernel::Triad => "the three arrays' bytes, as STREAM counts them",
+                    k if k.order().is_some() => "64 B per load: the lines' span",
+                    _ => "bytes read or written once",
                 }
             ),
             (true, None) => say!(

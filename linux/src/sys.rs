@@ -7,7 +7,7 @@
 
 use core::arch::{asm, global_asm};
 use core::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
-use mairbench_core::kernel::Kernel;
+use mairbench_core::kernel::{Kernel, Order, RANDOM_INCREMENT, RANDOM_MULTIPLIER};
 
 // The firmware's measured loops and their symbols, the very same file.
 include!("../../src/arch/kernels/loops.rs");
@@ -1089,6 +1089,54 @@ impl Mapping {
             at = unsafe { mb_k_chase(at, loads) };
         }
         Some(at)
+    }
+
+    /// One load per 64-byte line of the first `len` bytes in `order` (core's strided and
+    /// random reads), `passes` times: `None` unless the loop takes `len` (a non-zero multiple
+    /// of the stride, a power of two from 64 to 4096; for the random order a power of two
+    /// of at least 4 lines) inside the mapping.
+    pub fn strided(&mut self, order: Order, len: u64, passes: u64) -> Option<()> {
+        match order {
+            Order::Stride(stride) => {
+                let ok = stride.is_power_of_two() && (64..=4096).contains(&stride);
+                self.fits(len, stride).filter(|_| ok)?;
+                for _ in 0..passes {
+                    // SAFETY: [va, va + len) lies in this mapping, owned by this value (test
+                    // data only); len is a multiple of the stride, va line-aligned; loads
+                    // only; caller-saved registers only.
+                    unsafe { mb_k_read_stride(self.va, len, stride) };
+                }
+            }
+            Order::Random => {
+                let lines = len / 64;
+                self.fits(len, 256).filter(|_| lines.is_power_of_two())?;
+                for _ in 0..passes {
+                    // SAFETY: as above: every index the sequence gives is below `lines`.
+                    unsafe {
+                        mb_k_read_random(self.va, lines, RANDOM_MULTIPLIER, RANDOM_INCREMENT)
+                    };
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// STREAM's triad `a = b + 3 * c` over three windows of `len` bytes of this mapping, `a`
+    /// at its start and `b`, `c` at the offsets `at` (core's `sweep::triad_partners`),
+    /// `passes` times: `None` unless `len` is a non-zero multiple of 64 and the windows lie
+    /// inside the mapping, line-aligned and apart.
+    pub fn triad(&mut self, len: u64, at: (u64, u64), passes: u64) -> Option<()> {
+        let (b, c) = at;
+        let apart = len <= b && b.checked_add(len)? <= c && c.checked_add(len)? <= self.len;
+        let aligned = b.is_multiple_of(64) && c.is_multiple_of(64);
+        self.fits(len, 64).filter(|_| apart && aligned)?;
+        for _ in 0..passes {
+            // SAFETY: the three windows lie apart inside this mapping, owned by this value
+            // (test data only), line-aligned, len a multiple of 64; caller-saved registers
+            // only.
+            unsafe { mb_k_triad(self.va, self.va + b, self.va + c, len) };
+        }
+        Some(())
     }
 
     fn fits(&self, len: u64, step: u64) -> Option<()> {

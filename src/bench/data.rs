@@ -30,12 +30,14 @@ pub(super) fn check_works(wb: &Alias) -> bool {
     let Some(w) = wb.window(0, 4096 + 24) else {
         return false;
     };
-    [PATTERN, WRITTEN, pattern::LINE_WRITTEN].into_iter().all(|p| {
-        [8, 64, 2040, 4088, 4096, 4112].into_iter().all(|bad| {
-            w.lay(p);
-            let clean = w.first_mismatch(p).is_none();
-            w.fill(|off| if off == bad { !p.at(off) } else { p.at(off) });
-            clean && w.first_mismatch(p) == Some(bad) && w.mismatches(|o| p.at(o)).0 == 1
+    [PATTERN, WRITTEN, pattern::LINE_WRITTEN]
+        .into_iter()
+        .all(|p| {
+            [8, 64, 2040, 4088, 4096, 4112].into_iter().all(|bad| {
+                w.lay(p);
+                let clean = w.first_mismatch(p).is_none();
+                w.fill(|off| if off == bad { !p.at(off) } else { p.at(off) });
+                clean && w.first_mismatch(p) == Some(bad) && w.mismatches(|o| p.at(o)).0 == 1
+            })
         })
-    })
 }

@@ -113,7 +113,7 @@ impl<'m> Engine<'m> {
             (None, false) => {
                 let upper = sweep::default_upper(llc, max, run::emulated());
                 sweep::plan(4 << 10, upper, max)
-            },
+            }
         };
         if let Some(cap) = options.sizes.and_then(|(_, hi)| sweep::capped(hi, max)) {
             run::warn("bootargs");
@@ -186,8 +186,12 @@ impl<'m> Engine<'m> {
             .kernels()
             .map(|k| engine.aliases_for(k).count())
             .sum();
+        let points: usize = engine
+            .kernels()
+            .map(|k| engine.aliases_for(k).count() * sizes.for_kernel(k).len())
+            .sum();
         engine.progress.rows = rows as u32;
-        engine.progress.points = (rows * sizes.len()) as u32;
+        engine.progress.points = points as u32;
         say!(
             "benchmark: {kernels} kernels x {types} memory types x {} sizes ({} to {}), {} reps; MB = 10^6 B",
             sizes.len(),

@@ -71,24 +71,21 @@ impl Engine<'_> {
         let mut table = Table::new(spec);
         self.chase = None;
         self.laid = None;
+        let own = self.plan.sizes.for_kernel(spec);
         for alias in self.aliases_for(spec) {
             if let Some(why) = self.skip(spec, alias) {
-                self.progress.done += self.plan.sizes.len() as u32;
+                self.progress.done += own.len() as u32;
                 say!("  {} on {}: skipped, {why}", spec.name, alias.memtype.name);
                 report::skipped(spec, alias, None, why, self.cluster());
             }
         }
         // With `probe`, the sizes past the plan are the probe's (normal-wb alone) until it
         // ends, then those it adds to the plan (every alias but the one it measured).
-        let planned = self.plan.sizes.len();
+        let planned = own.len();
         let mut probing = false;
         let mut column = 0;
         loop {
-            let sizes = if probing {
-                self.results.columns()
-            } else {
-                self.plan.sizes
-            };
+            let sizes = if probing { self.results.columns() } else { own };
             let Some(size) = sizes.get(column) else {
                 break;
             };
@@ -110,11 +107,7 @@ impl Engine<'_> {
             }
         }
         // The latency table shows the probe's sizes too.
-        let sizes = if probe {
-            self.results.columns()
-        } else {
-            self.plan.sizes
-        };
+        let sizes = if probe { self.results.columns() } else { own };
         self.retake(spec, &mut table, &sizes);
         table.print(&sizes, self.plan.reps, self.aliases_for(spec));
         let ms = (ticks().wrapping_sub(started) * 1000)

@@ -61,7 +61,7 @@ pub(super) struct Plan {
     /// Timed samples per point.
     pub reps: u32,
     /// The selected kernels (`mairbench_core::kernel` bits).
-    pub kernels: u16,
+    pub kernels: mairbench_core::kernel::Mask,
     /// The selected memory types (bits by index).
     pub types: u8,
     /// A quick run (`mairbench.quick`).

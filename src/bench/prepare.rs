@@ -62,7 +62,7 @@ pub(super) struct Prepared {
     /// before the check).
     pub(super) writes: bool,
     /// The `normal-wb` windows the point touches: cleaned and invalidated before the warm-up.
-    pub(super) touched: [Option<Window>; 2],
+    pub(super) touched: [Option<Window>; 3],
     pub(super) start: Start,
     pub(super) lines: Option<Lines>,
     pub(super) verify: Verify,
@@ -109,7 +109,7 @@ impl Engine<'_> {
                 .ok_or("a copy needs twice the size in the buffer")?;
             wb.window(at, size).ok_or(ODD_SIZE)
         };
-        let only = [Some(wb_region), None];
+        let only = [Some(wb_region), None, None];
         match spec.kernel {
             Kernel::ReadLdp | Kernel::ReadLdpQ | Kernel::ReadLdnp => {
                 lay(wb_region, PATTERN);
@@ -142,7 +142,7 @@ impl Engine<'_> {
                     Kernel::CopyTo => Loop::copy(&region, &source),
                     _ => Loop::copy_q(&region, &source),
                 };
-                let touched = [Some(wb_region), Some(source)];
+                let touched = [Some(wb_region), Some(source), None];
                 streaming(body, true, touched, data(wb_region, PATTERN))
             }
             Kernel::CopyFrom | Kernel::CopyFromQ => {
@@ -153,8 +153,38 @@ impl Engine<'_> {
                     Kernel::CopyFrom => Loop::copy(&target, &region),
                     _ => Loop::copy_q(&target, &region),
                 };
-                let touched = [Some(wb_region), Some(target)];
+                let touched = [Some(wb_region), Some(target), None];
                 streaming(body, false, touched, data(target, PATTERN))
+            }
+            Kernel::Triad => {
+                // a, b and c all in the type under test, laid through normal-wb.
+                let (b_at, c_at) = sweep::triad_partners(size, self.mem.buffer.size)
+                    .ok_or("a triad needs three times the size in the buffer")?;
+                let window = |a: &Alias, at| a.window(at, size).ok_or(ODD_SIZE);
+                let (b, c) = (window(&wb, b_at)?, window(&wb, c_at)?);
+                lay(wb_region, PATTERN);
+                lay(b, pattern::TRIAD_B);
+                lay(c, pattern::TRIAD_C);
+                let body = Loop::triad(&region, &window(alias, b_at)?, &window(alias, c_at)?);
+                Ok(Prepared {
+                    // Bytes as STREAM counts them: a, b and c.
+                    units: 3 * size,
+                    pass_bytes: 3 * size,
+                    touched: [Some(wb_region), Some(b), Some(c)],
+                    ..streaming(body, true, only, data(wb_region, pattern::TRIAD_A))?
+                })
+            }
+            Kernel::ReadStride64
+            | Kernel::ReadStride256
+            | Kernel::ReadStride1k
+            | Kernel::ReadStride4k
+            | Kernel::ReadRandom => {
+                lay(wb_region, PATTERN);
+                let body = spec
+                    .kernel
+                    .order()
+                    .and_then(|order| Loop::read_strided(&region, order));
+                streaming(body, false, only, data(wb_region, PATTERN))
             }
             Kernel::FillZva => {
                 lay(wb_region, PATTERN);

@@ -61,7 +61,9 @@ pub(super) fn extent(spans: &[Span]) -> Option<(u64, u64, u64)> {
 }
 
 /// The streaming kernels the run selected among `read-ldp` and `write-stp`.
-pub(super) fn stream_kernels(mask: u16) -> impl Iterator<Item = &'static KernelSpec> + Clone {
+pub(super) fn stream_kernels(
+    mask: mairbench_core::kernel::Mask,
+) -> impl Iterator<Item = &'static KernelSpec> + Clone {
     [Kernel::ReadLdp, Kernel::WriteStp]
         .map(Kernel::spec)
         .into_iter()

@@ -115,7 +115,7 @@ pub struct Options {
     /// `mairbench.kernels=read-ldp,write-stp,…`: the measurement kernels to run, as a mask
     /// (bit i = `kernel::KERNELS[i]`). [`ALL_KERNELS`] by default; [`QUICK_KERNELS`] with
     /// `mairbench.quick` unless `mairbench.kernels=` is given too (in any order).
-    pub kernels: u16,
+    pub kernels: kernel::Mask,
     /// `mairbench.sizes=4K-16M` (or one size, `1M`): the working-set sizes to sweep, both
     /// ends included, as [`sweep::parse_range`] reads them (`None`: the engine decides).
     pub sizes: Option<(u64, u64)>,
@@ -318,8 +318,8 @@ pub fn split_key_value(token: &str) -> (&str, Option<&str>) {
 /// in step).
 const KERNELS_EXPECTED: &str = "some of read-ldp,write-stp,read-ldp-q,write-stp-q,read-ldnp,\
      write-stnp,copy-to,copy-from,latency,fill-zva,maint-civac,maint-cvac,maint-ivac,write-line,\
-     copy-to-q,copy-from-q, separated \
-     by commas";
+     copy-to-q,copy-from-q,triad,read-stride-64,read-stride-256,read-stride-1k,read-stride-4k,\
+     read-random, separated by commas";
 
 /// What `mairbench.host=` accepts (see [`host`]).
 const HOST_EXPECTED: &str = "the emulator that runs this, e.g. qemu-10.0.2: letters, digits, \
@@ -397,17 +397,22 @@ const TYPES_EXPECTED: &str = "memory-type names separated by commas, e.g. normal
 
 /// The mask of the entries of `list` that `bit` knows, and whether any entry was unknown;
 /// the mask is 0 when none was known.
-fn list_mask(list: &str, bit: impl Fn(&str) -> Option<u16>) -> (u16, bool) {
-    crate::text::split(list, b',').fold((0, false), |(mask, bad), name| match bit(name) {
-        Some(b) => (mask | b, bad),
-        None => (mask, true),
+fn list_mask<M: Default + core::ops::BitOr<Output = M>>(
+    list: &str,
+    bit: impl Fn(&str) -> Option<M>,
+) -> (M, bool) {
+    crate::text::split(list, b',').fold((M::default(), false), |(mask, bad), name| {
+        match bit(name) {
+            Some(b) => (mask | b, bad),
+            None => (mask, true),
+        }
     })
 }
 
 /// Each entry of `list` that `bit` does not know.
-fn unknown_entries<'a>(
+fn unknown_entries<'a, M>(
     list: &'a str,
-    bit: impl Fn(&str) -> Option<u16> + 'a,
+    bit: impl Fn(&str) -> Option<M> + 'a,
 ) -> impl Iterator<Item = &'a str> + 'a {
     crate::text::split(list, b',').filter(move |name| bit(name).is_none())
 }
@@ -416,7 +421,7 @@ fn type_bit(name: &str) -> Option<u16> {
     memtype::by_name(name).and_then(|t| 1u16.checked_shl(t.index.into()))
 }
 
-fn kernel_bit(name: &str) -> Option<u16> {
+fn kernel_bit(name: &str) -> Option<kernel::Mask> {
     kernel::by_name(name).map(|k| k.kernel.bit())
 }
 

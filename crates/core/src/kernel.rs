@@ -104,6 +104,20 @@ pub enum Kernel {
     CopyToQ,
     /// The same from the memory type under test into the `normal-wb` alias.
     CopyFromQ,
+    /// STREAM's triad, `a = b + 3·c` (in 32-bit integer lanes), its three arrays in the
+    /// memory type under test.
+    Triad,
+    /// One 8-byte load per 64-byte line, the lines visited 64 B apart (in order).
+    ReadStride64,
+    /// The same, the lines visited 256 B apart (every 4th line, then the next start).
+    ReadStride256,
+    /// The same, 1 KiB apart.
+    ReadStride1k,
+    /// The same, 4 KiB apart: one line per page, then the next line of every page.
+    ReadStride4k,
+    /// The same lines in a random order: independent loads, unlike the latency chase; on the
+    /// 2 MiB-block aliases as the chase is, for the same reason.
+    ReadRandom,
 }
 
 impl Kernel {
@@ -118,9 +132,63 @@ impl Kernel {
     }
 
     /// The kernel's bit in a mask such as [`ALL_KERNELS`] (bit i = `KERNELS[i]`).
-    pub const fn bit(self) -> u16 {
-        1 << self as u16
+    pub const fn bit(self) -> Mask {
+        1 << self as Mask
     }
+
+    /// How a strided-read kernel visits the lines of its working set; `None` for the others.
+    pub const fn order(self) -> Option<Order> {
+        match self {
+            Kernel::ReadStride64 => Some(Order::Stride(64)),
+            Kernel::ReadStride256 => Some(Order::Stride(256)),
+            Kernel::ReadStride1k => Some(Order::Stride(1024)),
+            Kernel::ReadStride4k => Some(Order::Stride(4096)),
+            Kernel::ReadRandom => Some(Order::Random),
+            _ => None,
+        }
+    }
+}
+
+/// A set of kernels: bit i is `KERNELS[i]`.
+pub type Mask = u32;
+
+/// The order in which a strided-read kernel visits the 64-byte lines of its working set,
+/// each once per pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Lines this many bytes apart (a power of two from 64 to 4096, at most the working
+    /// set): from the first line to the end, then from the next line, and so on, as a
+    /// prefetcher sees a strided walk over a matrix's column.
+    Stride(u64),
+    /// A random-looking order: the lines' indices a full-period linear congruential sequence
+    /// modulo the number of lines ([`RANDOM_MULTIPLIER`], [`RANDOM_INCREMENT`]), bit-reversed,
+    /// so no two successive loads are a fixed distance apart. Each load's address depends on
+    /// the previous index, not on loaded data: the loads overlap, unlike the latency chase.
+    Random,
+}
+
+/// Bytes a strided read counts per load: the 64-byte line it reads from.
+pub const STRIDE_LINE: u64 = 64;
+
+/// The random order's multiplier (≡ 1 mod 4, so that the sequence modulo a power of two has
+/// full period; PCG's 64-bit multiplier).
+pub const RANDOM_MULTIPLIER: u64 = 0x5851_f42d_4c95_7f2d;
+
+/// The random order's increment (odd, for the full period).
+pub const RANDOM_INCREMENT: u64 = 0x1405_7b7e_f767_814f;
+
+/// The line indices a pass of the random order visits over `lines` lines (a power of two):
+/// what the assembly computes, for tests. Starts from index 0's successor.
+pub fn random_order(lines: u64) -> impl Iterator<Item = u64> {
+    let bits = lines.trailing_zeros();
+    let mut i = 0u64;
+    (0..lines).map(move |_| {
+        i = i
+            .wrapping_mul(RANDOM_MULTIPLIER)
+            .wrapping_add(RANDOM_INCREMENT)
+            & lines.wrapping_sub(1);
+        i.reverse_bits().checked_shr(64u32.saturating_sub(bits)).unwrap_or(0)
+    })
 }
 
 /// One row of the kernel table.
@@ -140,6 +208,11 @@ pub struct KernelSpec {
     /// chase over MiBs on pages would time page walks, not memory). A kernel on blocks also
     /// runs `normal-wb` on pages, one row that shows what the page walks cost.
     pub granule: Granule,
+    /// Measured at the sweep's largest size only (the DRAM-sized one), not at every size:
+    /// STREAM's triad and the strided reads ask their question of memory beyond the caches
+    /// (what a prefetcher hides, what a saturated bus gives), and a table of them over
+    /// types is the answer; at every size they would be five times the run's time.
+    pub largest_only: bool,
     /// Run by the Linux twin (`mairbench-linux`, at EL0). Not: `fill-zva` (DC ZVA faults on
     /// Device memory, and EL0 may issue it only where the kernel sets SCTLR_EL1.DZE) and the
     /// `maint-*` kernels (EL0 may never issue DC IVAC, and the firmware times DC CIVAC and
@@ -151,7 +224,7 @@ pub struct KernelSpec {
 }
 
 /// Every kernel, in [`Kernel`] order (`KERNELS[i].kernel as usize == i`).
-pub const KERNELS: [KernelSpec; 16] = [
+pub const KERNELS: [KernelSpec; 22] = [
     KernelSpec {
         kernel: Kernel::ReadLdp,
         name: "read-ldp",
@@ -159,6 +232,7 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: false,
         quick: true,
         granule: Granule::Page,
+        largest_only: false,
         twin: true,
         summary: "ldp x,x,[p],#16 x16 per iteration (256 B); bytes read",
     },
@@ -169,6 +243,7 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: false,
         quick: true,
         granule: Granule::Page,
+        largest_only: false,
         twin: true,
         summary: "stp x,x,[p],#16 x16 per iteration (256 B); bytes written",
     },
@@ -179,6 +254,7 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        largest_only: false,
         twin: true,
         summary: "ldp q,q,[p],#32 x16 per iteration (512 B); bytes read",
     },
@@ -189,6 +265,7 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        largest_only: false,
         twin: true,
         summary: "stp q,q,[p],#32 x16 per iteration (512 B); bytes written",
     },
@@ -199,6 +276,7 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        largest_only: false,
         twin: true,
         summary: "ldnp x,x,[p,#off] x16 per iteration (256 B), a non-temporal hint; bytes read",
     },
@@ -209,6 +287,7 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        largest_only: false,
         twin: true,
         summary: "stnp x,x,[p,#off] x16 per iteration (256 B), a non-temporal hint; bytes \
                   written",
@@ -220,6 +299,7 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        largest_only: false,
         twin: true,
         summary: "ldp/stp copy from normal-wb into the type (128 B per iteration); \
                   bytes copied counted once",
@@ -231,6 +311,7 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        largest_only: false,
         twin: true,
         summary: "ldp/stp copy from the type into normal-wb (128 B per iteration); \
                   bytes copied counted once",
@@ -242,6 +323,7 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: false,
         quick: false,
         granule: Granule::Block,
+        largest_only: false,
         twin: true,
         summary: "ldr x0,[x0] x8 per iteration, chasing one pointer per cache line in a \
                   random single cycle; time per load",
@@ -253,6 +335,7 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: true,
         quick: false,
         granule: Granule::Page,
+        largest_only: false,
         twin: false,
         summary: "dc zva x4 per iteration, one DCZID_EL0 block each; bytes zeroed",
     },
@@ -263,6 +346,7 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        largest_only: false,
         twin: false,
         summary: "dc civac per CTR_EL0.DminLine line over the range, then dsb sy; time per line",
     },
@@ -273,6 +357,7 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        largest_only: false,
         twin: false,
         summary: "dc cvac per CTR_EL0.DminLine line over the range, then dsb sy; time per line",
     },
@@ -283,6 +368,7 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        largest_only: false,
         twin: false,
         summary: "dc ivac per CTR_EL0.DminLine line over the range, then dsb sy; time per line",
     },
@@ -293,6 +379,7 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: false,
         quick: true,
         granule: Granule::Page,
+        largest_only: false,
         twin: false,
         summary: "str x,[p],#64 x16 per iteration (1 KiB): one 8-byte store per 64-byte line, a partial-line write that write streaming does not hide; bytes counted as the lines' span (64 per store)",
     },
@@ -303,6 +390,7 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        largest_only: false,
         twin: true,
         summary: "ldp/stp q copy from normal-wb into the type (256 B per iteration, 32 B a \
                   pair); bytes copied counted once",
@@ -314,21 +402,96 @@ pub const KERNELS: [KernelSpec; 16] = [
         normal_only: false,
         quick: false,
         granule: Granule::Page,
+        largest_only: false,
         twin: true,
         summary: "ldp/stp q copy from the type into normal-wb (256 B per iteration, 32 B a \
                   pair); bytes copied counted once",
     },
+    KernelSpec {
+        kernel: Kernel::Triad,
+        name: "triad",
+        unit: Unit::Bandwidth,
+        normal_only: false,
+        quick: false,
+        granule: Granule::Page,
+        largest_only: true,
+        twin: true,
+        summary: "STREAM's triad a = b + 3*c in 32-bit integer lanes, its three arrays of the \
+                  size in the type (ldp q of b and c, mla, stp q to a; 64 B of each per \
+                  iteration); bytes counted as STREAM counts them: the three arrays, two read \
+                  and one written",
+    },
+    KernelSpec {
+        kernel: Kernel::ReadStride64,
+        name: "read-stride-64",
+        unit: Unit::Bandwidth,
+        normal_only: false,
+        quick: false,
+        granule: Granule::Page,
+        largest_only: true,
+        twin: true,
+        summary: "one ldr x per 64-byte line, the lines 64 B apart in order; bytes counted as \
+                  the lines' span (64 per load)",
+    },
+    KernelSpec {
+        kernel: Kernel::ReadStride256,
+        name: "read-stride-256",
+        unit: Unit::Bandwidth,
+        normal_only: false,
+        quick: false,
+        granule: Granule::Page,
+        largest_only: true,
+        twin: true,
+        summary: "one ldr x per 64-byte line, the lines 256 B apart (every 4th, then from the \
+                  next); bytes counted as the lines' span (64 per load)",
+    },
+    KernelSpec {
+        kernel: Kernel::ReadStride1k,
+        name: "read-stride-1k",
+        unit: Unit::Bandwidth,
+        normal_only: false,
+        quick: false,
+        granule: Granule::Page,
+        largest_only: true,
+        twin: true,
+        summary: "one ldr x per 64-byte line, the lines 1 KiB apart (every 16th, then from the \
+                  next); bytes counted as the lines' span (64 per load)",
+    },
+    KernelSpec {
+        kernel: Kernel::ReadStride4k,
+        name: "read-stride-4k",
+        unit: Unit::Bandwidth,
+        normal_only: false,
+        quick: false,
+        granule: Granule::Page,
+        largest_only: true,
+        twin: true,
+        summary: "one ldr x per 64-byte line, the lines 4 KiB apart (one per page, then the \
+                  next line of each page); bytes counted as the lines' span (64 per load)",
+    },
+    KernelSpec {
+        kernel: Kernel::ReadRandom,
+        name: "read-random",
+        unit: Unit::Bandwidth,
+        normal_only: false,
+        quick: false,
+        granule: Granule::Block,
+        largest_only: true,
+        twin: true,
+        summary: "one ldr x per 64-byte line, the lines in a random order (independent loads, \
+                  4 per iteration); bytes counted as the lines' span (64 per load)",
+    },
 ];
 
 /// Mask of every kernel (bit i = `KERNELS[i]`).
-pub const ALL_KERNELS: u16 = mask_where(false);
+pub const ALL_KERNELS: Mask = mask_where(false);
 
 /// Mask of the kernels of the `mairbench.quick` subset (`read-ldp` and `write-stp`).
-pub const QUICK_KERNELS: u16 = mask_where(true);
+pub const QUICK_KERNELS: Mask = mask_where(true);
 
 /// Mask of the table's kernels, or of its quick ones only.
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
-const fn mask_where(quick_only: bool) -> u16 {
+const fn mask_where(quick_only: bool) -> Mask {
     let mut mask = 0;
     let mut i = 0;
     while i < KERNELS.len() {
@@ -342,7 +505,7 @@ const fn mask_where(quick_only: bool) -> u16 {
 
 crate::assert_in_order!(KERNELS.kernel);
 // A mask has room for every kernel.
-const _: () = assert!(KERNELS.len() <= u16::BITS as usize);
+const _: () = assert!(KERNELS.len() <= Mask::BITS as usize);
 
 /// The kernel called `name` (exact match), if any.
 pub fn by_name(name: &str) -> Option<&'static KernelSpec> {
@@ -350,14 +513,14 @@ pub fn by_name(name: &str) -> Option<&'static KernelSpec> {
 }
 
 /// The kernels of `mask` (bit i = `KERNELS[i]`), in table order; unknown bits are ignored.
-pub fn selected(mask: u16) -> impl Iterator<Item = &'static KernelSpec> {
+pub fn selected(mask: Mask) -> impl Iterator<Item = &'static KernelSpec> {
     KERNELS.iter().filter(move |k| mask & k.kernel.bit() != 0)
 }
 
 /// Parses a comma-separated list of kernel names into a mask; the first unknown name is the
 /// error (an empty list, or an empty name between commas, is the error `""`).
-pub fn parse_kernels(list: &str) -> Result<u16, &str> {
-    let mut mask = 0u16;
+pub fn parse_kernels(list: &str) -> Result<Mask, &str> {
+    let mut mask: Mask = 0;
     for name in crate::text::split(list, b',') {
         let k = by_name(name).ok_or(name)?;
         mask |= k.kernel.bit();
@@ -402,7 +565,13 @@ mod tests {
                 "maint-ivac",
                 "write-line",
                 "copy-to-q",
-                "copy-from-q"
+                "copy-from-q",
+                "triad",
+                "read-stride-64",
+                "read-stride-256",
+                "read-stride-1k",
+                "read-stride-4k",
+                "read-random"
             ]
         );
         let normal_only: std::vec::Vec<_> = KERNELS
@@ -416,7 +585,7 @@ mod tests {
             .filter(|k| k.granule == Granule::Block)
             .map(|k| k.name)
             .collect();
-        assert_eq!(on_blocks, ["latency"]);
+        assert_eq!(on_blocks, ["latency", "read-random"]);
         // The non-temporal pairs are full-run kernels with the ldp/stp loops' step.
         for k in [Kernel::ReadLdnp, Kernel::WriteStnp] {
             let spec = k.spec();
@@ -432,13 +601,56 @@ mod tests {
     }
 
     #[test]
+    fn strided_orders_visit_every_line_once() {
+        let orders: std::vec::Vec<_> = KERNELS.iter().filter_map(|k| k.kernel.order()).collect();
+        assert_eq!(
+            orders,
+            [
+                Order::Stride(64),
+                Order::Stride(256),
+                Order::Stride(1024),
+                Order::Stride(4096),
+                Order::Random
+            ]
+        );
+        for lines in [64u64, 128, 1024, 1 << 16] {
+            let mut seen = std::vec![false; lines as usize];
+            let mut steps = std::collections::BTreeMap::new();
+            let mut last = 0u64;
+            for i in random_order(lines) {
+                assert!(
+                    !std::mem::replace(&mut seen[i as usize], true),
+                    "{lines}: {i} twice"
+                );
+                *steps
+                    .entry(i.wrapping_sub(last) & (lines - 1))
+                    .or_insert(0u64) += 1;
+                last = i;
+            }
+            assert!(seen.iter().all(|&s| s), "{lines}: a line never visited");
+            // No fixed distance between successive loads for a prefetcher to find: the most
+            // common step is at most 1 in 8 of them.
+            let most = steps.values().max().copied().unwrap_or(0);
+            assert!(most * 8 <= lines, "{lines} lines: one step {most} times");
+        }
+        for k in KERNELS.iter().filter(|k| k.kernel.order().is_some()) {
+            assert!(
+                k.name.starts_with("read-") && k.twin && !k.normal_only,
+                "{}",
+                k.name
+            );
+            assert!(k.summary.contains("64 per load"), "{}", k.summary);
+        }
+    }
+
+    #[test]
     fn masks() {
-        assert_eq!(ALL_KERNELS, 0xffff);
+        assert_eq!(ALL_KERNELS, 0x3f_ffff);
         assert_eq!(
             QUICK_KERNELS,
             Kernel::ReadLdp.bit() | Kernel::WriteStp.bit() | Kernel::WriteLine.bit()
         );
-        assert_eq!(selected(ALL_KERNELS).count(), 16);
+        assert_eq!(selected(ALL_KERNELS).count(), 22);
         let quick: std::vec::Vec<_> = selected(QUICK_KERNELS).map(|k| k.name).collect();
         assert_eq!(quick, ["read-ldp", "write-stp", "write-line"]);
         assert_eq!(selected(0).count(), 0);

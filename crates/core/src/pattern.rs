@@ -14,6 +14,29 @@ pub const WRITTEN: Pattern = Pattern::Pair(0xdead_beef, 0xcafe_babe);
 /// the laid words in the other seven.
 pub const LINE_WRITTEN: Pattern = Pattern::Lines(0xdead_beef, crate::sweep::SEED);
 
+/// What a triad's `b` array holds: the dma-buf report's words in one pattern (see
+/// [`WRITTEN`]).
+pub const TRIAD_B: Pattern = WRITTEN;
+
+/// What a triad's `c` array holds: [`LAID`]'s key and its complement, alternating.
+pub const TRIAD_C: Pattern = Pattern::Pair(crate::sweep::SEED, !crate::sweep::SEED);
+
+/// What the triad leaves in `a`: `b + 3 * c` in each 32-bit lane (wrapping), as the
+/// assembly's `mla` computes it.
+pub const TRIAD_A: Pattern = match (TRIAD_B, TRIAD_C) {
+    (Pattern::Pair(b0, b1), Pattern::Pair(c0, c1)) => {
+        Pattern::Pair(triad_lanes(b0, c0), triad_lanes(b1, c1))
+    }
+    _ => panic!("the triad's arrays are pairs"),
+};
+
+/// `b + 3 * c` in each of the two 32-bit lanes of a word.
+const fn triad_lanes(b: u64, c: u64) -> u64 {
+    let low = (b as u32).wrapping_add((c as u32).wrapping_mul(3));
+    let high = ((b >> 32) as u32).wrapping_add(((c >> 32) as u32).wrapping_mul(3));
+    (high as u64) << 32 | low as u64
+}
+
 /// A value for every 64-bit word of a window, by its byte offset from the window's start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pattern {
@@ -53,6 +76,26 @@ impl Pattern {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_triads_result_is_b_plus_three_c_in_each_lane() {
+        for off in [0, 8, 16, 24] {
+            let lanes = |p: Pattern| {
+                let w = p.at(off);
+                [w as u32, (w >> 32) as u32]
+            };
+            let [a, b, c] = [TRIAD_A, TRIAD_B, TRIAD_C].map(lanes);
+            for i in 0..2 {
+                assert_eq!(
+                    a[i],
+                    b[i].wrapping_add(c[i].wrapping_mul(3)),
+                    "lane {i} at {off}"
+                );
+            }
+            // No lane is left as laid or as either operand.
+            assert!(a[0] != b[0] && a[0] != c[0] && a[1] != b[1] && a[1] != c[1]);
+        }
+    }
 
     #[test]
     fn words_by_offset() {

@@ -20,11 +20,11 @@ pub const QUICK_SIZES: [u64; 3] = [4 * KIB, 256 * KIB, 4 * MIB];
 /// past a cache the CPU does not name (a system cache of a few MiB).
 pub const DEFAULT_UPPER_MIN: u64 = 8 * MIB;
 
-/// Smallest upper end of the default sweep on an emulated machine, which has no cache to
-/// name or not: twice the 2 MiB block, past the step QEMU's software TLB makes after 1 MiB.
-/// (Under emulation the sizes show only correctness and the emulator's own steps, and the
-/// largest size is most of a run's time: 8 MiB is as much work as all the sizes below it.)
-pub const EMULATED_UPPER_MIN: u64 = 4 * MIB;
+/// The upper end of the default sweep on an emulated machine, which has no cache to pass:
+/// 2 MiB, past the steps an emulator shows (the host's own L1 and L2 under 1 MiB, QEMU's
+/// software TLB after 1 MiB: docs/lab.md, step 2e). There the sizes show correctness and those
+/// steps only, and the largest size is most of a run's time (each doubling doubles it).
+pub const EMULATED_UPPER: u64 = 2 * MIB;
 
 /// Largest upper end of the default sweep; `mairbench.sizes=` goes further.
 pub const DEFAULT_UPPER_MAX: u64 = 32 * MIB;
@@ -100,6 +100,16 @@ impl Sizes {
     /// The largest size, if any.
     pub fn largest(&self) -> Option<u64> {
         self.as_slice().last().copied()
+    }
+
+    /// The sizes `kernel` runs at: all of them, or the largest alone for a kernel measured
+    /// there only ([`crate::kernel::KernelSpec::largest_only`]).
+    pub fn for_kernel(&self, kernel: &crate::kernel::KernelSpec) -> Sizes {
+        if kernel.largest_only {
+            Sizes::from_ascending(self.largest())
+        } else {
+            *self
+        }
     }
 }
 
@@ -178,16 +188,14 @@ pub fn capped(hi: u64, max: u64) -> Option<u64> {
 
 /// The default upper end of a sweep: four times the last-level cache (rounded up to a power
 /// of two, so that the largest sizes are well beyond every cache the core reports), at least
-/// [`DEFAULT_UPPER_MIN`] ([`EMULATED_UPPER_MIN`] on an emulated machine) and at most
-/// [`DEFAULT_UPPER_MAX`], capped at the largest power of two the buffer holds. (A last-level
-/// cache over 8 MiB thus gets less than 4x; the sweep still reaches DRAM at 32 MiB, and
+/// [`DEFAULT_UPPER_MIN`] and at most [`DEFAULT_UPPER_MAX`] ([`EMULATED_UPPER`] on an emulated
+/// machine), capped at the largest power of two the buffer holds. (A last-level cache over
+/// 8 MiB thus gets less than 4x; the sweep still reaches DRAM at 32 MiB, and
 /// `mairbench.sizes=` goes beyond.)
 pub fn default_upper(llc_bytes: Option<u64>, buffer: u64, emulated: bool) -> u64 {
-    let floor = if emulated {
-        EMULATED_UPPER_MIN
-    } else {
-        DEFAULT_UPPER_MIN
-    };
+    if emulated {
+        return EMULATED_UPPER.min(floor_pow2(buffer));
+    }
     let want = llc_bytes
         .map(|llc| {
             llc.saturating_mul(4)
@@ -195,7 +203,7 @@ pub fn default_upper(llc_bytes: Option<u64>, buffer: u64, emulated: bool) -> u64
                 .unwrap_or(1 << 63)
         })
         .unwrap_or(0)
-        .clamp(floor, DEFAULT_UPPER_MAX);
+        .clamp(DEFAULT_UPPER_MIN, DEFAULT_UPPER_MAX);
     want.min(floor_pow2(buffer))
 }
 
@@ -461,6 +469,24 @@ pub fn copy_partner(size: u64, buffer: u64) -> Option<u64> {
     })
 }
 
+/// The buffer offsets of a triad's `b` and `c` arrays of `size` bytes each (`a` is at 0) in a
+/// buffer of `buffer` bytes: a third and two thirds of the buffer (whole pages), each moved
+/// by [`COPY_SKEW`] per place where that fits, for the reason a copy's second window is.
+/// `None` when the buffer does not hold all three.
+pub fn triad_partners(size: u64, buffer: u64) -> Option<(u64, u64)> {
+    let third = (buffer / 3 / MIN_SIZE).saturating_mul(MIN_SIZE);
+    if size > third {
+        return None;
+    }
+    let skewed = third
+        .saturating_add(COPY_SKEW)
+        .saturating_mul(2)
+        .saturating_add(size);
+    let skew = if skewed <= buffer { COPY_SKEW } else { 0 };
+    let b = third.saturating_add(skew);
+    Some((b, b.saturating_mul(2)))
+}
+
 /// The state a point starts from, as its `result` record's `start` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Start {
@@ -719,6 +745,41 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_kernel_measured_at_the_largest_size_gets_that_size_alone() {
+        use crate::kernel::Kernel;
+        let sizes = plan(4 * KIB, 8 * MIB, 256 * MIB);
+        assert_eq!(sizes.for_kernel(Kernel::Triad.spec()).as_slice(), [8 * MIB]);
+        assert_eq!(
+            sizes.for_kernel(Kernel::ReadRandom.spec()).as_slice(),
+            [8 * MIB]
+        );
+        let all = sizes.for_kernel(Kernel::ReadLdp.spec());
+        assert_eq!(all.as_slice(), sizes.as_slice());
+        assert!(Sizes::new().for_kernel(Kernel::Triad.spec()).is_empty());
+    }
+
+    #[test]
+    fn a_triads_arrays_lie_apart_in_the_buffer() {
+        for buffer in [12 * KIB, 32 * MIB, 33 * MIB + 12 * KIB, 256 * MIB] {
+            let mut size = MIN_SIZE;
+            while let Some((b, c)) = triad_partners(size, buffer) {
+                assert!(
+                    size <= b && b + size <= c && c + size <= buffer,
+                    "{buffer} {size}"
+                );
+                assert!(b.is_multiple_of(MIN_SIZE) && c.is_multiple_of(MIN_SIZE));
+                size *= 2;
+            }
+            assert!(size * 3 > buffer, "{buffer}: {size} left out");
+        }
+        assert_eq!(
+            triad_partners(8 * MIB, 32 * MIB),
+            Some((10_920 * KIB + COPY_SKEW, 2 * (10_920 * KIB + COPY_SKEW)))
+        );
+        assert_eq!(triad_partners(MIB, 2 * MIB), None);
     }
 
     #[test]

@@ -115,7 +115,7 @@ fn loops_are_placed(elf: &std::path::Path, symbols: &[&str]) {
 }
 
 /// The loops the Linux twin runs (at EL0) and the firmware too.
-const TWIN_LOOPS: [&str; 10] = [
+const TWIN_LOOPS: [&str; 13] = [
     "mb_k_read_ldp",
     "mb_k_write_stp",
     "mb_k_read_ldp_q",
@@ -126,6 +126,9 @@ const TWIN_LOOPS: [&str; 10] = [
     "mb_k_copy",
     "mb_k_copy_q",
     "mb_k_chase",
+    "mb_k_triad",
+    "mb_k_read_stride",
+    "mb_k_read_random",
 ];
 
 /// The loops only the firmware runs.
@@ -142,6 +145,79 @@ fn every_loop_starts_on_a_line_and_stays_in_its_page() {
         twin.display()
     );
     loops_are_placed(&twin, &TWIN_LOOPS);
+}
+
+#[test]
+fn the_triad_and_the_strided_reads_are_what_their_summaries_say() {
+    let d = disassembly();
+    let forms = |symbol: &str| -> Vec<String> {
+        loop_of(&d, symbol)
+            .into_iter()
+            .map(|(m, o)| format!("{m} {}", o.replace(' ', "")))
+            .collect()
+    };
+    // The triad: b and c read with ldp q (64 B each), one mla per q register by 3 (set
+    // before the loop), a written with stp q; nothing else but the count and the branch.
+    let triad = forms("mb_k_triad");
+    println!("mb_k_triad: {triad:?}");
+    let count = |prefix: &str| triad.iter().filter(|f| f.starts_with(prefix)).count();
+    assert_eq!(
+        (count("ldp q"), count("mla v"), count("stp q"), triad.len()),
+        (4, 4, 2, 12),
+        "{triad:?}"
+    );
+    assert!(triad
+        .iter()
+        .filter(|f| f.starts_with("ldp"))
+        .all(|f| f.contains("[x1]") || f.contains("[x2]")));
+    assert!(triad
+        .iter()
+        .filter(|f| f.starts_with("stp"))
+        .all(|f| f.contains("[x0]")));
+    assert!(
+        triad.iter().any(|f| f == "subs x3,x3,#0x40"),
+        "64 B per iteration: {triad:?}"
+    );
+    let whole = function(&d, "mb_k_triad");
+    assert!(
+        whole
+            .iter()
+            .any(|(_, m, o)| m == "movi" && o.replace(' ', "").ends_with("#0x3")),
+        "the multiplier 3: {whole:?}"
+    );
+    // The strided read: one ldr x per line, stepping by the stride (x2), then the next start
+    // 64 B on.
+    let stride = forms("mb_k_read_stride");
+    println!("mb_k_read_stride: {stride:?}");
+    assert_eq!(
+        stride.iter().filter(|f| f.starts_with("ldr x")).count(),
+        1,
+        "{stride:?}"
+    );
+    assert!(stride.iter().any(|f| f == "add x4,x4,x2"), "{stride:?}");
+    assert!(stride.iter().any(|f| f == "add x0,x0,#0x40"), "{stride:?}");
+    // The random read: four independent loads, each from an index of the sequence
+    // (multiply-add, mask, bit reverse, shift), not from a loaded value.
+    let random = forms("mb_k_read_random");
+    println!("mb_k_read_random: {random:?}");
+    let loads: Vec<&String> = random.iter().filter(|f| f.starts_with("ldr")).collect();
+    assert_eq!(loads.len(), 4, "{random:?}");
+    assert!(
+        loads.iter().all(|f| f == &"ldr x9,[x0,x8,lsl#3]"),
+        "{loads:?}"
+    );
+    for op in [
+        "madd x4,x4,x2,x3",
+        "and x4,x4,x5",
+        "rbit x8,x4",
+        "lsr x8,x8,x6",
+    ] {
+        assert_eq!(
+            random.iter().filter(|f| *f == op).count(),
+            4,
+            "{op}: {random:?}"
+        );
+    }
 }
 
 #[test]

@@ -8,6 +8,7 @@ core::arch::global_asm!(include_str!("stream.S"));
 core::arch::global_asm!(include_str!("latency.S"));
 core::arch::global_asm!(include_str!("zva.S"));
 core::arch::global_asm!(include_str!("maint.S"));
+core::arch::global_asm!(include_str!("strided.S"));
 
 // The twin runs only the loops EL0 may issue, so some go unused there.
 #[allow(dead_code)]
@@ -21,6 +22,9 @@ extern "C" {
     fn mb_k_write_line(p: u64, len: u64);
     fn mb_k_copy(dst: u64, src: u64, len: u64);
     fn mb_k_copy_q(dst: u64, src: u64, len: u64);
+    fn mb_k_triad(a: u64, b: u64, c: u64, len: u64);
+    fn mb_k_read_stride(p: u64, len: u64, stride: u64);
+    fn mb_k_read_random(p: u64, lines: u64, multiplier: u64, increment: u64);
     fn mb_k_chase(start: u64, loads: u64) -> u64;
     fn mb_k_zva(p: u64, len: u64, block: u64);
     fn mb_k_civac(p: u64, len: u64, line: u64);

@@ -10,6 +10,7 @@ use super::cache::dcache_line;
 use super::cpu::{ticks, ticks_before_loads, zva_block_size};
 use super::pmu::{self, Events};
 use aarch64_cpu::asm::barrier::{dsb, SY};
+use mairbench_core::kernel::{Order, RANDOM_INCREMENT, RANDOM_MULTIPLIER};
 use mairbench_core::pmu::Counts;
 
 include!("loops.rs");
@@ -31,6 +32,9 @@ enum Body {
     WriteLine { va: u64, len: u64 },
     Copy { dst: u64, src: u64, len: u64 },
     CopyQ { dst: u64, src: u64, len: u64 },
+    Triad { a: u64, b: u64, c: u64, len: u64 },
+    Stride { va: u64, len: u64, stride: u64 },
+    Random { va: u64, lines: u64 },
     Chase { at: u64, loads: u64 },
     Zva { va: u64, len: u64, block: u64 },
     Civac { va: u64, len: u64, line: u64 },
@@ -107,6 +111,35 @@ impl Loop {
         }))
     }
 
+    /// STREAM's triad `a = b + 3 * c` in doubles over three windows of equal length (a
+    /// multiple of 64 bytes).
+    pub fn triad(a: &Window, b: &Window, c: &Window) -> Option<Loop> {
+        let (a, len) = fits(a, 64, 16)?;
+        let (b, _) = fits(b, 64, 16).filter(|&(_, l)| l == len)?;
+        let (c, _) = fits(c, 64, 16).filter(|&(_, l)| l == len)?;
+        Some(Loop(Body::Triad { a, b, c, len }))
+    }
+
+    /// One load per 64-byte line of the window (line-aligned), in `order`: lines a stride
+    /// apart (a power of two from 64 to 4096 that divides the length) or a random order (a
+    /// power-of-two number of lines, at least 4).
+    pub fn read_strided(w: &Window, order: Order) -> Option<Loop> {
+        match order {
+            Order::Stride(stride) => {
+                let ok = stride.is_power_of_two() && (64..=4096).contains(&stride);
+                let (va, len) = fits(w, stride, 64).filter(|_| ok)?;
+                Some(Loop(Body::Stride { va, len, stride }))
+            }
+            Order::Random => {
+                let (va, len) = fits(w, 4 * 64, 64)?;
+                let lines = len / 64;
+                lines
+                    .is_power_of_two()
+                    .then_some(Loop(Body::Random { va, lines }))
+            }
+        }
+    }
+
     /// A chase of `loads` dependent loads (a non-zero multiple of 8) along `chain`, from its
     /// first line. Each run continues where the previous one stopped. (Should the chain be
     /// overwritten meanwhile, the loads go wherever its words point: loads only, and a fault
@@ -168,6 +201,12 @@ impl Loop {
                 src: cut(src, len, 256)?,
                 len: bytes,
             },
+            Body::Triad { a, b, c, len } => Body::Triad {
+                a: cut(a, len, 64)?,
+                b: cut(b, len, 64)?,
+                c: cut(c, len, 64)?,
+                len: bytes,
+            },
             Body::Zva { va, len, block } => Body::Zva {
                 va: cut(va, len, 4 * block)?,
                 len: bytes,
@@ -221,6 +260,11 @@ impl Loop {
                 Body::WriteLine { va, len } => mb_k_write_line(*va, *len),
                 Body::Copy { dst, src, len } => mb_k_copy(*dst, *src, *len),
                 Body::CopyQ { dst, src, len } => mb_k_copy_q(*dst, *src, *len),
+                Body::Triad { a, b, c, len } => mb_k_triad(*a, *b, *c, *len),
+                Body::Stride { va, len, stride } => mb_k_read_stride(*va, *len, *stride),
+                Body::Random { va, lines } => {
+                    mb_k_read_random(*va, *lines, RANDOM_MULTIPLIER, RANDOM_INCREMENT)
+                }
                 Body::Chase { at, loads } => *at = mb_k_chase(*at, *loads),
                 Body::Zva { va, len, block } => mb_k_zva(*va, *len, *block),
                 Body::Civac { va, len, line } => mb_k_civac(*va, *len, *line),

@@ -259,3 +259,28 @@ mb_k_write_line:
     subs    x1, x1, #1024
     b.ne    1b
     ret
+
+// triad: STREAM's a = b + 3 * c, in 32-bit integer lanes (one `mla` per q register, as
+// STREAM's one fmla per pair of doubles: the arithmetic is incidental to the memory traffic,
+// and under QEMU floating point runs in software, many times slower than the loads), 64
+// bytes of each array per iteration (2 ldp q of b, 2 of c, 4 mla, 2 stp q: 6 of the 12
+// instructions are loads or stores; v0-v7 and v16 are caller-saved). x0 = a, x1 = b, x2 = c,
+// x3 = bytes of each (a non-zero multiple of 64).
+.global mb_k_triad
+.balign 128
+mb_k_triad:
+    movi    v16.4s, #3
+    .balign 128
+1:  ldp     q0, q1, [x1], #32
+    ldp     q2, q3, [x1], #32
+    ldp     q4, q5, [x2], #32
+    ldp     q6, q7, [x2], #32
+    mla     v0.4s, v4.4s, v16.4s
+    mla     v1.4s, v5.4s, v16.4s
+    mla     v2.4s, v6.4s, v16.4s
+    mla     v3.4s, v7.4s, v16.4s
+    stp     q0, q1, [x0], #32
+    stp     q2, q3, [x0], #32
+    subs    x3, x3, #64
+    b.ne    1b
+    ret
