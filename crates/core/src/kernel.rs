@@ -187,7 +187,9 @@ pub fn random_order(lines: u64) -> impl Iterator<Item = u64> {
             .wrapping_mul(RANDOM_MULTIPLIER)
             .wrapping_add(RANDOM_INCREMENT)
             & lines.wrapping_sub(1);
-        i.reverse_bits().checked_shr(64u32.saturating_sub(bits)).unwrap_or(0)
+        i.reverse_bits()
+            .checked_shr(64u32.saturating_sub(bits))
+            .unwrap_or(0)
     })
 }
 

@@ -42,6 +42,7 @@ pub mod notes;
 pub mod panel;
 pub mod ratio;
 pub mod scaling;
+pub mod strided;
 pub mod style;
 #[cfg(test)]
 mod testing;
@@ -53,5 +54,6 @@ pub use look::{Look, Shape, LOOKS, SOURCE_LOOKS};
 pub use matrix::core_to_core;
 pub use ratio::ratio;
 pub use scaling::{scaling, scaling_note};
+pub use strided::strided;
 pub use style::{EMULATED_NOTE, GUEST_CACHES_NOTE, LOG_Y_ABOVE};
 pub use values::{pair, panels_of, single};

@@ -41,6 +41,9 @@ pub(super) enum XKind {
     Size,
     /// Cores running at once.
     Cores,
+    /// log2 of the distance between successive loads; the random order at
+    /// [`super::strided::RANDOM_X`].
+    Stride,
 }
 
 impl XKind {
@@ -48,6 +51,7 @@ impl XKind {
         match self {
             XKind::Size => "working-set size (log2 scale)",
             XKind::Cores => "cores running at once",
+            XKind::Stride => "distance between successive lines (log2 scale), then a random order",
         }
     }
 }
@@ -418,6 +422,8 @@ fn configure_mesh(chart: &mut Chart, panel: &Panel, y: &YAxis) -> Result<(), Str
     let x_fmt = |v: &f64| match panel.x {
         XKind::Size => ShortBytes(2f64.powf(*v).round() as u64).to_string(),
         XKind::Cores => format!("{v:.0}"),
+        XKind::Stride if *v >= super::strided::RANDOM_X => "random".to_string(),
+        XKind::Stride => ShortBytes(2f64.powf(*v).round() as u64).to_string(),
     };
     let y_fmt = |v: &f64| y.label(v);
     let y_desc = if y.log {

@@ -14,7 +14,7 @@ use std::path::Path;
 /// present in a run gives `<kernels>.svg` (best value over size) and `ratio-<kernels>.svg`
 /// (over the baseline's, [`RowKind::baseline`](crate::read::model::RowKind::baseline)), named after the kernels of the group
 /// the run measured (their names in core's kernel table).
-pub const CHARTS: [(&[Kernel], &str); 8] = [
+pub const CHARTS: [(&[Kernel], &str); 9] = [
     (&[Kernel::ReadLdp, Kernel::WriteStp], "Streaming bandwidth"),
     (
         &[Kernel::ReadLdpQ, Kernel::WriteStpQ],
@@ -43,6 +43,20 @@ pub const CHARTS: [(&[Kernel], &str); 8] = [
         &[Kernel::WriteLine],
         "Partial-line writes (one store per line)",
     ),
+    (
+        &[Kernel::Triad],
+        "STREAM triad (at the sweep's largest size)",
+    ),
+];
+
+/// The strided reads, charted together against their stride in `strided.svg` (each is
+/// measured at one size, so a chart over size would be one point a line).
+pub const STRIDED: [Kernel; 5] = [
+    Kernel::ReadStride64,
+    Kernel::ReadStride256,
+    Kernel::ReadStride1k,
+    Kernel::ReadStride4k,
+    Kernel::ReadRandom,
 ];
 
 /// Writes `results.csv`, `results.json`, `scaling.csv` (when the run has multi-core points),
@@ -85,6 +99,15 @@ pub fn files(run: &Run, dir: &Path) -> Result<Written, String> {
         let svg = draw::ratio(run, &present, baseline, &ratio_title);
         w.chart(dir, &format!("ratio-{stem}.svg"), svg)?;
     }
+    let strided = STRIDED.map(|k| k.spec().name);
+    if run
+        .measurements
+        .iter()
+        .any(|m| strided.contains(&m.kernel.as_str()))
+    {
+        let svg = draw::strided(run, "Strided reads: what a prefetcher follows");
+        w.chart(dir, "strided.svg", svg)?;
+    }
     let scaled = distinct(run.scaling.iter().map(|p| p.kernel.as_str()));
     if !scaled.is_empty() {
         let svg = draw::scaling(run, "Multi-core scaling");
@@ -114,6 +137,7 @@ mod tests {
         let charted: Vec<&str> = CHARTS
             .iter()
             .flat_map(|(g, _)| g.iter().map(|k| k.spec().name))
+            .chain(STRIDED.iter().map(|k| k.spec().name))
             .collect();
         let known: Vec<&str> = mairbench_core::kernel::KERNELS
             .iter()
@@ -125,8 +149,9 @@ mod tests {
         want.sort_unstable();
         assert_eq!(
             sorted, want,
-            "CHARTS names each kernel of core's table once"
+            "CHARTS and STRIDED name each kernel of core's table once"
         );
+        assert!(STRIDED.iter().all(|k| k.order().is_some()));
     }
 
     #[test]
