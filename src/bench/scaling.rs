@@ -1,6 +1,6 @@
-//! Scaling, with more than one CPU up: `read-ldp` and `write-stp` (those of them the run
-//! selected) on 1, 2, ... N cores at once, each over its own part of the alias, started at
-//! one CNTVCT value: `scaling` records with the aggregate (all bytes over the span from the
+//! Scaling, with more than one CPU up: `read-ldp`, `write-stp`, `copy-to` and `triad`
+//! (those of them the run selected) on 1, 2, ... N cores at once, each over its own part of
+//! the alias, started at one CNTVCT value: `scaling` records with the aggregate (all bytes over the span from the
 //! earliest start to the latest end, every core timing itself on the counter they share),
 //! the start skew and the per-core bandwidth, and a table.
 
@@ -70,9 +70,81 @@ pub(super) fn stream_kernels(
         .filter(move |spec| mask & spec.kernel.bit() != 0)
 }
 
+/// The kernels of the scaling table, in its order.
+const SCALED: [Kernel; 4] = [
+    Kernel::ReadLdp,
+    Kernel::WriteStp,
+    Kernel::CopyTo,
+    Kernel::Triad,
+];
+
+/// The kernels of the scaling table the run selected ([`SCALED`]).
+fn scaled_kernels(
+    mask: mairbench_core::kernel::Mask,
+) -> impl Iterator<Item = &'static KernelSpec> + Clone {
+    SCALED
+        .map(Kernel::spec)
+        .into_iter()
+        .filter(move |spec| mask & spec.kernel.bit() != 0)
+}
+
+/// The names of the scaling kernels the run selected, joined by ", ".
+struct Names(mairbench_core::kernel::Mask);
+
+impl core::fmt::Display for Names {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (i, spec) in scaled_kernels(self.0).enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{}", spec.name)?;
+        }
+        Ok(())
+    }
+}
+
+/// What one core's pass over its part of `part` bytes moves, as the kernel counts bytes: the
+/// part for a read or a write; for the copy half of it (normal-wb's second half of the part
+/// copied into the type's first, counted once); for the triad three quarters (a, b and c the
+/// part's first three quarters, all in the type, counted as STREAM counts them).
+fn pass_bytes(kernel: Kernel, part: u64) -> u64 {
+    match kernel {
+        Kernel::CopyTo => part / 2,
+        Kernel::Triad => part / 4 * 3,
+        _ => part,
+    }
+}
+
+/// What the buffer holds at byte `off` after `kernel` ran on parts of `part` bytes, laid with
+/// [`laid`] before.
+fn left(kernel: Kernel, part: u64, off: u64) -> u64 {
+    let within = off % part.max(1);
+    let quarter = part / 4;
+    match kernel {
+        Kernel::ReadLdp => pattern(off),
+        Kernel::WriteStp => written(off),
+        Kernel::CopyTo if within < part / 2 => pattern(off + part / 2),
+        Kernel::Triad if within < quarter => mairbench_core::pattern::TRIAD_A.at(within),
+        _ => laid(kernel, part, off),
+    }
+}
+
+/// What the buffer is laid with at byte `off` before `kernel` runs on parts of `part` bytes:
+/// the pattern, but the triad's `b` and `c` quarters.
+fn laid(kernel: Kernel, part: u64, off: u64) -> u64 {
+    let (within, quarter) = (off % part.max(1), part / 4);
+    match kernel {
+        Kernel::Triad if (quarter..2 * quarter).contains(&within) => {
+            mairbench_core::pattern::TRIAD_B.at(within - quarter)
+        }
+        Kernel::Triad if (2 * quarter..3 * quarter).contains(&within) => {
+            mairbench_core::pattern::TRIAD_C.at(within - 2 * quarter)
+        }
+        _ => pattern(off),
+    }
+}
+
 impl Engine<'_> {
-    /// The scaling table: each selected kernel among `read-ldp` and `write-stp` on every
-    /// selected type, on 1 to N cores; a `check`.
+    /// The scaling table: each selected kernel of [`SCALED`] on every selected type, on 1 to
+    /// N cores; a `check`.
     pub(super) fn scaling_tables(&mut self, cores: &Cores) {
         let started = ticks();
         let n_max = cores.blocks().len() + 1;
@@ -84,18 +156,12 @@ impl Engine<'_> {
             return;
         };
         let mask = self.plan.kernels;
-        let [read, write] = [Kernel::ReadLdp, Kernel::WriteStp].map(|k| mask & k.bit() != 0);
-        let [r, w] = [Kernel::ReadLdp, Kernel::WriteStp].map(|k| k.spec().name);
-        let (first, and, second) = match (read, write) {
-            (true, true) => (r, " and ", w),
-            (true, false) => (r, "", ""),
-            (false, true) => ("", "", w),
-            (false, false) => {
-                say!("");
-                say!("scaling: not run ({r} and {w} are not among the selected kernels)");
-                return;
-            }
-        };
+        if scaled_kernels(mask).next().is_none() {
+            let names = Names(SCALED.iter().fold(0, |m, k| m | k.bit()));
+            say!("");
+            say!("scaling: not run (none of {names} is among the selected kernels)");
+            return;
+        }
         say!("");
         say!(
             "scaling ({} per core, {n_max} cores at most, started together; aggregate MB/s, best \
@@ -121,7 +187,7 @@ impl Engine<'_> {
             say!("  (emulated: with more CPUs than host cores the skew is the host's scheduling)");
         }
         let mut failures = 0;
-        for spec in stream_kernels(mask) {
+        for spec in scaled_kernels(mask) {
             say_inline!("  {:<8} {:<18}", spec.name, "memory type");
             for n in counts(n_max) {
                 say_inline!(" {n:>8}");
@@ -135,8 +201,8 @@ impl Engine<'_> {
             "scaling",
             failures == 0,
             format_args!(
-                "{first}{and}{second} on 1 to {n_max} cores at once: every core finished, data \
-                 verified ({} ms)",
+                "{} on 1 to {n_max} cores at once: every core finished, data verified ({} ms)",
+                Names(mask),
                 self.ns(ticks().wrapping_sub(started)) / 1_000_000
             ),
         );
@@ -160,14 +226,14 @@ impl Engine<'_> {
     /// Returns the failures.
     fn scaling_row(&mut self, spec: &KernelSpec, alias: &Alias, part: u64, cores: &Cores) -> u32 {
         let n_max = cores.blocks().len() + 1;
-        let read = spec.kernel == Kernel::ReadLdp;
+        let k = spec.kernel;
         let total = part * n_max as u64;
         let (Some(whole), Some(check)) = (alias.window(0, total), self.mem.wb().window(0, total))
         else {
             return 1;
         };
-        if read {
-            check.fill(pattern);
+        if k != Kernel::WriteStp {
+            check.fill(|off| laid(k, part, off));
             check.clean_invalidate();
         }
         let mut failures = 0;
@@ -187,10 +253,10 @@ impl Engine<'_> {
                         .str("memtype", alias.memtype.name)
                         .str("kernel", spec.name)
                         .u64("cores", n as u64)
-                        .u64(
-                            "bytes_per_core",
-                            part * sweep::iterations_for(part, SAMPLE_BYTES),
-                        )
+                        .u64("bytes_per_core", {
+                            let bytes = pass_bytes(k, part);
+                            bytes * sweep::iterations_for(bytes, SAMPLE_BYTES)
+                        })
                         .u64("aggregate_mbps", best.aggregate)
                         .u64("per_core_min_mbps", best.per_core_min)
                         .u64("per_core_max_mbps", best.per_core_max)
@@ -214,8 +280,7 @@ impl Engine<'_> {
         }
         alias.maintain(&whole);
         check.clean_invalidate();
-        let expect = if read { pattern } else { written };
-        if let (_, Some(off)) = check.mismatches(expect) {
+        if let (_, Some(off)) = check.mismatches(|off| left(k, part, off)) {
             failures += 1;
             say!(
                 "FAIL scaling integrity: {} on {} at offset {off:#x}",
@@ -236,12 +301,23 @@ impl Engine<'_> {
         n: usize,
         cores: &Cores,
     ) -> Option<Best> {
-        let passes = sweep::iterations_for(part, SAMPLE_BYTES);
+        let moved = pass_bytes(spec.kernel, part);
+        let passes = sweep::iterations_for(moved, SAMPLE_BYTES);
+        let wb = *self.mem.wb();
         let body = |i: usize| {
-            let w = alias.window(i as u64 * part, part)?;
+            let at = i as u64 * part;
+            let (half, quarter) = (part / 2, part / 4);
             match spec.kernel {
-                Kernel::ReadLdp => Loop::read_ldp(&w),
-                _ => Loop::write_stp(&w),
+                Kernel::ReadLdp => Loop::read_ldp(&alias.window(at, part)?),
+                Kernel::CopyTo => {
+                    Loop::copy(&alias.window(at, half)?, &wb.window(at + half, half)?)
+                }
+                Kernel::Triad => Loop::triad(
+                    &alias.window(at, quarter)?,
+                    &alias.window(at + quarter, quarter)?,
+                    &alias.window(at + 2 * quarter, quarter)?,
+                ),
+                _ => Loop::write_stp(&alias.window(at, part)?),
             }
         };
         let own = body(0)?;
@@ -257,7 +333,7 @@ impl Engine<'_> {
         // `get`, not indexing, here and below: `n` fits, and no panic path is added.
         let others = others.get(..n - 1)?;
         let freq = self.clock.freq;
-        let bytes = part * passes;
+        let bytes = moved * passes;
         let mut best: Option<Best> = None;
         for rep in 0..=self.plan.reps {
             let mut spans = [Span::default(); MAX_CPUS];

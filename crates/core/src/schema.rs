@@ -1120,9 +1120,11 @@ pub const RESULT: Kind = Kind {
 /// One multi-core point.
 pub const SCALING: Kind = Kind {
     name: "scaling",
-    doc: "One multi-core point: a kernel (read-ldp or write-stp) on 1 to N cores at once, \
-          each over its own part of the alias, started at one common counter value; the \
-          sample with the highest aggregate. Only with 2 or more CPUs running.",
+    doc: "One multi-core point: a kernel (read-ldp, write-stp, copy-to or triad) on 1 to N \
+          cores at once, each over its own part of the alias (a copy's source the second half \
+          of its part through normal-wb, the triad's three arrays the first three quarters), \
+          started at one common counter value; the sample with the highest aggregate. Only \
+          with 2 or more CPUs running.",
     fields: &[
         Field::always("memtype", Str, "", "Memory type name."),
         Field::always("kernel", Str, "", "Kernel name."),
@@ -1131,7 +1133,8 @@ pub const SCALING: Kind = Kind {
             "bytes_per_core",
             U64,
             BYTES,
-            "Bytes each core moves per sample.",
+            "Bytes each core moves per sample, as its kernel counts them (a copy's once, the \
+             triad's three arrays).",
         ),
         Field::always(
             "aggregate_mbps",

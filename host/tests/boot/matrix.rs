@@ -561,8 +561,8 @@ pub const MATRIX: &[Row] = &[
         &["mairbench.quick", "mairbench.types=normal-wb", "mairbench.kernels=latency",
           "mairbench.sizes=4K-4K", "mairbench.reps=1"])
         .shows(&[Count("scaling", 0), Count("loaded_latency", 0),
-                 Line("scaling: not run (read-ldp and write-stp are not among the selected \
-                       kernels)"),
+                 Line("scaling: not run (none of read-ldp, write-stp, copy-to, triad is among \
+                       the selected kernels)"),
                  Line("loaded latency: not run (read-ldp and write-stp are not among the \
                        selected kernels)")]),
     row("more_cpus_than_gicv2_serves_is_a_bad_setting", "virt", "cortex-a72", 9, 1, Kernel, &[])
