@@ -80,7 +80,7 @@ pub fn twin_kernels() -> Vec<&'static str> {
         .filter(|k| k.twin)
         .map(|k| k.name)
         .collect();
-    assert_eq!(names.len(), 11, "{names:?}");
+    assert_eq!(names.len(), 17, "{names:?}");
     names
 }
 
