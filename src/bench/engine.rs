@@ -109,8 +109,6 @@ impl<'m> Engine<'m> {
         let max = mem.buffer.size;
         let sizes = match (options.sizes, options.quick) {
             (Some((lo, hi)), _) => sweep::plan(lo, hi, max),
-            // An emulated machine has nothing past 2 MiB to show (`sweep::EMULATED_UPPER`).
-            (None, true) if run::emulated() => sweep::plan_quick(max.min(sweep::EMULATED_UPPER)),
             (None, true) => sweep::plan_quick(max),
             (None, false) => {
                 let upper = sweep::default_upper(llc, max, run::emulated());
