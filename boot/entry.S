@@ -158,7 +158,11 @@ pe_sections:
     // The rest of this page holds the EL3 vectors (linker.ld); the PE section starts on the
     // next page (SizeOfHeaders).
 
-.section .text.boot, "ax"
+// Code that only the raw Image's entry runs (never a UEFI loader's: efi_pe_entry does not
+// come here, nor does any path at EL3) sits in the header's page too, in .text.raw, before
+// the EL3 vectors (linker.ld): room there is otherwise padding, while in .text.boot it took
+// text bytes.
+.pushsection .text.raw, "ax"
 primary_entry:
     msr     daifset, #0xf
     mov     x19, x0
@@ -172,7 +176,9 @@ primary_entry:
     b.hs    joined
     stp     xzr, xzr, [x1], #16
     b       4b
+.popsection
 
+.section .text.boot, "ax"
 // Both entries meet here: relocated, BSS cleared, caches off at the entry EL.
 joined:
     cmp     x20, #3
@@ -315,6 +321,8 @@ drop_to_el1:                        // x20 = entry EL, x24 = continuation; clobb
     b.eq    from_el2
     br      x24                     // entered at EL1
 
+// EL3 only, so in .text.raw (see primary_entry).
+.pushsection .text.raw, "ax"
 from_el3:
     // CPUECTLR_EL1.SMPEN (bit 6 of S3_1_C15_C2_1, writable at EL3) on the cores that have
     // it, before the caches and the MMU are enabled at EL1: the A53 TRM requires it (data
@@ -374,6 +382,7 @@ from_el3:
     msr     spsr_el3, x0
     msr     elr_el3, x24
     eret
+.popsection
 
 from_el2:
     bl      el2_setup_for_el1
@@ -414,7 +423,8 @@ at_el1:
 // At EL3 mairbench is the firmware: Rust programs what only EL3 may (CNTFRQ_EL0, from the
 // device tree), with the MMU off, on the main stack, after relocation. Temporary EL3
 // vectors abandon the call on any exception (a DTB guess that is not memory, say) and come
-// back here with the saved registers. Clobbers x0-x18.
+// back here with the saved registers. Clobbers x0-x18. EL3 only: in .text.raw.
+.pushsection .text.raw, "ax"
 el3_firmware:
     msr     spsel, #1
     msr     cptr_el3, xzr           // FP/SIMD not trapped: Rust code may use it
@@ -449,6 +459,7 @@ el3_abandon:
     mov     x0, #SPSR_EL3H_MASKED
     msr     spsr_el3, x0
     eret
+.popsection
 
 .macro el3_vector
     .balign 0x80
