@@ -215,10 +215,106 @@ mb_efi_call:
     ret
 
     nested_vector 5
+
+// Position independence: apply the relocations before any absolute pointer is used. Each
+// moves a pointer by the delta between where the image runs and where it was linked. The
+// linker packs the relative ones as RELR (-z pack-relative-relocs, build.rs: a word per
+// address, then bitmaps of the next 63 words each; the link-time value sits in the place
+// itself), which takes a few hundred bytes where R_AARCH64_RELATIVE entries of 24 bytes
+// each took about 10 KB; .rela.dyn keeps any other entry (R_AARCH64_RELATIVE applied from
+// its addend, anything else counted in x22). Idempotent: mb_reloc_delta (in .data, never
+// cleared) holds the delta already applied, and a second run (the UEFI join) adds only the
+// difference, 0 at the same place.
+// Sets x21 (runtime _head), x22 (unsupported entries), x27 (delta); clobbers x1-x8.
+relocate:
+    adr     x21, _head
+    movz    x27, #:abs_g3:__link_base
+    movk    x27, #:abs_g2_nc:__link_base
+    movk    x27, #:abs_g1_nc:__link_base
+    movk    x27, #:abs_g0_nc:__link_base
+    sub     x27, x21, x27
+    mov     x22, #0
+    adrp    x1, __rela_start
+    add     x1, x1, :lo12:__rela_start
+    adrp    x2, __rela_end
+    add     x2, x2, :lo12:__rela_end
+1:  cmp     x1, x2
+    b.hs    3f
+    ldp     x3, x4, [x1], #16       // r_offset, r_info
+    ldr     x5, [x1], #8            // r_addend
+    cmp     x4, #R_AARCH64_RELATIVE
+    b.ne    2f
+    add     x5, x5, x27
+    str     x5, [x27, x3]
+    b       1b
+2:  add     x22, x22, #1
+    b       1b
+    // relocate goes on at 3: and 5:, in the next two rooms (only branches reach them).
+
     nested_vector 6
+
+// relocate, continued.
+    // RELR: x6 = the delta still to add, x7 = the next place (run-time address).
+3:  adrp    x1, mb_reloc_delta
+    ldr     x6, [x1, :lo12:mb_reloc_delta]
+    str     x27, [x1, :lo12:mb_reloc_delta]
+    sub     x6, x27, x6
+    adrp    x1, __relr_start
+    add     x1, x1, :lo12:__relr_start
+    adrp    x2, __relr_end
+    add     x2, x2, :lo12:__relr_end
+4:  cmp     x1, x2
+    b.hs    8f
+    ldr     x3, [x1], #8
+    tbnz    x3, #0, 5f
+    add     x7, x3, x27             // an address: relocate that word
+    ldr     x4, [x7]
+    add     x4, x4, x6
+    str     x4, [x7], #8
+    b       4b
+
     nested_vector 7
+
+// relocate, continued.
+5:  mov     x8, x7                  // a bitmap: bit i+1 set = relocate word x7 + 8 i
+6:  lsr     x3, x3, #1
+    cbz     x3, 7f
+    tbz     x3, #0, 9f
+    ldr     x4, [x8]
+    add     x4, x4, x6
+    str     x4, [x8]
+9:  add     x8, x8, #8
+    b       6b
+7:  add     x7, x7, #63 * 8
+    b       4b
+8:  ret
+
     vector 8
+
+// Reads the entry EL into x20 and turns the caches of that EL off (see caches_off).
+// Clobbers x0-x11 and x25; sets x20, x23 and x26.
+entry_caches_off:
+    mov     x25, x30
+    mov     x26, #0
+    mrs     x20, CurrentEL
+    ubfx    x20, x20, #2, #2
+    cmp     x20, #3
+    b.eq    1f
+    cmp     x20, #2
+    b.eq    2f
+    caches_off sctlr_el1
+    b       3f
+    // entry_caches_off goes on at 1:, 2: and 3:, in the next room (only branches reach them).
+
     vector 9
+
+// entry_caches_off, continued.
+1:  caches_off sctlr_el3
+    b       3f
+2:  caches_off sctlr_el2
+3:  mov     x30, x25
+    ret
+
     vector 10
     vector 11
     vector 12
