@@ -9,6 +9,7 @@ use crate::{run, say, say_inline};
 use mairbench_core::format::Decimal;
 use mairbench_core::record::Record;
 use mairbench_core::schema;
+use mairbench_core::stats;
 
 /// Most CPUs the matrix takes (their pairs: 120); more are named, not measured.
 pub const MAX_MATRIX_CPUS: usize = 16;
@@ -76,8 +77,12 @@ pub fn run(shown: &[Member], running: usize) {
             }
             let per_hop = span.map(|s| {
                 let hops = u128::from(s.bytes) * 2;
-                let cns = u128::from(s.ticks()) * 100_000_000_000 / u128::from(freq) / hops;
-                u64::try_from(cns).unwrap_or(u64::MAX)
+                // ⌊⌊a / freq⌋ / hops⌋ = ⌊a / (freq · hops)⌋: one division.
+                let cns = stats::div_rem(
+                    u128::from(s.ticks()) * 100_000_000_000,
+                    u128::from(freq) * hops,
+                );
+                cns.map_or(u64::MAX, |(q, _)| u64::try_from(q).unwrap_or(u64::MAX))
             });
             if let (Some(h), Some(t)) = (
                 hops.get_mut(i).and_then(|r| r.get_mut(j)),

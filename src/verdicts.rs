@@ -152,7 +152,8 @@ struct Cluster(Option<u16>);
 impl core::fmt::Display for Cluster {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self.0 {
-            Some(c) => write!(f, "cluster {c} "),
+            // As a u64: the one integer Display in the image (a u16 brings its own).
+            Some(c) => write!(f, "cluster {} ", u64::from(c)),
             None => Ok(()),
         }
     }

@@ -35,7 +35,7 @@ fn remote_run(remote: Remote, body: Loop, passes: u64) -> Span {
                 format_args!(
                     "CPU {:#x} (cluster {}) did not finish a sample within {} s",
                     remote.mpidr,
-                    remote.cluster,
+                    u64::from(remote.cluster), // a u64, as every other integer printed
                     REMOTE_LIMIT_NS / 1_000_000_000
                 ),
             );

@@ -219,7 +219,11 @@ impl Engine<'_> {
 
     /// Ticks in nanoseconds, rounded down.
     pub(super) fn ns(&self, ticks: u64) -> u64 {
-        (u128::from(ticks) * 1_000_000_000 / u128::from(self.clock.freq.max(1))) as u64
+        let ns = stats::div_rem(
+            u128::from(ticks) * 1_000_000_000,
+            u128::from(self.clock.freq.max(1)),
+        );
+        ns.map_or(0, |(q, _)| q as u64)
     }
 
     /// One row (a memory type, 1..=N cores): records, then the row, then the data check.

@@ -243,9 +243,8 @@ pub fn sample(t0: u64, t1: u64, bytes: u64, freq_hz: u64) -> Result<u64, Dropped
         return Ok(0);
     }
     let per_s = u128::from(bytes).saturating_mul(u128::from(freq_hz));
-    let mbps = per_s
-        .checked_div(u128::from(ticks).saturating_mul(1_000_000))
-        .unwrap_or(u128::MAX);
+    let mbps = crate::stats::div_rem(per_s, u128::from(ticks).saturating_mul(1_000_000))
+        .map_or(u128::MAX, |(q, _)| q);
     match u64::try_from(mbps) {
         Ok(mbps) if mbps <= MAX_MBPS => Ok(ticks),
         Ok(mbps) => Err(Dropped::Impossible { mbps }),

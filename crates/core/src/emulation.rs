@@ -207,10 +207,11 @@ impl fmt::Display for Tells {
             match t {
                 Tell::CyclesAreNanoseconds => {
                     let (cycles, ticks) = o.cycles_ticks.unwrap_or((0, 1));
-                    let per_tick = u128::from(cycles)
-                        .saturating_mul(1000)
-                        .checked_div(u128::from(ticks))
-                        .unwrap_or(0);
+                    let per_tick = crate::stats::div_rem(
+                        u128::from(cycles).saturating_mul(1000),
+                        u128::from(ticks),
+                    )
+                    .map_or(0, |(q, _)| q);
                     write!(
                         f,
                         "PMCCNTR_EL0 counted {} per tick of the 62.5 MHz counter (QEMU's virtual nanoseconds)",

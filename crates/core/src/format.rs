@@ -71,7 +71,9 @@ pub struct Decimal {
 
 impl Decimal {
     /// Writes the number with no padding (what JSON and plain `{}` want).
-    pub fn write_plain<W: fmt::Write + ?Sized>(&self, w: &mut W) -> fmt::Result {
+    // A `dyn` writer, not a generic one: one copy in the firmware for the record, the
+    // formatter and the cursor.
+    pub fn write_plain(&self, w: &mut dyn fmt::Write) -> fmt::Result {
         let places = usize::from(self.places);
         // 10^places fits in a u64 up to 19 places; beyond, every u64 is below 1.
         let (int, frac) = match 10u64.checked_pow(self.places.into()) {

@@ -373,7 +373,10 @@ impl fmt::Display for MairAttr {
                 write!(f, "Normal, inner+outer {inner}")
             }
             MairAttr::Normal { inner, outer } => write!(f, "Normal, inner {inner}, outer {outer}"),
-            MairAttr::Unpredictable(b) => write!(f, "UNPREDICTABLE or reserved ({b:#04x})"),
+            // The byte as a u64: the image's one hexadecimal formatter, not a u8 one too.
+            MairAttr::Unpredictable(b) => {
+                write!(f, "UNPREDICTABLE or reserved ({:#04x})", u64::from(*b))
+            }
         }
     }
 }

@@ -306,11 +306,13 @@ impl Choice {
 fn hundredths(count: u64, lines: u64) -> u64 {
     // u64 × 100 + u64 fits in u128: no overflow; the divisor is at least 1.
     let lines = u128::from(lines.max(1));
-    let scaled = u128::from(count)
-        .saturating_mul(100)
-        .saturating_add(lines / 2)
-        .checked_div(lines)
-        .unwrap_or(u128::MAX);
+    let scaled = crate::stats::div_rem(
+        u128::from(count)
+            .saturating_mul(100)
+            .saturating_add(lines / 2),
+        lines,
+    )
+    .map_or(u128::MAX, |(q, _)| q);
     u64::try_from(scaled).unwrap_or(u64::MAX)
 }
 
@@ -354,10 +356,11 @@ pub fn cycle_rate_hz(cycles: u64, ticks: u64, timer_hz: u64) -> Option<u64> {
     if timer_hz == 0 {
         return None;
     }
-    // u64 × u64 fits in u128; a zero interval is `None` from checked_div.
-    let hz = u128::from(cycles)
-        .saturating_mul(u128::from(timer_hz))
-        .checked_div(u128::from(ticks))?;
+    // u64 × u64 fits in u128; a zero interval is `None` from div_rem.
+    let (hz, _) = crate::stats::div_rem(
+        u128::from(cycles).saturating_mul(u128::from(timer_hz)),
+        u128::from(ticks),
+    )?;
     u64::try_from(hz).ok()
 }
 

@@ -42,7 +42,7 @@ pub fn summarize(samples: &mut [u64]) -> Option<Summary> {
     let sum = samples
         .iter()
         .try_fold(0u128, |s, &x| s.checked_add(u128::from(x)))?;
-    let mean = sum.checked_add(n / 2)?.checked_div(n)?;
+    let (mean, _) = div_rem(sum.checked_add(n / 2)?, n)?;
     Some(Summary {
         n: u32::try_from(count).unwrap_or(u32::MAX),
         best,
@@ -108,9 +108,7 @@ fn cv_shifted(samples: &[u64], n: u128, shift: u32) -> Option<u32> {
     }
     // n·s2 ≥ s1² (Cauchy–Schwarz), so the subtraction cannot go below zero.
     let spread = n.checked_mul(s2)?.checked_sub(s1.checked_mul(s1)?)?;
-    let scaled = spread
-        .checked_mul(4_000_000)?
-        .checked_div(s1.checked_mul(s1)?)?;
+    let (scaled, _) = div_rem(spread.checked_mul(4_000_000)?, s1.checked_mul(s1)?)?;
     let twice = isqrt(scaled); // ⌊2000·cv⌋
     Some(u32::try_from(twice.checked_add(1)? / 2).unwrap_or(u32::MAX))
 }
@@ -137,11 +135,35 @@ fn isqrt(v: u128) -> u128 {
     root
 }
 
+/// `(num / den, num % den)`; `None` when `den` is 0.
+///
+/// Long division, one bit of the quotient at a time: every `u128` division of the firmware
+/// comes here, so that its image carries these few instructions rather than
+/// compiler_builtins' `__udivti3` and `__umodti3` (about 850 bytes); the few divisions per
+/// measured point do not notice the 128 steps.
+pub fn div_rem(num: u128, den: u128) -> Option<(u128, u128)> {
+    if den == 0 {
+        return None;
+    }
+    let (mut q, mut r) = (0u128, 0u128);
+    for i in (0..u128::BITS).rev() {
+        // `r < den` before the shift: a bit carried out of `r` means `2r + bit ≥ den`, and
+        // the wrapping subtraction below gives the remainder exactly.
+        let carry = r >> 127;
+        r = (r << 1) | ((num >> i) & 1);
+        q <<= 1;
+        if carry != 0 || r >= den {
+            r = r.wrapping_sub(den);
+            q |= 1;
+        }
+    }
+    Some((q, r))
+}
+
 /// `num / den` rounded to the nearest integer (halves up); `None` when `den` is 0 or the
 /// result does not fit in a `u64`.
 fn div_round(num: u128, den: u128) -> Option<u64> {
-    let q = num.checked_div(den)?;
-    let r = num.checked_rem(den)?;
+    let (q, r) = div_rem(num, den)?;
     // r ≥ den − r  ⇔  the remainder is at least half of den.
     let q = if r >= den.checked_sub(r)? {
         q.checked_add(1)?
@@ -215,6 +237,28 @@ mod tests {
         ]);
         for v in values {
             assert_eq!(isqrt(v), v.isqrt(), "{v}");
+        }
+    }
+
+    #[test]
+    fn div_rem_is_the_quotient_and_remainder() {
+        let mut values: Vec<u128> = (0..300).collect();
+        for k in 1..128 {
+            let p = 1u128 << k;
+            values.extend([p - 1, p, p + 1]);
+        }
+        values.extend([
+            u128::MAX,
+            u128::MAX - 1,
+            1_000_000_000,
+            100_000_000_000,
+            0x0123_4567_89ab_cdef_fedc_ba98_7654_3210,
+        ]);
+        for &n in &values {
+            assert_eq!(div_rem(n, 0), None);
+            for &d in values.iter().filter(|&&d| d != 0) {
+                assert_eq!(div_rem(n, d), Some((n / d, n % d)), "{n} / {d}");
+            }
         }
     }
 

@@ -3,6 +3,7 @@
 //! [`calibrate`]), and the state a point starts from ([`Start`], [`Lines`]).
 
 use crate::placement;
+use crate::stats::div_rem;
 
 const KIB: u64 = 1 << 10;
 const MIB: u64 = 1 << 20;
@@ -270,7 +271,7 @@ pub const CHASE_WARM_UP_LLC: u64 = 2;
 /// 1 GHz 20000). At least 1.
 pub fn min_sample_ticks(freq_hz: u64) -> u64 {
     let ns = u128::from(MIN_SAMPLE_NS).saturating_mul(u128::from(freq_hz));
-    let ticks = u64::try_from(ns.div_ceil(1_000_000_000)).unwrap_or(u64::MAX);
+    let ticks = u64::try_from(div_ceil(ns, 1_000_000_000)).unwrap_or(u64::MAX);
     ticks.max(MIN_SAMPLE_TICKS)
 }
 
@@ -284,10 +285,14 @@ pub fn min_sample_ticks_stepped(freq_hz: u64, step: u64) -> u64 {
 
 /// Nanoseconds that `ticks` of a `freq_hz` counter last (rounded down; 0 for a 0 Hz counter).
 pub fn ticks_to_ns(ticks: u64, freq_hz: u64) -> u64 {
-    let ns = (u128::from(ticks) * 1_000_000_000)
-        .checked_div(u128::from(freq_hz))
-        .unwrap_or(0);
+    let ns = div_rem(u128::from(ticks) * 1_000_000_000, u128::from(freq_hz)).map_or(0, |(q, _)| q);
     u64::try_from(ns).unwrap_or(u64::MAX)
+}
+
+/// `num / den` rounded up, as `u128::div_ceil` (0 when `den` is 0), through
+/// [`div_rem`](crate::stats::div_rem) (no compiler_builtins division in the image).
+fn div_ceil(num: u128, den: u128) -> u128 {
+    div_rem(num, den).map_or(0, |(q, r)| q.saturating_add(u128::from(r != 0)))
 }
 
 /// Passes that make a sample last `min_ticks`, when `probe_passes` took `probe_ticks`:
@@ -295,7 +300,7 @@ pub fn ticks_to_ns(ticks: u64, freq_hz: u64) -> u64 {
 /// `max_passes` (itself at least 1).
 pub fn passes_for(min_ticks: u64, probe_passes: u64, probe_ticks: u64, max_passes: u64) -> u64 {
     let want = u128::from(min_ticks).saturating_mul(u128::from(probe_passes));
-    let passes = want.div_ceil(u128::from(probe_ticks.max(1)));
+    let passes = div_ceil(want, u128::from(probe_ticks.max(1)));
     u64::try_from(passes)
         .unwrap_or(u64::MAX)
         .clamp(1, max_passes.max(1))

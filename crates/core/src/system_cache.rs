@@ -137,10 +137,8 @@ pub struct Beyond {
 
 /// `a` over `b` in hundredths (0 when `b` is 0), saturating.
 fn ratio(a: u64, b: u64) -> u64 {
-    let r = u128::from(a)
-        .saturating_mul(100)
-        .checked_div(u128::from(b))
-        .unwrap_or(0);
+    let r = crate::stats::div_rem(u128::from(a).saturating_mul(100), u128::from(b))
+        .map_or(0, |(q, _)| q);
     u64::try_from(r).unwrap_or(u64::MAX)
 }
 

@@ -9,29 +9,13 @@ use mairbench_core::uefi as efi;
 // at entry into `mb_efi_x18`) right before the call. Stable Rust cannot keep the compiler off
 // x18 (`+reserve-x18` is an unstable target feature), so Rust code between the calls may
 // use it; the trampoline makes that invisible to the firmware. x0 = the function, x1..x5 its
-// arguments.
+// arguments. The trampoline itself is in boot/vectors.S, in a vector's room (no text of its
+// own there).
 core::arch::global_asm!(
     ".section .bss.mb_efi_x18, \"aw\", %nobits",
     ".balign 8",
     ".global mb_efi_x18",
     "mb_efi_x18: .zero 8",
-    ".section .text.mb_efi_call, \"ax\"",
-    ".global mb_efi_call",
-    ".balign 4",
-    "mb_efi_call:",
-    "    stp     x29, x30, [sp, #-16]!",
-    "    mov     x29, sp",
-    "    mov     x16, x0",
-    "    mov     x0, x1",
-    "    mov     x1, x2",
-    "    mov     x2, x3",
-    "    mov     x3, x4",
-    "    mov     x4, x5",
-    "    adrp    x17, mb_efi_x18",
-    "    ldr     x18, [x17, :lo12:mb_efi_x18]",
-    "    blr     x16",
-    "    ldp     x29, x30, [sp], #16",
-    "    ret",
 );
 
 extern "C" {

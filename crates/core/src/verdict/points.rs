@@ -75,7 +75,7 @@ pub(super) fn ratio_centi(num: u64, den: u64) -> Option<u64> {
     let num = u128::from(num).checked_mul(100)?;
     let den = u128::from(den);
     let half = den / 2;
-    u64::try_from(num.checked_add(half)?.checked_div(den)?).ok()
+    u64::try_from(crate::stats::div_rem(num.checked_add(half)?, den)?.0).ok()
 }
 
 /// How many times `a` is faster than `b` (hundredths), values in `unit`.
