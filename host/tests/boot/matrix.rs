@@ -565,6 +565,23 @@ pub const MATRIX: &[Row] = &[
                        the selected kernels)"),
                  Line("loaded latency: not run (read-ldp and write-stp are not among the \
                        selected kernels)")]),
+    row("scaling_copies_and_triads", "virt", "cortex-a72", 2, 1, Kernel,
+        &["mairbench.kernels=copy-to,triad", "mairbench.types=normal-wb,device-ngnrne",
+          "mairbench.sizes=4K-8K", "mairbench.reps=1"])
+        .shows(&[Count("scaling", 2 * 2 * 2),
+                 Check("scaling", "copy-to, triad on 1 to 2 cores at once: every core \
+                        finished, data verified"),
+                 Also("scaling_bytes_are_counted_as_each_kernel_counts_them", |_, run| {
+                     for s in run.of_kind("scaling") {
+                         // Each core's part: half copied (counted once), three quarters
+                         // the triad's arrays (counted as STREAM counts them).
+                         let bytes = s["bytes_per_core"].as_u64().unwrap();
+                         let part = 4u64 << 20;
+                         let moved = if s["kernel"] == "copy-to" { part / 2 } else { part / 4 * 3 };
+                         assert_eq!(bytes % moved, 0, "{s}");
+                         assert!(s["aggregate_mbps"].as_u64().unwrap() > 0, "{s}");
+                     }
+                 })]),
     row("more_cpus_than_gicv2_serves_is_a_bad_setting", "virt", "cortex-a72", 9, 1, Kernel, &[])
         .env(&[("MAIRBENCH_GIC", "2")]).ends(Status(2)).shows(&[Stderr("MAIRBENCH_GIC")]),
 
