@@ -14,14 +14,16 @@ const NAMES: usize = 8;
 /// Distinct names, in the order first added: the first [`NAMES`] kept, the rest counted.
 #[derive(Clone, Copy)]
 struct Names {
-    names: [&'static str; NAMES],
+    /// `Option`, not `""` for an empty slot: a `None` is all zero bits, so the tally starts
+    /// in the BSS, not as image bytes (the data's last page).
+    names: [Option<&'static str>; NAMES],
     len: usize,
     omitted: u32,
 }
 
 impl Names {
     const EMPTY: Names = Names {
-        names: [""; NAMES],
+        names: [None; NAMES],
         len: 0,
         omitted: 0,
     };
@@ -32,7 +34,7 @@ impl Names {
         }
         match self.names.get_mut(self.len) {
             Some(slot) => {
-                *slot = name;
+                *slot = Some(name);
                 self.len += 1;
             }
             None => self.omitted = self.omitted.saturating_add(1),
@@ -40,7 +42,7 @@ impl Names {
     }
 
     fn iter(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.names.iter().take(self.len).copied()
+        self.names.iter().take(self.len).flatten().copied()
     }
 
     fn is_empty(&self) -> bool {
@@ -73,9 +75,12 @@ struct Tally {
     warned: Names,
     ending: bool,
     semihosting: bool,
-    psci: Option<PsciConduit>,
     start_ticks: u64,
 }
+
+/// How this machine can be stopped by PSCI, if it can: apart from the tally, whose every
+/// field starts at zero bits (a `None` of this type does not).
+static PSCI: Global<Option<PsciConduit>> = Global::new(None);
 
 static TALLY: Global<Tally> = Global::new(Tally {
     checks: 0,
@@ -85,7 +90,6 @@ static TALLY: Global<Tally> = Global::new(Tally {
     warned: Names::EMPTY,
     ending: false,
     semihosting: false,
-    psci: None,
     start_ticks: 0,
 });
 
@@ -97,10 +101,8 @@ fn update(f: impl FnOnce(&mut Tally)) {
 
 /// Records how this machine can be stopped, found at boot.
 pub fn set_exit_paths(semihosting: bool, psci: Option<PsciConduit>) {
-    update(|t| {
-        t.semihosting = semihosting;
-        t.psci = psci;
-    });
+    update(|t| t.semihosting = semihosting);
+    PSCI.set(psci);
 }
 
 /// Notes the counter value at the start of the run.
@@ -188,7 +190,7 @@ pub fn end(reason: Option<&str>) -> ! {
     let tally = TALLY.get();
     if tally.ending {
         // Something failed while ending: stop without another report.
-        exit::exit(1, tally.semihosting, tally.psci);
+        exit::exit(1, tally.semihosting, PSCI.get());
         cpu::park();
     }
     update(|t| t.ending = true);
@@ -251,7 +253,7 @@ pub fn end(reason: Option<&str>) -> ! {
         crate::arch::timer::Deadline::after_ns(u64::from(hold) * 1_000_000_000).wait();
     }
     console::flush();
-    exit::exit(u32::from(!pass), tally.semihosting, tally.psci);
+    exit::exit(u32::from(!pass), tally.semihosting, PSCI.get());
     crate::say!("mairbench: no semihosting or PSCI to power off with; the core now waits (wfe)");
     console::flush();
     cpu::park()

@@ -418,10 +418,9 @@ pub const KERNELS: [KernelSpec; 22] = [
         granule: Granule::Page,
         largest_only: true,
         twin: true,
-        summary: "STREAM's triad a = b + 3*c in 32-bit integer lanes, its three arrays of the \
-                  size in the type (ldp q of b and c, mla, stp q to a; 64 B of each per \
-                  iteration); bytes counted as STREAM counts them: the three arrays, two read \
-                  and one written",
+        summary: "a = b + 3*c (STREAM's triad) in 32-bit lanes, the three arrays in the type: \
+                  ldp q, mla, stp q, 64 B of each per iteration; bytes of all three (STREAM's \
+                  count)",
     },
     KernelSpec {
         kernel: Kernel::ReadStride64,
@@ -432,8 +431,8 @@ pub const KERNELS: [KernelSpec; 22] = [
         granule: Granule::Page,
         largest_only: true,
         twin: true,
-        summary: "one ldr x per 64-byte line, the lines 64 B apart in order; bytes counted as \
-                  the lines' span (64 per load)",
+        summary: "ldr x per 64-byte line, the lines 64 B apart; bytes counted as the lines' span \
+                  (64 per load)",
     },
     KernelSpec {
         kernel: Kernel::ReadStride256,
@@ -444,8 +443,8 @@ pub const KERNELS: [KernelSpec; 22] = [
         granule: Granule::Page,
         largest_only: true,
         twin: true,
-        summary: "one ldr x per 64-byte line, the lines 256 B apart (every 4th, then from the \
-                  next); bytes counted as the lines' span (64 per load)",
+        summary: "ldr x per 64-byte line, the lines 256 B apart, then from the next; bytes as \
+                  the lines' span",
     },
     KernelSpec {
         kernel: Kernel::ReadStride1k,
@@ -456,8 +455,8 @@ pub const KERNELS: [KernelSpec; 22] = [
         granule: Granule::Page,
         largest_only: true,
         twin: true,
-        summary: "one ldr x per 64-byte line, the lines 1 KiB apart (every 16th, then from the \
-                  next); bytes counted as the lines' span (64 per load)",
+        summary: "ldr x per 64-byte line, the lines 1 KiB apart, then from the next; bytes as \
+                  the lines' span",
     },
     KernelSpec {
         kernel: Kernel::ReadStride4k,
@@ -468,8 +467,8 @@ pub const KERNELS: [KernelSpec; 22] = [
         granule: Granule::Page,
         largest_only: true,
         twin: true,
-        summary: "one ldr x per 64-byte line, the lines 4 KiB apart (one per page, then the \
-                  next line of each page); bytes counted as the lines' span (64 per load)",
+        summary: "ldr x per 64-byte line, the lines 4 KiB apart, then from the next; bytes as \
+                  the lines' span",
     },
     KernelSpec {
         kernel: Kernel::ReadRandom,
@@ -480,8 +479,8 @@ pub const KERNELS: [KernelSpec; 22] = [
         granule: Granule::Block,
         largest_only: true,
         twin: true,
-        summary: "one ldr x per 64-byte line, the lines in a random order (independent loads, \
-                  4 per iteration); bytes counted as the lines' span (64 per load)",
+        summary: "ldr x per 64-byte line, the lines in a random order (independent loads); bytes \
+                  as the lines' span",
     },
 ];
 
@@ -641,7 +640,7 @@ mod tests {
                 "{}",
                 k.name
             );
-            assert!(k.summary.contains("64 per load"), "{}", k.summary);
+            assert!(k.summary.contains("the lines' span"), "{}", k.summary);
         }
     }
 

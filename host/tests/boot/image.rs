@@ -109,15 +109,16 @@ fn image_header_and_size() {
     // and one hex formatter again, one decimal writer, the raw-entry-only code in the header's
     // page and boot routines in the EL1 vectors' unused room: 237,568 bytes (text 180,060 B,
     // 164 to spare; two LLVM settings took 304 more off, dropped as options a new stable
-    // LLVM need not keep). The kernels the
-    // peers' users missed (the triad, four strided reads and a random one: their loops, table
-    // rows and summaries, the sweep of one size) and copy and triad in the scaling took
-    // 3,824 bytes of text and 1,216 of read-only data, a page of each, and the data's last
-    // page: 249,856 bytes (text 183,904 B in 45 pages, read-only data 50,268 B in 13), over
-    // the 240 KiB this bound was, so it is 248 KiB; 224 KiB stays the aim.
+    // LLVM need not keep). The kernels the peers' users missed (the triad, four strided reads
+    // and a random one: their loops, table rows and summaries, the sweep of one size) and
+    // copy and triad in the scaling took about 3.9 KiB of text and 1 KiB of read-only data,
+    // a page of each; the tally starting at zero bits (in the BSS, not 312 image bytes) gave
+    // the data's last page back: 245,760 bytes (text 184,032 B in 45 pages, read-only data
+    // 50,012 B in 13, 860 over 12), so this bound is 240 KiB, reached, not passed; 224 KiB
+    // stays the aim.
     // This bound catches runaway growth.
     assert!(
-        image.len() < 248 * 1024,
+        image.len() <= 240 * 1024,
         "raw image is {} bytes",
         image.len()
     );
