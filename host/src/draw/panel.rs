@@ -41,10 +41,13 @@ pub(super) enum XKind {
     Size,
     /// Cores running at once.
     Cores,
-    /// log2 of the distance between successive loads; the random order at
-    /// [`super::strided::RANDOM_X`].
+    /// log2 of the distance between successive loads; the random order at [`RANDOM_X`].
     Stride,
 }
+
+/// Where the strided reads' random order sits on an [`XKind::Stride`] axis (log2 of a
+/// stride): one step past 4 KiB.
+pub const RANDOM_X: f64 = 13.0;
 
 impl XKind {
     fn label(self) -> &'static str {
@@ -422,7 +425,7 @@ fn configure_mesh(chart: &mut Chart, panel: &Panel, y: &YAxis) -> Result<(), Str
     let x_fmt = |v: &f64| match panel.x {
         XKind::Size => ShortBytes(2f64.powf(*v).round() as u64).to_string(),
         XKind::Cores => format!("{v:.0}"),
-        XKind::Stride if *v >= super::strided::RANDOM_X => "random".to_string(),
+        XKind::Stride if *v >= RANDOM_X => "random".to_string(),
         XKind::Stride => ShortBytes(2f64.powf(*v).round() as u64).to_string(),
     };
     let y_fmt = |v: &f64| y.label(v);

@@ -5,15 +5,12 @@
 
 use super::frame::render;
 use super::notes::run_header;
-use super::panel::{Panel, Series, XKind};
+use super::panel::{Panel, Series, XKind, RANDOM_X};
 use super::style::WIDE_PANEL_W;
 use crate::read::model::{Run, Unit};
 use mairbench_core::format::Bytes;
 use mairbench_core::kernel::{self, Order, KERNELS};
 use std::collections::BTreeMap;
-
-/// Where the random order sits on the x axis (log2 of the stride): one step past 4 KiB.
-pub const RANDOM_X: f64 = 13.0;
 
 /// The x position of a strided read: log2 of its stride, or [`RANDOM_X`].
 pub fn x_of(order: Order) -> f64 {
