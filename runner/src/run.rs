@@ -242,6 +242,12 @@ fn kvm_host(c: &Config) -> Result<(), Fail> {
 /// Installs QEMU (and U-Boot, EDK2 or Debian's kernel for their boot paths) when missing,
 /// through qemu/deps.
 fn install_deps(c: &Config, root: &Path) -> Result<(), Fail> {
+    // A kernel boot needs QEMU alone: where it is found, qemu/deps (a shell and dpkg's
+    // status) has nothing to add.
+    let kernel_only = !(c.boot.is_uboot() || c.boot.is_uefi() || c.boot == Boot::Linux);
+    if kernel_only && which(QEMU).is_some() {
+        return Ok(());
+    }
     let mut groups = Vec::new();
     if c.boot.is_uboot() || c.boot.is_uefi() {
         groups.push("uboot");
@@ -283,7 +289,8 @@ fn install_deps(c: &Config, root: &Path) -> Result<(), Fail> {
 /// name a line): else QEMU would refuse to start. A QEMU that gives no such list within 5 s
 /// leaves the judgement to QEMU itself.
 fn cpu_model(c: &Config) -> Result<(), Fail> {
-    if c.machine != "virt" || c.kvm {
+    // The default model (no MAIRBENCH_CPU) is every QEMU's: asking costs a QEMU start.
+    if c.machine != "virt" || c.kvm || c.env.get("MAIRBENCH_CPU").is_none() {
         return Ok(());
     }
     let help = output_within(QEMU, &["-machine", "virt", "-cpu", "help"], 5).unwrap_or_default();
@@ -305,6 +312,14 @@ fn cpu_model(c: &Config) -> Result<(), Fail> {
 /// The raw Image (what a boot loader loads) from the ELF, into `image`; a copy is kept next
 /// to the ELF (`ELF.bin`).
 fn image_from_elf(elf: &Path, image: &Path) -> Result<(), Fail> {
+    let kept = PathBuf::from(format!("{}.bin", elf.display()));
+    // The copy made from this very ELF (written after it): no objcopy again.
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if let (Some(made), Some(built)) = (modified(&kept), modified(elf)) {
+        if made > built && std::fs::copy(&kept, image).is_ok() {
+            return Ok(());
+        }
+    }
     let sysroot = output_within("rustc", &["--print", "sysroot"], 30).unwrap_or_default();
     let llvm = std::fs::read_dir(Path::new(sysroot.trim()).join("lib/rustlib"))
         .into_iter()
@@ -325,7 +340,6 @@ fn image_from_elf(elf: &Path, image: &Path) -> Result<(), Fail> {
     if !ok {
         return Err(tool_failed(format!("objcopy failed on {}", elf.display())));
     }
-    let kept = PathBuf::from(format!("{}.bin", elf.display()));
     let part = PathBuf::from(format!("{}.bin.{}", elf.display(), std::process::id()));
     if std::fs::copy(image, &part).is_ok() {
         let _ = std::fs::rename(&part, &kept);
