@@ -43,10 +43,13 @@ mb_fill_pair:
     b.ne    1b
     ret
 
-// Returns the offset of the first 64-byte block holding a word that differs, or the length.
-.global mb_find_xor
+// Returns the offset of the first 64-byte block holding a word that differs, or the length:
+// the Xor words (x2 the key), each block's first word compared with `first` (x14, the Xor
+// word itself; or x3 for Pattern::Lines, what write-line stored there).
+.macro find_xor_words name, first
+.global \name
 .balign 64
-mb_find_xor:
+\name:
     mov     x5, #0
 1:  ldp     x6, x7, [x0]
     ldp     x8, x9, [x0, #16]
@@ -54,7 +57,7 @@ mb_find_xor:
     ldp     x12, x13, [x0, #48]
     mov     x4, x5
     xor_pair x14, x15
-    eor     x6, x6, x14
+    eor     x6, x6, \first
     eor     x7, x7, x15
     xor_pair x14, x15
     eor     x8, x8, x14
@@ -80,45 +83,10 @@ mb_find_xor:
     ret
 2:  mov     x0, x4
     ret
+.endm
 
-// Pattern::Lines: the Xor words, but the first word of each 64-byte block is x3 (what
-// write-line stored). Returns as mb_find_xor does.
-.global mb_find_lines
-.balign 64
-mb_find_lines:
-    mov     x5, #0
-1:  ldp     x6, x7, [x0]
-    ldp     x8, x9, [x0, #16]
-    ldp     x10, x11, [x0, #32]
-    ldp     x12, x13, [x0, #48]
-    mov     x4, x5
-    xor_pair x14, x15
-    eor     x6, x6, x3
-    eor     x7, x7, x15
-    xor_pair x14, x15
-    eor     x8, x8, x14
-    eor     x9, x9, x15
-    xor_pair x14, x15
-    eor     x10, x10, x14
-    eor     x11, x11, x15
-    xor_pair x14, x15
-    eor     x12, x12, x14
-    eor     x13, x13, x15
-    orr     x6, x6, x7
-    orr     x8, x8, x9
-    orr     x10, x10, x11
-    orr     x12, x12, x13
-    orr     x6, x6, x8
-    orr     x10, x10, x12
-    orr     x6, x6, x10
-    cbnz    x6, 2f
-    add     x0, x0, #64
-    subs    x1, x1, #64
-    b.ne    1b
-    mov     x0, x5
-    ret
-2:  mov     x0, x4
-    ret
+find_xor_words mb_find_xor, x14
+find_xor_words mb_find_lines, x3
 
 .global mb_find_pair
 .balign 64
