@@ -1096,25 +1096,18 @@ impl Mapping {
     /// of the stride, a power of two from 64 to 4096; for the random order a power of two
     /// of at least 4 lines) inside the mapping.
     pub fn strided(&mut self, order: Order, len: u64, passes: u64) -> Option<()> {
-        match order {
-            Order::Stride(stride) => {
-                let ok = stride.is_power_of_two() && (64..=4096).contains(&stride);
-                self.fits(len, stride).filter(|_| ok)?;
-                for _ in 0..passes {
-                    // SAFETY: [va, va + len) lies in this mapping, owned by this value (test
-                    // data only); len is a multiple of the stride, va line-aligned; loads
-                    // only; caller-saved registers only.
-                    unsafe { mb_k_read_stride(self.va, len, stride) };
-                }
-            }
-            Order::Random => {
-                let lines = len / 64;
-                self.fits(len, 256).filter(|_| lines.is_power_of_two())?;
-                for _ in 0..passes {
-                    // SAFETY: as above: every index the sequence gives is below `lines`.
-                    unsafe {
+        self.fits(len, 64).filter(|_| order.takes(len))?;
+        for _ in 0..passes {
+            // SAFETY: [va, va + len) lies in this mapping, owned by this value (test data
+            // only), va line-aligned, and the loop takes `len` (`Order::takes`): every load is
+            // of a line inside it; loads only; caller-saved registers only.
+            unsafe {
+                match order {
+                    Order::Stride(stride) => mb_k_read_stride(self.va, len, stride),
+                    Order::Random => {
+                        let lines = len / 64;
                         mb_k_read_random(self.va, lines, RANDOM_MULTIPLIER, RANDOM_INCREMENT)
-                    };
+                    }
                 }
             }
         }

@@ -182,14 +182,10 @@ impl<'m> Engine<'m> {
             say!("FAIL integrity: the data check does not find wrong words planted in normal-wb");
         }
         let (kernels, types) = (engine.kernels().count(), engine.types().count());
-        let rows: usize = engine
-            .kernels()
-            .map(|k| engine.aliases_for(k).count())
-            .sum();
-        let points: usize = engine
-            .kernels()
-            .map(|k| engine.aliases_for(k).count() * sizes.for_kernel(k).len())
-            .sum();
+        let (rows, points) = engine.kernels().fold((0, 0), |(rows, points), k| {
+            let n = engine.aliases_for(k).count();
+            (rows + n, points + n * sizes.for_kernel(k).len())
+        });
         engine.progress.rows = rows as u32;
         engine.progress.points = points as u32;
         say!(

@@ -5,7 +5,7 @@
 
 use super::data::{pattern, written};
 use super::engine::Engine;
-use super::scaling::{extent, stream_kernels, JOB_LIMIT_NS};
+use super::scaling::{extent, JOB_LIMIT_NS, STREAMS};
 use crate::arch::buffer::{Chain, Window};
 use crate::arch::cpu::ticks;
 use crate::arch::kernels::Loop;
@@ -49,7 +49,7 @@ impl Engine<'_> {
             return;
         }
         let mask = self.plan.kernels;
-        if stream_kernels(mask).next().is_none() {
+        if mask & STREAMS == 0 {
             say!("");
             say!("loaded latency: not run (read-ldp and write-stp are not among the selected kernels)");
             return;
@@ -144,7 +144,7 @@ impl Engine<'_> {
             "stream MB/s"
         );
         let mut failures = 0;
-        for spec in stream_kernels(mask) {
+        for spec in mairbench_core::kernel::selected(mask & STREAMS) {
             for alias in self.types().filter(loaded) {
                 let point = self.loaded_point(spec, alias, chase_bytes, part, cores, &mut body);
                 let Some((loaded_ticks, stream_mbps)) = point else {

@@ -1,7 +1,8 @@
 //! Scaling, with more than one CPU up: `read-ldp`, `write-stp`, `copy-to` and `triad`
 //! (those of them the run selected) on 1, 2, ... N cores at once, each over its own part of
-//! the alias, started at one CNTVCT value: `scaling` records with the aggregate (all bytes over the span from the
-//! earliest start to the latest end, every core timing itself on the counter they share),
+//! the alias, started at one CNTVCT value: `scaling` records with the aggregate (all bytes
+//! over the span from the earliest start to the latest end, every core timing itself on the
+//! counter they share),
 //! the start skew and the per-core bandwidth, and a table.
 
 use super::data::{pattern, written};
@@ -15,7 +16,7 @@ use crate::cpus::Cores;
 use crate::memory::Alias;
 use crate::{run, say, say_inline};
 use mairbench_core::format::Bytes;
-use mairbench_core::kernel::{Kernel, KernelSpec};
+use mairbench_core::kernel::{self, Kernel, KernelSpec, Mask};
 use mairbench_core::platform::MAX_CPUS;
 use mairbench_core::record::Record;
 use mairbench_core::schema;
@@ -60,40 +61,18 @@ pub(super) fn extent(spans: &[Span]) -> Option<(u64, u64, u64)> {
     Some((at(first), at(last_start), at(last_end)))
 }
 
-/// The streaming kernels the run selected among `read-ldp` and `write-stp`.
-pub(super) fn stream_kernels(
-    mask: mairbench_core::kernel::Mask,
-) -> impl Iterator<Item = &'static KernelSpec> + Clone {
-    [Kernel::ReadLdp, Kernel::WriteStp]
-        .map(Kernel::spec)
-        .into_iter()
-        .filter(move |spec| mask & spec.kernel.bit() != 0)
-}
+/// The streaming kernels of the loaded latency: `read-ldp` and `write-stp`.
+pub(super) const STREAMS: Mask = Kernel::ReadLdp.bit() | Kernel::WriteStp.bit();
 
-/// The kernels of the scaling table, in its order.
-const SCALED: [Kernel; 4] = [
-    Kernel::ReadLdp,
-    Kernel::WriteStp,
-    Kernel::CopyTo,
-    Kernel::Triad,
-];
+/// The kernels of the scaling table (in the kernel table's order, the table's).
+const SCALED: Mask = STREAMS | Kernel::CopyTo.bit() | Kernel::Triad.bit();
 
-/// The kernels of the scaling table the run selected ([`SCALED`]).
-fn scaled_kernels(
-    mask: mairbench_core::kernel::Mask,
-) -> impl Iterator<Item = &'static KernelSpec> + Clone {
-    SCALED
-        .map(Kernel::spec)
-        .into_iter()
-        .filter(move |spec| mask & spec.kernel.bit() != 0)
-}
-
-/// The names of the scaling kernels the run selected, joined by ", ".
-struct Names(mairbench_core::kernel::Mask);
+/// The names of the kernels of `mask`, joined by ", ".
+struct Names(Mask);
 
 impl core::fmt::Display for Names {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        for (i, spec) in scaled_kernels(self.0).enumerate() {
+        for (i, spec) in kernel::selected(self.0).enumerate() {
             let sep = if i == 0 { "" } else { ", " };
             write!(f, "{sep}{}", spec.name)?;
         }
@@ -155,11 +134,13 @@ impl Engine<'_> {
         else {
             return;
         };
-        let mask = self.plan.kernels;
-        if scaled_kernels(mask).next().is_none() {
-            let names = Names(SCALED.iter().fold(0, |m, k| m | k.bit()));
+        let mask = self.plan.kernels & SCALED;
+        if mask == 0 {
             say!("");
-            say!("scaling: not run (none of {names} is among the selected kernels)");
+            say!(
+                "scaling: not run (none of {} is among the selected kernels)",
+                Names(SCALED)
+            );
             return;
         }
         say!("");
@@ -187,7 +168,7 @@ impl Engine<'_> {
             say!("  (emulated: with more CPUs than host cores the skew is the host's scheduling)");
         }
         let mut failures = 0;
-        for spec in scaled_kernels(mask) {
+        for spec in kernel::selected(mask) {
             say_inline!("  {:<8} {:<18}", spec.name, "memory type");
             for n in counts(n_max) {
                 say_inline!(" {n:>8}");

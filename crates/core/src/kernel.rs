@@ -167,6 +167,23 @@ pub enum Order {
     Random,
 }
 
+impl Order {
+    /// Whether the assembly loop takes a working set of `len` bytes in this order: for a
+    /// stride, a power of two from 64 to 4096 that divides a non-zero `len`; for the random
+    /// order a power-of-two number of 64-byte lines, at least 4 (its loop loads 4 at a time).
+    pub fn takes(self, len: u64) -> bool {
+        match self {
+            Order::Stride(stride) => {
+                stride.is_power_of_two()
+                    && (64..=4096).contains(&stride)
+                    && len != 0
+                    && len.is_multiple_of(stride)
+            }
+            Order::Random => len.is_multiple_of(64) && (len / 64).is_power_of_two() && len >= 256,
+        }
+    }
+}
+
 /// Bytes a strided read counts per load: the 64-byte line it reads from.
 pub const STRIDE_LINE: u64 = 64;
 
@@ -642,6 +659,16 @@ mod tests {
             );
             assert!(k.summary.contains("the lines' span"), "{}", k.summary);
         }
+    }
+
+    #[test]
+    fn the_loops_take_what_they_can_walk() {
+        assert!(Order::Stride(64).takes(4096) && Order::Stride(4096).takes(4096));
+        assert!(!Order::Stride(4096).takes(2048) && !Order::Stride(8192).takes(8192));
+        assert!(!Order::Stride(96).takes(96 * 64) && !Order::Stride(64).takes(0));
+        assert!(Order::Random.takes(256) && Order::Random.takes(4 << 20));
+        assert!(!Order::Random.takes(128) && !Order::Random.takes(3 * 4096));
+        assert!(!Order::Random.takes(0) && !Order::Random.takes(4100));
     }
 
     #[test]

@@ -124,20 +124,14 @@ impl Loop {
     /// apart (a power of two from 64 to 4096 that divides the length) or a random order (a
     /// power-of-two number of lines, at least 4).
     pub fn read_strided(w: &Window, order: Order) -> Option<Loop> {
-        match order {
-            Order::Stride(stride) => {
-                let ok = stride.is_power_of_two() && (64..=4096).contains(&stride);
-                let (va, len) = fits(w, stride, 64).filter(|_| ok)?;
-                Some(Loop(Body::Stride { va, len, stride }))
-            }
-            Order::Random => {
-                let (va, len) = fits(w, 4 * 64, 64)?;
-                let lines = len / 64;
-                lines
-                    .is_power_of_two()
-                    .then_some(Loop(Body::Random { va, lines }))
-            }
-        }
+        let (va, len) = fits(w, 64, 64).filter(|&(_, len)| order.takes(len))?;
+        Some(Loop(match order {
+            Order::Stride(stride) => Body::Stride { va, len, stride },
+            Order::Random => Body::Random {
+                va,
+                lines: len / 64,
+            },
+        }))
     }
 
     /// A chase of `loads` dependent loads (a non-zero multiple of 8) along `chain`, from its
