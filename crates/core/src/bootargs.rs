@@ -37,9 +37,11 @@ pub enum Selftest {
     /// and the run goes on.
     CounterBackwards,
     /// Time the first take of one point (the first kernel, its first row, the middle size)
-    /// four times slower, as a disturbance of the host that hits all of a point's
+    /// sixteen times slower, as a disturbance of the host that hits all of a point's
     /// back-to-back reps does: the point must be re-taken after its kernel's sweep, and the
-    /// run goes on.
+    /// run goes on. Sixteen, not four: under QEMU a sweep's largest size can run at a
+    /// quarter of its middle size's speed (the software TLB misses), and a point four times
+    /// slower was then no worse than that neighbour by the re-take's 1.25x.
     Disturb,
 }
 

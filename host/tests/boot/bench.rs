@@ -444,7 +444,7 @@ fn a_sample_whose_counter_went_backwards_is_dropped_and_named() {
 #[test]
 fn a_point_worse_than_both_neighbours_is_taken_again_after_the_sweep() {
     // The disturb selftest times the first take of one point (the first kernel's first row at
-    // the middle size) four times slower, as a host disturbance that hits all of a point's
+    // the middle size) sixteen times slower, as a host disturbance that hits all of a point's
     // back-to-back reps does (its spread stays small): the point is taken again after the
     // kernel's sweep, apart in time, and the second take replaces the first.
     let run = boot(
@@ -489,7 +489,7 @@ fn a_point_worse_than_both_neighbours_is_taken_again_after_the_sweep() {
         .collect();
     assert_eq!(wb, [4 << 10, 256 << 10, 4 << 20]);
     for line in [
-        "selftest: this point's first take timed 4x slower",
+        "selftest: this point's first take timed 16x slower",
         "read-ldp on normal-wb (4K) at 256 KiB: taken again, 1.25x worse than both neighbours",
     ] {
         assert!(run.console.contains(line), "{line}: {}", run.console);
