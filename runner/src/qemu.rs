@@ -8,6 +8,9 @@ use std::path::Path;
 /// QEMU itself.
 pub const QEMU: &str = "qemu-system-aarch64";
 
+/// QEMU for 32-bit Arm, from the same package: its `-cpu help` names the 32-bit models.
+pub const QEMU_ARM: &str = "qemu-system-arm";
+
 fn words(list: &[&str]) -> Vec<String> {
     list.iter().map(|w| (*w).to_owned()).collect()
 }

@@ -6,7 +6,7 @@ use crate::config::{Boot, Config, Serial};
 use crate::console::{self, output_within, Console, Ended};
 use crate::judge::{self, End};
 use crate::linux::{self, Linux};
-use crate::qemu::{self, QEMU};
+use crate::qemu::{self, QEMU, QEMU_ARM};
 use crate::settings::Env;
 use crate::sys::{bad, tool_failed, which, Fail, Real};
 use std::path::{Path, PathBuf};
@@ -286,27 +286,68 @@ fn install_deps(c: &Config, root: &Path) -> Result<(), Fail> {
 }
 
 /// MAIRBENCH_CPU must be a model this QEMU offers for virt (`-cpu help`: a heading, then one
-/// name a line): else QEMU would refuse to start. A QEMU that gives no such list within 5 s
-/// leaves the judgement to QEMU itself.
+/// name a line), else QEMU would refuse to start, and one with AArch64 ([`models_refuse`]).
+/// A QEMU that gives no such list within 5 s leaves the judgement to QEMU itself.
 fn cpu_model(c: &Config) -> Result<(), Fail> {
     // The default model (no MAIRBENCH_CPU) is every QEMU's: asking costs a QEMU start.
     if c.machine != "virt" || c.kvm || c.env.get("MAIRBENCH_CPU").is_none() {
         return Ok(());
     }
-    let help = output_within(QEMU, &["-machine", "virt", "-cpu", "help"], 5).unwrap_or_default();
+    let list = |qemu: &str| {
+        let help = output_within(qemu, &["-machine", "virt", "-cpu", "help"], 5);
+        models(&help.unwrap_or_default())
+    };
+    let offered = list(QEMU);
+    // qemu-system-arm, from the same package, offers the 32-bit models only.
+    let arm = if offered.contains(&c.cpu) {
+        list(QEMU_ARM)
+    } else {
+        Vec::new()
+    };
+    models_refuse(&c.cpu, &offered, &arm).map_or(Ok(()), |why| Err(bad(why)))
+}
+
+/// The CPU models of a QEMU's `-cpu help` (a heading, then one name a line); none when the
+/// text is not such a list.
+fn models(help: &str) -> Vec<String> {
     let mut lines = help.lines();
     if lines.next() != Some("Available CPUs:") {
-        return Ok(());
+        return Vec::new();
     }
-    let models: Vec<&str> = lines.filter_map(|l| l.split_whitespace().next()).collect();
-    if models.is_empty() || models.contains(&c.cpu.as_str()) {
-        return Ok(());
+    lines
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Why `cpu` cannot run the AArch64 image, given the models qemu-system-aarch64 `offered`
+/// and those qemu-system-arm offers (`arm`, the 32-bit ones; empty when unknown): not a model
+/// of this QEMU, or a 32-bit core (on which the image hung until the time limit). `max`
+/// is in both lists and has AArch64 in qemu-system-aarch64.
+fn models_refuse(cpu: &str, offered: &[String], arm: &[String]) -> Option<String> {
+    if offered.is_empty() {
+        return None;
     }
-    Err(bad(format!(
-        "MAIRBENCH_CPU={} is not a CPU model of this QEMU; it offers: {}",
-        c.cpu,
-        models.join(" ")
-    )))
+    if !offered.iter().any(|m| m == cpu) {
+        return Some(format!(
+            "MAIRBENCH_CPU={cpu} is not a CPU model of this QEMU; it offers: {}",
+            offered.join(" ")
+        ));
+    }
+    let bits32 = |m: &str| m != "max" && arm.iter().any(|a| a == m);
+    if !bits32(cpu) {
+        return None;
+    }
+    let aarch64: Vec<&str> = offered
+        .iter()
+        .map(String::as_str)
+        .filter(|m| !bits32(m))
+        .collect();
+    Some(format!(
+        "MAIRBENCH_CPU={cpu} is a 32-bit core (qemu-system-arm offers it): the AArch64 image \
+         cannot run on it; the models with AArch64: {}",
+        aarch64.join(" ")
+    ))
 }
 
 /// The raw Image (what a boot loader loads) from the ELF, into `image`; a copy is kept next
@@ -480,6 +521,38 @@ mod tests {
             "mairbench.accel=kvm"
         );
         assert!(host_args(&config(&[("MAIRBENCH_HOST_BOOTARG", "0")]), version).is_empty());
+    }
+
+    #[test]
+    fn a_cpu_model_is_refused_when_qemu_lacks_it_or_it_has_no_aarch64() {
+        // As QEMU 10.0.2 lists them (shortened): qemu-system-aarch64, then qemu-system-arm.
+        let aarch64 = models(
+            "Available CPUs:\n  a64fx\n  cortex-a15\n  cortex-a53\n  cortex-a7\n  cortex-a72\n  \
+             cortex-a9\n  max\n  pxa250 (deprecated)\n",
+        );
+        let arm = models(
+            "Available CPUs:\n  cortex-a15\n  cortex-a7\n  cortex-a9\n  max\n  pxa250 (deprecated)\n",
+        );
+        assert_eq!(aarch64.len(), 8);
+        for ok in ["cortex-a53", "cortex-a72", "a64fx", "max"] {
+            assert_eq!(models_refuse(ok, &aarch64, &arm), None, "{ok}");
+        }
+        let a7 = models_refuse("cortex-a7", &aarch64, &arm).unwrap();
+        assert!(
+            a7.starts_with("MAIRBENCH_CPU=cortex-a7 is a 32-bit core"),
+            "{a7}"
+        );
+        assert!(
+            a7.ends_with("the models with AArch64: a64fx cortex-a53 cortex-a72 max"),
+            "{a7}"
+        );
+        let typo = models_refuse("cortex-a75", &aarch64, &arm).unwrap();
+        assert!(typo.contains("is not a CPU model of this QEMU"), "{typo}");
+        // A QEMU that lists nothing leaves the judgement to itself; without qemu-system-arm's
+        // list no model is taken for 32-bit.
+        assert_eq!(models_refuse("cortex-a7", &[], &arm), None);
+        assert_eq!(models_refuse("cortex-a7", &aarch64, &[]), None);
+        assert!(models("qemu-system-aarch64: unsupported machine\n").is_empty());
     }
 
     #[test]

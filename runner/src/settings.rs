@@ -113,7 +113,7 @@ pub fn either(words: &[&str]) -> String {
 pub const SETTINGS: &[Setting] = &[
     Setting {
         name: "MAIRBENCH_CPU",
-        meaning: r#"QEMU CPU model (`cortex-a53`, `cortex-a72`, `max`, …); one this QEMU does not offer for `virt` (`qemu-system-aarch64 -machine virt -cpu help`) is refused with status 2, the models it offers named"#,
+        meaning: r#"QEMU CPU model (`cortex-a53`, `cortex-a72`, `max`, …); one this QEMU does not offer for `virt` (`qemu-system-aarch64 -machine virt -cpu help`) is refused with status 2, the models it offers named; so is a 32-bit model (`cortex-a7`, `cortex-a15`, …: those `qemu-system-arm` offers too, but `max`), on which the AArch64 image cannot run"#,
         default: r#"`cortex-a72`"#,
         valid: Valid::Any,
     },

@@ -154,6 +154,22 @@ fn bad_settings_give_status_2_before_any_tool_runs() {
             out.stderr
         );
     }
+    // A 32-bit core, which QEMU offers, on which the AArch64 image hung for the whole time
+    // limit: refused before QEMU starts, the models with AArch64 named.
+    let out = run_elf(&bogus, &[("MAIRBENCH_CPU", "cortex-a7")], None);
+    assert_eq!(out.status, 2, "{}", out.stderr);
+    let (said, models) = out.stderr.split_once("the models with AArch64: ").unwrap();
+    assert!(
+        said.contains("MAIRBENCH_CPU=cortex-a7 is a 32-bit core"),
+        "{}",
+        out.stderr
+    );
+    let models: Vec<&str> = models.split_whitespace().collect();
+    assert!(
+        models.contains(&"cortex-a72") && models.contains(&"max"),
+        "{models:?}"
+    );
+    assert!(!models.contains(&"cortex-a15"), "{models:?}");
     let usage = script("run", &[], &[], None);
     assert_eq!(usage.status, 2, "{}", usage.stderr);
     assert!(usage.stderr.contains("usage"), "{}", usage.stderr);
