@@ -61,6 +61,7 @@ impl Start<'_> {
         let mut start = Record::new(&mut console, &schema::START)
             .u64("schema", record::SCHEMA)
             .str("version", env!("CARGO_PKG_VERSION"))
+            .str("arch", crate::arch::ARCH.name())
             .u64("entry_el", boot.entry_el)
             .u64("el", cpu.el)
             .bool("entry_mmu", boot.entry_sctlr & 1 != 0)

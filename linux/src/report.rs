@@ -140,6 +140,7 @@ impl<'c> Machine<'c> {
         let r = Record::new(out, &schema::START)
             .u64("schema", record::SCHEMA)
             .str("version", VERSION)
+            .str("arch", mairbench_core::arch::Arch::Aarch64.name())
             .u64("entry_el", 0)
             .u64("el", 0)
             .bool("entry_mmu", true)

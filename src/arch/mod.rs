@@ -34,6 +34,9 @@ use core::arch::global_asm;
 use global::Global;
 use mairbench_core::fb::Framebuffer;
 
+/// The architecture this image runs on: its `start` record's `arch`.
+pub const ARCH: mairbench_core::arch::Arch = mairbench_core::arch::Arch::Aarch64;
+
 // Constants the assembly shares with Rust, defined once here.
 global_asm!(
     ".equ SECONDARY_BLOCK, {block}",

@@ -38,6 +38,7 @@ macro_rules! assert_in_order {
 pub(crate) use assert_in_order;
 
 pub mod acpi;
+pub mod arch;
 pub mod bootargs;
 pub mod cache;
 pub mod cores;

@@ -10,6 +10,8 @@
 
 use core::fmt;
 
+pub mod armv7;
+
 /// What kind of memory a [`MemType`] is, as far as the benchmark cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Class {
@@ -215,6 +217,45 @@ pub const fn mair_el1() -> u64 {
         i += 1;
     }
     value
+}
+
+/// What Linux maps with each type, by row of [`MEMTYPES`], for the documentation (kept
+/// beside the table, as [`armv7::ARMV7`] is, so that the image holds none of it): arm64's
+/// arch/arm64/include/asm/pgtable.h and memory.h (`MT_*`, `pgprot_*`), 32-bit Arm's
+/// arch/arm/mm/proc-v7-3level.S and mmu.c (`L_PTE_MT_*`, the cache policies).
+pub const LINUX: [&str; MEMTYPES.len()] = [
+    "arm64 `MT_NORMAL` (RAM, `PAGE_KERNEL`); arm `writealloc` (RAM of an SMP kernel)",
+    "arm64: none; arm `writeback` (RAM of a kernel without CONFIG_SMP), the ARMv7 type",
+    "arm64: none; arm `writethrough`",
+    "arm64 `MT_NORMAL_NC` (`pgprot_writecombine`); arm `L_PTE_MT_BUFFERABLE`",
+    "arm64 `MT_DEVICE_nGnRnE` (`pgprot_noncached`); arm `L_PTE_MT_UNCACHED`",
+    "arm64 `MT_DEVICE_nGnRE` (`pgprot_device`, `ioremap`, many dma-bufs); arm `L_PTE_MT_DEV_SHARED`",
+    "none",
+    "none",
+];
+
+/// Writes the table as Markdown: one row per slot with its AArch64 type (name, MAIR_EL1
+/// byte, meaning), its ARMv7 type (name, MAIR0/MAIR1 byte under LPAE, TEX remap region)
+/// and what Linux maps with it. `docs/memory-types.md` holds exactly this between its
+/// `memtypes` markers.
+pub fn write_markdown<W: fmt::Write + ?Sized>(w: &mut W) -> fmt::Result {
+    w.write_str(
+        "| slot | AArch64 name | MAIR_EL1 | meaning | ARMv7 name | LPAE MAIR0/1 | TEX remap \
+         (TRn; IRn = ORn) | Linux |\n|---|---|---|---|---|---|---|---|\n",
+    )?;
+    for ((t, v7), linux) in MEMTYPES.iter().zip(&armv7::ARMV7).zip(LINUX) {
+        write!(
+            w,
+            "| {} | `{}` | `{:#04x}` | {} |",
+            t.index, t.name, t.mair, t.summary
+        )?;
+        match v7 {
+            Some(v) => write!(w, " `{}` | `{:#04x}` | {} |", v.name, v.lpae, v.remap)?,
+            None => w.write_str(" none | - | - |")?,
+        }
+        writeln!(w, " {linux} |")?;
+    }
+    Ok(())
 }
 
 /// The cacheability of one level (inner or outer) of a Normal memory attribute.

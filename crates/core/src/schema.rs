@@ -154,6 +154,12 @@ pub const START: Kind = Kind {
             "",
             "Firmware version (its Cargo package version).",
         ),
+        Field::optional(
+            "arch",
+            Str,
+            "",
+            "The architecture the run is on: aarch64 or armv7 (mairbench_core::arch). Absent in logs written before there were two, which are aarch64's.",
+        ),
         Field::always(
             "entry_el",
             U64,

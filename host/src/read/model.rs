@@ -261,6 +261,9 @@ pub struct Run {
     pub midr: String,
     /// Firmware version from the `start` record.
     pub version: String,
+    /// The architecture from the `start` record (`arch`: `aarch64` or `armv7`); `aarch64`
+    /// for a log written before there were two.
+    pub arch: String,
     /// Whether the log is the Linux twin's (`mairbench-linux`): its start record names a
     /// `kernel`, or its results a `source`. Its rows are then sources, not memory types.
     pub twin: bool,

@@ -106,7 +106,12 @@ struct Out {
 }
 
 fn run(script: &str, fake: Option<&FakeRustup>) -> Out {
+    run_with(script, &[], fake)
+}
+
+fn run_with(script: &str, args: &[&str], fake: Option<&FakeRustup>) -> Out {
     let mut cmd = Command::new(root().join(script));
+    cmd.args(args);
     cmd.stdin(Stdio::null());
     if let Some(fake) = fake {
         let path = std::env::var("PATH").unwrap_or_default();
@@ -143,6 +148,20 @@ fn nothing_is_added_when_everything_is_there() {
     assert_eq!(out.stdout, "");
     assert_eq!(out.stderr, "");
     assert!(fake.changes().is_empty(), "{}", fake.calls());
+}
+
+#[test]
+fn a_target_named_is_added_when_missing() {
+    // ./test.sh names armv7a-none-eabi, which .ci/run lints core for.
+    let fake = FakeRustup::new("extra", &ALL);
+    let out = run_with("qemu/toolchain", &["armv7a-none-eabi"], Some(&fake));
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert_eq!(fake.changes(), ["target add armv7a-none-eabi"]);
+    assert!(
+        out.stderr.contains("adding the armv7a-none-eabi target"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

@@ -24,9 +24,10 @@ pub fn tables(run: &Run) -> String {
     }
     let _ = writeln!(
         out,
-        "mairbench {} on {} (MIDR {}){}",
+        "mairbench {} on {} ({}, MIDR {}){}",
         or_dash(&run.version),
         or_dash(&run.platform),
+        or_dash(&run.arch),
         or_dash(&run.midr),
         state(run)
     );

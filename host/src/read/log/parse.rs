@@ -7,6 +7,7 @@ use super::schema::{event_index, unknowns};
 use crate::read::model::{
     self, CacheLevel, CoreToCore, LoadedLatency, Measurement, Run, Scaling, Skipped, Unit, PAGES,
 };
+use mairbench_core::arch::Arch;
 use mairbench_core::kernel;
 use mairbench_core::pmu;
 use serde_json::{Map, Value};
@@ -229,6 +230,7 @@ fn take_start(p: &mut Parsed, line: usize, f: &Fields) {
             accel: text(f, "accel"),
             midr: text(f, "midr").unwrap_or_default(),
             version: text(f, "version").unwrap_or_default(),
+            arch: text(f, "arch").unwrap_or_else(|| Arch::Aarch64.name().into()),
             twin: f.contains_key("kernel"),
             kernel: text(f, "kernel").unwrap_or_default(),
             machine: text(f, "machine").unwrap_or_default(),
@@ -536,6 +538,19 @@ mod tests {
                 p.problems
             );
         }
+    }
+
+    #[test]
+    fn the_architecture_is_read_and_an_older_log_is_aarch64s() {
+        let arch = |log: &[u8]| parse(log).run.arch;
+        assert_eq!(
+            arch(br#"@mb {"kind":"start","schema":1,"arch":"armv7","platform":"p"}"#),
+            "armv7"
+        );
+        assert_eq!(
+            arch(br#"@mb {"kind":"start","schema":1,"platform":"p"}"#),
+            "aarch64"
+        );
     }
 
     #[test]
