@@ -17,6 +17,8 @@ use core::fmt;
 
 use tock_registers::LocalRegisterCopy;
 
+pub mod lpae;
+pub mod short;
 pub mod walk;
 
 /// The descriptor fields, as tock-registers bitfields.
@@ -338,12 +340,14 @@ pub enum MapError {
         /// VA bits of the layout.
         va_bits: u8,
     },
-    /// The physical range ends above 2^48.
+    /// The physical range ends above what the tables map (2^48; 2^32 for short descriptors).
     PaOutOfRange {
         /// Physical start.
         pa: u64,
         /// Bytes.
         size: u64,
+        /// Physical address bits the tables map.
+        pa_bits: u8,
     },
     /// Part of the range is already mapped.
     Overlap {
@@ -395,9 +399,9 @@ impl fmt::Display for MapError {
                 f,
                 "cannot map {size:#x} bytes at VA {va:#x}: beyond the {va_bits}-bit address space"
             ),
-            MapError::PaOutOfRange { pa, size } => write!(
+            MapError::PaOutOfRange { pa, size, pa_bits } => write!(
                 f,
-                "cannot map {size:#x} bytes at PA {pa:#x}: beyond 48-bit physical addresses"
+                "cannot map {size:#x} bytes at PA {pa:#x}: beyond {pa_bits}-bit physical addresses"
             ),
             MapError::Overlap { va } => write!(f, "VA {va:#x} is already mapped"),
             MapError::PoolExhausted { needed, free } => write!(
@@ -513,7 +517,11 @@ impl<'a> Mapper<'a> {
             .filter(|&end| end <= self.layout.va_limit())
             .ok_or(MapError::VaOutOfRange { va, size, va_bits })?;
         if pa.checked_add(size).is_none_or(|pa_end| pa_end > OA_LIMIT) {
-            return Err(MapError::PaOutOfRange { pa, size });
+            return Err(MapError::PaOutOfRange {
+                pa,
+                size,
+                pa_bits: 48,
+            });
         }
         let job = Job {
             va,

@@ -634,7 +634,8 @@ fn bad_requests() {
         m.map(0, 1 << 48, 0x1000, 0, RW, PAGE),
         Err(MapError::PaOutOfRange {
             pa: 1 << 48,
-            size: 0x1000
+            size: 0x1000,
+            pa_bits: 48,
         })
     );
     m.map(0, (1 << 48) - 0x1000, 0x1000, 0, RW, PAGE).unwrap();
@@ -830,7 +831,11 @@ fn randomized_map_and_translate() {
                 } else if end.is_none_or(|e| e > l.va_limit()) {
                     Err(MapError::VaOutOfRange { va, size, va_bits })
                 } else if pa.checked_add(size).is_none_or(|e| e > 1 << 48) {
-                    Err(MapError::PaOutOfRange { pa, size })
+                    Err(MapError::PaOutOfRange {
+                        pa,
+                        size,
+                        pa_bits: 48,
+                    })
                 } else if overlaps {
                     assert!(
                         matches!(result, Err(MapError::Overlap { .. })),
