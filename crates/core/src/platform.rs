@@ -66,11 +66,16 @@ pub enum ConsoleKind {
     Armada3700,
     /// A Renesas SCIF or HSCIF (R-Car layout).
     Scif,
+    /// A Samsung Exynos UART (exynos4210 layout).
+    Samsung,
+    /// An ST STM32 USART (STM32H7 layout: STM32MP1).
+    Stm32,
 }
 
 impl ConsoleKind {
     /// The driver family as records name it: `pl011`, `sbsa-uart`, `ns16550`, `imx`,
-    /// `lpuart`, `meson`, `geni`, `uartdm`, `cadence`, `armada-3700` or `scif`.
+    /// `lpuart`, `meson`, `geni`, `uartdm`, `cadence`, `armada-3700`, `scif`, `samsung` or
+    /// `stm32`.
     pub const fn name(self) -> &'static str {
         match self {
             ConsoleKind::Pl011 => "pl011",
@@ -84,6 +89,8 @@ impl ConsoleKind {
             ConsoleKind::Cadence => "cadence",
             ConsoleKind::Armada3700 => "armada-3700",
             ConsoleKind::Scif => "scif",
+            ConsoleKind::Samsung => "samsung",
+            ConsoleKind::Stm32 => "stm32",
         }
     }
 
@@ -109,6 +116,8 @@ impl ConsoleKind {
             ConsoleKind::Cadence => 0x34,
             ConsoleKind::Armada3700 => 0x10,
             ConsoleKind::Scif => 0x12,
+            ConsoleKind::Samsung => 0x24,
+            ConsoleKind::Stm32 => 0x2c,
         }
     }
 }
@@ -118,13 +127,16 @@ const NS16550: ConsoleKind = ConsoleKind::Ns16550 {
     reg_shift: 0,
     io_width: 1,
 };
-/// 16550 registers 4 bytes apart, 8-bit accesses (TI 8250-omap, NVIDIA Tegra).
+/// 16550 registers 4 bytes apart, 8-bit accesses (TI 8250-omap, NVIDIA Tegra). Linux's
+/// `drivers/tty/serial/8250/8250_omap.c` sets `regshift` 2 (`OMAP_UART_REGSHIFT`) and
+/// `UPIO_MEM` for every TI UART it matches, whatever the node says.
 const NS16550_SHIFT2: ConsoleKind = ConsoleKind::Ns16550 {
     reg_shift: 2,
     io_width: 1,
 };
 /// 16550 registers 4 bytes apart, 32-bit accesses (DesignWare APB UART as SoCs wire it,
-/// MediaTek, the Raspberry Pi mini-UART).
+/// MediaTek, the Raspberry Pi mini-UART, Marvell PXA/MMP: Linux's
+/// `drivers/tty/serial/8250/8250_pxa.c` sets `regshift` 2 and `UPIO_MEM32`).
 const NS16550_SHIFT2_WIDE: ConsoleKind = ConsoleKind::Ns16550 {
     reg_shift: 2,
     io_width: 4,
@@ -140,7 +152,7 @@ const LPUART_IMX: ConsoleKind = ConsoleKind::Lpuart {
 /// which `reg-shift` and `reg-io-width` override. A node's `compatible` strings are tried
 /// in order, most specific first, and the first row matching a string wins, so rows for
 /// SoC strings come before the generic ones their nodes also list.
-pub const CONSOLES: [(&str, ConsoleKind); 33] = [
+pub const CONSOLES: [(&str, ConsoleKind); 40] = [
     ("arm,sbsa-uart", ConsoleKind::SbsaUart),
     ("arm,pl011", ConsoleKind::Pl011),
     // The Raspberry Pi mini-UART, "8250-like": 32-bit registers 4 bytes apart, as Linux's
@@ -154,6 +166,17 @@ pub const CONSOLES: [(&str, ConsoleKind); 33] = [
     ("rockchip,*-uart", NS16550_SHIFT2_WIDE),
     ("mediatek,mt*-uart", NS16550_SHIFT2_WIDE),
     ("ti,am654-uart", NS16550_SHIFT2),
+    // TI OMAP2/3/4/5, AM335x (BeagleBone), DRA7/AM57xx: 8250_omap.c's table but
+    // `ti,am4372-uart` (AM437x, whose trees Debian's armhf package does not carry); the
+    // AM335x nodes list `ti,am3352-uart` with `ti,omap3-uart`.
+    ("ti,omap*-uart", NS16550_SHIFT2),
+    ("ti,dra742-uart", NS16550_SHIFT2),
+    // Marvell PXA168/910, MMP2/3 (8250_pxa.c).
+    ("mrvl,mmp-uart", NS16550_SHIFT2_WIDE),
+    ("mrvl,pxa-uart", NS16550_SHIFT2_WIDE),
+    // Armada 38x and some Armada XP boards (MikroTik CRS) without the `ns16550a` fallback:
+    // a DesignWare UART (Linux's 8250_dw.c), its nodes giving `reg-shift` and `reg-io-width`.
+    ("marvell,armada-38x-uart", NS16550),
     ("nvidia,tegra*-uart", NS16550_SHIFT2),
     ("fsl,imx7ulp-lpuart", LPUART_IMX),
     ("fsl,imx8ulp-lpuart", LPUART_IMX),
@@ -189,6 +212,9 @@ pub const CONSOLES: [(&str, ConsoleKind); 33] = [
     ("renesas,hscif-r8a*", ConsoleKind::Scif),
     ("renesas,rcar-gen*-hscif", ConsoleKind::Scif),
     ("renesas,hscif", ConsoleKind::Scif),
+    ("samsung,exynos4210-uart", ConsoleKind::Samsung),
+    // STM32MP1; not the STM32F4 (`st,stm32-uart`, another layout) nor the Cortex-M STM32F7.
+    ("st,stm32h7-uart", ConsoleKind::Stm32),
 ];
 
 /// Whether `s` matches `pattern`, in which one `*` stands for any run of characters.

@@ -974,6 +974,23 @@ fn compatible_strings_select_the_family_in_node_order() {
     );
     assert_eq!(kind(b"snps,dw-apb-uart\0", &[("reg-shift", 2)]), ns(2, 1));
     assert_eq!(kind(b"ns16550a\0", &[("reg-io-width", 4)]), ns(0, 4));
+    // TI's 8250-omap UARTs: byte accesses 4 bytes apart, with no reg-shift in their nodes.
+    assert_eq!(kind(b"ti,am3352-uart\0ti,omap3-uart\0", &[]), ns(2, 1));
+    assert_eq!(kind(b"ti,omap4-uart\0", &[]), ns(2, 1));
+    assert_eq!(kind(b"ti,dra742-uart\0", &[]), ns(2, 1));
+    // Marvell PXA/MMP: 32-bit accesses 4 bytes apart (the nodes say reg-shift = <2>).
+    assert_eq!(
+        kind(b"mrvl,mmp-uart\0intel,xscale-uart\0", &[("reg-shift", 2)]),
+        ns(2, 4)
+    );
+    // Armada XP/38x as MikroTik's CRS trees write it: the node's reg-shift and width.
+    assert_eq!(
+        kind(
+            b"marvell,armada-38x-uart\0",
+            &[("reg-shift", 2), ("reg-io-width", 1)]
+        ),
+        ns(2, 1)
+    );
     let lpuart = |regs_at, big_endian| ConsoleKind::Lpuart {
         regs_at,
         big_endian,
@@ -1005,6 +1022,8 @@ fn compatible_strings_select_the_family_in_node_order() {
             b"renesas,scif-r8a774a1\0renesas,rcar-gen3-scif\0renesas,scif\0",
             ConsoleKind::Scif,
         ),
+        (b"samsung,exynos4210-uart\0", ConsoleKind::Samsung),
+        (b"st,stm32h7-uart\0", ConsoleKind::Stm32),
     ] {
         assert_eq!(
             kind(compatible, &[]),
@@ -1019,6 +1038,9 @@ fn compatible_strings_select_the_family_in_node_order() {
         b"marvell,armada-3700-uart-ext\0",
         b"renesas,scif-r9a07g044\0",
         b"qcom,msm-uart\0",
+        b"st,stm32-uart\0",
+        b"st,stm32f7-uart\0",
+        b"google,gs101-uart\0",
     ] {
         let dtb = minimal_tree("/serial@2000", |b| {
             b.begin("serial@2000")

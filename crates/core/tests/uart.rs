@@ -570,6 +570,37 @@ fn families() -> Vec<Family> {
             sends: |b| vec![Access::Write8(0x0c, b), Access::Write16(0x10, 0xff9f)],
         },
         Family {
+            // Samsung with the FIFO on (UFCON.FIFOMODE): UFSTAT.TX_FULL, then clear
+            // (count 0); UTXH written 8 bits wide.
+            kind: ConsoleKind::Samsung,
+            status: 0x18,
+            busy: 1 << 24 | 0x40 << 16,
+            ready: 0,
+            preset: &[(0x08, 1)],
+            read: Access::Read32,
+            sends: |b| vec![Access::Write8(0x20, b)],
+        },
+        Family {
+            // Samsung without the FIFO: UTRSTAT.TXFE and TXE when ready.
+            kind: ConsoleKind::Samsung,
+            status: 0x10,
+            busy: 0,
+            ready: 1 << 2 | 1 << 1,
+            preset: &[],
+            read: Access::Read32,
+            sends: |b| vec![Access::Write8(0x20, b)],
+        },
+        Family {
+            // STM32H7: ISR.TXE (TXFNF) and TC when ready; TDR 32 bits wide.
+            kind: ConsoleKind::Stm32,
+            status: 0x1c,
+            busy: 0,
+            ready: 1 << 7 | 1 << 6,
+            preset: &[],
+            read: Access::Read32,
+            sends: |b| vec![W32(0x28, u32::from(b))],
+        },
+        Family {
             // SR.TX_EMPTY; ISR.TX_READY clear (so a busy SR is followed by an ISR read).
             kind: ConsoleKind::UartDm,
             status: 0x08,
@@ -781,6 +812,64 @@ fn geni_aborts_the_command_when_the_fifo_never_has_room() {
     uart.write_all(b"h").unwrap();
     assert_eq!(fake.waited_ns.get(), u64::from(TIMEOUT_NS));
     assert_eq!(fake.writes().last(), Some(&W32(0x604, 1 << 1)));
+}
+
+#[test]
+fn samsung_reads_the_fifo_mode_once_and_writes_nothing_to_take_over() {
+    // FIFO on: UFSTAT, ready when TX_FULL is clear; off: UTRSTAT, ready when TXFE is set.
+    for (ufcon, status, ready) in [(1u32, 0x18, 0), (0, 0x10, 1 << 1)] {
+        let fake = Fake::new(status, 0, ready);
+        fake.mem.borrow_mut()[0x08..0x0c].copy_from_slice(&ufcon.to_le_bytes());
+        let mut uart = Uart::new(ConsoleKind::Samsung, &fake, &fake);
+        assert_eq!(fake.log(), [Access::Read32(0x08)]);
+        // UFCON changing under the driver does not change how it waits.
+        fake.mem.borrow_mut()[0x08..0x0c].copy_from_slice(&(ufcon ^ 1).to_le_bytes());
+        uart.write_all(b"e").unwrap();
+        assert_eq!(
+            fake.log()[1..],
+            [Access::Read32(status), Access::Write8(0x20, b'e')],
+            "UFCON {ufcon}"
+        );
+    }
+}
+
+#[test]
+fn samsung_flush_waits_for_an_empty_fifo_or_transmitter() {
+    // FIFO on: bytes still counted in UFSTAT are not sent yet, though it is not full.
+    let fake = Fake::new(0x18, 3 << 16, 0);
+    fake.mem.borrow_mut()[0x08] = 1;
+    let mut uart = Uart::new(ConsoleKind::Samsung, &fake, &fake);
+    fake.busy_reads.set(2);
+    uart.write_all(b"f").unwrap();
+    assert_eq!(fake.status_reads(), 1, "a FIFO with room takes the byte");
+    uart.flush().unwrap();
+    assert_eq!(fake.status_reads(), 1 + 2);
+    // FIFO off: UTRSTAT.TXFE alone lets a byte go; the flush waits for TXE.
+    let fake = Fake::new(0x10, 1 << 1, 1 << 2 | 1 << 1);
+    let mut uart = Uart::new(ConsoleKind::Samsung, &fake, &fake);
+    fake.busy_reads.set(3);
+    uart.write_all(b"g").unwrap();
+    assert_eq!(fake.status_reads(), 1);
+    uart.flush().unwrap();
+    assert_eq!(fake.status_reads(), 1 + 3);
+    assert!(!uart.stalled());
+}
+
+#[test]
+fn stm32_sends_on_txe_and_flushes_on_tc() {
+    // TXE (TXFNF) set, TC clear: a byte goes at once, the flush waits for TC.
+    let fake = Fake::new(0x1c, 1 << 7, 1 << 7 | 1 << 6);
+    let mut uart = Uart::new(ConsoleKind::Stm32, &fake, &fake);
+    assert_eq!(fake.log(), [], "nothing written to take over");
+    fake.busy_reads.set(4);
+    uart.write_all(b"h").unwrap();
+    assert_eq!(
+        fake.log(),
+        [Access::Read32(0x1c), W32(0x28, u32::from(b'h'))]
+    );
+    uart.flush().unwrap();
+    assert_eq!(fake.status_reads(), 1 + 4);
+    assert_eq!(fake.waited_ns.get(), u64::from(3 * POLL_INTERVAL_NS));
 }
 
 #[test]

@@ -36,7 +36,9 @@ mod meson;
 mod mvebu;
 mod ns16550;
 mod pl011;
+mod samsung;
 mod scif;
+mod stm32;
 mod uartdm;
 
 pub use cadence::{Cadence, CadenceRegs};
@@ -47,7 +49,9 @@ pub use meson::{Meson, MesonRegs};
 pub use mvebu::{Armada3700, Armada3700Regs};
 pub use ns16550::{Ns16550, Ns16550Regs};
 pub use pl011::{Pl011, Pl011Regs};
+pub use samsung::{Samsung, SamsungRegs};
 pub use scif::{Scif, ScifRegs};
+pub use stm32::{Stm32, Stm32Regs};
 pub use uartdm::{UartDm, UartDmRegs};
 
 /// Register access for a memory-mapped device; offsets in bytes from the device base.
@@ -211,6 +215,10 @@ pub enum Uart<M: Mmio, D: DelayNs> {
     Armada3700(Armada3700<M, D>),
     /// A Renesas SCIF.
     Scif(Scif<M, D>),
+    /// A Samsung Exynos UART.
+    Samsung(Samsung<M, D>),
+    /// An ST STM32 USART (STM32H7 layout).
+    Stm32(Stm32<M, D>),
 }
 
 /// Runs `$body` with `$u` bound to the driver inside any [`Uart`].
@@ -227,6 +235,8 @@ macro_rules! each_uart {
             Uart::Cadence($u) => $body,
             Uart::Armada3700($u) => $body,
             Uart::Scif($u) => $body,
+            Uart::Samsung($u) => $body,
+            Uart::Stm32($u) => $body,
         }
     };
 }
@@ -253,6 +263,8 @@ impl<M: Mmio, D: DelayNs> Uart<M, D> {
             ConsoleKind::Cadence => Uart::Cadence(Cadence::new(mmio, delay)),
             ConsoleKind::Armada3700 => Uart::Armada3700(Armada3700::new(mmio, delay)),
             ConsoleKind::Scif => Uart::Scif(Scif::new(mmio, delay)),
+            ConsoleKind::Samsung => Uart::Samsung(Samsung::new(mmio, delay)),
+            ConsoleKind::Stm32 => Uart::Stm32(Stm32::new(mmio, delay)),
         }
     }
 
