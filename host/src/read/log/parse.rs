@@ -541,19 +541,6 @@ mod tests {
     }
 
     #[test]
-    fn the_architecture_is_read_and_an_older_log_is_aarch64s() {
-        let arch = |log: &[u8]| parse(log).run.arch;
-        assert_eq!(
-            arch(br#"@mb {"kind":"start","schema":1,"arch":"armv7","platform":"p"}"#),
-            "armv7"
-        );
-        assert_eq!(
-            arch(br#"@mb {"kind":"start","schema":1,"platform":"p"}"#),
-            "aarch64"
-        );
-    }
-
-    #[test]
     fn twin_start_and_source_records() {
         let log = br#"@mb {"kind":"start","schema":1,"platform":"linux,dummy-virt","emulated":true,"midr":"0x410fd083","kernel":"Linux 6.12.95+deb12-arm64","machine":"aarch64"}
 @mb {"kind":"source","source":"anon","size":65536,"detail":"mmap MAP_PRIVATE|MAP_ANONYMOUS"}

@@ -120,6 +120,16 @@ mod tests {
     use crate::read::model::Unit;
 
     #[test]
+    fn the_architecture_is_read_and_an_older_log_is_aarch64s() {
+        let arch = |log: &[u8]| parse(log).run.arch;
+        assert_eq!(
+            arch(br#"@mb {"kind":"start","schema":1,"arch":"armv7"}"#),
+            "armv7"
+        );
+        assert_eq!(arch(br#"@mb {"kind":"start","schema":1}"#), "aarch64");
+    }
+
+    #[test]
     fn unknown_kinds_and_fields_are_warnings_once_each() {
         let log = br#"@mb {"kind":"start","schema":1,"platform":"p","emulated":false}
 @mb {"kind":"thermal","celsius":40}
