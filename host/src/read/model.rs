@@ -1,6 +1,7 @@
 //! What a run reported, as the host tool works with it: the measurements and the context
 //! needed to read them (caches, platform), taken from the `@mb` records of a log.
 
+use mairbench_core::arch::Arch;
 use mairbench_core::kernel;
 use mairbench_core::memtype::{self, MEMTYPES, NORMAL_WB};
 use mairbench_core::source;
@@ -261,9 +262,9 @@ pub struct Run {
     pub midr: String,
     /// Firmware version from the `start` record.
     pub version: String,
-    /// The architecture from the `start` record (`arch`: `aarch64` or `armv7`); `aarch64`
-    /// for a log written before there were two.
-    pub arch: String,
+    /// The architecture from the `start` record (`arch`: `aarch64` or `armv7`); `None` in a
+    /// log written before there were two (see [`Run::arch`]).
+    pub arch: Option<String>,
     /// Whether the log is the Linux twin's (`mairbench-linux`): its start record names a
     /// `kernel`, or its results a `source`. Its rows are then sources, not memory types.
     pub twin: bool,
@@ -345,6 +346,12 @@ impl Run {
     /// count (a guest's), only the device tree QEMU's.
     pub fn kvm(&self) -> bool {
         self.accel.as_deref() == Some("kvm")
+    }
+
+    /// The run's architecture: its `start` record's `arch`, `aarch64` in a log written before
+    /// there were two.
+    pub fn arch(&self) -> &str {
+        self.arch.as_deref().unwrap_or(Arch::Aarch64.name())
     }
 }
 

@@ -157,7 +157,7 @@ fn firmware_json(run: &Run) -> serde_json::Value {
         "accel": run.accel,
         "midr": run.midr,
         "version": run.version,
-        "arch": run.arch,
+        "arch": run.arch(),
         "status": run.status,
         "caches": run.caches.iter().map(|c| json!({
             "level": c.level, "type": c.kind, "size_bytes": c.size,

@@ -27,7 +27,7 @@ pub fn tables(run: &Run) -> String {
         "mairbench {} on {} ({}, MIDR {}){}",
         or_dash(&run.version),
         or_dash(&run.platform),
-        or_dash(&run.arch),
+        or_dash(run.arch()),
         or_dash(&run.midr),
         state(run)
     );

@@ -7,7 +7,6 @@ use super::schema::{event_index, unknowns};
 use crate::read::model::{
     self, CacheLevel, CoreToCore, LoadedLatency, Measurement, Run, Scaling, Skipped, Unit, PAGES,
 };
-use mairbench_core::arch::Arch;
 use mairbench_core::kernel;
 use mairbench_core::pmu;
 use serde_json::{Map, Value};
@@ -230,7 +229,7 @@ fn take_start(p: &mut Parsed, line: usize, f: &Fields) {
             accel: text(f, "accel"),
             midr: text(f, "midr").unwrap_or_default(),
             version: text(f, "version").unwrap_or_default(),
-            arch: text(f, "arch").unwrap_or_else(|| Arch::Aarch64.name().into()),
+            arch: text(f, "arch"),
             twin: f.contains_key("kernel"),
             kernel: text(f, "kernel").unwrap_or_default(),
             machine: text(f, "machine").unwrap_or_default(),

@@ -121,7 +121,7 @@ mod tests {
 
     #[test]
     fn the_architecture_is_read_and_an_older_log_is_aarch64s() {
-        let arch = |log: &[u8]| parse(log).run.arch;
+        let arch = |log: &[u8]| parse(log).run.arch().to_owned();
         assert_eq!(
             arch(br#"@mb {"kind":"start","schema":1,"arch":"armv7"}"#),
             "armv7"
