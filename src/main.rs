@@ -1,6 +1,6 @@
 //! mairbench: bare-metal AArch64 firmware that shows, with numbers, what a memory type costs.
 //!
-//! Boot path: `boot/entry.S` (Image header, drop to EL1, relocation, BSS) calls
+//! Boot path: `boot/aarch64/entry.S` (Image header, drop to EL1, relocation, BSS) calls
 //! `arch::rust_main` with the device tree address, which hands over to [`main`], the run's
 //! sequence (its phases are the modules below). Output contract: human lines plus
 //! `@mb {json}` records, from a `start` record to an `end` record; the exit status is 0
@@ -42,7 +42,7 @@ use mairbench_core::record::Record;
 use mairbench_core::schema;
 use mairbench_core::verdict::{self, Smp};
 
-/// The run, entered from `boot/entry.S` (through `arch::rust_main`) at EL1 with the MMU off,
+/// The run, entered from `boot/aarch64/entry.S` (through `arch::rust_main`) at EL1 with the MMU off,
 /// on the main stack: from the `start` record to the `end` record.
 // Never inlined into `arch::rust_main`: the two frames stay apart, as the stack test reads them.
 #[inline(never)]

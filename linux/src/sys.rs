@@ -10,7 +10,7 @@ use core::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use mairbench_core::kernel::{Kernel, Order, RANDOM_INCREMENT, RANDOM_MULTIPLIER};
 
 // The firmware's measured loops and their symbols, the very same file.
-include!("../../src/arch/kernels/loops.rs");
+include!("../../src/arch/aarch64/kernels/loops.rs");
 
 // The process entry. Linux starts it with sp at argc, then argv[0..argc], NULL, envp...
 // (16-byte aligned); no frame to return to.

@@ -129,7 +129,7 @@ pub struct Core {
     pub clean_errata: Option<&'static Revised>,
     /// On these revisions a control bit that firmware sets at EL3 for an erratum makes DC CVAC
     /// execute as DC CIVAC, so a clean also drops the line. mairbench's EL3 entry sets it
-    /// too (boot/entry.S, checked against this field by a test).
+    /// too (boot/aarch64/entry.S, checked against this field by a test).
     pub clean_as_civac: Option<&'static Revised>,
     /// On these revisions an erratum workaround that firmware applies at EL3 disables the
     /// no-allocate hint: write-back no-allocate memory then allocates like write-back.

@@ -1,7 +1,7 @@
 //! The framebuffer console's pure part: where the framebuffer is (UEFI's Graphics Output
 //! Protocol mode, or a device tree's `simple-framebuffer` node), how a pixel is packed in
 //! each supported format, the font, and the text layout with its scrolling. The firmware
-//! (`src/arch/fb.rs`) only stores the pixels this module computes.
+//! (`src/arch/aarch64/fb.rs`) only stores the pixels this module computes.
 //!
 //! The font is the 8x16 Spleen font, ASCII 0x20-0x7e, taken from Debian's `fonts-spleen`
 //! 1.9.1 (`spleen-8x16.psfu`: PSF1, glyph index = character code):

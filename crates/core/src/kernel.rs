@@ -1,7 +1,7 @@
 //! The measurement kernels: the one table ([`KERNELS`]) from which the command line
 //! (`mairbench.kernels=`), the report's names and units, and the masks derive.
 //!
-//! The loops themselves are assembly in the firmware (`src/arch/kernels/`); each entry's
+//! The loops themselves are assembly in the firmware (`src/arch/aarch64/kernels/`); each entry's
 //! `summary` says what its loop does and what it counts, so the report can say it too.
 
 use crate::paging::Granule;

@@ -1,7 +1,7 @@
 //! Core's table of cores where others restate it: `docs/bringup.md`'s generated part (between
 //! the markers) is what `cores::write_markdown` renders (`MAIRBENCH_BLESS=1` rewrites it), and
-//! the parts for which boot/entry.S sets CPUECTLR_EL1.SMPEN at EL3 are the table's rows with
-//! `smpen`.
+//! the parts for which boot/aarch64/entry.S sets CPUECTLR_EL1.SMPEN at EL3 are the table's rows
+//! with `smpen`.
 
 mod generated;
 
@@ -23,7 +23,7 @@ fn bringup_md_holds_the_table_of_cores() {
 
 #[test]
 fn the_entry_code_sets_smpen_on_the_tables_cores() {
-    let asm = generated::read("boot/entry.S");
+    let asm = generated::read("boot/aarch64/entry.S");
     // `cmp x1, #0xd03 // smpen: Cortex-A53` lines of the EL3 path.
     let listed: Vec<(u16, String)> = asm
         .lines()
@@ -43,7 +43,7 @@ fn the_entry_code_sets_smpen_on_the_tables_cores() {
         .collect();
     assert_eq!(
         listed, table,
-        "boot/entry.S's SMPEN parts vs crates/core/src/cores.rs"
+        "boot/aarch64/entry.S's SMPEN parts vs crates/core/src/cores.rs"
     );
     assert!(CORES
         .iter()

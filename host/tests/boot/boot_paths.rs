@@ -296,7 +296,7 @@ fn gdb_stops_at_rust_main() {
     let status = runner.wait().expect("qemu/run ends once gdb killed QEMU");
     assert!(output.contains("Breakpoint 1, "), "{output}");
     assert!(
-        output.contains("<mairbench::arch::rust_main"),
+        output.contains("<mairbench::arch::aarch64::rust_main"),
         "pc inside rust_main:\n{output}"
     );
     assert_ne!(status.code(), Some(124), "the runner did not time out");

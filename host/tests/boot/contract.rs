@@ -67,10 +67,11 @@ fn unexpected_exception_is_reported_in_words_and_fails_the_run() {
     // An undefined instruction does not set FAR_EL1: what it holds is stale, not printed.
     assert_eq!(e["far_valid"], false, "{e}");
     assert!(!run.console.contains("FAR_EL1"), "{}", run.console);
-    // Booted by -kernel the image runs where it was linked; UDF is in src/arch/exceptions.rs.
+    // Booted by -kernel the image runs where it was linked; UDF is in
+    // src/arch/aarch64/exceptions.rs.
     assert_eq!(e["elr_link"], e["elr"]);
     let line = source_line(run);
-    assert!(line.contains("src/arch/exceptions.rs:"), "{line}");
+    assert!(line.contains("src/arch/aarch64/exceptions.rs:"), "{line}");
     let end = run.one("end");
     assert_eq!(end["status"], "fail");
     assert_eq!(end["reason"], "unexpected exception");
@@ -92,7 +93,7 @@ fn elr_is_given_as_its_link_address_where_the_image_runs_elsewhere() {
     let e = run.one("exception");
     assert_eq!(hex(&e["elr"]) - hex(&e["elr_link"]), 0x20_0000, "{e}");
     let line = source_line(&run);
-    assert!(line.contains("src/arch/exceptions.rs:"), "{line}");
+    assert!(line.contains("src/arch/aarch64/exceptions.rs:"), "{line}");
     assert_eq!(run.status, 1, "{}", run.stderr);
 }
 

@@ -1,5 +1,5 @@
-//! The image as a UEFI application (its PE/COFF face, boot/entry.S): EDK2 for QEMU virt with
-//! the device tree as a configuration table (MAIRBENCH_BOOT=uefi-dt), with ACPI alone
+//! The image as a UEFI application (its PE/COFF face, boot/aarch64/entry.S): EDK2 for QEMU virt
+//! with the device tree as a configuration table (MAIRBENCH_BOOT=uefi-dt), with ACPI alone
 //! (uefi), U-Boot's bootefi (uboot-efi), and a firmware that never finds the image.
 //!
 //! The runs are rows of the boot matrix (matrix.rs): `edk2_device_tree`, `uboot_bootefi_el1`

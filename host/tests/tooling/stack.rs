@@ -8,7 +8,7 @@
 //!   stack to what runs after the MMU is on;
 //! - the secondary CPUs use no stack at all until their MMU and data cache are on: the boot CPU
 //!   maps their stacks Normal write-back, and stack frames written with the MMU off
-//!   (Device-nGnRnE) would be a mismatch of memory attributes (Arm ARM B2.8; boot/entry.S,
+//!   (Device-nGnRnE) would be a mismatch of memory attributes (Arm ARM B2.8; boot/aarch64/entry.S,
 //!   `secondary_el1`, says more).
 
 use crate::common;

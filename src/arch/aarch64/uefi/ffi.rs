@@ -9,7 +9,7 @@ use mairbench_core::uefi as efi;
 // at entry into `mb_efi_x18`) right before the call. Stable Rust cannot keep the compiler off
 // x18 (`+reserve-x18` is an unstable target feature), so Rust code between the calls may
 // use it; the trampoline makes that invisible to the firmware. x0 = the function, x1..x5 its
-// arguments. The trampoline itself is in boot/vectors.S, in a vector's room (no text of its
+// arguments. The trampoline itself is in boot/aarch64/vectors.S, in a vector's room (no text of its
 // own there).
 core::arch::global_asm!(
     ".section .bss.mb_efi_x18, \"aw\", %nobits",

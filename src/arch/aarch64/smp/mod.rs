@@ -1,5 +1,5 @@
 //! Secondary CPUs: started with PSCI CPU_ON at `secondary_entry`, or released from their boot
-//! loader's spin table to `spin_table_entry` (boot/entry.S), they drop to EL1, turn the MMU
+//! loader's spin table to `spin_table_entry` (boot/aarch64/entry.S), they drop to EL1, turn the MMU
 //! on with the boot CPU's translation regime (before any stack use: see `secondary_el1`), take
 //! their own stacks and say hello through a per-CPU slot (with its own SCTLR/MAIR/TCR/TTBR0
 //! for the boot CPU to compare). Then each waits for jobs, started together with the other
@@ -38,5 +38,5 @@ pub fn wake() {
 /// Stack blocks for secondary CPUs: 1..=SECONDARY_BLOCKS.
 pub const SECONDARY_BLOCKS: usize = MAX_CPUS - 1;
 /// Bytes of one secondary CPU's stack block: `[guard 4 KiB][stack 16 KiB][guard 4 KiB]
-/// [exception stack 8 KiB]`. boot/entry.S gets it as `SECONDARY_BLOCK` (see `arch`).
+/// [exception stack 8 KiB]`. boot/aarch64/entry.S gets it as `SECONDARY_BLOCK` (see `arch`).
 pub const BLOCK: u64 = 0x8000;

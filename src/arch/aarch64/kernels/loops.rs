@@ -1,6 +1,6 @@
 // The measured loops' assembly and their symbols, shared by the firmware
-// (src/arch/kernels/mod.rs) and the Linux twin (linux/src/sys.rs), which `include!` this file:
-// one definition of each loop and of its signature. Each loop's contract (pointer, length
+// (src/arch/aarch64/kernels/mod.rs) and the Linux twin (linux/src/sys.rs), which `include!` this
+// file: one definition of each loop and of its signature. Each loop's contract (pointer, length
 // multiple, alignment) is in the comment at the top of its `.S` file; the callers' safe
 // wrappers check it.
 

@@ -67,7 +67,8 @@ pub fn set_counter_errata(errata: Errata) {
 
 /// This CPU reads the counter by the machine's errata and its own core's, by its own MIDR
 /// (Linux decides per CPU: on an S922X the A73s have 858921, the A53 boot CPU none). Kept in
-/// TPIDR_EL1, which nothing else uses and every CPU has its own of (boot/entry.S zeroes it).
+/// TPIDR_EL1, which nothing else uses and every CPU has its own of (boot/aarch64/entry.S zeroes
+/// it).
 pub fn own_counter_errata() {
     use aarch64_cpu::registers::{Readable, Writeable, MIDR_EL1, TPIDR_EL1};
     let machine = Errata::from_bits(MACHINE_ERRATA.load(Ordering::Relaxed));

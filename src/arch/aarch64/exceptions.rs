@@ -7,7 +7,7 @@ use super::global::Global;
 use super::image::image_layout;
 use core::sync::atomic::{compiler_fence, Ordering};
 
-/// Registers saved on exception entry by `boot/vectors.S` (same layout).
+/// Registers saved on exception entry by `boot/aarch64/vectors.S` (same layout).
 #[repr(C)]
 pub struct ExceptionFrame {
     /// x0..x30.
@@ -133,7 +133,7 @@ fn report(kind: u64, fault: Fault, nested: bool) -> ! {
     }
 }
 
-/// Called by `boot/vectors.S` for every exception taken on the exception stack.
+/// Called by `boot/aarch64/vectors.S` for every exception taken on the exception stack.
 #[no_mangle]
 extern "C" fn exception_handler(frame: &mut ExceptionFrame, kind: u64) {
     let fault = syndrome(frame.elr);
@@ -151,7 +151,7 @@ extern "C" fn exception_handler(frame: &mut ExceptionFrame, kind: u64) {
     report(kind, fault, false)
 }
 
-/// Called by `boot/vectors.S` when an exception hits the exception handler itself.
+/// Called by `boot/aarch64/vectors.S` when an exception hits the exception handler itself.
 #[no_mangle]
 extern "C" fn exception_nested(kind: u64) -> ! {
     use aarch64_cpu::registers::{Readable, ELR_EL1};
@@ -168,7 +168,7 @@ pub fn link_address(addr: u64) -> Option<u64> {
     }
     let base: u64;
     // SAFETY: the four moves build the absolute link-time value of a linker-script symbol in
-    // a register (as boot/entry.S does before relocating); nothing is read or written.
+    // a register (as boot/aarch64/entry.S does before relocating); nothing is read or written.
     unsafe {
         core::arch::asm!(
             "movz {0}, #:abs_g3:__link_base",

@@ -28,7 +28,7 @@ const _: () = assert!(core::mem::size_of::<StackBlock>() as u64 == BLOCK);
 const _: () = assert!(BLOCK.is_multiple_of(4096) && BLOCK >= 8 * 4096);
 
 /// The boot CPU's translation regime as the secondaries' entry code reads it with their MMU
-/// off, before they touch any stack (`secondary_el1`, boot/entry.S): written by `publish`,
+/// off, before they touch any stack (`secondary_el1`, boot/aarch64/entry.S): written by `publish`,
 /// cleaned to memory, `published` last. Whole words at the offsets `arch` hands the assembly
 /// (`HANDOFF_*`); `published` first, for the `LDAR` that waits on it.
 #[repr(C)]
@@ -115,7 +115,7 @@ impl Regs {
 }
 
 /// Per stack block: `SPIN_KEY | (MPIDR & AFFINITY)` of the CPU a spin table releases into
-/// it. `spin_table_entry` (boot/entry.S) looks its own MPIDR up here, with its MMU off, to
+/// it. `spin_table_entry` (boot/aarch64/entry.S) looks its own MPIDR up here, with its MMU off, to
 /// find its block; each entry is cleaned to memory before the CPU is released.
 #[export_name = "mb_spin_mpidr"]
 static SPIN_MPIDR: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
@@ -250,7 +250,7 @@ pub fn launch(method: Method, mpidr: u64, block: usize) -> Result<(), NotStarted
 /// its MPIDR goes to `mb_spin_mpidr[block]` (where `spin_table_entry` looks itself up), the
 /// entry address to its release word `release`, then DSB SY and SEV. Done with the MMU off,
 /// before the tables exist, so that no release page needs mapping: the CPU waits in its
-/// entry code (`secondary_el1`, boot/entry.S), with no stack, until the boot CPU publishes
+/// entry code (`secondary_el1`, boot/aarch64/entry.S), with no stack, until the boot CPU publishes
 /// its translation regime.
 pub fn release(mpidr: u64, block: usize, release: u64) -> Result<(), NotStarted> {
     use aarch64_cpu::registers::{Readable, SCTLR_EL1};
@@ -321,7 +321,7 @@ pub fn data_cache_off() -> Result<u64, &'static str> {
     Ok(unsafe { mmu::data_cache_off() })
 }
 
-/// Rust entry of a secondary CPU (from `secondary_el1`, boot/entry.S), on its own stacks,
+/// Rust entry of a secondary CPU (from `secondary_el1`, boot/aarch64/entry.S), on its own stacks,
 /// with the MMU and caches already on with the boot CPU's regime: its entry code turned them
 /// on before its first stack access (see there why).
 #[no_mangle]

@@ -2,7 +2,7 @@
 // separate stack, where the full register frame is saved and handed to Rust. The handler may
 // change the frame (e.g. step ELR past a deliberately faulting instruction) and return.
 //
-// Frame layout (ExceptionFrame in src/arch/exceptions.rs): x0..x30, ELR_EL1, SPSR_EL1, pad.
+// Frame layout (ExceptionFrame in src/arch/aarch64/exceptions.rs): x0..x30, ELR_EL1, SPSR_EL1, pad.
 .equ FRAME_SIZE, 34 * 8
 
 // Vector kinds passed to Rust in x1: group * 4 + type (sync 0, irq 1, fiq 2, serror 3);
@@ -10,7 +10,7 @@
 // inside the exception handler), 2 = lower EL AArch64, 3 = lower EL AArch32.
 //
 // Each vector takes 0x80 bytes, of which its code uses 16 (20 for a nested one): the room
-// after the first four holds boot routines of boot/entry.S's paths (same assembly unit, so
+// after the first four holds boot routines of boot/aarch64/entry.S's paths (same assembly unit, so
 // its labels, macros and constants), reached only by their labels, never through the table;
 // there they take no text beyond the table's 2 KiB. `.org` places each vector at its offset
 // and fails the build if the room before it overflowed.
@@ -41,7 +41,7 @@ exception_vectors:
 
 // The UEFI entry (AddressOfEntryPoint): x0 = ImageHandle, x1 = SystemTable, on the
 // firmware's stack with its MMU and caches on. Relocates and clears the BSS in place, then
-// efi_main (src/arch/uefi/mod.rs) talks to the firmware up to ExitBootServices. It returns
+// efi_main (src/arch/aarch64/uefi/mod.rs) talks to the firmware up to ExitBootServices. It returns
 // (x0, x1): x0 = 1 and x1 = the device tree (0: none) to join the normal path at the EL the
 // firmware runs at; x0 = 0 and x1 = an EFI_STATUS to hand back to the firmware (only when
 // not even ResetSystem could be reached).
@@ -60,7 +60,7 @@ efi_pe_entry:
     stp     xzr, xzr, [x1], #16
     b       1b
 2:  adrp    x2, mb_efi_x18          // the firmware's x18, for every call back into it
-    str     x18, [x2, :lo12:mb_efi_x18] // (src/arch/uefi/ffi.rs, mb_efi_call)
+    str     x18, [x2, :lo12:mb_efi_x18] // (src/arch/aarch64/uefi/ffi.rs, mb_efi_call)
     ldp     x0, x1, [sp, #16]
     bl      efi_main
     cbnz    x0, 3f
@@ -106,7 +106,7 @@ secondary_entry:
     b       drop_to_el1
 
 // A CPU released from its boot loader's spin table jumps here with no argument: it finds its
-// stack block by looking its own MPIDR up in mb_spin_mpidr (src/arch/smp/start.rs: bit 63 |
+// stack block by looking its own MPIDR up in mb_spin_mpidr (src/arch/aarch64/smp/start.rs: bit 63 |
 // the affinity fields, cleaned to memory before the release), then goes the PSCI CPU's way. A
 // CPU whose MPIDR is not there waits forever.
 .global spin_table_entry
@@ -197,7 +197,7 @@ from_el2:
     nested_vector 4
 
 // The trampoline of every call into the UEFI firmware, with the firmware's x18 put back
-// (src/arch/uefi/ffi.rs says why): x0 = the function, x1..x5 its arguments.
+// (src/arch/aarch64/uefi/ffi.rs says why): x0 = the function, x1..x5 its arguments.
     .global mb_efi_call
 mb_efi_call:
     stp     x29, x30, [sp, #-16]!

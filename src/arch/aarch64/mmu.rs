@@ -63,7 +63,7 @@ pub struct Regime {
 /// SCTLR_EL1 bits set to turn translation on: M (MMU), C (data caches), I (instruction
 /// caches) and WXN (any writable page is also execute-never, whatever its descriptor says:
 /// W^X). The boot CPU sets them in [`enable`], each secondary in its entry code
-/// (`secondary_el1`, boot/entry.S, which gets them as `SCTLR_EL1_MMU_ON`), so that every
+/// (`secondary_el1`, boot/aarch64/entry.S, which gets them as `SCTLR_EL1_MMU_ON`), so that every
 /// CPU's SCTLR_EL1 is the same.
 pub(super) const SCTLR_MMU_ON: u64 = SCTLR_EL1::M::Enable.value
     | SCTLR_EL1::C::Cacheable.value
@@ -73,7 +73,7 @@ pub(super) const SCTLR_MMU_ON: u64 = SCTLR_EL1::M::Enable.value
 /// Turns the boot CPU's MMU and both caches on with `regime`. `stale` lists memory written
 /// with the caches off (tables, stacks, data): its lines are invalidated first so that no
 /// stale copy left by the boot loader can shadow it. The secondaries turn theirs on in their
-/// entry code (`secondary_el1`, boot/entry.S) with the same steps, before they touch any
+/// entry code (`secondary_el1`, boot/aarch64/entry.S) with the same steps, before they touch any
 /// stack, so they have nothing written with the caches off to invalidate.
 ///
 /// # Safety

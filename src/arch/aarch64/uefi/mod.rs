@@ -1,4 +1,4 @@
-//! Started as a UEFI application: `efi_pe_entry` (boot/entry.S, the PE face's entry point)
+//! Started as a UEFI application: `efi_pe_entry` (boot/aarch64/entry.S, the PE face's entry point)
 //! relocates the image and calls [`efi_main`] on the firmware's stack, with its MMU and caches
 //! on. It prints a line through ConOut, finds the device tree or the ACPI RSDP in the
 //! configuration tables, takes the bootargs from the load options, disables the watchdog,
@@ -116,7 +116,7 @@ pub struct Next {
     value: u64,
 }
 
-/// The UEFI application's main function, called by `efi_pe_entry` (boot/entry.S) after
+/// The UEFI application's main function, called by `efi_pe_entry` (boot/aarch64/entry.S) after
 /// relocation, on the firmware's stack with its MMU and caches on.
 ///
 /// # Safety
@@ -337,7 +337,7 @@ unsafe fn exit_boot_services(
                     "uefi-memory-map",
                     format_args!(
                         "GetMemoryMap needs {size} bytes for the memory map, more than the \
-                         firmware's buffer of {MAP_BYTES} bytes (MAP_BYTES in src/arch/uefi/mod.rs)"
+                         firmware's buffer of {MAP_BYTES} bytes (MAP_BYTES in src/arch/aarch64/uefi/mod.rs)"
                     ),
                 )
             }

@@ -61,7 +61,8 @@
 .endm
 
 // A known EL1 state: MMU and D-cache off, I-cache on, FP/SIMD not trapped, and TPIDR_EL1
-// (this CPU's counter errata, src/arch/cpu.rs) none until the CPU sets its own. Clobbers x0.
+// (this CPU's counter errata, src/arch/aarch64/cpu.rs) none until the CPU sets its own.
+// Clobbers x0.
 .macro el1_state
     ldr     x0, =SCTLR_EL1_BOOT
     msr     sctlr_el1, x0
@@ -179,20 +180,20 @@ primary_entry:
 .popsection
 
 .section .text.boot, "ax"
-// joined, the two entries' meeting point: boot/vectors.S (in a vector's room).
+// joined, the two entries' meeting point: boot/aarch64/vectors.S (in a vector's room).
 
-// relocate: boot/vectors.S (in the rooms of three vectors).
+// relocate: boot/aarch64/vectors.S (in the rooms of three vectors).
 
     .section .data.mb_reloc_delta, "aw"
     .balign 8
 mb_reloc_delta: .quad 0
     .previous
 
-// efi_pe_entry, the UEFI entry: boot/vectors.S (in a vector's room).
+// efi_pe_entry, the UEFI entry: boot/aarch64/vectors.S (in a vector's room).
 
-// entry_caches_off: boot/vectors.S (in the rooms of two vectors).
+// entry_caches_off: boot/aarch64/vectors.S (in the rooms of two vectors).
 
-// drop_to_el1 and from_el2: boot/vectors.S (in a vector's room).
+// drop_to_el1 and from_el2: boot/aarch64/vectors.S (in a vector's room).
 
 // EL3 only, so in .text.raw (see primary_entry).
 .pushsection .text.raw, "ax"
@@ -342,12 +343,12 @@ el3_vectors:
     .endr
 .popsection
 
-// secondary_entry and spin_table_entry: boot/vectors.S (in a vector's room).
+// secondary_entry and spin_table_entry: boot/aarch64/vectors.S (in a vector's room).
 
 secondary_el1:
     el1_state
-    // Wait for the boot CPU's regime (mb_secondary_handoff, src/arch/smp/start.rs: published
-    // last, each word cleaned to memory first, then DSB SY and SEV).
+    // Wait for the boot CPU's regime (mb_secondary_handoff, src/arch/aarch64/smp/start.rs:
+    // published last, each word cleaned to memory first, then DSB SY and SEV).
     adrp    x3, mb_secondary_handoff
     add     x3, x3, :lo12:mb_secondary_handoff
 1:  ldar    x0, [x3]                // published
@@ -358,7 +359,7 @@ secondary_el1:
     sub     x1, x19, #1
     cmp     x1, x0
     b.hs    3f                      // a block its tables do not map: park
-    // What mmu::enable does on the boot CPU (src/arch/mmu.rs), with the same registers.
+    // What mmu::enable does on the boot CPU (src/arch/aarch64/mmu.rs), with the same registers.
     ldr     x0, [x3, #HANDOFF_MAIR]
     msr     mair_el1, x0
     ldr     x0, [x3, #HANDOFF_TCR]
@@ -501,5 +502,5 @@ dcache_clean_invalidate_all:
     isb
     ret
 
-// image_clean_poc and mb_dcache_off_el1: boot/vectors.S (in a vector's room).
+// image_clean_poc and mb_dcache_off_el1: boot/aarch64/vectors.S (in a vector's room).
 

@@ -8,7 +8,7 @@ use super::uefi;
 use mairbench_core::fb::{Framebuffer, Problem};
 use mairbench_core::platform::PsciConduit;
 
-/// What `boot/entry.S` hands to Rust, at EL1 with the MMU off, on the main stack.
+/// What `boot/aarch64/entry.S` hands to Rust, at EL1 with the MMU off, on the main stack.
 #[derive(Clone, Copy, Debug)]
 pub struct Boot {
     /// The console's UART, where the firmware may write to it (the device tree's or ACPI's
@@ -100,7 +100,7 @@ pub fn setway_ops_expected() -> (u64, bool) {
     (ops, ccidx)
 }
 
-/// The EL2 trap registers boot/entry.S zeroed before it dropped to EL1 from `entry_el`: the
+/// The EL2 trap registers boot/aarch64/entry.S zeroed before it dropped to EL1 from `entry_el`: the
 /// fine-grained trap registers where ID_AA64MMFR0_EL1.FGT (bits 59:56) says they exist,
 /// HCRX_EL2 where ID_AA64MMFR1_EL1.HCX (bits 43:40) does (the same tests as the entry code).
 pub fn el2_traps_zeroed(entry_el: u64) -> impl Iterator<Item = &'static str> {
