@@ -28,6 +28,8 @@
 
 use crate::counter::Erratum;
 
+pub mod armv7;
+
 /// One statement about a core and the document that makes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cited {
