@@ -56,6 +56,7 @@ pub mod kernel;
 pub mod memtype;
 pub mod paging;
 pub mod pattern;
+pub mod pl310;
 pub mod placement;
 pub mod platform;
 pub mod pmu;

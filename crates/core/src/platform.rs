@@ -1086,6 +1086,16 @@ fn enabled(node: Node<'_>) -> bool {
 /// The first supported UART with an address, in device-tree order (depth first), that
 /// is enabled, under enabled nodes only, at most [`MAX_PATH_NODES`] deep.
 fn first_uart(fdt: Fdt<'_>) -> Option<ConsoleInfo> {
+    first_enabled(fdt, uart_at)
+}
+
+/// The first enabled node, under enabled nodes only and at most [`MAX_PATH_NODES`] deep, in
+/// device-tree order (depth first), for which `found` (given the node and its ancestors,
+/// root first) is `Ok`.
+fn first_enabled<T, E>(
+    fdt: Fdt<'_>,
+    mut found: impl FnMut(Node<'_>, &[Node<'_>]) -> Result<T, E>,
+) -> Option<T> {
     let mut chain = Chain::new(fdt.root());
     chain.push(fdt.root());
     // next[d]: how many children of the chain's node at depth d have been visited.
@@ -1106,8 +1116,8 @@ fn first_uart(fdt: Fdt<'_>) -> Option<ConsoleInfo> {
         if !enabled(node) {
             continue;
         }
-        if let Ok(console) = uart_at(node, nodes) {
-            return Some(console);
+        if let Ok(t) = found(node, nodes) {
+            return Some(t);
         }
         if chain.push(node) {
             if let Some(n) = next.get_mut(depth.saturating_add(1)) {
@@ -1115,6 +1125,20 @@ fn first_uart(fdt: Fdt<'_>) -> Option<ConsoleInfo> {
             }
         }
     }
+}
+
+/// The outer cache controller a 32-bit board's device tree names: the CPU address of the
+/// first enabled `arm,pl310-cache` node (an L2C-310, as on the i.MX6 and Zynq-7000;
+/// Linux's arch/arm/mm/cache-l2x0.c matches the same string), `None` when there is none or
+/// its address does not translate.
+pub fn pl310(dtb: &[u8]) -> Option<u64> {
+    let fdt = Fdt::new(dtb).ok()?;
+    first_enabled(fdt, |node, buses| {
+        let pl310 = node
+            .property("compatible")
+            .is_some_and(|c| c.strings().any(|c| c == "arm,pl310-cache"));
+        pl310.then(|| translate(node, buses)).flatten().ok_or(())
+    })
 }
 
 /// The console kind of `node`: the first [`CONSOLES`] row matching its first matching

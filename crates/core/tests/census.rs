@@ -193,3 +193,30 @@ fn armhf_boards_get_their_stdout_path_console() {
         assert!(!p.problems.contains(Problem::ConsoleFirstUart), "{dtb}");
     }
 }
+
+/// The L2C-310 each of these boards' trees names (`arm,pl310-cache`, its `reg` translated),
+/// and none where the SoC has no such outer cache; how many of the package's trees name one.
+#[test]
+fn armhf_boards_name_their_outer_cache() {
+    let Some(all) = armhf_dir() else { return };
+    for (dtb, pl310) in [
+        // i.MX6Q (Cortex-A9): the L2C-310 beside the SCU.
+        ("imx6q-sabrelite.dtb", Some(0x00a0_2000)),
+        // OMAP4430 (Cortex-A9).
+        ("omap4-panda-es.dtb", Some(0x4824_2000)),
+        // i.MX6UL (one Cortex-A7, the public report's shape) and STM32MP157 (two
+        // Cortex-A7): an L2 inside the cluster, no outer cache controller.
+        ("imx6ul-14x14-evk.dtb", None),
+        ("stm32mp157c-dk2.dtb", None),
+    ] {
+        let blob = std::fs::read(all.join(dtb)).unwrap_or_else(|e| panic!("{dtb}: {e}"));
+        assert_eq!(mairbench_core::platform::pl310(&blob), pl310, "{dtb}");
+    }
+    let dtbs = board_dtbs(&all);
+    let with = dtbs
+        .iter()
+        .filter(|d| mairbench_core::platform::pl310(&std::fs::read(d).unwrap()).is_some())
+        .count();
+    println!("armhf: {with} of {} board DTBs name an L2C-310", dtbs.len());
+    assert!(with > 0 && with < dtbs.len(), "{with} of {}", dtbs.len());
+}
