@@ -1,6 +1,8 @@
 //! Translation tables: descriptor bits, table planning, the software walk, errors.
 //!
-//! Oracle: the aarch64-paging crate, for the descriptors it writes for the same mappings.
+//! Oracle: the aarch64-paging crate, for the descriptors it writes for the same mappings
+//! (on 64-bit hosts, where it builds).
+#![cfg(target_pointer_width = "64")]
 
 use aarch64_paging::descriptor::El1Attributes as A;
 use aarch64_paging::idmap::IdMap;
