@@ -69,36 +69,66 @@ const fn permissions(access: Access) -> (bool, bool) {
     }
 }
 
-/// A second-level small-page descriptor mapping the 4 KiB page at `pa` in TEX remap region
-/// `region` (0-7), Shareable, global, with `access`'s permissions.
-pub const fn small_page(pa: u32, region: u8, access: Access) -> u32 {
-    let (read_only, xn) = permissions(access);
-    let (tex0, c, b) = crate::memtype::armv7::remap_bits(region);
-    (pa & !(SMALL_PAGE - 1))
-        | (1 << 10) // S
-        | (read_only as u32) << 9 // AP[2]
-        | (tex0 as u32) << 6
-        | 0b01 << 4 // AP[1:0]
-        | (c as u32) << 3
-        | (b as u32) << 2
-        | 0b10
-        | xn as u32
+/// Where a leaf descriptor's fields lie (bit numbers): a small page's and a section's differ
+/// but for B (bit 2) and C (bit 3); both are `0b10` in bits 1:0 (a section's bit 18, clear,
+/// says it is not a supersection; a small page's bit 0 is XN).
+struct Fields {
+    s: u32,
+    ap2: u32,
+    tex0: u32,
+    ap: u32,
+    xn: u32,
+    size: u32,
 }
 
-/// A first-level section descriptor mapping the 1 MiB at `pa`, with the attributes of
-/// [`small_page`], in domain 0.
-pub const fn section(pa: u32, region: u8, access: Access) -> u32 {
+impl Leaf {
+    const fn fields(self) -> Fields {
+        match self {
+            Leaf::SmallPage => Fields {
+                s: 10,
+                ap2: 9,
+                tex0: 6,
+                ap: 4,
+                xn: 0,
+                size: SMALL_PAGE,
+            },
+            Leaf::Section => Fields {
+                s: 16,
+                ap2: 15,
+                tex0: 12,
+                ap: 10,
+                xn: 4,
+                size: SECTION,
+            },
+        }
+    }
+}
+
+/// A `leaf` descriptor mapping the page or section at `pa` in TEX remap region `region`
+/// (0-7), Shareable, global, in domain 0, with `access`'s permissions.
+const fn leaf(leaf: Leaf, pa: u32, region: u8, access: Access) -> u32 {
+    let f = leaf.fields();
     let (read_only, xn) = permissions(access);
     let (tex0, c, b) = crate::memtype::armv7::remap_bits(region);
-    (pa & !(SECTION - 1))
-        | (1 << 16) // S
-        | (read_only as u32) << 15 // AP[2]
-        | (tex0 as u32) << 12
-        | 0b01 << 10 // AP[1:0]
-        | (xn as u32) << 4
+    (pa & !f.size.wrapping_sub(1))
+        | 1 << f.s
+        | (read_only as u32) << f.ap2
+        | (tex0 as u32) << f.tex0
+        | 0b01 << f.ap
+        | (xn as u32) << f.xn
         | (c as u32) << 3
         | (b as u32) << 2
         | 0b10
+}
+
+/// A second-level small-page descriptor mapping the 4 KiB page at `pa` ([`leaf`]).
+pub const fn small_page(pa: u32, region: u8, access: Access) -> u32 {
+    leaf(Leaf::SmallPage, pa, region, access)
+}
+
+/// A first-level section descriptor mapping the 1 MiB at `pa` ([`leaf`]).
+pub const fn section(pa: u32, region: u8, access: Access) -> u32 {
+    leaf(Leaf::Section, pa, region, access)
 }
 
 /// A first-level page-table descriptor pointing to the second-level table at `pa` (1 KiB
@@ -120,23 +150,29 @@ pub struct Translation {
     pub leaf: Leaf,
 }
 
-/// The TEX remap region, permissions and leaf of a valid leaf descriptor `d` (`section` for a
-/// first-level one); `None` for one [`small_page`] or [`section`] would not have written.
-fn attributes(d: u32, is_section: bool) -> Option<(u8, Access)> {
+/// The TEX remap region and permissions of a valid `kind` descriptor `d`; `None` for one
+/// [`small_page`] or [`section`] would not have written.
+fn attributes(d: u32, kind: Leaf) -> Option<(u8, Access)> {
+    let f = kind.fields();
     let bit = |n: u32| d >> n & 1 != 0;
-    let (tex0, ap, ap2, xn) = if is_section {
-        (bit(12), d >> 10 & 0b11, bit(15), bit(4))
-    } else {
-        (bit(6), d >> 4 & 0b11, bit(9), bit(0))
-    };
-    let region = (tex0 as u8) << 2 | (bit(3) as u8) << 1 | bit(2) as u8;
-    let access = match (ap, ap2, xn) {
+    let region = (bit(f.tex0) as u8) << 2 | (bit(3) as u8) << 1 | bit(2) as u8;
+    let access = match (d >> f.ap & 0b11, bit(f.ap2), bit(f.xn)) {
         (0b01, true, false) => Access::ReadExecute,
         (0b01, true, true) => Access::ReadOnly,
         (0b01, false, true) => Access::ReadWrite,
         _ => return None,
     };
     Some((region, access))
+}
+
+/// One mapping request, as [`ShortMapper::pass`] needs it.
+struct Job {
+    va: u32,
+    pa: u32,
+    size: u32,
+    leaf: Leaf,
+    region: u8,
+    access: Access,
 }
 
 /// Builds short-descriptor tables: a first-level table and a pool of second-level tables
@@ -226,23 +262,29 @@ impl<'a> ShortMapper<'a> {
                 pa_bits: 32,
             });
         }
-        self.pass(va, pa, size, leaf, region, access, false)?;
-        self.pass(va, pa, size, leaf, region, access, true)
+        let job = Job {
+            va,
+            pa,
+            size,
+            leaf,
+            region,
+            access,
+        };
+        self.pass(&job, false)?;
+        self.pass(&job, true)
     }
 
     /// Walks the range; checks it is free and counts the tables it needs (`write` false:
     /// fails without a change when they are not there), or writes it (`write` true).
-    #[allow(clippy::too_many_arguments)]
-    fn pass(
-        &mut self,
-        va: u32,
-        pa: u32,
-        size: u32,
-        leaf: Leaf,
-        region: u8,
-        access: Access,
-        write: bool,
-    ) -> Result<(), MapError> {
+    fn pass(&mut self, job: &Job, write: bool) -> Result<(), MapError> {
+        let &Job {
+            va,
+            pa,
+            size,
+            leaf,
+            region,
+            access,
+        } = job;
         let mut fresh = 0usize;
         let mut fresh_at: Option<u32> = None;
         let mut off = 0u32;
@@ -328,7 +370,7 @@ impl<'a> ShortMapper<'a> {
         let entry = *self.l1.0.get(mb)?;
         match entry & 0b11 {
             0b10 if entry & (1 << 18) == 0 => {
-                let (region, access) = attributes(entry, true)?;
+                let (region, access) = attributes(entry, Leaf::Section)?;
                 Some(Translation {
                     pa: (entry & !(SECTION - 1)) | (va & (SECTION - 1)),
                     region,
@@ -343,7 +385,7 @@ impl<'a> ShortMapper<'a> {
                 if d & 0b10 == 0 {
                     return None;
                 }
-                let (region, access) = attributes(d, false)?;
+                let (region, access) = attributes(d, Leaf::SmallPage)?;
                 Some(Translation {
                     pa: (d & !(SMALL_PAGE - 1)) | (va & (SMALL_PAGE - 1)),
                     region,
