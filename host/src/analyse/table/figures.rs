@@ -348,6 +348,16 @@ fn spread_of(
     }
 }
 
+/// The firmware column: the version, and the architecture where it is not AArch64's, so
+/// that a fleet of both says which rows are 32-bit.
+fn firmware(run: &Run) -> String {
+    match run.arch() {
+        "aarch64" => run.version.clone(),
+        arch if run.version.is_empty() => arch.to_owned(),
+        arch => format!("{} {arch}", run.version),
+    }
+}
+
 /// The row of the log at `path`, read as `run`.
 pub fn row(path: &Path, run: &Run) -> Row {
     let date = std::fs::metadata(path)
@@ -359,7 +369,7 @@ pub fn row(path: &Path, run: &Run) -> Row {
         log: path.display().to_string(),
         board: run.platform.clone(),
         midr: run.midr.clone(),
-        firmware: run.version.clone(),
+        firmware: firmware(run),
         date,
         emulated: run.emulated,
         accel: run.accel.clone(),
@@ -535,6 +545,21 @@ mod tests {
         );
         assert_eq!(rows[1].verdicts[0].as_deref(), Some("fail"));
         assert_eq!(rows[0].verdicts[0], None);
+        // A 32-bit run says so beside its version; an AArch64 one, or an older log, does not.
+        let armv7 = Run {
+            arch: Some("armv7".into()),
+            ..run.clone()
+        };
+        assert_eq!(super::rows(Path::new("b.log"), &armv7)[0].firmware, "armv7");
+        let versioned = Run {
+            version: "0.1.0".into(),
+            ..armv7
+        };
+        assert_eq!(
+            super::rows(Path::new("b.log"), &versioned)[0].firmware,
+            "0.1.0 armv7"
+        );
+        assert_eq!(rows[0].firmware, "");
         // One cluster: the log's row alone, named as it is.
         let one =
             crate::read::log::parse(&log[..log.iter().position(|&b| b == b'\n').unwrap() + 1]).run;
