@@ -30,6 +30,36 @@ impl Arch {
     }
 }
 
+/// An ARMv7 processor mode (CPSR.M, bits 4:0), as the 32-bit image's entry reports it: its
+/// name and the exception level it stands for in records (`entry_el`; Arm ARM DDI 0406C,
+/// "ARM processor modes": User is PL0, the exception modes and System PL1, Hyp PL2, Monitor
+/// the Secure PL1 mode that Armv8 calls EL3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mode {
+    /// `usr`, `fiq`, `irq`, `svc`, `mon`, `abt`, `hyp`, `und` or `sys`.
+    pub name: &'static str,
+    /// 0 to 3.
+    pub el: u8,
+}
+
+/// The mode CPSR.M encodes in `cpsr`'s bits 4:0; `None` for an encoding ARMv7 reserves.
+/// U-Boot's `bootz`/`bootm` enter in SVC (`0x13`), or in HYP (`0x1a`) with virtualization.
+pub fn armv7_mode(cpsr: u32) -> Option<Mode> {
+    let (name, el) = match cpsr & 0x1f {
+        0x10 => ("usr", 0),
+        0x11 => ("fiq", 1),
+        0x12 => ("irq", 1),
+        0x13 => ("svc", 1),
+        0x16 => ("mon", 3),
+        0x17 => ("abt", 1),
+        0x1a => ("hyp", 2),
+        0x1b => ("und", 1),
+        0x1f => ("sys", 1),
+        _ => return None,
+    };
+    Some(Mode { name, el })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -42,5 +72,18 @@ mod tests {
         }
         assert_eq!(Arch::by_name("arm64"), None);
         assert_eq!(Arch::by_name("ARMv7"), None);
+    }
+
+    #[test]
+    fn armv7_modes() {
+        // U-Boot's entries: SVC with IRQ and FIQ masked (0x1d3), HYP (0x1da, as the probe of
+        // QEMU's virt with virtualization=on read it: 0x1a in the low bits).
+        assert_eq!(armv7_mode(0x1d3), Some(Mode { name: "svc", el: 1 }));
+        assert_eq!(armv7_mode(0x1da), Some(Mode { name: "hyp", el: 2 }));
+        assert_eq!(armv7_mode(0x16).map(|m| m.el), Some(3));
+        for reserved in [0x00, 0x14, 0x15, 0x18, 0x19, 0x1c, 0x1d, 0x1e] {
+            assert_eq!(armv7_mode(reserved), None, "{reserved:#x}");
+        }
+        assert_eq!((0..32).filter_map(armv7_mode).count(), 9);
     }
 }
