@@ -1058,6 +1058,43 @@ fn compatible_strings_select_the_family_in_node_order() {
     }
 }
 
+/// `docs/boards.md`'s table of UART families names every `compatible` pattern of core's
+/// [`CONSOLES`](mairbench_core::platform::CONSOLES) (in backquotes, in its `compatible`
+/// column) and every driver name: the prose stays the document's, the list the table's.
+#[test]
+fn boards_md_names_every_console_pattern_and_driver() {
+    use mairbench_core::platform::CONSOLES;
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/boards.md"),
+    )
+    .unwrap();
+    // The table's rows: `| family | compatible | driver | tested |`.
+    let cells: Vec<Vec<&str>> = doc
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.matches(" | ").count() >= 3)
+        .map(|l| l.split(" | ").collect())
+        .collect();
+    let in_column = |col: usize, word: &str| {
+        let quoted = format!("`{word}`");
+        cells
+            .iter()
+            .any(|c| c.get(col).is_some_and(|cell| cell.contains(&quoted)))
+    };
+    let missing: Vec<String> = CONSOLES
+        .iter()
+        .flat_map(|&(pattern, kind)| {
+            let pattern = (!in_column(1, pattern)).then(|| format!("`{pattern}`"));
+            let driver = (!in_column(2, kind.name())).then(|| format!("driver `{}`", kind.name()));
+            pattern.into_iter().chain(driver)
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/boards.md lacks {}",
+        missing.join(", ")
+    );
+}
+
 /// `/cpus` with `n` CPUs (MPIDR = index, two clusters of 128), each with `method`.
 fn many_cpus(n: u32, method: &str) -> Vec<u8> {
     minimal_tree("/uart@1c090000", |b| {
