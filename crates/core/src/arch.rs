@@ -59,6 +59,30 @@ pub fn armv7_mode(cpsr: u32) -> Option<Mode> {
     Some(Mode { name, el })
 }
 
+/// What an ARMv7 core's ID registers say the 32-bit image can use (Arm ARM DDI 0406C,
+/// "ID_MMFR0" and "ID_PFR1").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Armv7Features {
+    /// ID_MMFR0.VMSA (bits 3:0) is 5 or more: long descriptors (LPAE), so the memory types
+    /// go in MAIR0/MAIR1; else short descriptors with TEX remap (PRRR/NMRR).
+    pub lpae: bool,
+    /// ID_PFR1.GenTimer (bits 19:16) is not 0: CNTVCT times the run.
+    pub generic_timer: bool,
+    /// ID_PFR1.Virtualization (bits 15:12) is not 0: the core has HYP mode.
+    pub virtualization: bool,
+}
+
+/// Reads [`Armv7Features`] from ID_MMFR0 and ID_PFR1. As QEMU 10 presents them: VMSA 5 on
+/// the Cortex-A7 and A15, 3 on the A8 and A9 (the A9's ID_MMFR0 is `0x00100103`); GenTimer 1
+/// on the A7, 0 on the A8 and A9.
+pub fn armv7_features(id_mmfr0: u32, id_pfr1: u32) -> Armv7Features {
+    Armv7Features {
+        lpae: id_mmfr0 & 0xf >= 5,
+        generic_timer: id_pfr1 >> 16 & 0xf != 0,
+        virtualization: id_pfr1 >> 12 & 0xf != 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,6 +95,20 @@ mod tests {
         assert_eq!(Arch::by_name("armv7"), Some(Arch::Armv7));
         assert_eq!(Arch::by_name("arm64"), None);
         assert_eq!(Arch::by_name("ARMv7"), None);
+    }
+
+    #[test]
+    fn armv7_id_registers() {
+        // The Cortex-A9 of QEMU (ID_MMFR0 0x00100103): short descriptors; no generic timer.
+        let a9 = armv7_features(0x0010_0103, 0x0000_0011);
+        assert!(!a9.lpae && !a9.generic_timer && !a9.virtualization);
+        // Shaped as a Cortex-A7: VMSA 5, and GenTimer, Virtualization and Security set.
+        let a7 = armv7_features(0x1010_1105, 0x0001_1131);
+        assert!(a7.lpae && a7.generic_timer && a7.virtualization);
+        assert!(
+            !armv7_features(0x4, 0).lpae,
+            "VMSA 4: PXN, still short descriptors"
+        );
     }
 
     #[test]
