@@ -564,3 +564,72 @@ fn the_readme_is_a_front_door_and_chapters_stay_short() {
         }
     }
 }
+
+/// A count as the documentation writes it: in words up to twenty, else in digits.
+fn count_word(n: usize) -> String {
+    const WORDS: [&str; 21] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+    ];
+    WORDS
+        .get(n)
+        .map_or_else(|| n.to_string(), |w| (*w).to_string())
+}
+
+/// The counts of whole tables the documentation writes, derived from the tables: a kernel
+/// added to core's table (or taken from the twin's set) makes this fail until the words follow.
+#[test]
+fn the_counts_the_docs_write_are_the_tables() {
+    use mairbench_core::{kernel::KERNELS, memtype::MEMTYPES, verdict::VERDICTS};
+    let twin = KERNELS.iter().filter(|k| k.twin).count();
+    let claims = [
+        (
+            "docs/twin.md",
+            format!("Kernels (default all {})", count_word(twin)),
+        ),
+        (
+            "docs/kernels.md",
+            format!("({} kernels x {} types", KERNELS.len(), MEMTYPES.len()),
+        ),
+        (
+            "docs/host.md",
+            format!("the {} verdicts", count_word(VERDICTS.len())),
+        ),
+        (
+            "docs/bringup.md",
+            format!("the {} memory types", count_word(MEMTYPES.len())),
+        ),
+    ];
+    let root = common::root();
+    let mut wrong = Vec::new();
+    for (doc, claim) in &claims {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        // Line breaks in the prose are spaces to the reader.
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !text.contains(claim.as_str()) {
+            wrong.push(format!("{doc} should say \"{claim}\""));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(count_word(17), "seventeen");
+    assert_eq!(count_word(22), "22");
+}
