@@ -3,7 +3,11 @@
 //! `@mb` records) where there is no UART, or with `mairbench.console=fb` as well.
 
 use crate::arch::fb::Canvas;
-use crate::arch::{global::Global, mmio::Device, timer::GenericTimer};
+use crate::arch::{
+    global::{Global, Slot},
+    mmio::Device,
+    timer::GenericTimer,
+};
 use core::fmt;
 use embedded_io::Write as _;
 use mairbench_core::fb::{Screen, GLYPH_H, GLYPH_W};
@@ -12,7 +16,7 @@ use mairbench_core::uart::Uart;
 
 /// The one UART, kept whole (with its "stalled" state, so a dead UART costs one status read
 /// per byte rather than the 10 ms a wait may take), waiting on the generic timer.
-static UART: Global<Option<Uart<Device, GenericTimer>>> = Global::new(None);
+static UART: Slot<Uart<Device, GenericTimer>> = Slot::empty();
 
 /// Starts using `device`, a UART of kind `kind`; until then output is dropped.
 pub fn init(kind: ConsoleKind, device: Device) {
@@ -31,7 +35,7 @@ struct Fb {
     screen: Screen,
 }
 
-static FB: Global<Option<Fb>> = Global::new(None);
+static FB: Slot<Fb> = Slot::empty();
 
 /// Text colour.
 const FG: u32 = 0xff_ffff;

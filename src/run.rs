@@ -1,7 +1,7 @@
 //! The run's tally of checks and warnings, whether it is emulated, and how it ends: an `end`
 //! record, a status line and the exit status (0 = pass, 1 = fail).
 
-use crate::arch::global::Global;
+use crate::arch::global::{Global, Slot};
 use crate::arch::{cpu, exit};
 use crate::console::{self, Console};
 use mairbench_core::platform::PsciConduit;
@@ -80,7 +80,7 @@ struct Tally {
 
 /// How this machine can be stopped by PSCI, if it can: apart from the tally, whose every
 /// field starts at zero bits (a `None` of this type does not).
-static PSCI: Global<Option<PsciConduit>> = Global::new(None);
+static PSCI: Slot<PsciConduit> = Slot::empty();
 
 static TALLY: Global<Tally> = Global::new(Tally {
     checks: 0,

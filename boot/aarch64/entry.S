@@ -184,7 +184,7 @@ primary_entry:
 
 // relocate: boot/aarch64/vectors.S (in the rooms of three vectors).
 
-    .section .data.mb_reloc_delta, "aw"
+    .section .data.rel.ro.mb_reloc_delta, "aw"
     .balign 8
 mb_reloc_delta: .quad 0
     .previous

@@ -74,6 +74,44 @@ impl<T: Copy> Global<T> {
 /// The unit of a [`Global`]'s word-wise copies.
 type Word = MaybeUninit<u64>;
 
+/// A [`Global`] that starts empty, read and written as an `Option<T>`: a flag and the value,
+/// both zero bytes at first, so that the static lies in the BSS. (A `Global<Option<T>>` whose
+/// `None` is not zero bytes is initialised data, and one byte of `.data` costs the image file
+/// a page: `linker.ld`.)
+pub struct Slot<T: Copy> {
+    filled: Global<bool>,
+    value: Global<MaybeUninit<T>>,
+}
+
+impl<T: Copy> Slot<T> {
+    /// An empty slot.
+    pub const fn empty() -> Self {
+        Slot {
+            filled: Global::new(false),
+            value: Global::new(MaybeUninit::zeroed()),
+        }
+    }
+
+    /// A copy of the value, if there is one.
+    pub fn get(&self) -> Option<T> {
+        // SAFETY: `filled` is set only after `value` was written with a whole T (`set`).
+        self.filled
+            .get()
+            .then(|| unsafe { self.value.get().assume_init() })
+    }
+
+    /// Replaces the value, or empties the slot.
+    pub fn set(&self, value: Option<T>) {
+        match value {
+            Some(v) => {
+                self.value.set(MaybeUninit::new(v));
+                self.filled.set(true);
+            }
+            None => self.filled.set(false),
+        }
+    }
+}
+
 /// The run's results store (about 70 KiB, too large for a stack): in the image's BSS.
 static mut RESULTS: mairbench_core::results::Results = mairbench_core::results::Results::new();
 static RESULTS_TAKEN: Global<bool> = Global::new(false);

@@ -55,6 +55,7 @@ global_asm!(
 );
 global_asm!(include_str!("../../../boot/aarch64/entry.S"));
 global_asm!(include_str!("../../../boot/aarch64/vectors.S"));
+global_asm!(include_str!("mem.S"));
 
 /// The Rust entry point, called by `boot/aarch64/entry.S`: finds the device tree, discovers the
 /// platform and the console's device, then runs the firmware.

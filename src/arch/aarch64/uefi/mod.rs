@@ -12,7 +12,7 @@
 mod conout;
 mod ffi;
 
-use super::global::Global;
+use super::global::Slot;
 use crate::console;
 use crate::say;
 use conout::{con_out_on, fail};
@@ -66,7 +66,7 @@ impl Handoff {
 
 /// Set by [`efi_main`] just before it returns to the boot path; `None` when the image was not
 /// started as a UEFI application (the BSS is cleared on every other path).
-static HANDOFF: Global<Option<Handoff>> = Global::new(None);
+static HANDOFF: Slot<Handoff> = Slot::empty();
 
 /// The memory map's buffer, in bytes: 64 KiB, some 1,360 descriptors of 48 bytes (EDK2 on
 /// QEMU virt writes about 40; a large server's map a few hundred). GetMemoryMap's answer
