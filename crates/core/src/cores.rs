@@ -138,16 +138,16 @@ pub struct Core {
     pub noalloc_disabled: Option<&'static Revised>,
     /// A generic-counter erratum Linux matches by this core's MIDR, every revision.
     pub counter: Option<Erratum>,
-    /// The PMU events the verdicts count that the core implements (L1D_CACHE_REFILL 0x03,
-    /// MEM_ACCESS 0x13, L2D_CACHE_REFILL 0x17, BUS_ACCESS 0x19), from Arm's event list.
-    pub events: &'static [u16],
 }
 
 /// Implementer codes (Linux `cputype.h`: `ARM_CPU_IMP_ARM`).
 const ARM: u8 = 0x41;
 
-/// The events of [`Core::events`] every core of the table lists.
-const VERDICT_EVENTS: [u16; 4] = [0x03, 0x13, 0x17, 0x19];
+/// The PMU events the verdicts count (L1D_CACHE_REFILL 0x03, MEM_ACCESS 0x13,
+/// L2D_CACHE_REFILL 0x17, BUS_ACCESS 0x19), which every core of the table implements (Arm's
+/// event list of each). The same for every row, so not a field of each (16 bytes of relocated
+/// data a row in the firmware, which never reads it).
+pub const VERDICT_EVENTS: [u16; 4] = [0x03, 0x13, 0x17, 0x19];
 
 /// The source of every row's implementer and part number (one for the whole table, not a
 /// field of each row, which would cost the firmware 16 bytes of relocated data a row).
@@ -184,7 +184,7 @@ macro_rules! streaming_by_events {
     };
 }
 
-/// A DynamIQ core with only part number, streaming mode and events known.
+/// A DynamIQ core with only part number and streaming mode known.
 const fn dynamiq(
     name: &'static str,
     part: u16,
@@ -203,7 +203,6 @@ const fn dynamiq(
         clean_as_civac: None,
         noalloc_disabled: None,
         counter,
-        events: &VERDICT_EVENTS,
     }
 }
 
@@ -256,7 +255,6 @@ pub const CORES: [Core; 15] = [
         }),
         noalloc_disabled: None,
         counter: None,
-        events: &VERDICT_EVENTS,
     },
     Core {
         name: "Cortex-A35",
@@ -280,7 +278,6 @@ pub const CORES: [Core; 15] = [
         clean_as_civac: None,
         noalloc_disabled: None,
         counter: None,
-        events: &VERDICT_EVENTS,
     },
     Core {
         name: "Cortex-A55",
@@ -305,7 +302,6 @@ pub const CORES: [Core; 15] = [
         clean_as_civac: None,
         noalloc_disabled: None,
         counter: None,
-        events: &VERDICT_EVENTS,
     },
     Core {
         name: "Cortex-A57",
@@ -335,7 +331,6 @@ pub const CORES: [Core; 15] = [
             },
         }),
         counter: None,
-        events: &VERDICT_EVENTS,
     },
     Core {
         name: "Cortex-A72",
@@ -349,7 +344,6 @@ pub const CORES: [Core; 15] = [
         clean_as_civac: None,
         noalloc_disabled: None,
         counter: None,
-        events: &VERDICT_EVENTS,
     },
     Core {
         name: "Cortex-A73",
@@ -363,7 +357,6 @@ pub const CORES: [Core; 15] = [
         clean_as_civac: None,
         noalloc_disabled: None,
         counter: Some(Erratum::CortexA73_858921),
-        events: &VERDICT_EVENTS,
     },
     Core {
         name: "Cortex-A76",
@@ -386,7 +379,6 @@ pub const CORES: [Core; 15] = [
         clean_as_civac: None,
         noalloc_disabled: None,
         counter: None,
-        events: &VERDICT_EVENTS,
     },
     dynamiq(
         "Cortex-A78",
