@@ -136,6 +136,12 @@ const NAMES: [&str; MAX] = {
     }
     names
 };
+/// The index in [`EVENTS`] of the event whose record key is `name` (searched in the names
+/// alone: the firmware then carries no description).
+pub fn index(name: &str) -> Option<usize> {
+    NAMES.iter().position(|&n| n == name)
+}
+
 #[allow(
     clippy::indexing_slicing,
     clippy::arithmetic_side_effects,

@@ -112,7 +112,7 @@ impl Results {
             .and_then(|t| t.get_mut(col))
         {
             for (name, hundredths, places) in pmu {
-                let slot = EVENTS.iter().position(|e| e.name == name);
+                let slot = crate::pmu::index(name);
                 if let (Some(c), 2) = (slot.and_then(|i| counts.get_mut(i)), places) {
                     *c = u16::try_from(hundredths.saturating_add(1)).unwrap_or(u16::MAX);
                 }
@@ -144,7 +144,7 @@ impl Sweep for Results {
 
     fn pmu(&self, kernel: Kernel, memtype: usize, size: u64, event: &str) -> Option<u64> {
         let col = self.column(size)?;
-        let i = EVENTS.iter().position(|e| e.name == event)?;
+        let i = crate::pmu::index(event)?;
         let v = *self
             .pmu
             .get(kernel as usize)?
