@@ -224,8 +224,9 @@ struct Table<'a> {
 }
 
 impl<'a> Table<'a> {
-    fn signature(&self) -> &'a [u8] {
-        self.bytes.get(..4).unwrap_or_default()
+    /// The table's signature, as four bytes (a value: matching it compares one word).
+    fn signature(&self) -> [u8; 4] {
+        self.bytes.first_chunk().copied().unwrap_or_default()
     }
 
     fn revision(&self) -> u8 {
@@ -374,8 +375,8 @@ fn root<'a, P: Phys + ?Sized>(
         xsdt = u64_at(v2, 24).unwrap_or(0);
     }
     p.acpi.rsdp_revision = Some(revision);
-    let mut root_table = |pa: u64, signature: &[u8]| match table(mem, pa) {
-        Ok(t) if t.signature() == signature => Some(t),
+    let mut root_table = |pa: u64, signature: &[u8; 4]| match table(mem, pa) {
+        Ok(t) if t.signature() == *signature => Some(t),
         Ok(_) => None,
         Err(why) => {
             p.problems.insert(why);
@@ -498,7 +499,7 @@ pub fn discover<'a, P: Phys + ?Sized>(mem: &'a P, rsdp: u64) -> Platform<'a> {
         };
         p.acpi.tables = p.acpi.tables.saturating_add(1);
         mark = mark.or_else(|| simulator(t.bytes));
-        let slot = match t.signature() {
+        let slot = match &t.signature() {
             b"FACP" => &mut fadt,
             b"APIC" => &mut madt,
             b"SPCR" => &mut spcr,
