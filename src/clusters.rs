@@ -201,7 +201,7 @@ fn describe(i: usize, c: &Cluster<'_>, role: &str, topology: &Topology<'_>) {
         c.cpus,
         c.representative,
         c.compatible.unwrap_or("no compatible"),
-        Or(c.capacity),
+        Or(c.capacity.map(u64::from)),
         c.midr.unwrap_or(0),
         Or(last.map(|l| Bytes(l.size())))
     );
