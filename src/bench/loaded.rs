@@ -55,7 +55,7 @@ impl Engine<'_> {
             return;
         }
         let loaded = |a: &&Alias| LOADED_TYPES.contains(&a.memtype.name);
-        if !self.types().any(|a| loaded(&a)) {
+        if !self.types().list().iter().any(loaded) {
             say!("");
             say!("loaded latency: not run (none of normal-wb, normal-nc and device-ngnre is selected)");
             return;
@@ -145,7 +145,7 @@ impl Engine<'_> {
         );
         let mut failures = 0;
         for spec in mairbench_core::kernel::selected(mask & STREAMS) {
-            for alias in self.types().filter(loaded) {
+            for alias in self.types().list().iter().copied().filter(loaded) {
                 let point = self.loaded_point(spec, alias, chase_bytes, part, cores, &mut body);
                 let Some((loaded_ticks, stream_mbps)) = point else {
                     failures += 1;

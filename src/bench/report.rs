@@ -227,12 +227,7 @@ impl Table {
 
     /// Prints the table: at most [`COLUMNS`] sizes spread over the sweep, and the ratio to
     /// normal-wb at the largest size both were measured at.
-    pub(super) fn print<'a>(
-        &self,
-        sizes: &Sizes,
-        reps: u32,
-        types: impl Iterator<Item = &'a Alias>,
-    ) {
+    pub(super) fn print(&self, sizes: &Sizes, reps: u32, types: &[&Alias]) {
         let spec = self.spec;
         let n = sizes.len();
         let shown = n.min(COLUMNS);
@@ -267,7 +262,7 @@ impl Table {
         say!("  {:>9}", "vs wb");
         let reference = &self.cells[memtype::NORMAL_WB];
         let mut rows: [Option<&Alias>; MEMTYPES.len()] = [None; MEMTYPES.len()];
-        for alias in types {
+        for &alias in types {
             let Some(row) = self.cells.get(self.row(alias)) else {
                 continue;
             };

@@ -174,7 +174,7 @@ impl Engine<'_> {
                 say_inline!(" {n:>8}");
             }
             say!("  cores   skew at {n_max} (ns)");
-            for alias in self.types() {
+            for &alias in self.types().list() {
                 failures += self.scaling_row(spec, alias, part, cores);
             }
         }
