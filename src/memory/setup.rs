@@ -286,11 +286,16 @@ impl Fit<'_> {
 
     /// Tables that the identity map and the aliases of a buffer of `size` bytes take.
     fn tables_for(&self, size: u64) -> usize {
-        let identity = self.regions.iter().map(|r| (r.base, r.size, Granule::Page));
-        let aliases = (0..ALIASES).map(move |i| {
-            let va = layout::alias_va(self.alias_base, size, i);
-            (va, size, layout::alias_granule(i))
+        // The identity map's regions, then the aliases: one `next`, not a chain's two
+        // halves inlined into each of the count's loops.
+        let (mut identity, mut aliases) = (self.regions.iter(), 0..ALIASES);
+        let regions = core::iter::from_fn(move || match identity.next() {
+            Some(r) => Some((r.base, r.size, Granule::Page)),
+            None => aliases.next().map(|i| {
+                let va = layout::alias_va(self.alias_base, size, i);
+                (va, size, layout::alias_granule(i))
+            }),
         });
-        paging::tables_needed(self.layout, identity.chain(aliases))
+        paging::tables_needed(self.layout, regions)
     }
 }
