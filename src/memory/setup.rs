@@ -195,15 +195,20 @@ fn check_reserved(
         ("the image", image_range),
         ("the buffer", (buffer.base, buffer.size)),
     ];
-    let mut clash = ours.iter().flat_map(|&(what, (base, size))| {
-        reserved
-            .overlapping(base, size)
-            .map(move |r| (what, base, size, r))
-    });
+    // The first overlap, and how many more there are.
+    let (mut clash, mut more) = (None, 0u64);
+    for &(what, (base, size)) in &ours {
+        for r in reserved.overlapping(base, size) {
+            match clash {
+                None => clash = Some((what, base, size, r)),
+                Some(_) => more += 1,
+            }
+        }
+    }
     let fixed = reserved.ranges().count() + reserved.merged();
     let dynamic = reserved.total() - fixed;
     let (start, end) = (image.start, image.end);
-    match clash.next() {
+    match clash {
         None if reserved.entries().is_empty() => run::check(
             "reserved",
             true,
@@ -230,7 +235,7 @@ fn check_reserved(
                 Bytes(r.size),
                 r.source.name(),
                 r.name,
-                clash.count()
+                more
             ),
         ),
     };
