@@ -75,7 +75,9 @@ impl Engine<'_> {
     /// Lays the data the kernel needs and builds its loop, or says why the point is skipped.
     /// `laid`: a `normal-wb` window known to hold [`PATTERN`] (not laid again). Every
     /// window a kernel writes is first laid with a pattern other than what the kernel
-    /// leaves, so the check afterwards fails if the kernel did not run.
+    /// leaves, so the check afterwards fails if the kernel did not run. Not inlined into
+    /// `point`: inside that large frame the same code takes more instructions.
+    #[inline(never)]
     pub(super) fn prepare(
         &mut self,
         spec: &KernelSpec,
