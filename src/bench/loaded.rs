@@ -39,6 +39,7 @@ const CHASE_SEED: u64 = 0x6c6f_6164_6564_6c61;
 impl Engine<'_> {
     /// The loaded latency: the chase on the boot core with the others idle, then while they
     /// stream; a record and a row per (stream kernel, stream memory type), and a check.
+    #[inline(never)] // its frame is on the stack only during the call
     pub(super) fn loaded_latency(&mut self, cores: &Cores) {
         let started = ticks();
         let streamers = cores.blocks().len();

@@ -226,7 +226,9 @@ impl Table {
     }
 
     /// Prints the table: at most [`COLUMNS`] sizes spread over the sweep, and the ratio to
-    /// normal-wb at the largest size both were measured at.
+    /// normal-wb at the largest size both were measured at. Not inlined into the kernel's
+    /// sweep: the code is shorter apart.
+    #[inline(never)]
     pub(super) fn print(&self, sizes: &Sizes, reps: u32, types: &[&Alias]) {
         let spec = self.spec;
         let n = sizes.len();
