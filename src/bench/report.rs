@@ -86,6 +86,20 @@ pub(super) fn on_cluster<'w, W: core::fmt::Write>(
     }
 }
 
+/// The start of a `result` record: the cluster of another cluster's sweep, the memory type,
+/// kernel and granule.
+fn result_head<'w>(
+    out: &'w mut Console,
+    spec: &KernelSpec,
+    alias: &Alias,
+    cluster: Option<u16>,
+) -> Record<'w, Console> {
+    on_cluster(Record::new(out, &schema::RESULT), cluster)
+        .str("memtype", alias.memtype.name)
+        .str("kernel", spec.name)
+        .str("granule", alias.granule.name())
+}
+
 /// The `result` record of a point not measured: for every size (`size` None) or one.
 pub(super) fn skipped(
     spec: &KernelSpec,
@@ -95,10 +109,7 @@ pub(super) fn skipped(
     cluster: Option<u16>,
 ) {
     let mut out = Console;
-    let mut rec = on_cluster(Record::new(&mut out, &schema::RESULT), cluster)
-        .str("memtype", alias.memtype.name)
-        .str("kernel", spec.name)
-        .str("granule", alias.granule.name());
+    let mut rec = result_head(&mut out, spec, alias, cluster);
     if let Some(size) = size {
         rec = rec.u64("size", size);
     }
@@ -118,10 +129,7 @@ pub(super) fn result(
     let (t, freq) = (&p.ticks, clock.freq);
     let mut out = Console;
     let cluster = clock.on.map(|r| r.cluster);
-    let mut rec = on_cluster(Record::new(&mut out, &schema::RESULT), cluster)
-        .str("memtype", alias.memtype.name)
-        .str("kernel", spec.name)
-        .str("granule", alias.granule.name())
+    let mut rec = result_head(&mut out, spec, alias, cluster)
         .u64("size", size)
         .u64("passes", p.passes)
         .u64("reps", t.n.into())
