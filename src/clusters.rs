@@ -8,6 +8,7 @@ use crate::arch::smp::start;
 use crate::arch::{cpu, global};
 use crate::bench::engine::Engine;
 use crate::bench::Remote;
+use crate::cell::Or;
 use crate::console::Console;
 use crate::core_to_core::{self, MAX_MATRIX_CPUS};
 use crate::cpus::Cores;
@@ -177,18 +178,6 @@ pub fn run(
         };
         let cluster = (Some(remote.cluster), c.midr.unwrap_or(0), levels);
         verdicts::print(&verdicts::judge_on(engine.results(), &own, cluster));
-    }
-}
-
-/// An optional value as it is, or `-`.
-struct Or<T>(Option<T>);
-
-impl<T: core::fmt::Display> core::fmt::Display for Or<T> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match &self.0 {
-            Some(v) => v.fmt(f),
-            None => f.write_str("-"),
-        }
     }
 }
 

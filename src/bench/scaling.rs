@@ -11,6 +11,7 @@ use super::plan::SAMPLE_BYTES;
 use crate::arch::cpu::ticks;
 use crate::arch::kernels::Loop;
 use crate::arch::smp::jobs::{self, Span};
+use crate::cell::Or;
 use crate::console::Console;
 use crate::cpus::Cores;
 use crate::memory::Alias;
@@ -254,16 +255,10 @@ impl Engine<'_> {
             }
         }
         say_inline!("  {:<8} {:<18}", "", alias.memtype.name);
-        for value in row.iter().take(counts(n_max).count()) {
-            match value {
-                Some(v) => say_inline!(" {v:>8}"),
-                None => say_inline!(" {:>8}", "-"),
-            }
+        for &value in row.iter().take(counts(n_max).count()) {
+            say_inline!(" {:>8}", Or(value));
         }
-        match skew_at_most {
-            Some(ns) => say!("         {ns:>10}"),
-            None => say!("         {:>10}", "-"),
-        }
+        say!("         {:>10}", Or(skew_at_most));
         alias.maintain(&whole);
         check.clean_invalidate();
         if let (_, Some(off)) = check.mismatches(|off| left(k, part, off)) {
