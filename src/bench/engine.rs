@@ -207,8 +207,8 @@ impl<'m> Engine<'m> {
         say!(
             "benchmark: {kernels} kernels x {types} memory types x {} sizes ({} to {}), {} reps; MB = 10^6 B",
             sizes.len(),
-            Bytes(sizes.iter().next().unwrap_or(0)),
-            Bytes(sizes.iter().last().unwrap_or(0)),
+            Bytes(sizes.get(0).unwrap_or(0)),
+            Bytes(sizes.largest().unwrap_or(0)),
             u64::from(plan.reps)
         );
         for k in engine.kernels().filter(|k| k.granule == Granule::Block) {
