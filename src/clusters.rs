@@ -8,6 +8,7 @@ use crate::arch::smp::start;
 use crate::arch::{cpu, global};
 use crate::bench::engine::Engine;
 use crate::bench::Remote;
+use crate::cell::Or;
 use crate::console::Console;
 use crate::core_to_core::{self, MAX_MATRIX_CPUS};
 use crate::cpus::Cores;
@@ -128,27 +129,28 @@ pub fn run(
         };
         describe(i, c, role, &topology);
     }
-    let mut matrix = [None; MAX_MATRIX_CPUS];
-    let blocks = cores.blocks().iter().map(|&b| Some(b));
-    for (slot, block) in matrix.iter_mut().zip(core::iter::once(None).chain(blocks)) {
-        let mpidr = match block {
-            None => Some(id.mpidr & start::AFFINITY),
-            Some(b) => start::online(b).map(|up| up.mpidr),
-        };
-        *slot = mpidr.map(|mpidr| core_to_core::Member {
-            block,
-            mpidr,
-            cluster: topology.member(mpidr).and_then(|m| m.cluster),
-        });
-    }
-    let count = matrix.iter().flatten().count();
+    // The matrix's members: of the boot CPU and then the running secondaries, the first
+    // MAX_MATRIX_CPUS, those whose MPIDR is known.
     let mut members = [core_to_core::Member {
         block: None,
         mpidr: 0,
         cluster: None,
     }; MAX_MATRIX_CPUS];
-    for (slot, m) in members.iter_mut().zip(matrix.iter().flatten()) {
-        *slot = *m;
+    let mut count = 0;
+    let blocks = cores.blocks().iter().map(|&b| Some(b));
+    for block in core::iter::once(None).chain(blocks).take(MAX_MATRIX_CPUS) {
+        let mpidr = match block {
+            None => Some(id.mpidr & start::AFFINITY),
+            Some(b) => start::online(b).map(|up| up.mpidr),
+        };
+        if let (Some(mpidr), Some(slot)) = (mpidr, members.get_mut(count)) {
+            *slot = core_to_core::Member {
+                block,
+                mpidr,
+                cluster: topology.member(mpidr).and_then(|m| m.cluster),
+            };
+            count += 1;
+        }
     }
     // `count` fits (`get`, not indexing, which adds a panic).
     core_to_core::run(members.get(..count).unwrap_or_default(), cores.count() + 1);
@@ -180,18 +182,6 @@ pub fn run(
     }
 }
 
-/// An optional value as it is, or `-`.
-struct Or<T>(Option<T>);
-
-impl<T: core::fmt::Display> core::fmt::Display for Or<T> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match &self.0 {
-            Some(v) => v.fmt(f),
-            None => f.write_str("-"),
-        }
-    }
-}
-
 /// Cluster `i`'s line and `cluster` record; `role`: `boot` (the boot CPU's, swept above),
 /// `swept` (swept below on its representative) or `not-running` (no CPU of it started).
 fn describe(i: usize, c: &Cluster<'_>, role: &str, topology: &Topology<'_>) {
@@ -201,7 +191,7 @@ fn describe(i: usize, c: &Cluster<'_>, role: &str, topology: &Topology<'_>) {
         c.cpus,
         c.representative,
         c.compatible.unwrap_or("no compatible"),
-        Or(c.capacity),
+        Or(c.capacity.map(u64::from)),
         c.midr.unwrap_or(0),
         Or(last.map(|l| Bytes(l.size())))
     );

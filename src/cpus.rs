@@ -175,7 +175,8 @@ impl<'p> Plan<'p> {
         let mut evidence = SmpEvidence::default();
         // The first differing CPU and register, with both values, for the check's line.
         let mut first: Option<(u64, &'static str, u64, u64)> = None;
-        let mut launched: [Option<Method>; MAX_CPUS] = [None; MAX_CPUS];
+        // Per stack block: the MPIDR and method of a CPU launched into it.
+        let mut launched: [Option<(u64, Method)>; MAX_CPUS] = [None; MAX_CPUS];
         for t in self.targets() {
             let method = match (t.enable, self.psci) {
                 (Enable::Psci, Psci::Usable(conduit)) => Method::Psci(conduit),
@@ -207,21 +208,22 @@ impl<'p> Plan<'p> {
             match started.unwrap_or(Err(NotStarted::BadRelease)) {
                 Ok(()) => {
                     if let Some(slot) = launched.get_mut(t.block) {
-                        *slot = Some(method);
+                        *slot = Some((t.mpidr, method));
                     }
                 }
                 Err(e) => not_started(t.mpidr, format_args!("{}", Why(e, method))),
             }
         }
-        let pending = self
-            .targets()
-            .filter_map(|t| Some((t, launched.get(t.block).copied().flatten()?)));
-        start::wait_online(pending.clone().map(|(t, _)| t.block), START_WAIT_NS);
-        for (t, method) in pending {
-            match start::online(t.block) {
+        let pending = launched
+            .iter()
+            .enumerate()
+            .filter_map(|(block, l)| Some((block, (*l)?)));
+        start::wait_online(pending.clone().map(|(block, _)| block), START_WAIT_NS);
+        for (block, (mpidr, method)) in pending {
+            match start::online(block) {
                 Some(up) => {
-                    hello(t.block as u64, up.mpidr, up.midr, up.entry_el, &up.regs);
-                    cores.add(t.block);
+                    hello(block as u64, up.mpidr, up.midr, up.entry_el, &up.regs);
+                    cores.add(block);
                     evidence.started += 1;
                     let pairs = boot_regs.values().into_iter().zip(up.regs.values());
                     let mut named = Regs::NAMES.into_iter().zip(pairs);
@@ -230,7 +232,7 @@ impl<'p> Plan<'p> {
                         first.get_or_insert((up.mpidr, name, got, want));
                     }
                 }
-                None => not_started(t.mpidr, format_args!("{}", Why(NotStarted::Silent, method))),
+                None => not_started(mpidr, format_args!("{}", Why(NotStarted::Silent, method))),
             }
         }
         let beyond = self.platform.cpus_beyond_cap;

@@ -265,7 +265,9 @@ fn describe_uefi(h: &Handoff) {
     }
 }
 
-/// The human-readable part of the start: what was found and what was assumed.
+/// The human-readable part of the start: what was found and what was assumed. Not inlined
+/// into [`Start::report`]: the code is shorter apart.
+#[inline(never)]
 fn describe(
     p: &Platform<'_>,
     emulation: &Emulation<'_>,

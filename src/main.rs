@@ -17,6 +17,7 @@
 mod arch;
 mod bench;
 mod boot_checks;
+mod cell;
 mod clusters;
 mod console;
 mod core_to_core;

@@ -17,7 +17,7 @@ use mairbench_core::bootargs::{Options, Selftest};
 use mairbench_core::counter::{self, Erratum};
 use mairbench_core::format::Bytes;
 use mairbench_core::kernel::{self, Kernel, KernelSpec};
-use mairbench_core::memtype::Class;
+use mairbench_core::memtype::{Class, MEMTYPES};
 use mairbench_core::paging::Granule;
 use mairbench_core::record::Record;
 use mairbench_core::results::Results;
@@ -41,6 +41,22 @@ pub(super) struct Progress {
     pub done: u32,
     /// When the next progress line is due.
     pub next: Deadline,
+}
+
+/// Aliases the engine runs on, in the order of a table's rows: at most one per memory type
+/// and one more (see [`Engine::aliases_for`]).
+#[derive(Clone, Copy)]
+pub(super) struct Aliases<'m> {
+    list: [&'m Alias; MEMTYPES.len() + 1],
+    len: usize,
+}
+
+impl<'m> Aliases<'m> {
+    /// The aliases, in row order.
+    pub(super) fn list(&self) -> &[&'m Alias] {
+        // `len` counts the slots filled: `get`, not indexing, which adds a panic.
+        self.list.get(..self.len).unwrap_or_default()
+    }
 }
 
 /// The engine for one run.
@@ -181,9 +197,9 @@ impl<'m> Engine<'m> {
         if !engine.check_works {
             say!("FAIL integrity: the data check does not find wrong words planted in normal-wb");
         }
-        let (kernels, types) = (engine.kernels().count(), engine.types().count());
+        let (kernels, types) = (engine.kernels().count(), engine.types().list().len());
         let (rows, points) = engine.kernels().fold((0, 0), |(rows, points), k| {
-            let n = engine.aliases_for(k).count();
+            let n = engine.aliases_for(k).list().len();
             (rows + n, points + n * sizes.for_kernel(k).len())
         });
         engine.progress.rows = rows as u32;
@@ -191,8 +207,8 @@ impl<'m> Engine<'m> {
         say!(
             "benchmark: {kernels} kernels x {types} memory types x {} sizes ({} to {}), {} reps; MB = 10^6 B",
             sizes.len(),
-            Bytes(sizes.iter().next().unwrap_or(0)),
-            Bytes(sizes.iter().last().unwrap_or(0)),
+            Bytes(sizes.get(0).unwrap_or(0)),
+            Bytes(sizes.largest().unwrap_or(0)),
             u64::from(plan.reps)
         );
         for k in engine.kernels().filter(|k| k.granule == Granule::Block) {
@@ -251,26 +267,36 @@ impl<'m> Engine<'m> {
     }
 
     /// The page aliases of the selected memory types.
-    pub(super) fn types(&self) -> impl Iterator<Item = &'m Alias> {
-        let types = self.plan.types;
-        self.mem
-            .pages()
-            .iter()
-            .filter(move |a| types & (1 << a.memtype.index) != 0)
+    pub(super) fn types(&self) -> Aliases<'m> {
+        self.selected(Granule::Page, None)
     }
 
     /// The aliases `spec` runs on, in the order of its table's rows: the selected types on
     /// the kernel's granule (the kernel table), then for a kernel on blocks `normal-wb` on
     /// pages (when selected), the one row that shows what the page walks cost.
-    pub(super) fn aliases_for(&self, spec: &KernelSpec) -> impl Iterator<Item = &'m Alias> {
-        let types = self.plan.types;
-        let selected = move |a: &&Alias| types & (1 << a.memtype.index) != 0;
+    pub(super) fn aliases_for(&self, spec: &KernelSpec) -> Aliases<'m> {
+        let pages = (spec.granule == Granule::Block).then(|| self.mem.wb());
+        self.selected(spec.granule, pages)
+    }
+
+    /// The aliases of `granule`, then `extra`, those of the selected types.
+    fn selected(&self, granule: Granule, extra: Option<&'m Alias>) -> Aliases<'m> {
         let mem = self.mem;
-        let pages = (spec.granule == Granule::Block).then(|| mem.wb());
-        mem.of_granule(spec.granule)
-            .iter()
-            .chain(pages)
-            .filter(selected)
+        // Slots past `len` hold normal-wb's page alias: never read.
+        let mut selected = Aliases {
+            list: [mem.wb(); MEMTYPES.len() + 1],
+            len: 0,
+        };
+        for alias in mem.of_granule(granule).iter().chain(extra) {
+            if self.plan.types & (1 << alias.memtype.index) == 0 {
+                continue;
+            }
+            if let Some(slot) = selected.list.get_mut(selected.len) {
+                *slot = alias;
+                selected.len += 1;
+            }
+        }
+        selected
     }
 
     /// The cluster index of a sweep on another cluster's CPU, which its records carry.

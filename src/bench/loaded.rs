@@ -39,6 +39,7 @@ const CHASE_SEED: u64 = 0x6c6f_6164_6564_6c61;
 impl Engine<'_> {
     /// The loaded latency: the chase on the boot core with the others idle, then while they
     /// stream; a record and a row per (stream kernel, stream memory type), and a check.
+    #[inline(never)] // its frame is on the stack only during the call
     pub(super) fn loaded_latency(&mut self, cores: &Cores) {
         let started = ticks();
         let streamers = cores.blocks().len();
@@ -55,7 +56,7 @@ impl Engine<'_> {
             return;
         }
         let loaded = |a: &&Alias| LOADED_TYPES.contains(&a.memtype.name);
-        if !self.types().any(|a| loaded(&a)) {
+        if !self.types().list().iter().any(loaded) {
             say!("");
             say!("loaded latency: not run (none of normal-wb, normal-nc and device-ngnre is selected)");
             return;
@@ -145,7 +146,7 @@ impl Engine<'_> {
         );
         let mut failures = 0;
         for spec in mairbench_core::kernel::selected(mask & STREAMS) {
-            for alias in self.types().filter(loaded) {
+            for alias in self.types().list().iter().copied().filter(loaded) {
                 let point = self.loaded_point(spec, alias, chase_bytes, part, cores, &mut body);
                 let Some((loaded_ticks, stream_mbps)) = point else {
                     failures += 1;

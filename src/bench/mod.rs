@@ -72,7 +72,7 @@ impl Engine<'_> {
         self.chase = None;
         self.laid = None;
         let own = self.plan.sizes.for_kernel(spec);
-        for alias in self.aliases_for(spec) {
+        for &alias in self.aliases_for(spec).list() {
             if let Some(why) = self.skip(spec, alias) {
                 self.progress.done += own.len() as u32;
                 say!("  {} on {}: skipped, {why}", spec.name, alias.memtype.name);
@@ -89,7 +89,7 @@ impl Engine<'_> {
             let Some(size) = sizes.get(column) else {
                 break;
             };
-            for alias in self.aliases_for(spec) {
+            for &alias in self.aliases_for(spec).list() {
                 let skip = self.skip(spec, alias).is_some() || self.probed(spec, alias, size);
                 if skip || (probing && !self.probe_alias(spec, alias)) {
                     continue;
@@ -109,7 +109,7 @@ impl Engine<'_> {
         // The latency table shows the probe's sizes too.
         let sizes = if probe { self.results.columns() } else { own };
         self.retake(spec, &mut table, &sizes);
-        table.print(&sizes, self.plan.reps, self.aliases_for(spec));
+        table.print(&sizes, self.plan.reps, self.aliases_for(spec).list());
         let ms = (ticks().wrapping_sub(started) * 1000)
             .checked_div(self.clock.freq)
             .unwrap_or(0);
@@ -128,7 +128,7 @@ impl Engine<'_> {
     /// the verdicts and the last `result` record then hold the second take.
     fn retake(&mut self, spec: &'static KernelSpec, table: &mut Table, sizes: &Sizes) {
         let higher_is_better = spec.unit == Unit::Bandwidth;
-        for alias in self.aliases_for(spec) {
+        for &alias in self.aliases_for(spec).list() {
             let row = table.row_of(alias);
             let row = row.get(..sizes.len()).unwrap_or_default();
             for column in sweep::retakes(row, higher_is_better) {

@@ -68,11 +68,16 @@ pub(super) struct Prepared {
     pub(super) verify: Verify,
 }
 
+/// Why a point is skipped when its windows do not suit the kernel's loop.
+const ODD_SIZE: &str = "the size does not suit the kernel's loop";
+
 impl Engine<'_> {
     /// Lays the data the kernel needs and builds its loop, or says why the point is skipped.
     /// `laid`: a `normal-wb` window known to hold [`PATTERN`] (not laid again). Every
     /// window a kernel writes is first laid with a pattern other than what the kernel
-    /// leaves, so the check afterwards fails if the kernel did not run.
+    /// leaves, so the check afterwards fails if the kernel did not run. Not inlined into
+    /// `point`: inside that large frame the same code takes more instructions.
+    #[inline(never)]
     pub(super) fn prepare(
         &mut self,
         spec: &KernelSpec,
@@ -80,37 +85,24 @@ impl Engine<'_> {
         size: u64,
         laid: Option<Window>,
     ) -> Result<Prepared, &'static str> {
-        const ODD_SIZE: &str = "the size does not suit the kernel's loop";
         let wb = *self.mem.wb();
         let region = alias.window(0, size).ok_or(ODD_SIZE)?;
         let wb_region = wb.window(0, size).ok_or(ODD_SIZE)?;
-        let data = |at: Window, expect| Verify::Data { at, expect };
         let lay = |at: Window, p: Pattern| {
             if p != PATTERN || laid != Some(at) {
                 at.lay(p);
             }
-        };
-        let streaming = |body: Option<Loop>, writes, touched, verify| {
-            Ok(Prepared {
-                body: body.ok_or(ODD_SIZE)?,
-                units: size,
-                pass_bytes: size,
-                warm_up_loads: None,
-                redirty: None,
-                writes,
-                touched,
-                start: Start::Invalidated,
-                lines: None,
-                verify,
-            })
         };
         let other = || {
             let at = sweep::copy_partner(size, self.mem.buffer.size)
                 .ok_or("a copy needs twice the size in the buffer")?;
             wb.window(at, size).ok_or(ODD_SIZE)
         };
+        // The streaming kernels: their loop, whether it writes through the alias, the
+        // windows it touches, what they hold afterwards, and the bytes a pass counts per
+        // byte of the size (a triad counts a, b and c, as STREAM does).
         let only = [Some(wb_region), None, None];
-        match spec.kernel {
+        let (body, writes, touched, (at, expect), per_byte) = match spec.kernel {
             Kernel::ReadLdp | Kernel::ReadLdpQ | Kernel::ReadLdnp => {
                 lay(wb_region, PATTERN);
                 let body = match spec.kernel {
@@ -118,7 +110,7 @@ impl Engine<'_> {
                     Kernel::ReadLdnp => Loop::read_ldnp(&region),
                     _ => Loop::read_ldp_q(&region),
                 };
-                streaming(body, false, only, data(wb_region, PATTERN))
+                (body, false, only, (wb_region, PATTERN), 1)
             }
             Kernel::WriteStp | Kernel::WriteStpQ | Kernel::WriteStnp => {
                 lay(wb_region, PATTERN);
@@ -127,12 +119,12 @@ impl Engine<'_> {
                     Kernel::WriteStnp => Loop::write_stnp(&region),
                     _ => Loop::write_stp_q(&region),
                 };
-                streaming(body, true, only, data(wb_region, WRITTEN))
+                (body, true, only, (wb_region, WRITTEN), 1)
             }
             Kernel::WriteLine => {
                 lay(wb_region, PATTERN);
                 let body = Loop::write_line(&region);
-                streaming(body, true, only, data(wb_region, pattern::LINE_WRITTEN))
+                (body, true, only, (wb_region, pattern::LINE_WRITTEN), 1)
             }
             Kernel::CopyTo | Kernel::CopyToQ => {
                 let source = other()?;
@@ -143,7 +135,7 @@ impl Engine<'_> {
                     _ => Loop::copy_q(&region, &source),
                 };
                 let touched = [Some(wb_region), Some(source), None];
-                streaming(body, true, touched, data(wb_region, PATTERN))
+                (body, true, touched, (wb_region, PATTERN), 1)
             }
             Kernel::CopyFrom | Kernel::CopyFromQ => {
                 let target = other()?;
@@ -154,7 +146,7 @@ impl Engine<'_> {
                     _ => Loop::copy_q(&target, &region),
                 };
                 let touched = [Some(wb_region), Some(target), None];
-                streaming(body, false, touched, data(target, PATTERN))
+                (body, false, touched, (target, PATTERN), 1)
             }
             Kernel::Triad => {
                 // a, b and c all in the type under test, laid through normal-wb.
@@ -166,13 +158,8 @@ impl Engine<'_> {
                 lay(b, pattern::TRIAD_B);
                 lay(c, pattern::TRIAD_C);
                 let body = Loop::triad(&region, &window(alias, b_at)?, &window(alias, c_at)?);
-                Ok(Prepared {
-                    // Bytes as STREAM counts them: a, b and c.
-                    units: 3 * size,
-                    pass_bytes: 3 * size,
-                    touched: [Some(wb_region), Some(b), Some(c)],
-                    ..streaming(body, true, only, data(wb_region, pattern::TRIAD_A))?
-                })
+                let touched = [Some(wb_region), Some(b), Some(c)];
+                (body, true, touched, (wb_region, pattern::TRIAD_A), 3)
             }
             Kernel::ReadStride64
             | Kernel::ReadStride256
@@ -184,90 +171,119 @@ impl Engine<'_> {
                     .kernel
                     .order()
                     .and_then(|order| Loop::read_strided(&region, order));
-                streaming(body, false, only, data(wb_region, PATTERN))
+                (body, false, only, (wb_region, PATTERN), 1)
             }
             Kernel::FillZva => {
                 lay(wb_region, PATTERN);
-                streaming(Loop::zva(&region), true, only, data(wb_region, ZERO))
+                (Loop::zva(&region), true, only, (wb_region, ZERO), 1)
             }
-            Kernel::Latency => {
-                // One random cycle per size, moved (not re-drawn) from alias to alias.
-                let chain = match self.chase {
-                    Some(laid) if laid.lines() * CHASE_LINE == size => laid.rebase(region),
-                    _ => Chain::lay(wb_region, region, CHASE_LINE, SEED ^ size),
-                }
-                .ok_or(ODD_SIZE)?;
-                self.chase = Some(chain);
-                let lines = chain.lines();
-                let loads = sweep::chase_pass(lines);
-                Ok(Prepared {
-                    body: Loop::chase(&chain, loads).ok_or(ODD_SIZE)?,
-                    units: loads,
-                    pass_bytes: loads * CHASE_LINE,
-                    warm_up_loads: Some(sweep::chase_warm_up(
-                        lines,
-                        CHASE_LINE,
-                        self.plan.chase_cap,
-                    )),
-                    redirty: None,
-                    writes: false,
-                    touched: only,
-                    start: Start::Invalidated,
-                    lines: None,
-                    verify: Verify::Chain(chain),
-                })
-            }
+            Kernel::Latency => return self.prepare_chase(region, wb_region),
             Kernel::MaintCivac | Kernel::MaintCvac | Kernel::MaintIvac => {
-                // Timed one pass at a time, each on lines just written through the alias;
-                // for an invalidate written, cleaned and written again, so no data is lost.
-                // Where no write leaves a line (no-line), every pass finds the same state:
-                // the written values are laid through normal-wb and the point starts
-                // invalidated.
-                let lines = Lines::after_writes(alias.memtype.mair);
-                let body = match spec.kernel {
-                    Kernel::MaintCivac => Loop::civac(&region),
-                    Kernel::MaintCvac => Loop::cvac(&region),
-                    _ => Loop::ivac(&region),
-                };
-                let write = Loop::write_stp(&region).ok_or(ODD_SIZE)?;
-                let read = Loop::read_ldp(&region).ok_or(ODD_SIZE)?;
-                let invalidate = spec.kernel == Kernel::MaintIvac;
-                let (redirty, start) = match (lines, invalidate) {
-                    (Lines::NoLine, _) => {
-                        lay(wb_region, WRITTEN);
-                        (None, Start::Invalidated)
-                    }
-                    (_, false) => {
-                        lay(wb_region, PATTERN);
-                        (
-                            Some(Redirty {
-                                read,
-                                write,
-                                clean: None,
-                            }),
-                            Start::Written,
-                        )
-                    }
-                    (_, true) => {
-                        lay(wb_region, PATTERN);
-                        let clean = Some(Loop::cvac(&region).ok_or(ODD_SIZE)?);
-                        (Some(Redirty { read, write, clean }), Start::Rewritten)
-                    }
-                };
-                Ok(Prepared {
-                    body: body.ok_or(ODD_SIZE)?,
-                    // The line is never 0 (`cache::dcache_line`): no division-by-zero panic.
-                    units: size / self.plan.line.max(1),
-                    pass_bytes: size,
-                    warm_up_loads: None,
-                    redirty,
-                    writes: true,
-                    touched: only,
-                    start,
-                    lines: Some(lines),
-                    verify: data(wb_region, WRITTEN),
-                })
+                return self.prepare_maintenance(spec, alias, region, wb_region, lay)
             }
+        };
+        Ok(Prepared {
+            body: body.ok_or(ODD_SIZE)?,
+            units: per_byte * size,
+            pass_bytes: per_byte * size,
+            warm_up_loads: None,
+            redirty: None,
+            writes,
+            touched,
+            start: Start::Invalidated,
+            lines: None,
+            verify: Verify::Data { at, expect },
+        })
+    }
+
+    /// The latency kernel's point: one random cycle per size, moved (not re-drawn) from
+    /// alias to alias.
+    fn prepare_chase(
+        &mut self,
+        region: Window,
+        wb_region: Window,
+    ) -> Result<Prepared, &'static str> {
+        let size = region.len();
+        let chain = match self.chase {
+            Some(laid) if laid.lines() * CHASE_LINE == size => laid.rebase(region),
+            _ => Chain::lay(wb_region, region, CHASE_LINE, SEED ^ size),
         }
+        .ok_or(ODD_SIZE)?;
+        self.chase = Some(chain);
+        let lines = chain.lines();
+        let loads = sweep::chase_pass(lines);
+        Ok(Prepared {
+            body: Loop::chase(&chain, loads).ok_or(ODD_SIZE)?,
+            units: loads,
+            pass_bytes: loads * CHASE_LINE,
+            warm_up_loads: Some(sweep::chase_warm_up(lines, CHASE_LINE, self.plan.chase_cap)),
+            redirty: None,
+            writes: false,
+            touched: [Some(wb_region), None, None],
+            start: Start::Invalidated,
+            lines: None,
+            verify: Verify::Chain(chain),
+        })
+    }
+
+    /// A maintenance kernel's point: timed one pass at a time, each on lines just written
+    /// through the alias; for an invalidate written, cleaned and written again, so no data
+    /// is lost. Where no write leaves a line (no-line), every pass finds the same state: the
+    /// written values are laid through normal-wb and the point starts invalidated.
+    fn prepare_maintenance(
+        &self,
+        spec: &KernelSpec,
+        alias: &Alias,
+        region: Window,
+        wb_region: Window,
+        lay: impl Fn(Window, Pattern),
+    ) -> Result<Prepared, &'static str> {
+        let lines = Lines::after_writes(alias.memtype.mair);
+        let body = match spec.kernel {
+            Kernel::MaintCivac => Loop::civac(&region),
+            Kernel::MaintCvac => Loop::cvac(&region),
+            _ => Loop::ivac(&region),
+        };
+        let write = Loop::write_stp(&region).ok_or(ODD_SIZE)?;
+        let read = Loop::read_ldp(&region).ok_or(ODD_SIZE)?;
+        let invalidate = spec.kernel == Kernel::MaintIvac;
+        let (redirty, start) = match (lines, invalidate) {
+            (Lines::NoLine, _) => {
+                lay(wb_region, WRITTEN);
+                (None, Start::Invalidated)
+            }
+            (_, false) => {
+                lay(wb_region, PATTERN);
+                (
+                    Some(Redirty {
+                        read,
+                        write,
+                        clean: None,
+                    }),
+                    Start::Written,
+                )
+            }
+            (_, true) => {
+                lay(wb_region, PATTERN);
+                let clean = Some(Loop::cvac(&region).ok_or(ODD_SIZE)?);
+                (Some(Redirty { read, write, clean }), Start::Rewritten)
+            }
+        };
+        Ok(Prepared {
+            body: body.ok_or(ODD_SIZE)?,
+            // The line is never 0 (`cache::dcache_line`): no division-by-zero panic.
+            units: region.len() / self.plan.line.max(1),
+            pass_bytes: region.len(),
+            warm_up_loads: None,
+            redirty,
+            writes: true,
+            touched: [Some(wb_region), None, None],
+            start,
+            lines: Some(lines),
+            verify: Verify::Data {
+                at: wb_region,
+                expect: WRITTEN,
+            },
+        })
     }
 }

@@ -86,6 +86,20 @@ pub(super) fn on_cluster<'w, W: core::fmt::Write>(
     }
 }
 
+/// The start of a `result` record: the cluster of another cluster's sweep, the memory type,
+/// kernel and granule.
+fn result_head<'w>(
+    out: &'w mut Console,
+    spec: &KernelSpec,
+    alias: &Alias,
+    cluster: Option<u16>,
+) -> Record<'w, Console> {
+    on_cluster(Record::new(out, &schema::RESULT), cluster)
+        .str("memtype", alias.memtype.name)
+        .str("kernel", spec.name)
+        .str("granule", alias.granule.name())
+}
+
 /// The `result` record of a point not measured: for every size (`size` None) or one.
 pub(super) fn skipped(
     spec: &KernelSpec,
@@ -95,10 +109,7 @@ pub(super) fn skipped(
     cluster: Option<u16>,
 ) {
     let mut out = Console;
-    let mut rec = on_cluster(Record::new(&mut out, &schema::RESULT), cluster)
-        .str("memtype", alias.memtype.name)
-        .str("kernel", spec.name)
-        .str("granule", alias.granule.name());
+    let mut rec = result_head(&mut out, spec, alias, cluster);
     if let Some(size) = size {
         rec = rec.u64("size", size);
     }
@@ -118,10 +129,7 @@ pub(super) fn result(
     let (t, freq) = (&p.ticks, clock.freq);
     let mut out = Console;
     let cluster = clock.on.map(|r| r.cluster);
-    let mut rec = on_cluster(Record::new(&mut out, &schema::RESULT), cluster)
-        .str("memtype", alias.memtype.name)
-        .str("kernel", spec.name)
-        .str("granule", alias.granule.name())
+    let mut rec = result_head(&mut out, spec, alias, cluster)
         .u64("size", size)
         .u64("passes", p.passes)
         .u64("reps", t.n.into())
@@ -226,13 +234,10 @@ impl Table {
     }
 
     /// Prints the table: at most [`COLUMNS`] sizes spread over the sweep, and the ratio to
-    /// normal-wb at the largest size both were measured at.
-    pub(super) fn print<'a>(
-        &self,
-        sizes: &Sizes,
-        reps: u32,
-        types: impl Iterator<Item = &'a Alias>,
-    ) {
+    /// normal-wb at the largest size both were measured at. Not inlined into the kernel's
+    /// sweep: the code is shorter apart.
+    #[inline(never)]
+    pub(super) fn print(&self, sizes: &Sizes, reps: u32, types: &[&Alias]) {
         let spec = self.spec;
         let n = sizes.len();
         let shown = n.min(COLUMNS);
@@ -267,7 +272,7 @@ impl Table {
         say!("  {:>9}", "vs wb");
         let reference = &self.cells[memtype::NORMAL_WB];
         let mut rows: [Option<&Alias>; MEMTYPES.len()] = [None; MEMTYPES.len()];
-        for alias in types {
+        for &alias in types {
             let Some(row) = self.cells.get(self.row(alias)) else {
                 continue;
             };

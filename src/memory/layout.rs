@@ -24,22 +24,47 @@ pub(super) struct IdentityMap {
 
 impl IdentityMap {
     /// Every region, in report order.
-    pub(super) fn iter(&self) -> impl Iterator<Item = Region> + Clone + '_ {
-        let names = ["cpu stack", "cpu exception stack"].into_iter().cycle();
-        let stacks = (1..=self.secondaries)
-            .flat_map(smp::start::stacks)
-            .zip(names);
-        self.fixed
-            .iter()
-            .flatten()
-            .copied()
-            .chain(stacks.map(|((start, end), what)| Region {
-                what,
-                base: start,
-                size: end - start,
-                memtype: memtype::NORMAL_WB,
-                access: Access::ReadWrite,
-            }))
+    pub(super) fn iter(&self) -> Regions<'_> {
+        Regions { map: self, next: 0 }
+    }
+}
+
+/// The regions of an [`IdentityMap`], in report order: the fixed ones, then two stacks per
+/// secondary CPU.
+#[derive(Clone)]
+pub(super) struct Regions<'a> {
+    map: &'a IdentityMap,
+    /// The next fixed slot, then `FIXED` + the next stack's index.
+    next: usize,
+}
+
+impl Iterator for Regions<'_> {
+    type Item = Region;
+
+    fn next(&mut self) -> Option<Region> {
+        while let Some(fixed) = self.map.fixed.get(self.next) {
+            self.next += 1;
+            if fixed.is_some() {
+                return *fixed;
+            }
+        }
+        let stack = self.next - FIXED;
+        let block = stack / 2 + 1;
+        if block > self.map.secondaries {
+            return None;
+        }
+        self.next += 1;
+        let ((start, end), what) = match smp::start::stacks(block) {
+            [own, _] if stack.is_multiple_of(2) => (own, "cpu stack"),
+            [_, exception] => (exception, "cpu exception stack"),
+        };
+        Some(Region {
+            what,
+            base: start,
+            size: end - start,
+            memtype: memtype::NORMAL_WB,
+            access: Access::ReadWrite,
+        })
     }
 }
 

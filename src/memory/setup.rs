@@ -195,15 +195,20 @@ fn check_reserved(
         ("the image", image_range),
         ("the buffer", (buffer.base, buffer.size)),
     ];
-    let mut clash = ours.iter().flat_map(|&(what, (base, size))| {
-        reserved
-            .overlapping(base, size)
-            .map(move |r| (what, base, size, r))
-    });
+    // The first overlap, and how many more there are.
+    let (mut clash, mut more) = (None, 0u64);
+    for &(what, (base, size)) in &ours {
+        for r in reserved.overlapping(base, size) {
+            match clash {
+                None => clash = Some((what, base, size, r)),
+                Some(_) => more += 1,
+            }
+        }
+    }
     let fixed = reserved.ranges().count() + reserved.merged();
     let dynamic = reserved.total() - fixed;
     let (start, end) = (image.start, image.end);
-    match clash.next() {
+    match clash {
         None if reserved.entries().is_empty() => run::check(
             "reserved",
             true,
@@ -230,7 +235,7 @@ fn check_reserved(
                 Bytes(r.size),
                 r.source.name(),
                 r.name,
-                clash.count()
+                more
             ),
         ),
     };
@@ -286,11 +291,16 @@ impl Fit<'_> {
 
     /// Tables that the identity map and the aliases of a buffer of `size` bytes take.
     fn tables_for(&self, size: u64) -> usize {
-        let identity = self.regions.iter().map(|r| (r.base, r.size, Granule::Page));
-        let aliases = (0..ALIASES).map(move |i| {
-            let va = layout::alias_va(self.alias_base, size, i);
-            (va, size, layout::alias_granule(i))
+        // The identity map's regions, then the aliases: one `next`, not a chain's two
+        // halves inlined into each of the count's loops.
+        let (mut identity, mut aliases) = (self.regions.iter(), 0..ALIASES);
+        let regions = core::iter::from_fn(move || match identity.next() {
+            Some(r) => Some((r.base, r.size, Granule::Page)),
+            None => aliases.next().map(|i| {
+                let va = layout::alias_va(self.alias_base, size, i);
+                (va, size, layout::alias_granule(i))
+            }),
         });
-        paging::tables_needed(self.layout, identity.chain(aliases))
+        paging::tables_needed(self.layout, regions)
     }
 }
