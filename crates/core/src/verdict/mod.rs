@@ -708,21 +708,22 @@ pub fn judge<S: Sweep + ?Sized>(inputs: &Inputs<'_, S>) -> Verdicts {
     let v = View::new(inputs);
     let allocate = write_allocate::judge(&v);
     let through = write_through::judge(&v, &allocate);
-    Verdicts(
-        [
-            caches_on::judge(&v),
-            uncached::judge(&v),
-            allocate,
-            through,
-            maintenance::judge(&v),
-            device_read_cliff::judge(&v),
-            smp_config::judge(&v),
-            clock::judge(&v),
-            cache_geometry::judge(&v),
-        ]
-        .map(|verdict| under_emulation(verdict, inputs.emulated))
-        .map(|verdict| in_a_guest(verdict, inputs)),
-    )
+    let mut verdicts = [
+        caches_on::judge(&v),
+        uncached::judge(&v),
+        allocate,
+        through,
+        maintenance::judge(&v),
+        device_read_cliff::judge(&v),
+        smp_config::judge(&v),
+        clock::judge(&v),
+        cache_geometry::judge(&v),
+    ];
+    for verdict in &mut verdicts {
+        under_emulation(verdict, inputs.emulated);
+        in_a_guest(verdict, inputs);
+    }
+    Verdicts(verdicts)
 }
 
 /// The verdicts a hypervisor's stage 2 can make fail by forcing Normal write-back on every
@@ -738,9 +739,9 @@ const OVERRIDABLE: [Name; 4] = [
 /// demonstration (the non-cacheable alias was cached too) is `n/a` with the reason, keeping
 /// its numbers: the board owner cannot change the host's stage 2. SCTLR_EL1.C or I clear
 /// still fails.
-fn in_a_guest<S: Sweep + ?Sized>(verdict: Verdict, inputs: &Inputs<'_, S>) -> Verdict {
+fn in_a_guest<S: Sweep + ?Sized>(verdict: &mut Verdict, inputs: &Inputs<'_, S>) {
     let Some(h) = inputs.hypervisor else {
-        return verdict;
+        return;
     };
     let coherent = inputs.stale.is_some_and(|s| s.stale_words == 0);
     let registers = matches!(verdict.why, Why::CachesOn(caches_on::Why::Disabled { .. }));
@@ -749,33 +750,26 @@ fn in_a_guest<S: Sweep + ?Sized>(verdict: Verdict, inputs: &Inputs<'_, S>) -> Ve
         || registers
         || !OVERRIDABLE.contains(&verdict.name)
     {
-        return verdict;
+        return;
     }
-    Verdict {
-        status: Status::NotApplicable,
-        why: Why::Overridden(h),
-        ..verdict
-    }
+    verdict.status = Status::NotApplicable;
+    verdict.why = Why::Overridden(h);
 }
 
 /// Under emulation a verdict that rests on timings or PMU counts is `n/a`, keeping the
 /// numbers it would have judged by (what a board would be judged on, shown on QEMU too).
 /// `caches-on`, which also rests on registers and data, decides for itself.
-fn under_emulation(verdict: Verdict, emulated: bool) -> Verdict {
+fn under_emulation(verdict: &mut Verdict, emulated: bool) {
     if !emulated || verdict.name.basis() != Basis::Timing {
-        return verdict;
+        return;
     }
-    let why = match verdict.name {
+    verdict.status = Status::NotApplicable;
+    verdict.why = match verdict.name {
         Name::Clock => Why::Clock(clock::Why::Emulated),
         _ => Why::Emulated,
     };
     // An emulator models no core's caches: its TRM's statements do not apply.
-    Verdict {
-        status: Status::NotApplicable,
-        why,
-        core_note: None,
-        ..verdict
-    }
+    verdict.core_note = None;
 }
 
 /// Writes the table as Markdown: one row per verdict (name, what it checks, threshold, what
