@@ -69,68 +69,63 @@ pub enum Why {
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (wb, wt) = (named(Role::WriteBack), named(Role::WriteThrough));
-        match *self {
+        // Every comparison opens alike: WB's writes at the L1 set against WT's.
+        let (kernel, size, ratio, only) = match *self {
             Why::Compared {
                 kernel,
                 size,
                 ratio,
-            } => {
-                write!(
-                    f,
-                    "{wb} {} at {} run at {} {wt}'s speed",
-                    Writes(kernel),
-                    Bytes(size),
-                    Times(ratio)
-                )?;
-                f.write_str(if ratio >= CLEAR_RATIO {
-                    ": write-through stores reach memory"
-                } else if ratio >= SAME_RATIO {
-                    ": a small difference, not conclusive"
-                } else {
-                    ": the write-through alias behaves as write-back (check its MAIR byte and AttrIndx)"
-                })
             }
-            Why::AsNonCacheable {
+            | Why::AsNonCacheable {
                 kernel,
                 size,
                 ratio,
-            } => {
-                write!(
-                    f,
-                    "{wb} {} at {} run at {} {wt}'s speed",
-                    Writes(kernel),
-                    Bytes(size),
-                    Times(ratio)
-                )?;
-                f.write_str(if ratio >= CLEAR_RATIO {
-                    ": this core treats write-through as non-cacheable, as documented, and its stores reach memory"
-                } else {
-                    ", though this core is documented to treat write-through as non-cacheable: the alias is not what it claims (check its MAIR byte and AttrIndx)"
-                })
-            }
-            Why::Streaming { size, ratio } => write!(
-                f,
-                "{wb} writes at {} run at only {} {wt}'s speed, but this core's full-line writes stream past L1 without allocating, so {} cannot tell write-through from write-back here",
-                Bytes(size),
-                Times(ratio),
-                Kernel::WriteStp.spec().name
-            ),
+            } => (kernel, size, ratio, ""),
             Why::WriteBackNoAlloc {
                 kernel,
                 size,
                 ratio,
-            } => write!(
+            } => (kernel, size, ratio, "only "),
+            // Only write-stp's full-line stream is taken for streaming.
+            Why::Streaming { size, ratio } => (Kernel::WriteStp, size, ratio, "only "),
+            Why::Missing => {
+                return write!(
+                    f,
+                    "not measured: no {} points of {wb} and {wt} at the L1 set",
+                    Kernel::WriteStp.spec().name
+                )
+            }
+        };
+        write!(
+            f,
+            "{wb} {} at {} run at {only}{} {wt}'s speed",
+            Writes(kernel),
+            Bytes(size),
+            Times(ratio)
+        )?;
+        let clear = ratio >= CLEAR_RATIO;
+        match *self {
+            Why::Compared { .. } => f.write_str(if clear {
+                ": write-through stores reach memory"
+            } else if ratio >= SAME_RATIO {
+                ": a small difference, not conclusive"
+            } else {
+                ": the write-through alias behaves as write-back (check its MAIR byte and AttrIndx)"
+            }),
+            Why::AsNonCacheable { .. } => f.write_str(if clear {
+                ": this core treats write-through as non-cacheable, as documented, and its stores reach memory"
+            } else {
+                ", though this core is documented to treat write-through as non-cacheable: the alias is not what it claims (check its MAIR byte and AttrIndx)"
+            }),
+            Why::Streaming { .. } => write!(
                 f,
-                "{wb} {} at {} run at only {} {wt}'s speed because write-back writes themselves do not allocate (write-allocate fails on it), so they cannot show whether write-through stores reach memory",
-                Writes(kernel),
-                Bytes(size),
-                Times(ratio)
-            ),
-            Why::Missing => write!(
-                f,
-                "not measured: no {} points of {wb} and {wt} at the L1 set",
+                ", but this core's full-line writes stream past L1 without allocating, so {} cannot tell write-through from write-back here",
                 Kernel::WriteStp.spec().name
             ),
+            Why::WriteBackNoAlloc { .. } => f.write_str(
+                " because write-back writes themselves do not allocate (write-allocate fails on it), so they cannot show whether write-through stores reach memory",
+            ),
+            Why::Missing => Ok(()),
         }
     }
 }
