@@ -119,6 +119,8 @@ impl fmt::Display for Why {
     }
 }
 
+// Not inlined: see `super::judge`.
+#[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
     let Some(m) = v.i.maintenance else {

@@ -702,7 +702,8 @@ impl Verdicts {
 }
 
 /// Judges every verdict of [`VERDICTS`] from `inputs`. Not inlined: inside its caller's
-/// frame the same code takes more instructions.
+/// frame the same code takes more instructions. For the same reason no verdict's own `judge`
+/// is inlined into this one, whose frame holds all nine verdicts.
 #[inline(never)]
 pub fn judge<S: Sweep + ?Sized>(inputs: &Inputs<'_, S>) -> Verdicts {
     let v = View::new(inputs);

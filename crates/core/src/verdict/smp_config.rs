@@ -127,6 +127,8 @@ impl fmt::Display for Why {
     }
 }
 
+// Not inlined: see `super::judge`.
+#[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
     let verdict = |status, e, why| Verdict::new(SPEC.name, status, e, super::Why::SmpConfig(why));

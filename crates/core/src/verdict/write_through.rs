@@ -132,6 +132,8 @@ impl fmt::Display for Why {
 
 /// `allocate` is the same sweep's `write-allocate` verdict: its cause is not blamed on the
 /// write-through alias.
+// Not inlined: see `super::judge`.
+#[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>, allocate: &Verdict) -> Verdict {
     let mut e = Evidence::new();
     let k = v.write_kernel();
