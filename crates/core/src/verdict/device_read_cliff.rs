@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use super::points::{devices, faster, named, Times, View};
+use super::points::{faster, named, Times, View, DEVICES};
 use super::DRAM_TIMES;
 use super::{Basis, Evidence, Name, Scope, Spec, Status, Sweep, Verdict, STEP_RATIO};
 use crate::format::Bytes;
@@ -106,7 +106,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
     let k = Kernel::ReadLdp;
     let wb = super::points::position(Role::WriteBack);
-    let found = devices().find_map(|t| {
+    let found = DEVICES.into_iter().find_map(|t| {
         let (point, wb) = v.dram(k, wb)?;
         let dev = v.value(k, t, point.size)?;
         Some((t, point, wb, dev, faster(Unit::Bandwidth, wb, dev)?))

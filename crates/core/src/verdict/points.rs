@@ -46,8 +46,11 @@ pub fn dram_bound(cache_sizes: impl IntoIterator<Item = u64>) -> u64 {
 
 /// Position in [`MEMTYPES`] of the first type of `role`; a position beyond the table, which
 /// no sweep answers for, when the table has none.
-pub(super) fn position(role: Role) -> usize {
-    memtype::position(role).unwrap_or(usize::MAX)
+pub(super) const fn position(role: Role) -> usize {
+    match memtype::position(role) {
+        Some(i) => i,
+        None => usize::MAX,
+    }
 }
 
 /// The name of the first type of `role`, as the sentences print it.
@@ -55,20 +58,47 @@ pub(super) fn named(role: Role) -> &'static str {
     MEMTYPES.get(position(role)).map_or("(none)", |t| t.name)
 }
 
-/// The Device types, in the order the verdicts prefer them: what Linux's `pgprot_device`
-/// maps first (the dma-buf of "Performance Anomaly Investigation"), then the table's order.
-pub(super) fn devices() -> impl Iterator<Item = usize> + Clone {
-    core::iter::once(memtype::DEVICE_NGNRE).chain(
-        memtype::with_role(Role::Device)
-            .map(|t| usize::from(t.index))
-            .filter(|&i| i != memtype::DEVICE_NGNRE),
-    )
-}
+/// How many Device types the table has.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
+const DEVICE_TYPES: usize = {
+    let (mut n, mut i) = (0, 0);
+    while i < MEMTYPES.len() {
+        if MEMTYPES[i].role as u8 == Role::Device as u8 {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+};
 
-/// The uncached types: the non-cacheable one, then [`devices`].
-pub(super) fn uncached() -> impl Iterator<Item = usize> + Clone {
-    core::iter::once(position(Role::NonCacheable)).chain(devices())
-}
+/// The Device types (positions in [`MEMTYPES`]), in the order the verdicts prefer them: what
+/// Linux's `pgprot_device` maps first (the dma-buf of "Performance Anomaly Investigation"),
+/// then the table's order. Worked out at compile time.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
+pub(super) const DEVICES: [usize; DEVICE_TYPES] = {
+    let mut devices = [memtype::DEVICE_NGNRE; DEVICE_TYPES];
+    let (mut n, mut i) = (1, 0);
+    while i < MEMTYPES.len() {
+        if MEMTYPES[i].role as u8 == Role::Device as u8 && i != memtype::DEVICE_NGNRE {
+            devices[n] = i;
+            n += 1;
+        }
+        i += 1;
+    }
+    devices
+};
+
+/// The uncached types: the non-cacheable one, then [`DEVICES`].
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
+pub(super) const UNCACHED: [usize; DEVICE_TYPES + 1] = {
+    let mut uncached = [position(Role::NonCacheable); DEVICE_TYPES + 1];
+    let mut i = 0;
+    while i < DEVICE_TYPES {
+        uncached[i + 1] = DEVICES[i];
+        i += 1;
+    }
+    uncached
+};
 
 /// `num / den` in hundredths, rounded to the nearest; `None` when `den` is 0.
 pub(super) fn ratio_centi(num: u64, den: u64) -> Option<u64> {

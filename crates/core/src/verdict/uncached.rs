@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use super::points::{centi, uncached, Times, View};
+use super::points::{centi, Times, View, UNCACHED};
 use super::{event, Basis, Evidence, Name, Scope, Spec, Status, Sweep, Verdict, STEP_RATIO};
 use crate::format::Bytes;
 use crate::kernel::Kernel;
@@ -121,7 +121,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let k = Kernel::ReadLdp;
     // The largest step of any uncached type across any reported cache.
     let mut worst: Option<(usize, u8, u64, u64)> = None;
-    for t in uncached() {
+    for t in UNCACHED {
         for c in v.caches() {
             let Some(step) = v.step(k, t, c.size()) else {
                 continue;
@@ -133,7 +133,8 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     }
     // The fewest bus accesses per line on an uncached type, at the L1 set.
     let bus = v.l1_set().and_then(|size| {
-        uncached()
+        UNCACHED
+            .into_iter()
             .filter_map(|t| v.i.sweep.pmu(k, t, size, event::BUS_ACCESS))
             .min()
     });
