@@ -68,7 +68,7 @@ pub enum Why {
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let wb = named(Role::WriteBack);
+        let wb = const { named(Role::WriteBack) };
         match *self {
             // Small counts as u64: one integer Display in the image for all.
             Why::Ok { kernel, levels } => write!(

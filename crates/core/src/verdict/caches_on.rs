@@ -76,7 +76,10 @@ const SET: &str = "SCTLR_EL1.C and I are set";
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (wb, nc) = (named(Role::WriteBack), named(Role::NonCacheable));
+        let (wb, nc) = (
+            const { named(Role::WriteBack) },
+            const { named(Role::NonCacheable) },
+        );
         match *self {
             Why::Disabled { c, i } => {
                 let which = match (c, i) {

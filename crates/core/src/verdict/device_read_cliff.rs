@@ -47,7 +47,7 @@ pub enum Why {
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let wb = named(Role::WriteBack);
+        let wb = const { named(Role::WriteBack) };
         match *self {
             Why::Cliff {
                 memtype,

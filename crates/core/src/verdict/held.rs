@@ -129,7 +129,10 @@ impl Held {
 
 impl fmt::Display for Held {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (wb, nc) = (named(Role::WriteBack), named(Role::NonCacheable));
+        let (wb, nc) = (
+            const { named(Role::WriteBack) },
+            const { named(Role::NonCacheable) },
+        );
         match *self {
             Held::Outward {
                 event,

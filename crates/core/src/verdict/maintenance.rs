@@ -80,7 +80,10 @@ pub enum Why {
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (wb, nc) = (named(Role::WriteBack), named(Role::NonCacheable));
+        let (wb, nc) = (
+            const { named(Role::WriteBack) },
+            const { named(Role::NonCacheable) },
+        );
         match self {
             Why::Ok => write!(
                 f,

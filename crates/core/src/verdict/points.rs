@@ -54,8 +54,12 @@ pub(super) const fn position(role: Role) -> usize {
 }
 
 /// The name of the first type of `role`, as the sentences print it.
-pub(super) fn named(role: Role) -> &'static str {
-    MEMTYPES.get(position(role)).map_or("(none)", |t| t.name)
+#[allow(clippy::indexing_slicing)] // a position the table gave
+pub(super) const fn named(role: Role) -> &'static str {
+    match memtype::position(role) {
+        Some(i) => MEMTYPES[i].name,
+        None => "(none)",
+    }
 }
 
 /// How many Device types the table has.

@@ -89,7 +89,7 @@ pub enum Why {
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let wb = named(Role::WriteBack);
+        let wb = const { named(Role::WriteBack) };
         match *self {
             Why::Single => f.write_str("only the boot CPU runs"),
             Why::Ok { started } => write!(

@@ -60,7 +60,7 @@ pub enum Why {
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let nc = super::points::named(crate::memtype::Role::NonCacheable);
+        let nc = const { super::points::named(crate::memtype::Role::NonCacheable) };
         match *self {
             Why::Flat { step } => write!(
                 f,

@@ -79,8 +79,8 @@ pub enum Why {
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let wb = named(Role::WriteBack);
-        let hinted = named(Role::WriteBackHinted);
+        let wb = const { named(Role::WriteBack) };
+        let hinted = const { named(Role::WriteBackHinted) };
         match *self {
             Why::Honoured {
                 kernel,
@@ -114,7 +114,7 @@ impl fmt::Display for Why {
                 Writes(kernel),
                 Bytes(size),
                 Times(ratio),
-                named(Role::NonCacheable)
+                const { named(Role::NonCacheable) }
             ),
             Why::None {
                 kernel,
@@ -128,7 +128,7 @@ impl fmt::Display for Why {
                     Writes(kernel),
                     Bytes(size),
                     Times(ratio),
-                    named(Role::NonCacheable)
+                    const { named(Role::NonCacheable) }
                 )?;
                 match pmu {
                     Some(h) => write!(f, "; {h}: they leave L1 as the non-cacheable ones do"),
@@ -140,7 +140,7 @@ impl fmt::Display for Why {
                 "{wb} writes at {} are only {} {}'s, but this core's full-line writes stream past L1 without allocating, so {} cannot show allocation here",
                 Bytes(size),
                 Times(ratio),
-                named(Role::NonCacheable),
+                const { named(Role::NonCacheable) },
                 Kernel::WriteStp.spec().name
             ),
             Why::Missing => write!(

@@ -68,7 +68,10 @@ pub enum Why {
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (wb, wt) = (named(Role::WriteBack), named(Role::WriteThrough));
+        let (wb, wt) = (
+            const { named(Role::WriteBack) },
+            const { named(Role::WriteThrough) },
+        );
         // Every comparison opens alike: WB's writes at the L1 set against WT's.
         let (kernel, size, ratio, only) = match *self {
             Why::Compared {
