@@ -120,7 +120,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
             e.push("device_mbps", dev, 0);
             e.push("ratio", ratio, 2);
             e.push("reference_ratio", REFERENCE_CLIFF, 2);
-            let finding = v.finding();
+            let finding = v.finding;
             let past = finding.system_cache().map(|c| {
                 e.push("system_cache_bytes", c.size, 0);
                 let capped = point.capped.then(|| finding.bound());

@@ -171,11 +171,17 @@ pub(super) struct Step {
 /// The inputs as the verdicts ask them: points by kernel, role and size.
 pub(super) struct View<'i, 'a, S: Sweep + ?Sized> {
     pub(super) i: &'i Inputs<'a, S>,
+    /// What the latency curve shows past the reported caches (not looked at under
+    /// emulation), found once for every verdict.
+    pub(super) finding: Finding,
 }
 
 impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
     pub(super) fn new(i: &'i Inputs<'a, S>) -> Self {
-        View { i }
+        View {
+            i,
+            finding: Finding::of(i.sweep, i.caches, i.emulated),
+        }
     }
 
     /// The reported data caches (fillers skipped), innermost first.
@@ -264,16 +270,10 @@ impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
             .filter(|&s| Some(s) != l1)
     }
 
-    /// What the latency curve shows past the reported caches (not looked at under
-    /// emulation).
-    pub(super) fn finding(&self) -> Finding {
-        Finding::of(self.i.sweep, self.i.caches, self.i.emulated)
-    }
-
     /// The DRAM point of (kernel, memtype) and its value: the smallest size it was measured
     /// at ≥ [`DRAM_TIMES`] the last cache step, or capped (see [`Finding::point`]).
     pub(super) fn dram(&self, kernel: Kernel, memtype: usize) -> Option<(Point, u64)> {
-        let point = self.finding().point_of(self.i.sweep, kernel, memtype)?;
+        let point = self.finding.point_of(self.i.sweep, kernel, memtype)?;
         Some((point, self.value(kernel, memtype, point.size)?))
     }
 
