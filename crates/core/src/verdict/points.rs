@@ -106,10 +106,7 @@ pub(super) const UNCACHED: [usize; DEVICE_TYPES + 1] = {
 
 /// `num / den` in hundredths, rounded to the nearest; `None` when `den` is 0.
 pub(super) fn ratio_centi(num: u64, den: u64) -> Option<u64> {
-    let num = u128::from(num).checked_mul(100)?;
-    let den = u128::from(den);
-    let half = den / 2;
-    u64::try_from(crate::stats::div_rem(num.checked_add(half)?, den)?.0).ok()
+    crate::stats::div_round(u128::from(num).checked_mul(100)?, u128::from(den))
 }
 
 /// How many times `a` is faster than `b` (hundredths), values in `unit`.
