@@ -126,12 +126,15 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
     let wb = position(Role::WriteBack);
     // Latency when measured (the chase shows every level), else read-ldp.
-    let kernel = [Kernel::Latency, Kernel::ReadLdp].into_iter().find(|&k| {
-        v.i.sweep
-            .sizes()
-            .iter()
-            .any(|&s| v.value(k, wb, s).is_some())
-    });
+    let kernel = [Kernel::Latency, Kernel::ReadLdp]
+        .iter()
+        .copied()
+        .find(|&k| {
+            v.i.sweep
+                .sizes()
+                .iter()
+                .any(|&s| v.value(k, wb, s).is_some())
+        });
     let Some(kernel) = kernel else {
         return verdict(Status::NotApplicable, e, Why::NotMeasured);
     };

@@ -106,7 +106,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
     let k = Kernel::ReadLdp;
     let wb = super::points::position(Role::WriteBack);
-    let found = DEVICES.into_iter().find_map(|t| {
+    let found = DEVICES.iter().find_map(|&t| {
         let (point, wb) = v.dram(k, wb)?;
         let dev = v.value(k, t, point.size)?;
         Some((t, point, wb, dev, faster(Unit::Bandwidth, wb, dev)?))

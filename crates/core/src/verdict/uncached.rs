@@ -121,7 +121,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let k = Kernel::ReadLdp;
     // The largest step of any uncached type across any reported cache.
     let mut worst: Option<(usize, u8, u64, u64)> = None;
-    for t in UNCACHED {
+    for &t in &UNCACHED {
         for c in v.caches() {
             let Some(step) = v.step(k, t, c.size()) else {
                 continue;
@@ -134,8 +134,8 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     // The fewest bus accesses per line on an uncached type, at the L1 set.
     let bus = v.l1_set().and_then(|size| {
         UNCACHED
-            .into_iter()
-            .filter_map(|t| v.i.sweep.pmu(k, t, size, event::BUS_ACCESS))
+            .iter()
+            .filter_map(|&t| v.i.sweep.pmu(k, t, size, event::BUS_ACCESS))
             .min()
     });
     if let Some((_, _, cache, step)) = worst {
