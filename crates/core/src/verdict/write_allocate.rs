@@ -212,26 +212,31 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     // WB over the hinted type at the L1 set and the L2 set: the larger counts.
     let hinted = position(Role::WriteBackHinted);
     let mut best: Option<(u64, u64)> = None;
-    for (size, noalloc_key, ratio_key) in [
-        (Some(l1), "noalloc_mbps", "ratio"),
-        (v.l2_set(), "l2_noalloc_mbps", "l2_ratio"),
-    ] {
-        let Some(size) = size else { continue };
+    for size in [Some(l1), v.l2_set()].into_iter().flatten() {
+        let l2 = size != l1;
         let (Some(wb), Some(na)) = (v.of(k, Role::WriteBack, size), v.value(k, hinted, size))
         else {
             continue;
         };
-        if size != l1 {
+        if l2 {
             e.push("l2_size_bytes", size, 0);
             e.push("l2_wb_mbps", wb, 0);
         } else if wb1.is_none() || nc1.is_none() {
             e.push("wb_mbps", wb, 0);
         }
-        e.push(noalloc_key, na, 0);
+        e.push(
+            if l2 {
+                "l2_noalloc_mbps"
+            } else {
+                "noalloc_mbps"
+            },
+            na,
+            0,
+        );
         let Some(r) = faster(Unit::Bandwidth, wb, na) else {
             continue;
         };
-        e.push(ratio_key, r, 2);
+        e.push(if l2 { "l2_ratio" } else { "ratio" }, r, 2);
         if best.is_none_or(|b| r > b.1) {
             best = Some((size, r));
         }
