@@ -611,11 +611,9 @@ impl Verdict {
     /// The same verdict, taking `note` into account. Not inlined: one copy of the move for
     /// its callers.
     #[inline(never)]
-    const fn noting(self, note: Option<CoreNote>) -> Self {
-        Verdict {
-            core_note: note,
-            ..self
-        }
+    const fn noting(mut self, note: Option<CoreNote>) -> Self {
+        self.core_note = note;
+        self
     }
 
     /// Writes its `verdict` record: `@mb {"kind":"verdict","name":…,"status":…,
