@@ -127,11 +127,14 @@ impl fmt::Display for Why {
     }
 }
 
+fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
+    Verdict::new(SPEC.name, status, e, super::Why::SmpConfig(why))
+}
+
 // Not inlined: see `super::judge`.
 #[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
-    let verdict = |status, e, why| Verdict::new(SPEC.name, status, e, super::Why::SmpConfig(why));
     let Some(s) = v.i.smp.filter(|s| s.cpus > 1 || s.started > 1) else {
         return verdict(Status::NotApplicable, e, Why::Single);
     };
