@@ -132,12 +132,14 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
         }
     }
     // The fewest bus accesses per line on an uncached type, at the L1 set.
-    let bus = v.l1_set().and_then(|size| {
-        UNCACHED
-            .iter()
-            .filter_map(|&t| v.i.sweep.pmu(k, t, size, event::BUS_ACCESS))
-            .min()
-    });
+    let mut bus: Option<u64> = None;
+    if let Some(size) = v.l1_set() {
+        for &t in &UNCACHED {
+            if let Some(b) = v.i.sweep.pmu(k, t, size, event::BUS_ACCESS) {
+                bus = Some(bus.map_or(b, |fewest| fewest.min(b)));
+            }
+        }
+    }
     if let Some((_, _, cache, step)) = worst {
         e.push("step", step, 2);
         e.push("min_step", STEP_RATIO, 2);
