@@ -165,27 +165,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>, allocate: &Verdict) 
                 e.flag("partial_line", true);
             }
             let clear = ratio >= CLEAR_RATIO;
-            if clear && as_nc.is_some() {
-                note = CoreNote::of(core, |c| c.wt_as_nc);
-                (
-                    Status::Pass,
-                    Why::AsNonCacheable {
-                        kernel: k,
-                        size,
-                        ratio,
-                    },
-                )
-            } else if clear {
-                note = CoreNote::of(core, |_| None);
-                (
-                    Status::Pass,
-                    Why::Compared {
-                        kernel: k,
-                        size,
-                        ratio,
-                    },
-                )
-            } else if super::write_allocate::wb_does_not_allocate(v, allocate) {
+            if !clear && super::write_allocate::wb_does_not_allocate(v, allocate) {
                 // One cause, named once: write-allocate's.
                 (
                     Status::NotApplicable,
@@ -195,36 +175,35 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>, allocate: &Verdict) 
                         ratio,
                     },
                 )
-            } else if streaming.is_some() {
+            } else if !clear && streaming.is_some() {
                 note = CoreNote::of(core, |c| c.streaming);
                 (Status::Warn, Why::Streaming { size, ratio })
             } else if as_nc.is_some() {
-                // A documented downgrade is never the board's failure: a warn naming the
-                // mismatch.
+                // A documented downgrade is never the board's failure: short of the ratio, a
+                // warn naming the mismatch.
                 note = CoreNote::of(core, |c| c.wt_as_nc);
-                (
-                    Status::Warn,
-                    Why::AsNonCacheable {
-                        kernel: k,
-                        size,
-                        ratio,
-                    },
-                )
+                let status = if clear { Status::Pass } else { Status::Warn };
+                let why = Why::AsNonCacheable {
+                    kernel: k,
+                    size,
+                    ratio,
+                };
+                (status, why)
             } else {
                 note = CoreNote::of(core, |_| None);
-                let status = if ratio >= SAME_RATIO {
+                let status = if clear {
+                    Status::Pass
+                } else if ratio >= SAME_RATIO {
                     Status::Warn
                 } else {
                     Status::Fail
                 };
-                (
-                    status,
-                    Why::Compared {
-                        kernel: k,
-                        size,
-                        ratio,
-                    },
-                )
+                let why = Why::Compared {
+                    kernel: k,
+                    size,
+                    ratio,
+                };
+                (status, why)
             }
         }
     };
