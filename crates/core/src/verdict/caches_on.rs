@@ -167,7 +167,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     }
     let stale_seen = stale.filter(|s| s.stale_words > 0);
     let k = Kernel::ReadLdp;
-    let size = v.l1_set();
+    let size = v.l1_set;
     let ratio = size.and_then(|size| {
         let wb = v.of(k, Role::WriteBack, size)?;
         let nc = v.of(k, Role::NonCacheable, size)?;

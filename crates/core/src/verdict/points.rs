@@ -171,14 +171,31 @@ pub(super) struct View<'i, 'a, S: Sweep + ?Sized> {
     /// What the latency curve shows past the reported caches (not looked at under
     /// emulation), found once for every verdict.
     pub(super) finding: Finding,
+    /// The L1 set: the largest size ≤ L1/2, else (no cache reported) the smallest size.
+    pub(super) l1_set: Option<u64>,
+    /// The write kernel the allocation verdicts judge by: write-line (one store per line,
+    /// which no write streaming mode takes for a full-line stream) where the sweep measured
+    /// it on the write-back type at the L1 set, else write-stp.
+    pub(super) write_kernel: Kernel,
 }
 
 impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
+    /// The view of `i`, with what several verdicts ask worked out once.
     pub(super) fn new(i: &'i Inputs<'a, S>) -> Self {
-        View {
+        let mut v = View {
             i,
             finding: Finding::of(i.sweep, i.caches, i.emulated),
+            l1_set: None,
+            write_kernel: Kernel::WriteStp,
+        };
+        v.l1_set = l1_set_of(i.sweep.sizes(), v.caches().map(CacheLevel::size));
+        let line = v
+            .l1_set
+            .and_then(|size| v.of(Kernel::WriteLine, Role::WriteBack, size));
+        if line.is_some() {
+            v.write_kernel = Kernel::WriteLine;
         }
+        v
     }
 
     /// The reported data caches (fillers skipped), innermost first.
@@ -201,20 +218,6 @@ impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
         s.best(kernel, memtype, first, size)
             .or_else(|| s.best(kernel, memtype, second, size))
             .filter(|&v| v > 0)
-    }
-
-    /// The write kernel the allocation verdicts judge by: write-line (one store per line,
-    /// which no write streaming mode takes for a full-line stream) where the sweep measured
-    /// it on the write-back type at the L1 set, else write-stp.
-    pub(super) fn write_kernel(&self) -> Kernel {
-        let line = self
-            .l1_set()
-            .and_then(|size| self.of(Kernel::WriteLine, Role::WriteBack, size));
-        if line.is_some() {
-            Kernel::WriteLine
-        } else {
-            Kernel::WriteStp
-        }
     }
 
     /// [`View::value`] of the first type of `role`.
@@ -248,16 +251,11 @@ impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
             .find_map(|&s| self.value(kernel, memtype, s).map(|v| (s, v)))
     }
 
-    /// The L1 set: the largest size ≤ L1/2, else (no cache reported) the smallest size.
-    pub(super) fn l1_set(&self) -> Option<u64> {
-        l1_set_of(self.i.sweep.sizes(), self.caches().map(CacheLevel::size))
-    }
-
     /// The set of the level after L1 (≤ L2/2), if there is one and it differs from the L1
     /// set.
     pub(super) fn l2_set(&self) -> Option<u64> {
         let l2 = self.caches().nth(1)?;
-        let l1 = self.l1_set();
+        let l1 = self.l1_set;
         let sizes = self.i.sweep.sizes();
         sizes
             .iter()

@@ -133,7 +133,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     }
     // The fewest bus accesses per line on an uncached type, at the L1 set.
     let mut bus: Option<u64> = None;
-    if let Some(size) = v.l1_set() {
+    if let Some(size) = v.l1_set {
         for &t in &UNCACHED {
             if let Some(b) = v.i.sweep.pmu(k, t, size, event::BUS_ACCESS) {
                 bus = Some(bus.map_or(b, |fewest| fewest.min(b)));

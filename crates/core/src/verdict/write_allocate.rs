@@ -160,8 +160,8 @@ fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
 #[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
-    let k = v.write_kernel();
-    let Some(l1) = v.l1_set() else {
+    let k = v.write_kernel;
+    let Some(l1) = v.l1_set else {
         let why = super::Why::Missing("no sweep");
         return Verdict::new(SPEC.name, Status::NotApplicable, e, why);
     };

@@ -139,8 +139,8 @@ impl fmt::Display for Why {
 #[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>, allocate: &Verdict) -> Verdict {
     let mut e = Evidence::new();
-    let k = v.write_kernel();
-    let measured = v.l1_set().and_then(|size| {
+    let k = v.write_kernel;
+    let measured = v.l1_set.and_then(|size| {
         let wb = v.of(k, Role::WriteBack, size)?;
         let wt = v.of(k, Role::WriteThrough, size)?;
         Some((size, wb, wt, faster(Unit::Bandwidth, wb, wt)?))
