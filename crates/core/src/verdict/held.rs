@@ -189,7 +189,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(
         let (Some(w), Some(n)) = (pmu(wb, size, o.event), pmu(nc, size, o.event)) else {
             continue;
         };
-        shown = shown.or(Some((o.wb_key, w, o.nc_key, n)));
+        shown = shown.or(Some((o, w, n)));
         let decided = if n < SEEN_PER_LINE {
             None
         } else if w <= NONE_PER_LINE {
@@ -208,13 +208,13 @@ pub(super) fn judge<S: Sweep + ?Sized>(
             None
         };
         if decided.is_some() {
-            (found, shown) = (decided, Some((o.wb_key, w, o.nc_key, n)));
+            (found, shown) = (decided, Some((o, w, n)));
             break;
         }
     }
-    if let Some((wb_key, w, nc_key, n)) = shown {
-        e.push(wb_key, w, 2);
-        e.push(nc_key, n, 2);
+    if let Some((o, w, n)) = shown {
+        e.push(o.wb_key, w, 2);
+        e.push(o.nc_key, n, 2);
     }
     let near = pmu(wb, size, event::L1D_CACHE_REFILL);
     if let Some(r) = near {
