@@ -106,10 +106,12 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
     let k = Kernel::ReadLdp;
     let wb = super::points::position(Role::WriteBack);
-    let found = DEVICES.iter().find_map(|&t| {
-        let (point, wb) = v.dram(k, wb)?;
-        let dev = v.value(k, t, point.size)?;
-        Some((t, point, wb, dev, faster(Unit::Bandwidth, wb, dev)?))
+    // The write-back DRAM point, then the first Device type measured there.
+    let found = v.dram(k, wb).and_then(|(point, wb)| {
+        DEVICES.iter().find_map(|&t| {
+            let dev = v.value(k, t, point.size)?;
+            Some((t, point, wb, dev, faster(Unit::Bandwidth, wb, dev)?))
+        })
     });
     let (status, why) = match found {
         None => (Status::NotApplicable, Why::Missing),
