@@ -221,6 +221,8 @@ impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
     }
 
     /// [`View::value`] of the first type of `role`.
+    // Inlined: the role is a constant where it is asked, so each call is one of `value`.
+    #[inline(always)]
     pub(super) fn of(&self, kernel: Kernel, role: Role, size: u64) -> Option<u64> {
         self.value(kernel, position(role), size)
     }
