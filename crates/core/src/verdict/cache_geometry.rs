@@ -149,7 +149,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
         };
         levels = levels.saturating_add(1);
         if let Some(k) = LEVEL_STEP.get(usize::from(c.level).saturating_sub(1)) {
-            e.push(k, step.ratio, 2);
+            e.hundredths(k, step.ratio);
         }
         if step.ratio >= STEP_RATIO {
             stepped = stepped.saturating_add(1);
@@ -157,7 +157,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
             missing = Some((c.level, c.size(), step));
         }
     }
-    e.push("min_step", STEP_RATIO, 2);
+    e.hundredths("min_step", STEP_RATIO);
     let Some((level, cache, step)) = missing else {
         return if levels == 0 {
             let why = super::Why::Missing(
@@ -208,9 +208,9 @@ fn unreported<S: Sweep + ?Sized>(v: &View<'_, '_, S>, kernel: Kernel, mut e: Evi
     }
     match biggest {
         Some((at, step)) if step >= STEP_RATIO => {
-            e.push("step", step, 2);
-            e.push("min_step", STEP_RATIO, 2);
-            e.push("after_bytes", at, 0);
+            e.hundredths("step", step);
+            e.hundredths("min_step", STEP_RATIO);
+            e.whole("after_bytes", at);
             verdict(Status::Warn, e, Why::Unreported { kernel, step, at })
         }
         _ => {

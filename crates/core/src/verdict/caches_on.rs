@@ -162,8 +162,8 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     }
     let stale = i.stale.filter(|s| s.words > 0);
     if let Some(s) = stale {
-        e.push("stale_words", s.stale_words, 0);
-        e.push("words", s.words, 0);
+        e.whole("stale_words", s.stale_words);
+        e.whole("words", s.words);
     }
     let stale_seen = stale.filter(|s| s.stale_words > 0);
     let k = Kernel::ReadLdp;
@@ -171,12 +171,12 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let ratio = size.and_then(|size| {
         let wb = v.of(k, Role::WriteBack, size)?;
         let nc = v.of(k, Role::NonCacheable, size)?;
-        e.push("size_bytes", size, 0);
-        e.push("wb_mbps", wb, 0);
-        e.push("nc_mbps", nc, 0);
+        e.whole("size_bytes", size);
+        e.whole("wb_mbps", wb);
+        e.whole("nc_mbps", nc);
         let r = faster(Unit::Bandwidth, wb, nc)?;
-        e.push("ratio", r, 2);
-        e.push("min_ratio", CLEAR_RATIO, 2);
+        e.hundredths("ratio", r);
+        e.hundredths("min_ratio", CLEAR_RATIO);
         Some((size, r))
     });
     // Only a comparison that shows the lines staying counts (see `held`).

@@ -117,17 +117,17 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
         None => (Status::NotApplicable, Why::Missing),
         Some((t, point, wb, dev, ratio)) => {
             let size = point.size;
-            e.push("size_bytes", size, 0);
-            e.push("wb_mbps", wb, 0);
-            e.push("device_mbps", dev, 0);
-            e.push("ratio", ratio, 2);
-            e.push("reference_ratio", REFERENCE_CLIFF, 2);
+            e.whole("size_bytes", size);
+            e.whole("wb_mbps", wb);
+            e.whole("device_mbps", dev);
+            e.hundredths("ratio", ratio);
+            e.hundredths("reference_ratio", REFERENCE_CLIFF);
             let finding = v.finding;
             let past = finding.system_cache().map(|c| {
-                e.push("system_cache_bytes", c.size, 0);
+                e.whole("system_cache_bytes", c.size);
                 let capped = point.capped.then(|| finding.bound());
                 if let Some(bound) = capped {
-                    e.push("dram_bound_bytes", bound, 0);
+                    e.whole("dram_bound_bytes", bound);
                 }
                 (c.size, capped)
             });

@@ -213,12 +213,12 @@ pub(super) fn judge<S: Sweep + ?Sized>(
         }
     }
     if let Some((o, w, n)) = shown {
-        e.push(o.wb_key, w, 2);
-        e.push(o.nc_key, n, 2);
+        e.hundredths(o.wb_key, w);
+        e.hundredths(o.nc_key, n);
     }
     let near = pmu(wb, size, event::L1D_CACHE_REFILL);
     if let Some(r) = near {
-        e.push("l1d_cache_refill_per_line", r, 2);
+        e.hundredths("l1d_cache_refill_per_line", r);
     }
     if found.is_some() {
         return found;
@@ -228,8 +228,8 @@ pub(super) fn judge<S: Sweep + ?Sized>(
         .and_then(|(p, _)| Some((p.size, pmu(wb, p.size, event::L1D_CACHE_REFILL)?)));
     match (near, far) {
         (Some(near), Some((far_size, far))) if near <= NONE_PER_LINE && far >= SEEN_PER_LINE => {
-            e.push("dram_size_bytes", far_size, 0);
-            e.push("dram_l1d_cache_refill_per_line", far, 2);
+            e.whole("dram_size_bytes", far_size);
+            e.hundredths("dram_l1d_cache_refill_per_line", far);
             Some(Held::Refills {
                 near,
                 far_size,

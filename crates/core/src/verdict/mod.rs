@@ -402,13 +402,24 @@ impl Evidence {
     }
 
     /// Adds `key` = `scaled / 10^places`; beyond [`MAX_EVIDENCE`] it is dropped.
-    // Not inlined: the verdicts call it about 60 times.
+    // Not inlined: the verdicts call it about 60 times (most through `whole`, `hundredths`
+    // and `flag`).
     #[inline(never)]
     pub fn push(&mut self, key: &'static str, scaled: u64, places: u8) {
         if let Some(slot) = self.items.get_mut(self.len) {
             *slot = (key, scaled, places);
             self.len = self.len.saturating_add(1);
         }
+    }
+
+    /// Adds `key` = `value`, a whole number (bytes, MB/s, a count).
+    fn whole(&mut self, key: &'static str, value: u64) {
+        self.push(key, value, 0);
+    }
+
+    /// Adds `key` = `value / 100` (a ratio or a count per line in hundredths).
+    fn hundredths(&mut self, key: &'static str, value: u64) {
+        self.push(key, value, 2);
     }
 
     fn flag(&mut self, key: &'static str, value: bool) {

@@ -138,11 +138,11 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let Some(s) = v.i.smp.filter(|s| s.cpus > 1 || s.started > 1) else {
         return verdict(Status::NotApplicable, e, Why::Single);
     };
-    e.push("cpus", s.cpus.into(), 0);
-    e.push("started", s.started.into(), 0);
-    e.push("differing", s.differing.into(), 0);
+    e.whole("cpus", s.cpus.into());
+    e.whole("started", s.started.into());
+    e.whole("differing", s.differing.into());
     if let Some((mpidr, _)) = s.first_differing {
-        e.push("first_differing_mpidr", mpidr, 0);
+        e.whole("first_differing_mpidr", mpidr);
     }
     if s.started > 1 {
         e.flag("shared_line_ok", s.shared_line_ok);

@@ -141,13 +141,13 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
         }
     }
     if let Some((_, _, cache, step)) = worst {
-        e.push("step", step, 2);
-        e.push("min_step", STEP_RATIO, 2);
-        e.push("cache_bytes", cache, 0);
+        e.hundredths("step", step);
+        e.hundredths("min_step", STEP_RATIO);
+        e.whole("cache_bytes", cache);
     }
     if let Some(b) = bus {
-        e.push("bus_access_per_line", b, 2);
-        e.push("min_bus_access_per_line", BUS_PER_LINE, 2);
+        e.hundredths("bus_access_per_line", b);
+        e.hundredths("min_bus_access_per_line", BUS_PER_LINE);
     }
     let bus_ok = bus.map(|b| b >= BUS_PER_LINE);
     match (worst, bus_ok) {

@@ -167,7 +167,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     };
     let wb1 = v.of(k, Role::WriteBack, l1);
     let nc1 = v.of(k, Role::NonCacheable, l1);
-    e.push("size_bytes", l1, 0);
+    e.whole("size_bytes", l1);
     if k == Kernel::WriteLine {
         e.flag("partial_line", true);
     }
@@ -176,14 +176,14 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let pmu = held::judge(v, k, Direction::Write, l1, &mut e);
     let mut shown = pmu.is_some_and(Held::stayed);
     if let (Some(wb), Some(nc)) = (wb1, nc1) {
-        e.push("wb_mbps", wb, 0);
-        e.push("nc_mbps", nc, 0);
+        e.whole("wb_mbps", wb);
+        e.whole("nc_mbps", nc);
         if let Some(r) = faster(Unit::Bandwidth, wb, nc) {
-            e.push("wb_over_nc", r, 2);
+            e.hundredths("wb_over_nc", r);
             if r >= CLEAR_RATIO {
                 shown = true;
             } else if !shown {
-                e.push("min_ratio", CLEAR_RATIO, 2);
+                e.hundredths("min_ratio", CLEAR_RATIO);
                 let core = v.i.core;
                 // Full-line writes that a documented streaming mode keeps from allocating
                 // cannot show allocation; partial-line ones can.
@@ -219,29 +219,28 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
             continue;
         };
         if l2 {
-            e.push("l2_size_bytes", size, 0);
-            e.push("l2_wb_mbps", wb, 0);
+            e.whole("l2_size_bytes", size);
+            e.whole("l2_wb_mbps", wb);
         } else if wb1.is_none() || nc1.is_none() {
-            e.push("wb_mbps", wb, 0);
+            e.whole("wb_mbps", wb);
         }
-        e.push(
+        e.whole(
             if l2 {
                 "l2_noalloc_mbps"
             } else {
                 "noalloc_mbps"
             },
             na,
-            0,
         );
         let Some(r) = faster(Unit::Bandwidth, wb, na) else {
             continue;
         };
-        e.push(if l2 { "l2_ratio" } else { "ratio" }, r, 2);
+        e.hundredths(if l2 { "l2_ratio" } else { "ratio" }, r);
         if best.is_none_or(|b| r > b.1) {
             best = Some((size, r));
         }
     }
-    e.push("min_ratio", CLEAR_RATIO, 2);
+    e.hundredths("min_ratio", CLEAR_RATIO);
     match best {
         None => verdict(Status::NotApplicable, e, Why::Missing),
         Some((size, ratio)) if ratio >= CLEAR_RATIO => verdict(

@@ -155,12 +155,12 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>, allocate: &Verdict) 
     let (status, why) = match measured {
         None => (Status::NotApplicable, Why::Missing),
         Some((size, wb, wt, ratio)) => {
-            e.push("size_bytes", size, 0);
-            e.push("wb_mbps", wb, 0);
-            e.push("wt_mbps", wt, 0);
-            e.push("ratio", ratio, 2);
-            e.push("min_ratio", CLEAR_RATIO, 2);
-            e.push("same_below", SAME_RATIO, 2);
+            e.whole("size_bytes", size);
+            e.whole("wb_mbps", wb);
+            e.whole("wt_mbps", wt);
+            e.hundredths("ratio", ratio);
+            e.hundredths("min_ratio", CLEAR_RATIO);
+            e.hundredths("same_below", SAME_RATIO);
             if k == Kernel::WriteLine {
                 e.flag("partial_line", true);
             }
