@@ -736,14 +736,15 @@ pub fn judge<S: Sweep + ?Sized>(inputs: &Inputs<'_, S>) -> Verdicts {
     Verdicts(verdicts)
 }
 
-/// The verdicts a hypervisor's stage 2 can make fail by forcing Normal write-back on every
-/// alias: they rest on the uncached or write-through aliases being slower.
-const OVERRIDABLE: [Name; 4] = [
-    Name::CachesOn,
-    Name::Uncached,
-    Name::WriteAllocate,
-    Name::WriteThrough,
-];
+/// Whether `name` is a verdict a hypervisor's stage 2 can make fail by forcing Normal
+/// write-back on every alias: one that rests on the uncached or write-through aliases being
+/// slower.
+const fn overridable(name: Name) -> bool {
+    matches!(
+        name,
+        Name::CachesOn | Name::Uncached | Name::WriteAllocate | Name::WriteThrough
+    )
+}
 
 /// In a guest, such a verdict's `fail` with 0 stale words in the no-maintenance
 /// demonstration (the non-cacheable alias was cached too) is `n/a` with the reason, keeping
@@ -755,11 +756,7 @@ fn in_a_guest<S: Sweep + ?Sized>(verdict: &mut Verdict, inputs: &Inputs<'_, S>) 
     };
     let coherent = inputs.stale.is_some_and(|s| s.stale_words == 0);
     let registers = matches!(verdict.why, Why::CachesOn(caches_on::Why::Disabled { .. }));
-    if verdict.status != Status::Fail
-        || !coherent
-        || registers
-        || !OVERRIDABLE.contains(&verdict.name)
-    {
+    if verdict.status != Status::Fail || !coherent || registers || !overridable(verdict.name) {
         return;
     }
     verdict.status = Status::NotApplicable;
