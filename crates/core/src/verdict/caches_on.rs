@@ -190,19 +190,19 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
             None => Verdict::new(SPEC.name, Status::NotApplicable, e, super::Why::Emulated),
         };
     }
-    let why = if let Some((size, ratio)) = ratio.filter(|r| r.1 >= CLEAR_RATIO) {
-        Why::Ratio { size, ratio }
+    let (status, why) = if let Some((size, ratio)) = ratio.filter(|r| r.1 >= CLEAR_RATIO) {
+        (Status::Pass, Why::Ratio { size, ratio })
     } else if let Some((size, held)) = pmu.filter(|p| p.1.stayed()) {
-        Why::Held { size, held }
+        (Status::Pass, Why::Held { size, held })
     } else if let Some(s) = stale_seen {
-        Why::Stale(s)
+        (Status::Pass, Why::Stale(s))
     } else if ratio.is_some() || counted || stale.is_some() {
         let left = pmu.map(|p| p.1);
-        return verdict(Status::Fail, e, Why::Unseen { ratio, stale, left });
+        (Status::Fail, Why::Unseen { ratio, stale, left })
     } else {
-        return verdict(Status::NotApplicable, e, Why::Missing);
+        (Status::NotApplicable, Why::Missing)
     };
-    verdict(Status::Pass, e, why)
+    verdict(status, e, why)
 }
 
 #[cfg(test)]

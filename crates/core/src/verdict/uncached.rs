@@ -150,8 +150,8 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
         e.hundredths("min_bus_access_per_line", BUS_PER_LINE);
     }
     let bus_ok = bus.map(|b| b >= BUS_PER_LINE);
-    match (worst, bus_ok) {
-        (None, None) => verdict(Status::NotApplicable, e, Why::Missing),
+    let (status, why) = match (worst, bus_ok) {
+        (None, None) => (Status::NotApplicable, Why::Missing),
         (Some((t, level, cache, step)), _) if step >= STEP_RATIO => {
             let status = if bus_ok == Some(true) {
                 Status::Warn
@@ -165,24 +165,19 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
                 step,
                 bus: bus.filter(|_| status == Status::Warn),
             };
-            verdict(status, e, why)
+            (status, why)
         }
-        (_, Some(false)) => verdict(
-            Status::Fail,
-            e,
-            Why::NoBus {
-                per_line: bus.unwrap_or(0),
-            },
-        ),
-        (Some((_, _, _, step)), _) => verdict(Status::Pass, e, Why::Flat { step }),
-        (None, Some(_)) => verdict(
-            Status::Pass,
-            e,
-            Why::Bus {
-                per_line: bus.unwrap_or(0),
-            },
-        ),
-    }
+        (_, Some(false)) => {
+            let per_line = bus.unwrap_or(0);
+            (Status::Fail, Why::NoBus { per_line })
+        }
+        (Some((_, _, _, step)), _) => (Status::Pass, Why::Flat { step }),
+        (None, Some(_)) => {
+            let per_line = bus.unwrap_or(0);
+            (Status::Pass, Why::Bus { per_line })
+        }
+    };
+    verdict(status, e, why)
 }
 
 #[cfg(test)]
