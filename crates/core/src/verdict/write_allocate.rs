@@ -191,21 +191,24 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
                     .and_then(|c| c.streaming)
                     .filter(|_| k == Kernel::WriteStp);
                 let size = l1;
-                return match streaming {
-                    Some(_) => verdict(Status::Warn, e, Why::Streaming { size, ratio: r })
-                        .noting(CoreNote::of(core, |c| c.streaming)),
-                    None => verdict(
+                let (status, why, note) = match streaming {
+                    Some(_) => (
+                        Status::Warn,
+                        Why::Streaming { size, ratio: r },
+                        CoreNote::of(core, |c| c.streaming),
+                    ),
+                    None => (
                         Status::Fail,
-                        e,
                         Why::None {
                             kernel: k,
                             size,
                             ratio: r,
                             pmu,
                         },
-                    )
-                    .noting(CoreNote::of(core, |_| None)),
+                        CoreNote::of(core, |_| None),
+                    ),
                 };
+                return verdict(status, e, why).noting(note);
             }
         }
     }
@@ -241,17 +244,16 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
         }
     }
     e.hundredths("min_ratio", CLEAR_RATIO);
-    match best {
-        None => verdict(Status::NotApplicable, e, Why::Missing),
-        Some((size, ratio)) if ratio >= CLEAR_RATIO => verdict(
-            Status::Pass,
-            e,
-            Why::Honoured {
+    let (status, why, note) = match best {
+        None => (Status::NotApplicable, Why::Missing, None),
+        Some((size, ratio)) if ratio >= CLEAR_RATIO => {
+            let why = Why::Honoured {
                 kernel: k,
                 size,
                 ratio,
-            },
-        ),
+            };
+            (Status::Pass, why, None)
+        }
         Some((size, ratio)) => {
             // A revision whose erratum workaround disables the hint says why it is ignored.
             let note = CoreNote::revised(v.i.core, v.i.revision, |c| c.noalloc_disabled);
@@ -268,9 +270,10 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
                     ratio,
                 }
             };
-            verdict(Status::Warn, e, why).noting(note)
+            (Status::Warn, why, note)
         }
-    }
+    };
+    verdict(status, e, why).noting(note)
 }
 
 /// Whether `allocate`, this sweep's `write-allocate` verdict, found that write-back writes
