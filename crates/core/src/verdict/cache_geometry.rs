@@ -139,7 +139,8 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
         return verdict(Status::NotApplicable, e, Why::NotMeasured);
     };
     if v.caches().next().is_none() {
-        return unreported(v, kernel, e);
+        let (status, why) = unreported(v, kernel, &mut e);
+        return Verdict::new(SPEC.name, status, e, why);
     }
     let (mut levels, mut stepped) = (0u8, 0u8);
     let mut missing: Option<(u8, u64, Step)> = None;
@@ -187,8 +188,12 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
 }
 
 /// No cache reported: a warn when the write-back curve steps between adjacent sizes anyway,
-/// else n/a.
-fn unreported<S: Sweep + ?Sized>(v: &View<'_, '_, S>, kernel: Kernel, mut e: Evidence) -> Verdict {
+/// else n/a (the evidence of a step goes to `e`).
+fn unreported<S: Sweep + ?Sized>(
+    v: &View<'_, '_, S>,
+    kernel: Kernel,
+    e: &mut Evidence,
+) -> (Status, super::Why) {
     let unit = kernel.spec().unit;
     let wb = position(Role::WriteBack);
     // The largest step between adjacent measured points (the last of equals) and the size
@@ -211,13 +216,14 @@ fn unreported<S: Sweep + ?Sized>(v: &View<'_, '_, S>, kernel: Kernel, mut e: Evi
             e.hundredths("step", step);
             e.hundredths("min_step", STEP_RATIO);
             e.whole("after_bytes", at);
-            verdict(Status::Warn, e, Why::Unreported { kernel, step, at })
+            let why = Why::Unreported { kernel, step, at };
+            (Status::Warn, super::Why::CacheGeometry(why))
         }
         _ => {
             let why = super::Why::Missing(
                 "CLIDR_EL1 reports no data or unified cache, and the sweep shows none",
             );
-            Verdict::new(SPEC.name, Status::NotApplicable, e, why)
+            (Status::NotApplicable, why)
         }
     }
 }
