@@ -162,7 +162,7 @@ pub fn div_rem(num: u128, den: u128) -> Option<(u128, u128)> {
 
 /// `num / den` rounded to the nearest integer (halves up); `None` when `den` is 0 or the
 /// result does not fit in a `u64`.
-fn div_round(num: u128, den: u128) -> Option<u64> {
+pub(crate) fn div_round(num: u128, den: u128) -> Option<u64> {
     let (q, r) = div_rem(num, den)?;
     // r ≥ den − r  ⇔  the remainder is at least half of den.
     let q = if r >= den.checked_sub(r)? {

@@ -68,7 +68,7 @@ pub enum Why {
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let wb = named(Role::WriteBack);
+        let wb = const { named(Role::WriteBack) };
         match *self {
             // Small counts as u64: one integer Display in the image for all.
             Why::Ok { kernel, levels } => write!(
@@ -120,21 +120,27 @@ fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
     Verdict::new(SPEC.name, status, e, super::Why::CacheGeometry(why))
 }
 
+// Not inlined: see `super::judge`.
+#[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
     let wb = position(Role::WriteBack);
     // Latency when measured (the chase shows every level), else read-ldp.
-    let kernel = [Kernel::Latency, Kernel::ReadLdp].into_iter().find(|&k| {
-        v.i.sweep
-            .sizes()
-            .iter()
-            .any(|&s| v.value(k, wb, s).is_some())
-    });
+    let kernel = [Kernel::Latency, Kernel::ReadLdp]
+        .iter()
+        .copied()
+        .find(|&k| {
+            v.i.sweep
+                .sizes()
+                .iter()
+                .any(|&s| v.value(k, wb, s).is_some())
+        });
     let Some(kernel) = kernel else {
         return verdict(Status::NotApplicable, e, Why::NotMeasured);
     };
     if v.caches().next().is_none() {
-        return unreported(v, kernel, e);
+        let (status, why) = unreported(v, kernel, &mut e);
+        return Verdict::new(SPEC.name, status, e, why);
     }
     let (mut levels, mut stepped) = (0u8, 0u8);
     let mut missing: Option<(u8, u64, Step)> = None;
@@ -144,7 +150,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
         };
         levels = levels.saturating_add(1);
         if let Some(k) = LEVEL_STEP.get(usize::from(c.level).saturating_sub(1)) {
-            e.push(k, step.ratio, 2);
+            e.hundredths(k, step.ratio);
         }
         if step.ratio >= STEP_RATIO {
             stepped = stepped.saturating_add(1);
@@ -152,7 +158,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
             missing = Some((c.level, c.size(), step));
         }
     }
-    e.push("min_step", STEP_RATIO, 2);
+    e.hundredths("min_step", STEP_RATIO);
     let Some((level, cache, step)) = missing else {
         return if levels == 0 {
             let why = super::Why::Missing(
@@ -182,32 +188,42 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
 }
 
 /// No cache reported: a warn when the write-back curve steps between adjacent sizes anyway,
-/// else n/a.
-fn unreported<S: Sweep + ?Sized>(v: &View<'_, '_, S>, kernel: Kernel, mut e: Evidence) -> Verdict {
+/// else n/a (the evidence of a step goes to `e`).
+fn unreported<S: Sweep + ?Sized>(
+    v: &View<'_, '_, S>,
+    kernel: Kernel,
+    e: &mut Evidence,
+) -> (Status, super::Why) {
     let unit = kernel.spec().unit;
     let wb = position(Role::WriteBack);
-    let points = || {
-        v.i.sweep
-            .sizes()
-            .iter()
-            .filter_map(move |&s| v.value(kernel, wb, s).map(|x| (s, x)))
-    };
-    let biggest = points()
-        .zip(points().skip(1))
-        .filter_map(|((s, a), (_, b))| Some((s, faster(unit, a, b)?)))
-        .max_by_key(|&(_, r)| r);
+    // The largest step between adjacent measured points (the last of equals) and the size
+    // before it: a plain loop, which takes far fewer instructions than zipped iterators.
+    let mut biggest: Option<(u64, u64)> = None;
+    let mut before: Option<(u64, u64)> = None;
+    for &size in v.i.sweep.sizes() {
+        let Some(value) = v.value(kernel, wb, size) else {
+            continue;
+        };
+        if let Some((at, step)) = before.and_then(|(at, b)| Some((at, faster(unit, b, value)?))) {
+            if biggest.is_none_or(|(_, most)| step >= most) {
+                biggest = Some((at, step));
+            }
+        }
+        before = Some((size, value));
+    }
     match biggest {
         Some((at, step)) if step >= STEP_RATIO => {
-            e.push("step", step, 2);
-            e.push("min_step", STEP_RATIO, 2);
-            e.push("after_bytes", at, 0);
-            verdict(Status::Warn, e, Why::Unreported { kernel, step, at })
+            e.hundredths("step", step);
+            e.hundredths("min_step", STEP_RATIO);
+            e.whole("after_bytes", at);
+            let why = Why::Unreported { kernel, step, at };
+            (Status::Warn, super::Why::CacheGeometry(why))
         }
         _ => {
             let why = super::Why::Missing(
                 "CLIDR_EL1 reports no data or unified cache, and the sweep shows none",
             );
-            Verdict::new(SPEC.name, Status::NotApplicable, e, why)
+            (Status::NotApplicable, why)
         }
     }
 }

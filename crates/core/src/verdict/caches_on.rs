@@ -76,7 +76,10 @@ const SET: &str = "SCTLR_EL1.C and I are set";
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (wb, nc) = (named(Role::WriteBack), named(Role::NonCacheable));
+        let (wb, nc) = (
+            const { named(Role::WriteBack) },
+            const { named(Role::NonCacheable) },
+        );
         match *self {
             Why::Disabled { c, i } => {
                 let which = match (c, i) {
@@ -143,6 +146,8 @@ fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
     Verdict::new(SPEC.name, status, e, super::Why::CachesOn(why))
 }
 
+// Not inlined: see `super::judge`.
+#[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let i = v.i;
     let mut e = Evidence::new();
@@ -157,21 +162,21 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     }
     let stale = i.stale.filter(|s| s.words > 0);
     if let Some(s) = stale {
-        e.push("stale_words", s.stale_words, 0);
-        e.push("words", s.words, 0);
+        e.whole("stale_words", s.stale_words);
+        e.whole("words", s.words);
     }
     let stale_seen = stale.filter(|s| s.stale_words > 0);
     let k = Kernel::ReadLdp;
-    let size = v.l1_set();
+    let size = v.l1_set;
     let ratio = size.and_then(|size| {
         let wb = v.of(k, Role::WriteBack, size)?;
         let nc = v.of(k, Role::NonCacheable, size)?;
-        e.push("size_bytes", size, 0);
-        e.push("wb_mbps", wb, 0);
-        e.push("nc_mbps", nc, 0);
+        e.whole("size_bytes", size);
+        e.whole("wb_mbps", wb);
+        e.whole("nc_mbps", nc);
         let r = faster(Unit::Bandwidth, wb, nc)?;
-        e.push("ratio", r, 2);
-        e.push("min_ratio", CLEAR_RATIO, 2);
+        e.hundredths("ratio", r);
+        e.hundredths("min_ratio", CLEAR_RATIO);
         Some((size, r))
     });
     // Only a comparison that shows the lines staying counts (see `held`).
@@ -185,19 +190,19 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
             None => Verdict::new(SPEC.name, Status::NotApplicable, e, super::Why::Emulated),
         };
     }
-    let why = if let Some((size, ratio)) = ratio.filter(|r| r.1 >= CLEAR_RATIO) {
-        Why::Ratio { size, ratio }
+    let (status, why) = if let Some((size, ratio)) = ratio.filter(|r| r.1 >= CLEAR_RATIO) {
+        (Status::Pass, Why::Ratio { size, ratio })
     } else if let Some((size, held)) = pmu.filter(|p| p.1.stayed()) {
-        Why::Held { size, held }
+        (Status::Pass, Why::Held { size, held })
     } else if let Some(s) = stale_seen {
-        Why::Stale(s)
+        (Status::Pass, Why::Stale(s))
     } else if ratio.is_some() || counted || stale.is_some() {
         let left = pmu.map(|p| p.1);
-        return verdict(Status::Fail, e, Why::Unseen { ratio, stale, left });
+        (Status::Fail, Why::Unseen { ratio, stale, left })
     } else {
-        return verdict(Status::NotApplicable, e, Why::Missing);
+        (Status::NotApplicable, Why::Missing)
     };
-    verdict(Status::Pass, e, why)
+    verdict(status, e, why)
 }
 
 #[cfg(test)]

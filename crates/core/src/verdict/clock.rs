@@ -102,15 +102,17 @@ fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
     Verdict::new(SPEC.name, status, e, super::Why::Clock(why))
 }
 
+// Not inlined: see `super::judge`.
+#[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
     let Some(c) = v.i.clock.filter(|c| c.ticks > 0 && c.timer_hz > 0) else {
         let why = super::Why::Missing("the PMU cycle counter is not usable");
         return Verdict::new(SPEC.name, Status::NotApplicable, e, why);
     };
-    e.push("cycles", c.cycles, 0);
-    e.push("ticks", c.ticks, 0);
-    e.push("timer_hz", c.timer_hz, 0);
+    e.whole("cycles", c.cycles);
+    e.whole("ticks", c.ticks);
+    e.whole("timer_hz", c.timer_hz);
     if c.cycles == 0 {
         return verdict(Status::Fail, e, Why::Stopped { ticks: c.ticks });
     }
@@ -119,7 +121,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
         crate::pmu::cycle_rate_hz(c.cycles, c.ticks, c.timer_hz).map_or(u64::MAX, |hz| hz / 10_000);
     // Cycles per tick in thousandths, rounded.
     let per_tick = ratio_centi(c.cycles.saturating_mul(10), c.ticks).unwrap_or(u64::MAX);
-    e.push("core_mhz", centi_mhz, 2);
+    e.hundredths("core_mhz", centi_mhz);
     e.push("cycles_per_tick", per_tick, 3);
     let at_timer_rate = (TIMER_RATE_BAND.0..=TIMER_RATE_BAND.1).contains(&per_tick);
     let slow = centi_mhz < SLOW_CORE_CENTI_MHZ;

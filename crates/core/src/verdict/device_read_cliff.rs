@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use super::points::{devices, faster, named, Times, View};
+use super::points::{faster, named, Times, View, DEVICES};
 use super::DRAM_TIMES;
 use super::{Basis, Evidence, Name, Scope, Spec, Status, Sweep, Verdict, STEP_RATIO};
 use crate::format::Bytes;
@@ -47,7 +47,7 @@ pub enum Why {
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let wb = named(Role::WriteBack);
+        let wb = const { named(Role::WriteBack) };
         match *self {
             Why::Cliff {
                 memtype,
@@ -100,30 +100,34 @@ impl fmt::Display for Why {
     }
 }
 
+// Not inlined: see `super::judge`.
+#[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
     let k = Kernel::ReadLdp;
     let wb = super::points::position(Role::WriteBack);
-    let found = devices().find_map(|t| {
-        let (point, wb) = v.dram(k, wb)?;
-        let dev = v.value(k, t, point.size)?;
-        Some((t, point, wb, dev, faster(Unit::Bandwidth, wb, dev)?))
+    // The write-back DRAM point, then the first Device type measured there.
+    let found = v.dram(k, wb).and_then(|(point, wb)| {
+        DEVICES.iter().find_map(|&t| {
+            let dev = v.value(k, t, point.size)?;
+            Some((t, point, wb, dev, faster(Unit::Bandwidth, wb, dev)?))
+        })
     });
     let (status, why) = match found {
         None => (Status::NotApplicable, Why::Missing),
         Some((t, point, wb, dev, ratio)) => {
             let size = point.size;
-            e.push("size_bytes", size, 0);
-            e.push("wb_mbps", wb, 0);
-            e.push("device_mbps", dev, 0);
-            e.push("ratio", ratio, 2);
-            e.push("reference_ratio", REFERENCE_CLIFF, 2);
-            let finding = v.finding();
+            e.whole("size_bytes", size);
+            e.whole("wb_mbps", wb);
+            e.whole("device_mbps", dev);
+            e.hundredths("ratio", ratio);
+            e.hundredths("reference_ratio", REFERENCE_CLIFF);
+            let finding = v.finding;
             let past = finding.system_cache().map(|c| {
-                e.push("system_cache_bytes", c.size, 0);
+                e.whole("system_cache_bytes", c.size);
                 let capped = point.capped.then(|| finding.bound());
                 if let Some(bound) = capped {
-                    e.push("dram_bound_bytes", bound, 0);
+                    e.whole("dram_bound_bytes", bound);
                 }
                 (c.size, capped)
             });

@@ -129,7 +129,10 @@ impl Held {
 
 impl fmt::Display for Held {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (wb, nc) = (named(Role::WriteBack), named(Role::NonCacheable));
+        let (wb, nc) = (
+            const { named(Role::WriteBack) },
+            const { named(Role::NonCacheable) },
+        );
         match *self {
             Held::Outward {
                 event,
@@ -186,7 +189,7 @@ pub(super) fn judge<S: Sweep + ?Sized>(
         let (Some(w), Some(n)) = (pmu(wb, size, o.event), pmu(nc, size, o.event)) else {
             continue;
         };
-        shown = shown.or(Some((o.wb_key, w, o.nc_key, n)));
+        shown = shown.or(Some((o, w, n)));
         let decided = if n < SEEN_PER_LINE {
             None
         } else if w <= NONE_PER_LINE {
@@ -205,17 +208,17 @@ pub(super) fn judge<S: Sweep + ?Sized>(
             None
         };
         if decided.is_some() {
-            (found, shown) = (decided, Some((o.wb_key, w, o.nc_key, n)));
+            (found, shown) = (decided, Some((o, w, n)));
             break;
         }
     }
-    if let Some((wb_key, w, nc_key, n)) = shown {
-        e.push(wb_key, w, 2);
-        e.push(nc_key, n, 2);
+    if let Some((o, w, n)) = shown {
+        e.hundredths(o.wb_key, w);
+        e.hundredths(o.nc_key, n);
     }
     let near = pmu(wb, size, event::L1D_CACHE_REFILL);
     if let Some(r) = near {
-        e.push("l1d_cache_refill_per_line", r, 2);
+        e.hundredths("l1d_cache_refill_per_line", r);
     }
     if found.is_some() {
         return found;
@@ -225,8 +228,8 @@ pub(super) fn judge<S: Sweep + ?Sized>(
         .and_then(|(p, _)| Some((p.size, pmu(wb, p.size, event::L1D_CACHE_REFILL)?)));
     match (near, far) {
         (Some(near), Some((far_size, far))) if near <= NONE_PER_LINE && far >= SEEN_PER_LINE => {
-            e.push("dram_size_bytes", far_size, 0);
-            e.push("dram_l1d_cache_refill_per_line", far, 2);
+            e.whole("dram_size_bytes", far_size);
+            e.hundredths("dram_l1d_cache_refill_per_line", far);
             Some(Held::Refills {
                 near,
                 far_size,

@@ -80,7 +80,10 @@ pub enum Why {
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (wb, nc) = (named(Role::WriteBack), named(Role::NonCacheable));
+        let (wb, nc) = (
+            const { named(Role::WriteBack) },
+            const { named(Role::NonCacheable) },
+        );
         match self {
             Why::Ok => write!(
                 f,
@@ -119,6 +122,8 @@ impl fmt::Display for Why {
     }
 }
 
+// Not inlined: see `super::judge`.
+#[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
     let Some(m) = v.i.maintenance else {
@@ -136,9 +141,8 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     // around by executing cleans as clean and invalidate (in software, or by a bit firmware
     // sets at EL3, which also makes a clean drop the line).
     let (core, revision) = (v.i.core, v.i.revision);
-    let errata = CoreNote::revised(core, revision, |c| c.clean_errata)
-        .or_else(|| CoreNote::revised(core, revision, |c| c.clean_as_civac));
     let civac = CoreNote::revised(core, revision, |c| c.clean_as_civac);
+    let errata = CoreNote::revised(core, revision, |c| c.clean_errata).or(civac);
     let (status, why, note) = if !m.cleaned_visible {
         match errata {
             Some(_) => (Status::Fail, Why::CleanLostOnErratum, errata),

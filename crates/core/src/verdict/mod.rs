@@ -402,13 +402,24 @@ impl Evidence {
     }
 
     /// Adds `key` = `scaled / 10^places`; beyond [`MAX_EVIDENCE`] it is dropped.
-    // Not inlined: the verdicts call it about 60 times.
+    // Not inlined: the verdicts call it about 60 times (most through `whole`, `hundredths`
+    // and `flag`).
     #[inline(never)]
     pub fn push(&mut self, key: &'static str, scaled: u64, places: u8) {
         if let Some(slot) = self.items.get_mut(self.len) {
             *slot = (key, scaled, places);
             self.len = self.len.saturating_add(1);
         }
+    }
+
+    /// Adds `key` = `value`, a whole number (bytes, MB/s, a count).
+    fn whole(&mut self, key: &'static str, value: u64) {
+        self.push(key, value, 0);
+    }
+
+    /// Adds `key` = `value / 100` (a ratio or a count per line in hundredths).
+    fn hundredths(&mut self, key: &'static str, value: u64) {
+        self.push(key, value, 2);
     }
 
     fn flag(&mut self, key: &'static str, value: bool) {
@@ -611,11 +622,9 @@ impl Verdict {
     /// The same verdict, taking `note` into account. Not inlined: one copy of the move for
     /// its callers.
     #[inline(never)]
-    const fn noting(self, note: Option<CoreNote>) -> Self {
-        Verdict {
-            core_note: note,
-            ..self
-        }
+    const fn noting(mut self, note: Option<CoreNote>) -> Self {
+        self.core_note = note;
+        self
     }
 
     /// Writes its `verdict` record: `@mb {"kind":"verdict","name":…,"status":…,
@@ -702,80 +711,72 @@ impl Verdicts {
 }
 
 /// Judges every verdict of [`VERDICTS`] from `inputs`. Not inlined: inside its caller's
-/// frame the same code takes more instructions.
+/// frame the same code takes more instructions. For the same reason no verdict's own `judge`
+/// is inlined into this one, whose frame holds all nine verdicts.
 #[inline(never)]
 pub fn judge<S: Sweep + ?Sized>(inputs: &Inputs<'_, S>) -> Verdicts {
     let v = View::new(inputs);
     let allocate = write_allocate::judge(&v);
     let through = write_through::judge(&v, &allocate);
-    Verdicts(
-        [
-            caches_on::judge(&v),
-            uncached::judge(&v),
-            allocate,
-            through,
-            maintenance::judge(&v),
-            device_read_cliff::judge(&v),
-            smp_config::judge(&v),
-            clock::judge(&v),
-            cache_geometry::judge(&v),
-        ]
-        .map(|verdict| under_emulation(verdict, inputs.emulated))
-        .map(|verdict| in_a_guest(verdict, inputs)),
-    )
+    let mut verdicts = [
+        caches_on::judge(&v),
+        uncached::judge(&v),
+        allocate,
+        through,
+        maintenance::judge(&v),
+        device_read_cliff::judge(&v),
+        smp_config::judge(&v),
+        clock::judge(&v),
+        cache_geometry::judge(&v),
+    ];
+    for verdict in &mut verdicts {
+        under_emulation(verdict, inputs.emulated);
+        in_a_guest(verdict, inputs);
+    }
+    Verdicts(verdicts)
 }
 
-/// The verdicts a hypervisor's stage 2 can make fail by forcing Normal write-back on every
-/// alias: they rest on the uncached or write-through aliases being slower.
-const OVERRIDABLE: [Name; 4] = [
-    Name::CachesOn,
-    Name::Uncached,
-    Name::WriteAllocate,
-    Name::WriteThrough,
-];
+/// Whether `name` is a verdict a hypervisor's stage 2 can make fail by forcing Normal
+/// write-back on every alias: one that rests on the uncached or write-through aliases being
+/// slower.
+const fn overridable(name: Name) -> bool {
+    matches!(
+        name,
+        Name::CachesOn | Name::Uncached | Name::WriteAllocate | Name::WriteThrough
+    )
+}
 
 /// In a guest, such a verdict's `fail` with 0 stale words in the no-maintenance
 /// demonstration (the non-cacheable alias was cached too) is `n/a` with the reason, keeping
 /// its numbers: the board owner cannot change the host's stage 2. SCTLR_EL1.C or I clear
 /// still fails.
-fn in_a_guest<S: Sweep + ?Sized>(verdict: Verdict, inputs: &Inputs<'_, S>) -> Verdict {
+fn in_a_guest<S: Sweep + ?Sized>(verdict: &mut Verdict, inputs: &Inputs<'_, S>) {
     let Some(h) = inputs.hypervisor else {
-        return verdict;
+        return;
     };
     let coherent = inputs.stale.is_some_and(|s| s.stale_words == 0);
     let registers = matches!(verdict.why, Why::CachesOn(caches_on::Why::Disabled { .. }));
-    if verdict.status != Status::Fail
-        || !coherent
-        || registers
-        || !OVERRIDABLE.contains(&verdict.name)
-    {
-        return verdict;
+    if verdict.status != Status::Fail || !coherent || registers || !overridable(verdict.name) {
+        return;
     }
-    Verdict {
-        status: Status::NotApplicable,
-        why: Why::Overridden(h),
-        ..verdict
-    }
+    verdict.status = Status::NotApplicable;
+    verdict.why = Why::Overridden(h);
 }
 
 /// Under emulation a verdict that rests on timings or PMU counts is `n/a`, keeping the
 /// numbers it would have judged by (what a board would be judged on, shown on QEMU too).
 /// `caches-on`, which also rests on registers and data, decides for itself.
-fn under_emulation(verdict: Verdict, emulated: bool) -> Verdict {
+fn under_emulation(verdict: &mut Verdict, emulated: bool) {
     if !emulated || verdict.name.basis() != Basis::Timing {
-        return verdict;
+        return;
     }
-    let why = match verdict.name {
+    verdict.status = Status::NotApplicable;
+    verdict.why = match verdict.name {
         Name::Clock => Why::Clock(clock::Why::Emulated),
         _ => Why::Emulated,
     };
     // An emulator models no core's caches: its TRM's statements do not apply.
-    Verdict {
-        status: Status::NotApplicable,
-        why,
-        core_note: None,
-        ..verdict
-    }
+    verdict.core_note = None;
 }
 
 /// Writes the table as Markdown: one row per verdict (name, what it checks, threshold, what

@@ -46,36 +46,67 @@ pub fn dram_bound(cache_sizes: impl IntoIterator<Item = u64>) -> u64 {
 
 /// Position in [`MEMTYPES`] of the first type of `role`; a position beyond the table, which
 /// no sweep answers for, when the table has none.
-pub(super) fn position(role: Role) -> usize {
-    memtype::position(role).unwrap_or(usize::MAX)
+pub(super) const fn position(role: Role) -> usize {
+    match memtype::position(role) {
+        Some(i) => i,
+        None => usize::MAX,
+    }
 }
 
 /// The name of the first type of `role`, as the sentences print it.
-pub(super) fn named(role: Role) -> &'static str {
-    MEMTYPES.get(position(role)).map_or("(none)", |t| t.name)
+#[allow(clippy::indexing_slicing)] // a position the table gave
+pub(super) const fn named(role: Role) -> &'static str {
+    match memtype::position(role) {
+        Some(i) => MEMTYPES[i].name,
+        None => "(none)",
+    }
 }
 
-/// The Device types, in the order the verdicts prefer them: what Linux's `pgprot_device`
-/// maps first (the dma-buf of "Performance Anomaly Investigation"), then the table's order.
-pub(super) fn devices() -> impl Iterator<Item = usize> + Clone {
-    core::iter::once(memtype::DEVICE_NGNRE).chain(
-        memtype::with_role(Role::Device)
-            .map(|t| usize::from(t.index))
-            .filter(|&i| i != memtype::DEVICE_NGNRE),
-    )
-}
+/// How many Device types the table has.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
+const DEVICE_TYPES: usize = {
+    let (mut n, mut i) = (0, 0);
+    while i < MEMTYPES.len() {
+        if MEMTYPES[i].role as u8 == Role::Device as u8 {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+};
 
-/// The uncached types: the non-cacheable one, then [`devices`].
-pub(super) fn uncached() -> impl Iterator<Item = usize> + Clone {
-    core::iter::once(position(Role::NonCacheable)).chain(devices())
-}
+/// The Device types (positions in [`MEMTYPES`]), in the order the verdicts prefer them: what
+/// Linux's `pgprot_device` maps first (the dma-buf of "Performance Anomaly Investigation"),
+/// then the table's order. Worked out at compile time.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
+pub(super) const DEVICES: [usize; DEVICE_TYPES] = {
+    let mut devices = [memtype::DEVICE_NGNRE; DEVICE_TYPES];
+    let (mut n, mut i) = (1, 0);
+    while i < MEMTYPES.len() {
+        if MEMTYPES[i].role as u8 == Role::Device as u8 && i != memtype::DEVICE_NGNRE {
+            devices[n] = i;
+            n += 1;
+        }
+        i += 1;
+    }
+    devices
+};
+
+/// The uncached types: the non-cacheable one, then [`DEVICES`].
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
+pub(super) const UNCACHED: [usize; DEVICE_TYPES + 1] = {
+    let mut uncached = [position(Role::NonCacheable); DEVICE_TYPES + 1];
+    let mut i = 0;
+    while i < DEVICE_TYPES {
+        uncached[i + 1] = DEVICES[i];
+        i += 1;
+    }
+    uncached
+};
 
 /// `num / den` in hundredths, rounded to the nearest; `None` when `den` is 0.
 pub(super) fn ratio_centi(num: u64, den: u64) -> Option<u64> {
-    let num = u128::from(num).checked_mul(100)?;
-    let den = u128::from(den);
-    let half = den / 2;
-    u64::try_from(crate::stats::div_rem(num.checked_add(half)?, den)?.0).ok()
+    crate::stats::div_round(u128::from(num).checked_mul(100)?, u128::from(den))
 }
 
 /// How many times `a` is faster than `b` (hundredths), values in `unit`.
@@ -137,11 +168,34 @@ pub(super) struct Step {
 /// The inputs as the verdicts ask them: points by kernel, role and size.
 pub(super) struct View<'i, 'a, S: Sweep + ?Sized> {
     pub(super) i: &'i Inputs<'a, S>,
+    /// What the latency curve shows past the reported caches (not looked at under
+    /// emulation), found once for every verdict.
+    pub(super) finding: Finding,
+    /// The L1 set: the largest size ≤ L1/2, else (no cache reported) the smallest size.
+    pub(super) l1_set: Option<u64>,
+    /// The write kernel the allocation verdicts judge by: write-line (one store per line,
+    /// which no write streaming mode takes for a full-line stream) where the sweep measured
+    /// it on the write-back type at the L1 set, else write-stp.
+    pub(super) write_kernel: Kernel,
 }
 
 impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
+    /// The view of `i`, with what several verdicts ask worked out once.
     pub(super) fn new(i: &'i Inputs<'a, S>) -> Self {
-        View { i }
+        let mut v = View {
+            i,
+            finding: Finding::of(i.sweep, i.caches, i.emulated),
+            l1_set: None,
+            write_kernel: Kernel::WriteStp,
+        };
+        v.l1_set = l1_set_of(i.sweep.sizes(), v.caches().map(CacheLevel::size));
+        let line = v
+            .l1_set
+            .and_then(|size| v.of(Kernel::WriteLine, Role::WriteBack, size));
+        if line.is_some() {
+            v.write_kernel = Kernel::WriteLine;
+        }
+        v
     }
 
     /// The reported data caches (fillers skipped), innermost first.
@@ -166,21 +220,9 @@ impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
             .filter(|&v| v > 0)
     }
 
-    /// The write kernel the allocation verdicts judge by: write-line (one store per line,
-    /// which no write streaming mode takes for a full-line stream) where the sweep measured
-    /// it on the write-back type at the L1 set, else write-stp.
-    pub(super) fn write_kernel(&self) -> Kernel {
-        let line = self
-            .l1_set()
-            .and_then(|size| self.of(Kernel::WriteLine, Role::WriteBack, size));
-        if line.is_some() {
-            Kernel::WriteLine
-        } else {
-            Kernel::WriteStp
-        }
-    }
-
     /// [`View::value`] of the first type of `role`.
+    // Inlined: the role is a constant where it is asked, so each call is one of `value`.
+    #[inline(always)]
     pub(super) fn of(&self, kernel: Kernel, role: Role, size: u64) -> Option<u64> {
         self.value(kernel, position(role), size)
     }
@@ -211,16 +253,11 @@ impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
             .find_map(|&s| self.value(kernel, memtype, s).map(|v| (s, v)))
     }
 
-    /// The L1 set: the largest size ≤ L1/2, else (no cache reported) the smallest size.
-    pub(super) fn l1_set(&self) -> Option<u64> {
-        l1_set_of(self.i.sweep.sizes(), self.caches().map(CacheLevel::size))
-    }
-
     /// The set of the level after L1 (≤ L2/2), if there is one and it differs from the L1
     /// set.
     pub(super) fn l2_set(&self) -> Option<u64> {
         let l2 = self.caches().nth(1)?;
-        let l1 = self.l1_set();
+        let l1 = self.l1_set;
         let sizes = self.i.sweep.sizes();
         sizes
             .iter()
@@ -230,16 +267,10 @@ impl<'i, 'a, S: Sweep + ?Sized> View<'i, 'a, S> {
             .filter(|&s| Some(s) != l1)
     }
 
-    /// What the latency curve shows past the reported caches (not looked at under
-    /// emulation).
-    pub(super) fn finding(&self) -> Finding {
-        Finding::of(self.i.sweep, self.i.caches, self.i.emulated)
-    }
-
     /// The DRAM point of (kernel, memtype) and its value: the smallest size it was measured
     /// at ≥ [`DRAM_TIMES`] the last cache step, or capped (see [`Finding::point`]).
     pub(super) fn dram(&self, kernel: Kernel, memtype: usize) -> Option<(Point, u64)> {
-        let point = self.finding().point_of(self.i.sweep, kernel, memtype)?;
+        let point = self.finding.point_of(self.i.sweep, kernel, memtype)?;
         Some((point, self.value(kernel, memtype, point.size)?))
     }
 

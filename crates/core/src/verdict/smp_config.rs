@@ -89,7 +89,7 @@ pub enum Why {
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let wb = named(Role::WriteBack);
+        let wb = const { named(Role::WriteBack) };
         match *self {
             Why::Single => f.write_str("only the boot CPU runs"),
             Why::Ok { started } => write!(
@@ -127,17 +127,22 @@ impl fmt::Display for Why {
     }
 }
 
+fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
+    Verdict::new(SPEC.name, status, e, super::Why::SmpConfig(why))
+}
+
+// Not inlined: see `super::judge`.
+#[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
-    let verdict = |status, e, why| Verdict::new(SPEC.name, status, e, super::Why::SmpConfig(why));
     let Some(s) = v.i.smp.filter(|s| s.cpus > 1 || s.started > 1) else {
         return verdict(Status::NotApplicable, e, Why::Single);
     };
-    e.push("cpus", s.cpus.into(), 0);
-    e.push("started", s.started.into(), 0);
-    e.push("differing", s.differing.into(), 0);
+    e.whole("cpus", s.cpus.into());
+    e.whole("started", s.started.into());
+    e.whole("differing", s.differing.into());
     if let Some((mpidr, _)) = s.first_differing {
-        e.push("first_differing_mpidr", mpidr, 0);
+        e.whole("first_differing_mpidr", mpidr);
     }
     if s.started > 1 {
         e.flag("shared_line_ok", s.shared_line_ok);

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use super::points::{centi, uncached, Times, View};
+use super::points::{centi, Times, View, UNCACHED};
 use super::{event, Basis, Evidence, Name, Scope, Spec, Status, Sweep, Verdict, STEP_RATIO};
 use crate::format::Bytes;
 use crate::kernel::Kernel;
@@ -60,7 +60,7 @@ pub enum Why {
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let nc = super::points::named(crate::memtype::Role::NonCacheable);
+        let nc = const { super::points::named(crate::memtype::Role::NonCacheable) };
         match *self {
             Why::Flat { step } => write!(
                 f,
@@ -114,12 +114,14 @@ fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
     Verdict::new(SPEC.name, status, e, super::Why::Uncached(why))
 }
 
+// Not inlined: see `super::judge`.
+#[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
     let k = Kernel::ReadLdp;
     // The largest step of any uncached type across any reported cache.
     let mut worst: Option<(usize, u8, u64, u64)> = None;
-    for t in uncached() {
+    for &t in &UNCACHED {
         for c in v.caches() {
             let Some(step) = v.step(k, t, c.size()) else {
                 continue;
@@ -130,23 +132,26 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
         }
     }
     // The fewest bus accesses per line on an uncached type, at the L1 set.
-    let bus = v.l1_set().and_then(|size| {
-        uncached()
-            .filter_map(|t| v.i.sweep.pmu(k, t, size, event::BUS_ACCESS))
-            .min()
-    });
+    let mut bus: Option<u64> = None;
+    if let Some(size) = v.l1_set {
+        for &t in &UNCACHED {
+            if let Some(b) = v.i.sweep.pmu(k, t, size, event::BUS_ACCESS) {
+                bus = Some(bus.map_or(b, |fewest| fewest.min(b)));
+            }
+        }
+    }
     if let Some((_, _, cache, step)) = worst {
-        e.push("step", step, 2);
-        e.push("min_step", STEP_RATIO, 2);
-        e.push("cache_bytes", cache, 0);
+        e.hundredths("step", step);
+        e.hundredths("min_step", STEP_RATIO);
+        e.whole("cache_bytes", cache);
     }
     if let Some(b) = bus {
-        e.push("bus_access_per_line", b, 2);
-        e.push("min_bus_access_per_line", BUS_PER_LINE, 2);
+        e.hundredths("bus_access_per_line", b);
+        e.hundredths("min_bus_access_per_line", BUS_PER_LINE);
     }
     let bus_ok = bus.map(|b| b >= BUS_PER_LINE);
-    match (worst, bus_ok) {
-        (None, None) => verdict(Status::NotApplicable, e, Why::Missing),
+    let (status, why) = match (worst, bus_ok) {
+        (None, None) => (Status::NotApplicable, Why::Missing),
         (Some((t, level, cache, step)), _) if step >= STEP_RATIO => {
             let status = if bus_ok == Some(true) {
                 Status::Warn
@@ -160,24 +165,19 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
                 step,
                 bus: bus.filter(|_| status == Status::Warn),
             };
-            verdict(status, e, why)
+            (status, why)
         }
-        (_, Some(false)) => verdict(
-            Status::Fail,
-            e,
-            Why::NoBus {
-                per_line: bus.unwrap_or(0),
-            },
-        ),
-        (Some((_, _, _, step)), _) => verdict(Status::Pass, e, Why::Flat { step }),
-        (None, Some(_)) => verdict(
-            Status::Pass,
-            e,
-            Why::Bus {
-                per_line: bus.unwrap_or(0),
-            },
-        ),
-    }
+        (_, Some(false)) => {
+            let per_line = bus.unwrap_or(0);
+            (Status::Fail, Why::NoBus { per_line })
+        }
+        (Some((_, _, _, step)), _) => (Status::Pass, Why::Flat { step }),
+        (None, Some(_)) => {
+            let per_line = bus.unwrap_or(0);
+            (Status::Pass, Why::Bus { per_line })
+        }
+    };
+    verdict(status, e, why)
 }
 
 #[cfg(test)]

@@ -79,8 +79,8 @@ pub enum Why {
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let wb = named(Role::WriteBack);
-        let hinted = named(Role::WriteBackHinted);
+        let wb = const { named(Role::WriteBack) };
+        let hinted = const { named(Role::WriteBackHinted) };
         match *self {
             Why::Honoured {
                 kernel,
@@ -114,7 +114,7 @@ impl fmt::Display for Why {
                 Writes(kernel),
                 Bytes(size),
                 Times(ratio),
-                named(Role::NonCacheable)
+                const { named(Role::NonCacheable) }
             ),
             Why::None {
                 kernel,
@@ -128,7 +128,7 @@ impl fmt::Display for Why {
                     Writes(kernel),
                     Bytes(size),
                     Times(ratio),
-                    named(Role::NonCacheable)
+                    const { named(Role::NonCacheable) }
                 )?;
                 match pmu {
                     Some(h) => write!(f, "; {h}: they leave L1 as the non-cacheable ones do"),
@@ -140,7 +140,7 @@ impl fmt::Display for Why {
                 "{wb} writes at {} are only {} {}'s, but this core's full-line writes stream past L1 without allocating, so {} cannot show allocation here",
                 Bytes(size),
                 Times(ratio),
-                named(Role::NonCacheable),
+                const { named(Role::NonCacheable) },
                 Kernel::WriteStp.spec().name
             ),
             Why::Missing => write!(
@@ -156,16 +156,18 @@ fn verdict(status: Status, e: Evidence, why: Why) -> Verdict {
     Verdict::new(SPEC.name, status, e, super::Why::WriteAllocate(why))
 }
 
+// Not inlined: see `super::judge`.
+#[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let mut e = Evidence::new();
-    let k = v.write_kernel();
-    let Some(l1) = v.l1_set() else {
+    let k = v.write_kernel;
+    let Some(l1) = v.l1_set else {
         let why = super::Why::Missing("no sweep");
         return Verdict::new(SPEC.name, Status::NotApplicable, e, why);
     };
     let wb1 = v.of(k, Role::WriteBack, l1);
     let nc1 = v.of(k, Role::NonCacheable, l1);
-    e.push("size_bytes", l1, 0);
+    e.whole("size_bytes", l1);
     if k == Kernel::WriteLine {
         e.flag("partial_line", true);
     }
@@ -174,14 +176,14 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
     let pmu = held::judge(v, k, Direction::Write, l1, &mut e);
     let mut shown = pmu.is_some_and(Held::stayed);
     if let (Some(wb), Some(nc)) = (wb1, nc1) {
-        e.push("wb_mbps", wb, 0);
-        e.push("nc_mbps", nc, 0);
+        e.whole("wb_mbps", wb);
+        e.whole("nc_mbps", nc);
         if let Some(r) = faster(Unit::Bandwidth, wb, nc) {
-            e.push("wb_over_nc", r, 2);
+            e.hundredths("wb_over_nc", r);
             if r >= CLEAR_RATIO {
                 shown = true;
             } else if !shown {
-                e.push("min_ratio", CLEAR_RATIO, 2);
+                e.hundredths("min_ratio", CLEAR_RATIO);
                 let core = v.i.core;
                 // Full-line writes that a documented streaming mode keeps from allocating
                 // cannot show allocation; partial-line ones can.
@@ -189,63 +191,69 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
                     .and_then(|c| c.streaming)
                     .filter(|_| k == Kernel::WriteStp);
                 let size = l1;
-                return match streaming {
-                    Some(_) => verdict(Status::Warn, e, Why::Streaming { size, ratio: r })
-                        .noting(CoreNote::of(core, |c| c.streaming)),
-                    None => verdict(
+                let (status, why, note) = match streaming {
+                    Some(_) => (
+                        Status::Warn,
+                        Why::Streaming { size, ratio: r },
+                        CoreNote::of(core, |c| c.streaming),
+                    ),
+                    None => (
                         Status::Fail,
-                        e,
                         Why::None {
                             kernel: k,
                             size,
                             ratio: r,
                             pmu,
                         },
-                    )
-                    .noting(CoreNote::of(core, |_| None)),
+                        CoreNote::of(core, |_| None),
+                    ),
                 };
+                return verdict(status, e, why).noting(note);
             }
         }
     }
     // WB over the hinted type at the L1 set and the L2 set: the larger counts.
     let hinted = position(Role::WriteBackHinted);
     let mut best: Option<(u64, u64)> = None;
-    for (size, noalloc_key, ratio_key) in [
-        (Some(l1), "noalloc_mbps", "ratio"),
-        (v.l2_set(), "l2_noalloc_mbps", "l2_ratio"),
-    ] {
-        let Some(size) = size else { continue };
+    for size in [Some(l1), v.l2_set()].into_iter().flatten() {
+        let l2 = size != l1;
         let (Some(wb), Some(na)) = (v.of(k, Role::WriteBack, size), v.value(k, hinted, size))
         else {
             continue;
         };
-        if size != l1 {
-            e.push("l2_size_bytes", size, 0);
-            e.push("l2_wb_mbps", wb, 0);
+        if l2 {
+            e.whole("l2_size_bytes", size);
+            e.whole("l2_wb_mbps", wb);
         } else if wb1.is_none() || nc1.is_none() {
-            e.push("wb_mbps", wb, 0);
+            e.whole("wb_mbps", wb);
         }
-        e.push(noalloc_key, na, 0);
+        e.whole(
+            if l2 {
+                "l2_noalloc_mbps"
+            } else {
+                "noalloc_mbps"
+            },
+            na,
+        );
         let Some(r) = faster(Unit::Bandwidth, wb, na) else {
             continue;
         };
-        e.push(ratio_key, r, 2);
+        e.hundredths(if l2 { "l2_ratio" } else { "ratio" }, r);
         if best.is_none_or(|b| r > b.1) {
             best = Some((size, r));
         }
     }
-    e.push("min_ratio", CLEAR_RATIO, 2);
-    match best {
-        None => verdict(Status::NotApplicable, e, Why::Missing),
-        Some((size, ratio)) if ratio >= CLEAR_RATIO => verdict(
-            Status::Pass,
-            e,
-            Why::Honoured {
+    e.hundredths("min_ratio", CLEAR_RATIO);
+    let (status, why, note) = match best {
+        None => (Status::NotApplicable, Why::Missing, None),
+        Some((size, ratio)) if ratio >= CLEAR_RATIO => {
+            let why = Why::Honoured {
                 kernel: k,
                 size,
                 ratio,
-            },
-        ),
+            };
+            (Status::Pass, why, None)
+        }
         Some((size, ratio)) => {
             // A revision whose erratum workaround disables the hint says why it is ignored.
             let note = CoreNote::revised(v.i.core, v.i.revision, |c| c.noalloc_disabled);
@@ -262,9 +270,10 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>) -> Verdict {
                     ratio,
                 }
             };
-            verdict(Status::Warn, e, why).noting(note)
+            (Status::Warn, why, note)
         }
-    }
+    };
+    verdict(status, e, why).noting(note)
 }
 
 /// Whether `allocate`, this sweep's `write-allocate` verdict, found that write-back writes

@@ -68,79 +68,79 @@ pub enum Why {
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (wb, wt) = (named(Role::WriteBack), named(Role::WriteThrough));
-        match *self {
+        let (wb, wt) = (
+            const { named(Role::WriteBack) },
+            const { named(Role::WriteThrough) },
+        );
+        // Every comparison opens alike: WB's writes at the L1 set against WT's.
+        let (kernel, size, ratio, only) = match *self {
             Why::Compared {
                 kernel,
                 size,
                 ratio,
-            } => {
-                write!(
-                    f,
-                    "{wb} {} at {} run at {} {wt}'s speed",
-                    Writes(kernel),
-                    Bytes(size),
-                    Times(ratio)
-                )?;
-                f.write_str(if ratio >= CLEAR_RATIO {
-                    ": write-through stores reach memory"
-                } else if ratio >= SAME_RATIO {
-                    ": a small difference, not conclusive"
-                } else {
-                    ": the write-through alias behaves as write-back (check its MAIR byte and AttrIndx)"
-                })
             }
-            Why::AsNonCacheable {
+            | Why::AsNonCacheable {
                 kernel,
                 size,
                 ratio,
-            } => {
-                write!(
-                    f,
-                    "{wb} {} at {} run at {} {wt}'s speed",
-                    Writes(kernel),
-                    Bytes(size),
-                    Times(ratio)
-                )?;
-                f.write_str(if ratio >= CLEAR_RATIO {
-                    ": this core treats write-through as non-cacheable, as documented, and its stores reach memory"
-                } else {
-                    ", though this core is documented to treat write-through as non-cacheable: the alias is not what it claims (check its MAIR byte and AttrIndx)"
-                })
-            }
-            Why::Streaming { size, ratio } => write!(
-                f,
-                "{wb} writes at {} run at only {} {wt}'s speed, but this core's full-line writes stream past L1 without allocating, so {} cannot tell write-through from write-back here",
-                Bytes(size),
-                Times(ratio),
-                Kernel::WriteStp.spec().name
-            ),
+            } => (kernel, size, ratio, ""),
             Why::WriteBackNoAlloc {
                 kernel,
                 size,
                 ratio,
-            } => write!(
+            } => (kernel, size, ratio, "only "),
+            // Only write-stp's full-line stream is taken for streaming.
+            Why::Streaming { size, ratio } => (Kernel::WriteStp, size, ratio, "only "),
+            Why::Missing => {
+                return write!(
+                    f,
+                    "not measured: no {} points of {wb} and {wt} at the L1 set",
+                    Kernel::WriteStp.spec().name
+                )
+            }
+        };
+        write!(
+            f,
+            "{wb} {} at {} run at {only}{} {wt}'s speed",
+            Writes(kernel),
+            Bytes(size),
+            Times(ratio)
+        )?;
+        let clear = ratio >= CLEAR_RATIO;
+        match *self {
+            Why::Compared { .. } => f.write_str(if clear {
+                ": write-through stores reach memory"
+            } else if ratio >= SAME_RATIO {
+                ": a small difference, not conclusive"
+            } else {
+                ": the write-through alias behaves as write-back (check its MAIR byte and AttrIndx)"
+            }),
+            Why::AsNonCacheable { .. } => f.write_str(if clear {
+                ": this core treats write-through as non-cacheable, as documented, and its stores reach memory"
+            } else {
+                ", though this core is documented to treat write-through as non-cacheable: the alias is not what it claims (check its MAIR byte and AttrIndx)"
+            }),
+            Why::Streaming { .. } => write!(
                 f,
-                "{wb} {} at {} run at only {} {wt}'s speed because write-back writes themselves do not allocate (write-allocate fails on it), so they cannot show whether write-through stores reach memory",
-                Writes(kernel),
-                Bytes(size),
-                Times(ratio)
-            ),
-            Why::Missing => write!(
-                f,
-                "not measured: no {} points of {wb} and {wt} at the L1 set",
+                ", but this core's full-line writes stream past L1 without allocating, so {} cannot tell write-through from write-back here",
                 Kernel::WriteStp.spec().name
             ),
+            Why::WriteBackNoAlloc { .. } => f.write_str(
+                " because write-back writes themselves do not allocate (write-allocate fails on it), so they cannot show whether write-through stores reach memory",
+            ),
+            Why::Missing => Ok(()),
         }
     }
 }
 
 /// `allocate` is the same sweep's `write-allocate` verdict: its cause is not blamed on the
 /// write-through alias.
+// Not inlined: see `super::judge`.
+#[inline(never)]
 pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>, allocate: &Verdict) -> Verdict {
     let mut e = Evidence::new();
-    let k = v.write_kernel();
-    let measured = v.l1_set().and_then(|size| {
+    let k = v.write_kernel;
+    let measured = v.l1_set.and_then(|size| {
         let wb = v.of(k, Role::WriteBack, size)?;
         let wt = v.of(k, Role::WriteThrough, size)?;
         Some((size, wb, wt, faster(Unit::Bandwidth, wb, wt)?))
@@ -155,37 +155,17 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>, allocate: &Verdict) 
     let (status, why) = match measured {
         None => (Status::NotApplicable, Why::Missing),
         Some((size, wb, wt, ratio)) => {
-            e.push("size_bytes", size, 0);
-            e.push("wb_mbps", wb, 0);
-            e.push("wt_mbps", wt, 0);
-            e.push("ratio", ratio, 2);
-            e.push("min_ratio", CLEAR_RATIO, 2);
-            e.push("same_below", SAME_RATIO, 2);
+            e.whole("size_bytes", size);
+            e.whole("wb_mbps", wb);
+            e.whole("wt_mbps", wt);
+            e.hundredths("ratio", ratio);
+            e.hundredths("min_ratio", CLEAR_RATIO);
+            e.hundredths("same_below", SAME_RATIO);
             if k == Kernel::WriteLine {
                 e.flag("partial_line", true);
             }
             let clear = ratio >= CLEAR_RATIO;
-            if clear && as_nc.is_some() {
-                note = CoreNote::of(core, |c| c.wt_as_nc);
-                (
-                    Status::Pass,
-                    Why::AsNonCacheable {
-                        kernel: k,
-                        size,
-                        ratio,
-                    },
-                )
-            } else if clear {
-                note = CoreNote::of(core, |_| None);
-                (
-                    Status::Pass,
-                    Why::Compared {
-                        kernel: k,
-                        size,
-                        ratio,
-                    },
-                )
-            } else if super::write_allocate::wb_does_not_allocate(v, allocate) {
+            if !clear && super::write_allocate::wb_does_not_allocate(v, allocate) {
                 // One cause, named once: write-allocate's.
                 (
                     Status::NotApplicable,
@@ -195,36 +175,35 @@ pub(super) fn judge<S: Sweep + ?Sized>(v: &View<'_, '_, S>, allocate: &Verdict) 
                         ratio,
                     },
                 )
-            } else if streaming.is_some() {
+            } else if !clear && streaming.is_some() {
                 note = CoreNote::of(core, |c| c.streaming);
                 (Status::Warn, Why::Streaming { size, ratio })
             } else if as_nc.is_some() {
-                // A documented downgrade is never the board's failure: a warn naming the
-                // mismatch.
+                // A documented downgrade is never the board's failure: short of the ratio, a
+                // warn naming the mismatch.
                 note = CoreNote::of(core, |c| c.wt_as_nc);
-                (
-                    Status::Warn,
-                    Why::AsNonCacheable {
-                        kernel: k,
-                        size,
-                        ratio,
-                    },
-                )
+                let status = if clear { Status::Pass } else { Status::Warn };
+                let why = Why::AsNonCacheable {
+                    kernel: k,
+                    size,
+                    ratio,
+                };
+                (status, why)
             } else {
                 note = CoreNote::of(core, |_| None);
-                let status = if ratio >= SAME_RATIO {
+                let status = if clear {
+                    Status::Pass
+                } else if ratio >= SAME_RATIO {
                     Status::Warn
                 } else {
                     Status::Fail
                 };
-                (
-                    status,
-                    Why::Compared {
-                        kernel: k,
-                        size,
-                        ratio,
-                    },
-                )
+                let why = Why::Compared {
+                    kernel: k,
+                    size,
+                    ratio,
+                };
+                (status, why)
             }
         }
     };
