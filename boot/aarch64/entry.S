@@ -184,6 +184,8 @@ primary_entry:
 
 // relocate: boot/aarch64/vectors.S (in the rooms of three vectors).
 
+// The delta relocate applied last: with the data relocation writes (linker.ld), which the
+// firmware's own MMU maps read-only, after the last relocate.
     .section .data.rel.ro.mb_reloc_delta, "aw"
     .balign 8
 mb_reloc_delta: .quad 0

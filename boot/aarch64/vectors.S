@@ -222,9 +222,10 @@ mb_efi_call:
 // address, then bitmaps of the next 63 words each; the link-time value sits in the place
 // itself), which takes a few hundred bytes where R_AARCH64_RELATIVE entries of 24 bytes
 // each took about 10 KB; .rela.dyn keeps any other entry (R_AARCH64_RELATIVE applied from
-// its addend, anything else counted in x22). Idempotent: mb_reloc_delta (in .data, never
-// cleared) holds the delta already applied, and a second run (the UEFI join) adds only the
-// difference, 0 at the same place.
+// its addend, anything else counted in x22). Idempotent: mb_reloc_delta (with the data
+// relocation writes, never cleared) holds the delta already applied, and a second run (the
+// UEFI join) adds only the difference, 0 at the same place. Every run comes before the
+// firmware's own MMU maps these pages read-only (linker.ld).
 // Sets x21 (runtime _head), x22 (unsupported entries), x27 (delta); clobbers x1-x8.
 relocate:
     adr     x21, _head
