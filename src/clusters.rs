@@ -201,11 +201,8 @@ fn describe(i: usize, c: &Cluster<'_>, role: &str, topology: &Topology<'_>) {
         .u64("group", c.group.into())
         .u64("cpus", c.cpus as u64)
         .hex("representative", c.representative)
-        .opt_u64("capacity", c.capacity.map(u64::from));
-    let rec = match c.compatible {
-        Some(s) => rec.str("compatible", s),
-        None => rec.null("compatible"),
-    };
+        .opt_u64("capacity", c.capacity.map(u64::from))
+        .opt_str("compatible", c.compatible);
     let rec = match c.midr {
         Some(m) => rec.hex("midr", m),
         None => rec.null("midr"),
