@@ -185,7 +185,10 @@ pub fn run(
 /// Cluster `i`'s line and `cluster` record; `role`: `boot` (the boot CPU's, swept above),
 /// `swept` (swept below on its representative) or `not-running` (no CPU of it started).
 fn describe(i: usize, c: &Cluster<'_>, role: &str, topology: &Topology<'_>) {
-    let last = c.caches.and_then(|caches| caches.levels().last().copied());
+    let last = c
+        .caches
+        .as_ref()
+        .and_then(|caches| caches.levels().last().copied());
     say!(
         "  cluster {i}: {} CPUs from {:#x}, {}, capacity {}, MIDR {:#x}, last cache {}: {role}",
         c.cpus,
