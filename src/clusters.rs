@@ -162,17 +162,18 @@ pub fn run(
             block,
             mpidr: c.representative,
             cluster: i as u16,
-            caches: c.caches.unwrap_or(Caches::NONE),
         };
+        let caches = c.caches.unwrap_or(Caches::NONE);
         say!("");
         say!(
             "cluster {i}: the sweep on CPU {:#x} ({}), as the boot CPU's above",
             c.representative,
             c.compatible.unwrap_or("no compatible")
         );
-        let mut engine = Engine::on(mem, options, (false, None), &mut *results, Some(remote));
+        let on = Some((remote, &caches));
+        let mut engine = Engine::on(mem, options, (false, None), &mut *results, on);
         engine.run();
-        let levels = remote.caches.as_levels();
+        let levels = caches.as_levels();
         let own = Gathered {
             hypervisor: gathered.hypervisor,
             ..Gathered::default()
