@@ -15,3 +15,12 @@ impl<T: fmt::Display> fmt::Display for Or<T> {
         }
     }
 }
+
+impl<T: fmt::LowerHex> fmt::LowerHex for Or<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Some(v) => v.fmt(f),
+            None => f.pad("-"),
+        }
+    }
+}

@@ -162,17 +162,18 @@ pub fn run(
             block,
             mpidr: c.representative,
             cluster: i as u16,
-            caches: c.caches.unwrap_or(Caches::NONE),
         };
+        let caches = c.caches.unwrap_or(Caches::NONE);
         say!("");
         say!(
             "cluster {i}: the sweep on CPU {:#x} ({}), as the boot CPU's above",
             c.representative,
             c.compatible.unwrap_or("no compatible")
         );
-        let mut engine = Engine::on(mem, options, (false, None), &mut *results, Some(remote));
+        let on = Some((remote, &caches));
+        let mut engine = Engine::on(mem, options, (false, None), &mut *results, on);
         engine.run();
-        let levels = remote.caches.as_levels();
+        let levels = caches.as_levels();
         let own = Gathered {
             hypervisor: gathered.hypervisor,
             ..Gathered::default()
@@ -185,7 +186,10 @@ pub fn run(
 /// Cluster `i`'s line and `cluster` record; `role`: `boot` (the boot CPU's, swept above),
 /// `swept` (swept below on its representative) or `not-running` (no CPU of it started).
 fn describe(i: usize, c: &Cluster<'_>, role: &str, topology: &Topology<'_>) {
-    let last = c.caches.and_then(|caches| caches.levels().last().copied());
+    let last = c
+        .caches
+        .as_ref()
+        .and_then(|caches| caches.levels().last().copied());
     say!(
         "  cluster {i}: {} CPUs from {:#x}, {}, capacity {}, MIDR {:#x}, last cache {}: {role}",
         c.cpus,
@@ -201,11 +205,8 @@ fn describe(i: usize, c: &Cluster<'_>, role: &str, topology: &Topology<'_>) {
         .u64("group", c.group.into())
         .u64("cpus", c.cpus as u64)
         .hex("representative", c.representative)
-        .opt_u64("capacity", c.capacity.map(u64::from));
-    let rec = match c.compatible {
-        Some(s) => rec.str("compatible", s),
-        None => rec.null("compatible"),
-    };
+        .opt_u64("capacity", c.capacity.map(u64::from))
+        .opt_str("compatible", c.compatible);
     let rec = match c.midr {
         Some(m) => rec.hex("midr", m),
         None => rec.null("midr"),

@@ -98,19 +98,16 @@ pub fn run(shown: &[Member], running: usize) {
                 m.get(i).and_then(|r| r.get(j)).copied().flatten()
             };
             let mut out = Console;
-            let rec = Record::new(&mut out, &schema::CORE_TO_CORE)
+            let _ = Record::new(&mut out, &schema::CORE_TO_CORE)
                 .hex("from", from.mpidr)
                 .hex("to", to.mpidr)
                 .opt_u64("from_cluster", from.cluster.map(|c| c as u64))
                 .opt_u64("to_cluster", to.cluster.map(|c| c as u64))
                 .u64("rounds", rounds)
                 .opt_u64("ticks", at(&ticks))
-                .u64("freq_hz", freq);
-            let _ = match at(&hops) {
-                Some(v) => rec.decimal("ns_per_hop", v, 2),
-                None => rec.null("ns_per_hop"),
-            }
-            .finish();
+                .u64("freq_hz", freq)
+                .opt_decimal("ns_per_hop", at(&hops), 2)
+                .finish();
         }
     }
     say_inline!("  {:>10}", "from \\ to");

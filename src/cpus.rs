@@ -134,20 +134,20 @@ impl<'p> Plan<'p> {
 
     /// Releases the spin-table CPUs; must run while the MMU is still off.
     pub fn release_spin_tables(&mut self) {
-        let mut released = self.released;
         for t in self.targets() {
             if let (Enable::SpinTable { release }, Some(slot)) =
-                (t.enable, released.get_mut(t.block))
+                (t.enable, self.released.get_mut(t.block))
             {
                 *slot = Some(start::release(t.mpidr, t.block, release));
             }
         }
-        self.released = released;
     }
 
-    fn targets(&self) -> impl Iterator<Item = Target> + Clone + '_ {
-        let boot = self.boot_mpidr;
-        let listed = self.platform.cpus().iter().filter(move |c| c.mpidr != boot);
+    /// The CPUs to start. Borrows the platform, not the plan, which its caller may update
+    /// meanwhile.
+    fn targets(&self) -> impl Iterator<Item = Target> + Clone + 'p {
+        let (platform, boot) = (self.platform, self.boot_mpidr);
+        let listed = platform.cpus().iter().filter(move |c| c.mpidr != boot);
         let missing = self.ask_missing.then_some((MISSING_MPIDR, Enable::Psci));
         listed
             .map(|c| (c.mpidr, c.enable))

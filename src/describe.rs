@@ -106,7 +106,7 @@ impl Start<'_> {
             .str("console", platform.console.kind.name())
             .hex("console_base", platform.console.base);
         let has_fb = crate::console::has_fb();
-        if let (true, Some(Ok((fb, _)))) = (has_fb, boot.fb) {
+        if let (true, Some(Ok((fb, _)))) = (has_fb, &boot.fb) {
             start = start
                 .str("fb", fb.source.name())
                 .hex("fb_base", fb.base)
@@ -143,7 +143,7 @@ impl Start<'_> {
         if let Some(handoff) = uefi {
             describe_uefi(&handoff);
         }
-        match boot.fb {
+        match &boot.fb {
             Some(Ok((fb, _))) => say!(
                 "framebuffer: {}x{} px {}, {} B per row, at {:#x}, from {}: {}",
                 u64::from(fb.width),

@@ -178,11 +178,12 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
         buffer: options.buffer.unwrap_or(memory::setup::DEFAULT_BUFFER),
         bad_attr: options.selftest == Some(Selftest::BadAttr),
         secondaries: others.secondaries(),
-        framebuffer: boot
-            .fb
-            .and_then(Result::ok)
-            .filter(|_| crate::console::has_fb())
-            .map(|(fb, _)| (fb.base, u64::from(fb.stride) * u64::from(fb.height))),
+        framebuffer: match &boot.fb {
+            Some(Ok((fb, _))) if crate::console::has_fb() => {
+                Some((fb.base, u64::from(fb.stride) * u64::from(fb.height)))
+            }
+            _ => None,
+        },
     };
     match memory::setup::setup(&platform, dtb, request) {
         Ok(mem) => {

@@ -107,12 +107,12 @@ pub fn judge_on(
 #[inline(never)]
 pub fn print(judged: &Judged) {
     let cluster = judged.cluster;
-    if let Some((finding, dram)) = judged.finding {
+    if let Some((finding, dram)) = &judged.finding {
         say!("");
-        say!("{}", finding.line(dram));
+        say!("{}", finding.line(*dram));
         // One system-cache record: the boot CPU's sweep's (a system cache is the machine's).
         if cluster.is_none() {
-            let _ = finding.record(&mut Console, dram);
+            let _ = finding.record(&mut Console, *dram);
         }
     }
     let judged_here = || {

@@ -24,6 +24,7 @@ use mairbench_core::results::Results;
 use mairbench_core::schema;
 use mairbench_core::stats::MAX_REPS;
 use mairbench_core::sweep;
+use mairbench_core::topology::Caches;
 
 const DEFAULT_REPS: u32 = 3;
 const QUICK_REPS: u32 = 3;
@@ -106,20 +107,22 @@ impl<'m> Engine<'m> {
     }
 
     /// [`Engine::new`] for a sweep on `on`, another cluster's CPU, when it is `Some`: with
-    /// that CPU's caches, and no PMU counts (the PMU counted is the boot CPU's own).
+    /// that CPU's caches (as it read them itself), and no PMU counts (the PMU counted is the
+    /// boot CPU's own).
     pub fn on(
         mem: &'m Memory,
         options: &Options,
         (cycles, events): (bool, Option<Events>),
         results: &'m mut Results,
-        on: Option<Remote>,
+        on: Option<(Remote, &Caches)>,
     ) -> Self {
         let (cycles, events) = if on.is_some() {
             (false, None)
         } else {
             (cycles, events)
         };
-        let levels = on.map_or_else(cpu::cache_levels, |r| r.caches.as_levels());
+        let levels = on.map_or_else(cpu::cache_levels, |(_, caches)| caches.as_levels());
+        let on = on.map(|(remote, _)| remote);
         let (caches, count) = report::caches(levels, on.map(|r| r.cluster));
         let llc = mairbench_core::cache::last_level_bytes(caches.get(..count).unwrap_or(&[]));
         let max = mem.buffer.size;

@@ -85,7 +85,11 @@ impl Engine<'_> {
         let mut probing = false;
         let mut column = 0;
         loop {
-            let sizes = if probing { self.results.columns() } else { own };
+            let sizes = if probing {
+                self.results.columns()
+            } else {
+                &own
+            };
             let Some(size) = sizes.get(column) else {
                 break;
             };
@@ -107,7 +111,7 @@ impl Engine<'_> {
             }
         }
         // The latency table shows the probe's sizes too.
-        let sizes = if probe { self.results.columns() } else { own };
+        let sizes = if probe { *self.results.columns() } else { own };
         self.retake(spec, &mut table, &sizes);
         table.print(&sizes, self.plan.reps, self.aliases_for(spec).list());
         let ms = (ticks().wrapping_sub(started) * 1000)

@@ -39,8 +39,6 @@ pub struct Remote {
     pub mpidr: u64,
     /// Its cluster's index in the run's `cluster` records.
     pub cluster: u16,
-    /// Its caches, as it read them itself.
-    pub caches: mairbench_core::topology::Caches,
 }
 
 impl Clock {

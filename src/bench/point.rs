@@ -25,7 +25,7 @@ const REMOTE_LIMIT_NS: u64 = 10_000_000_000;
 
 /// `passes` timed runs of `body` on `remote` (0: one untimed run); a CPU that stops answering
 /// ends the run, named, rather than hanging it.
-fn remote_run(remote: Remote, body: Loop, passes: u64) -> Span {
+fn remote_run(remote: &Remote, body: Loop, passes: u64) -> Span {
     match jobs::run_alone(remote.block, body, passes, REMOTE_LIMIT_NS) {
         Some(span) => span,
         None => {
@@ -117,7 +117,7 @@ impl Engine<'_> {
     /// maintenance kernel's passes are timed one by one, each after its untimed re-write,
     /// and summed (the overhead subtracted once per pass).
     fn sample(&self, p: &Prepared, body: &mut Loop, passes: u64) -> Sample {
-        if let Some(remote) = self.clock.on {
+        if let Some(remote) = &self.clock.on {
             // Another cluster's sweep (which runs no maintenance kernel: no re-write): the
             // CPU's own span, less the same overhead (its two counter reads, as here).
             let span = remote_run(remote, *body, passes);
@@ -160,7 +160,7 @@ impl Engine<'_> {
         // The chase's warm-up lap (capped), after which the samples continue along the cycle.
         if let Some(loads) = p.warm_up_loads {
             let mut warm = body.continued(loads)?;
-            match self.clock.on {
+            match &self.clock.on {
                 Some(remote) => _ = remote_run(remote, warm, 0),
                 None => warm.run(),
             }

@@ -44,11 +44,8 @@ impl Case {
                     .str("class", Class::of(f.esr).name())
                     .str("status", FaultStatus::of(f.esr).name())
                     .hex("far", f.far)
-                    .bool("write", esr::is_write(f.esr));
-                rec = match esr::fault_level(f.esr) {
-                    Some(l) => rec.u64("level", l.into()),
-                    None => rec.null("level"),
-                };
+                    .bool("write", esr::is_write(f.esr))
+                    .opt_u64("level", esr::fault_level(f.esr).map(u64::from));
             }
             None => rec = rec.null("esr"),
         }

@@ -5,6 +5,7 @@
 use super::layout::{MIB, PAGE};
 use super::Memory;
 use crate::arch::mmu;
+use crate::cell::Or;
 use crate::console::Console;
 use crate::say;
 use mairbench_core::format::Bytes;
@@ -113,22 +114,17 @@ impl Memory {
         for r in self.reserved.entries() {
             let (source, name, size, what) = (r.source.name(), r.name, Bytes(r.size), r.what());
             let sep = if name.is_empty() { "" } else { " " };
-            match r.base {
-                Some(pa) => say!(
-                    "  {:<18} {pa:<#18x} {size:>10}  {:<18} {:<4} {what}: {source}{sep}{name}",
-                    "-",
-                    "unmapped",
-                    "---"
-                ),
-                None => say!(
-                    "  {:<18} {:<18} {size:>10}  {:<18} {:<4} {what}: {source}{sep}{name} (placed \
-                     by an OS)",
-                    "-",
-                    "-",
-                    "unmapped",
-                    "---"
-                ),
-            }
+            let placed = match r.base {
+                Some(_) => "",
+                None => " (placed by an OS)",
+            };
+            say!(
+                "  {:<18} {:<#18x} {size:>10}  {:<18} {:<4} {what}: {source}{sep}{name}{placed}",
+                "-",
+                Or(r.base),
+                "unmapped",
+                "---"
+            );
             let mut console = Console;
             let record = Record::new(&mut console, &schema::RESERVED)
                 .str("source", source)

@@ -397,30 +397,60 @@ fn parse_hold(value: &str) -> Option<u32> {
 /// What `mairbench.types=` accepts.
 const TYPES_EXPECTED: &str = "memory-type names separated by commas, e.g. normal-wb,device-ngnre";
 
+/// A list option's value (`mairbench.types=`, `mairbench.kernels=`, whose entries `bit`
+/// knows): the mask of its known entries, each unknown one noted; `None`, noted as a bad
+/// value, when it names nothing known. One copy for both options.
+fn list_option<'a>(
+    key: &'a str,
+    value: Option<&'a str>,
+    bit: fn(&str) -> Option<kernel::Mask>,
+    expected: &'static str,
+    note: &mut impl FnMut(Note<'a>),
+) -> Option<kernel::Mask> {
+    match value.map(|v| (v, list_mask(v, bit))) {
+        Some((v, (mask, some_bad))) if mask != 0 => {
+            if some_bad {
+                for entry in unknown_entries(v, bit) {
+                    note(Note::BadEntry {
+                        key,
+                        entry,
+                        expected,
+                    });
+                }
+            }
+            Some(mask)
+        }
+        _ => {
+            note(Note::BadValue {
+                key,
+                value: value.unwrap_or(""),
+                expected,
+            });
+            None
+        }
+    }
+}
+
 /// The mask of the entries of `list` that `bit` knows, and whether any entry was unknown;
 /// the mask is 0 when none was known.
-fn list_mask<M: Default + core::ops::BitOr<Output = M>>(
-    list: &str,
-    bit: impl Fn(&str) -> Option<M>,
-) -> (M, bool) {
-    crate::text::split(list, b',').fold((M::default(), false), |(mask, bad), name| {
-        match bit(name) {
-            Some(b) => (mask | b, bad),
-            None => (mask, true),
-        }
+fn list_mask(list: &str, bit: fn(&str) -> Option<kernel::Mask>) -> (kernel::Mask, bool) {
+    crate::text::split(list, b',').fold((0, false), |(mask, bad), name| match bit(name) {
+        Some(b) => (mask | b, bad),
+        None => (mask, true),
     })
 }
 
 /// Each entry of `list` that `bit` does not know.
-fn unknown_entries<'a, M>(
+fn unknown_entries<'a>(
     list: &'a str,
-    bit: impl Fn(&str) -> Option<M> + 'a,
+    bit: fn(&str) -> Option<kernel::Mask>,
 ) -> impl Iterator<Item = &'a str> + 'a {
     crate::text::split(list, b',').filter(move |name| bit(name).is_none())
 }
 
-fn type_bit(name: &str) -> Option<u16> {
-    memtype::by_name(name).and_then(|t| 1u16.checked_shl(t.index.into()))
+/// A memory type's bit, as `mairbench.types=`'s mask holds it (bits by index).
+fn type_bit(name: &str) -> Option<kernel::Mask> {
+    memtype::by_name(name).and_then(|t| 1u32.checked_shl(t.index.into()))
 }
 
 fn kernel_bit(name: &str) -> Option<kernel::Mask> {
@@ -486,41 +516,22 @@ pub fn parse<'a>(cmdline: &'a str, mut note: impl FnMut(Note<'a>)) -> Options {
                 Some(size) => options.buffer = Some(size),
                 None => bad("a size such as 32M, 512K or 1G"),
             },
-            "types" => match value.map(|v| (v, list_mask(v, type_bit))) {
-                Some((v, (mask, some_bad))) if mask != 0 => {
+            "types" => {
+                if let Some(mask) = list_option(key, value, type_bit, TYPES_EXPECTED, &mut note) {
                     options.types = u8::try_from(mask).unwrap_or(ALL_TYPES);
-                    if some_bad {
-                        for entry in unknown_entries(v, type_bit) {
-                            note(Note::BadEntry {
-                                key,
-                                entry,
-                                expected: TYPES_EXPECTED,
-                            });
-                        }
-                    }
                 }
-                _ => bad(TYPES_EXPECTED),
-            },
+            }
             "device-faults" => match flag(value) {
                 Some(on) => options.device_faults = on,
                 None => bad("nothing, 1/0, on/off, yes/no or true/false"),
             },
-            "kernels" => match value.map(|v| (v, list_mask(v, kernel_bit))) {
-                Some((v, (mask, some_bad))) if mask != 0 => {
+            "kernels" => {
+                let kernels = list_option(key, value, kernel_bit, KERNELS_EXPECTED, &mut note);
+                if let Some(mask) = kernels {
                     options.kernels = mask;
                     kernels_given = true;
-                    if some_bad {
-                        for entry in unknown_entries(v, kernel_bit) {
-                            note(Note::BadEntry {
-                                key,
-                                entry,
-                                expected: KERNELS_EXPECTED,
-                            });
-                        }
-                    }
                 }
-                _ => bad(KERNELS_EXPECTED),
-            },
+            }
             "sizes" => match value.and_then(sweep::parse_range) {
                 Some(range) => options.sizes = Some(range),
                 None => {

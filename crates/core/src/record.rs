@@ -22,12 +22,13 @@ pub const PREFIX: &str = "@mb ";
 /// the rule that decides when it changes).
 pub use crate::schema::VERSION as SCHEMA;
 
-/// Builder for one record line. Fields appear in the order they are added; the first write
-/// error is kept and returned by [`Record::finish`].
+/// Builder for one record line. Fields appear in the order they are added; after a write
+/// error nothing more is written, and [`Record::finish`] returns the error.
 #[must_use = "a record is written only when finished"]
 pub struct Record<'w, W: Write> {
-    out: &'w mut W,
-    result: fmt::Result,
+    /// Where the line goes; `None` once a write failed. One word: each field's call passes
+    /// and returns the record in one register.
+    out: Option<&'w mut W>,
 }
 
 impl<'w, W: Write> Record<'w, W> {
@@ -43,18 +44,16 @@ impl<'w, W: Write> Record<'w, W> {
     /// ([`Record::new`] is inlined at each of them).
     #[inline(never)]
     fn begin(out: &'w mut W, kind: &str) -> Self {
-        let result = out.write_str(PREFIX);
-        Record { out, result }.with(|w| {
+        Record { out: Some(out) }.with(|w| {
+            w.write_str(PREFIX)?;
             w.write_str("{\"kind\":")?;
             write_json_str(w, kind)
         })
     }
 
-    fn with(mut self, f: impl FnOnce(&mut W) -> fmt::Result) -> Self {
-        if self.result.is_ok() {
-            self.result = f(self.out);
-        }
-        self
+    fn with(self, f: impl FnOnce(&mut W) -> fmt::Result) -> Self {
+        let out = self.out.and_then(|w| f(w).is_ok().then_some(w));
+        Record { out }
     }
 
     fn key(self, key: &str) -> Self {
@@ -223,7 +222,10 @@ impl<'w, W: Write> Record<'w, W> {
 
     /// Closes the object and ends the line.
     pub fn finish(self) -> fmt::Result {
-        self.with(|w| w.write_str("}\n")).result
+        match self.with(|w| w.write_str("}\n")).out {
+            Some(_) => Ok(()),
+            None => Err(fmt::Error),
+        }
     }
 }
 

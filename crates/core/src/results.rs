@@ -63,8 +63,8 @@ impl Results {
     }
 
     /// The sweep's sizes.
-    pub fn columns(&self) -> Sizes {
-        self.sizes
+    pub fn columns(&self) -> &Sizes {
+        &self.sizes
     }
 
     /// Adds `size` to the sweep, past its largest (its points are none yet); returns whether
