@@ -9,9 +9,9 @@
 //! shared Normal write-back lines without cache maintenance (check `smp-shared-line`): only
 //! hardware coherence in the Inner Shareable domain carries them, so a wrong token means the
 //! SMP set-up is broken (cores outside coherence: SMPEN/CPUECTLR, shareability, attributes
-//! that differ between cores). Last, each CPU's counter against the boot CPU's
-//! ([`crate::counters`], check `smp-counters`). [`SmpEvidence`] keeps the result for the verdict, [`Cores`]
-//! the CPUs running, for the multi-core measurements.
+//! that differ between cores). [`SmpEvidence`] keeps the result for the verdict, [`Cores`]
+//! the CPUs running, for the multi-core measurements (and for `main`'s next check, each CPU's
+//! counter against the boot CPU's: [`crate::counters`], check `smp-counters`).
 
 use crate::arch::boot::Psci;
 use crate::arch::smp::jobs::{exchange_tokens, shared_word};
@@ -253,7 +253,6 @@ impl<'p> Plan<'p> {
         } else {
             registers_check(&evidence, first);
             evidence.shared_line_ok = shared_line(&cores);
-            crate::counters::check(&cores, crate::arch::cpu::cntfrq_register());
         }
         cores.set_smp_evidence(evidence);
         cores

@@ -205,6 +205,10 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
             } else {
                 others.start(cpu.midr, entry_el)
             };
+            // Every started CPU's counter against the boot CPU's (counters.rs).
+            if cores.smp_evidence().started > 0 {
+                counters::check(&cores, arch::cpu::cntfrq_register());
+            }
             if !caches_off && others.secondaries() > 0 {
                 let e = cores.smp_evidence();
                 let smp = Smp {

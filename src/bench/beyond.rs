@@ -8,27 +8,13 @@
 
 use super::engine::Engine;
 use crate::memory::Alias;
-use crate::{run, say};
-use mairbench_core::bootargs::Options;
+use crate::say;
 use mairbench_core::format::Bytes;
 use mairbench_core::kernel::{Kernel, KernelSpec};
 use mairbench_core::memtype::NORMAL_WB;
-use mairbench_core::sweep::{self, Sizes};
+use mairbench_core::sweep;
 use mairbench_core::system_cache::Finding;
 use mairbench_core::verdict::{Sweep, DRAM_TIMES};
-
-/// Whether a run with `options` whose last reported cache is `llc`, planned over `sizes` on a
-/// buffer of `max` bytes, looks past its plan.
-pub(super) fn wanted(options: &Options, llc: Option<u64>, sizes: Sizes, max: u64) -> bool {
-    let largest = sizes.largest().unwrap_or(u64::MAX);
-    !run::emulated()
-        && options.sizes.is_none()
-        && !options.quick
-        && options.kernels & Kernel::Latency.bit() != 0
-        && options.types & (1 << NORMAL_WB) != 0
-        && llc.is_some()
-        && !sweep::past(largest, max).is_empty()
-}
 
 impl Engine<'_> {
     /// Whether `alias` is the one the probe chases: `normal-wb` on `spec`'s granule.

@@ -162,7 +162,7 @@ impl<'m> Engine<'m> {
             llc,
             caches,
             chase_cap: sweep::chase_warm_up_cap(llc, run::emulated()),
-            probe: super::beyond::wanted(options, llc, sizes, max),
+            probe: super::plan::probes(options, llc, sizes, max),
         };
         let freq = cpu::cpu_id().cntfrq.max(1);
         // The counter's real step: it may advance by more than one tick at a time.

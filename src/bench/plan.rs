@@ -3,9 +3,13 @@
 
 use crate::arch::kernels;
 use crate::arch::pmu::Events;
+use crate::run;
+use mairbench_core::bootargs::Options;
 use mairbench_core::cache::{CacheLevel, MAX_LEVELS};
+use mairbench_core::kernel::Kernel;
 use mairbench_core::memtype::MEMTYPES;
-use mairbench_core::sweep::{Sizes, MAX_SIZES};
+use mairbench_core::memtype::NORMAL_WB;
+use mairbench_core::sweep::{self, Sizes, MAX_SIZES};
 
 /// Smallest timed sample of the multi-core scaling, in bytes moved (single-core points are
 /// sized by time instead: [`mairbench_core::sweep::min_sample_ticks`]).
@@ -76,8 +80,22 @@ pub(super) struct Plan {
     /// emulation, nothing on hardware.
     pub chase_cap: Option<u64>,
     /// Whether the latency kernel looks past the planned sizes for a cache CLIDR does not
-    /// report (`beyond`).
+    /// report (`beyond`, [`probes`]).
     pub probe: bool,
+}
+
+/// Whether a run with `options` whose last reported cache is `llc`, planned over `sizes` on a
+/// buffer of `max` bytes, looks past its plan (`beyond`: only on hardware, for the default
+/// sweep, with the latency kernel on `normal-wb`, and where the buffer holds a larger size).
+pub(super) fn probes(options: &Options, llc: Option<u64>, sizes: Sizes, max: u64) -> bool {
+    let largest = sizes.largest().unwrap_or(u64::MAX);
+    !run::emulated()
+        && options.sizes.is_none()
+        && !options.quick
+        && options.kernels & Kernel::Latency.bit() != 0
+        && options.types & (1 << NORMAL_WB) != 0
+        && llc.is_some()
+        && !sweep::past(largest, max).is_empty()
 }
 
 /// Values of one kernel's table: per row (a memory type on the kernel's granule, then
