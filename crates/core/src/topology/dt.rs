@@ -156,7 +156,7 @@ impl Topology<'_> {
         };
         let mpidrs = mpidrs.get(..count).unwrap_or_default();
         let mt = numbered_as_mt(mpidrs);
-        Topology::group_by_affinity(mpidrs, &mut cpus.groups, |_| mt, map_groups);
+        Topology::group_by_affinity(mpidrs, &mut cpus.groups, &|_| mt, map_groups);
         for ((node, mpidr), group) in cpu_nodes(fdt).zip(cpus.groups).take(count) {
             let Some(group) = group else {
                 continue;

@@ -400,7 +400,7 @@ impl Topology<'static> {
             Source::Affinity
         };
         let mt = numbered_as_mt(mpidrs);
-        Topology::group_by_affinity(mpidrs, &mut groups, |_| mt, group_count);
+        Topology::group_by_affinity(mpidrs, &mut groups, &|_| mt, group_count);
         for ((&mpidr, group), leaf) in mpidrs.iter().zip(groups).zip(leaves) {
             let Some(group) = group else {
                 continue;
