@@ -401,7 +401,7 @@ impl Topology<'static> {
         };
         let mt = numbered_as_mt(mpidrs);
         Topology::group_by_affinity(mpidrs, &mut groups, &|_| mt, group_count);
-        for ((&mpidr, group), leaf) in mpidrs.iter().zip(groups).zip(leaves) {
+        for ((&mpidr, &group), &leaf) in mpidrs.iter().zip(&groups).zip(&leaves) {
             let Some(group) = group else {
                 continue;
             };
