@@ -41,8 +41,8 @@ impl Level {
             ("core", Level::Core),
             ("thread", Level::Thread),
         ]
-        .into_iter()
-        .find_map(|(prefix, level)| {
+        .iter()
+        .find_map(|&(prefix, level)| {
             let number = name.strip_prefix(prefix)?;
             let digits = !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit());
             digits.then_some(level)
