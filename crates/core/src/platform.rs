@@ -862,9 +862,9 @@ pub fn qemu_mark(root: Node<'_>) -> Option<&'static str> {
         ("qemu,fw-cfg-mmio", "a qemu,fw-cfg-mmio node"),
         ("qemu,platform", "a qemu,platform bus"),
     ]
-    .into_iter()
-    .find(|&(name, _)| root.children().any(|child| compatible(child, name)))
-    .map(|(_, words)| words)
+    .iter()
+    .find(|&&(name, _)| root.children().any(|child| compatible(child, name)))
+    .map(|&(_, words)| words)
 }
 
 /// Reads the platform description from `dtb`; see the module documentation.
