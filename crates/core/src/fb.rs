@@ -570,7 +570,7 @@ impl Framebuffer {
     /// `#address-cells` and `#size-cells`.
     pub fn from_dt(fdt: Fdt<'_>) -> Option<Result<Framebuffer, Problem<'_>>> {
         let parents = [Some(fdt.root()), fdt.find_node("/chosen")];
-        parents.into_iter().flatten().find_map(|parent| {
+        parents.iter().flatten().find_map(|&parent| {
             parent
                 .children()
                 .find(|&n| {
