@@ -574,12 +574,8 @@ impl Framebuffer {
             parent
                 .children()
                 .find(|&n| {
-                    n.property("compatible")
-                        .is_some_and(|c| c.strings().any(|s| s == "simple-framebuffer"))
-                        && matches!(
-                            n.property("status").and_then(|s| s.as_str()),
-                            None | Some("okay" | "ok")
-                        )
+                    crate::platform::compatible(n, "simple-framebuffer")
+                        && crate::platform::enabled(n)
                 })
                 .map(|node| dt_node(parent, node))
         })

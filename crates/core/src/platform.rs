@@ -851,10 +851,6 @@ pub fn dtb_size(header: &[u8]) -> Option<usize> {
 /// (QEMU's firmware configuration device) or `qemu,platform` (its platform bus). Real boards'
 /// trees carry none of them, also when a QEMU board machine boots them.
 pub fn qemu_mark(root: Node<'_>) -> Option<&'static str> {
-    let compatible = |node: Node<'_>, name: &str| {
-        node.property("compatible")
-            .is_some_and(|c| c.strings().any(|c| c == name))
-    };
     if compatible(root, "linux,dummy-virt") {
         return Some("root compatible linux,dummy-virt");
     }
@@ -865,6 +861,12 @@ pub fn qemu_mark(root: Node<'_>) -> Option<&'static str> {
     .iter()
     .find(|&&(name, _)| root.children().any(|child| compatible(child, name)))
     .map(|&(_, words)| words)
+}
+
+/// Whether one of `node`'s `compatible` strings is `name`.
+pub(crate) fn compatible(node: Node<'_>, name: &str) -> bool {
+    node.property("compatible")
+        .is_some_and(|c| c.strings().any(|c| c == name))
 }
 
 /// Reads the platform description from `dtb`; see the module documentation.
@@ -1079,7 +1081,7 @@ fn uart_at(node: Node<'_>, buses: &[Node<'_>]) -> Result<ConsoleInfo, Problem> {
 }
 
 /// Whether `node`'s `status` is absent, `"okay"` or `"ok"`.
-fn enabled(node: Node<'_>) -> bool {
+pub(crate) fn enabled(node: Node<'_>) -> bool {
     matches!(prop_str(node, "status"), None | Some("okay" | "ok"))
 }
 
@@ -1134,9 +1136,7 @@ fn first_enabled<T, E>(
 pub fn pl310(dtb: &[u8]) -> Option<u64> {
     let fdt = Fdt::new(dtb).ok()?;
     first_enabled(fdt, |node, buses| {
-        let pl310 = node
-            .property("compatible")
-            .is_some_and(|c| c.strings().any(|c| c == "arm,pl310-cache"));
+        let pl310 = compatible(node, "arm,pl310-cache");
         pl310.then(|| translate(node, buses)).flatten().ok_or(())
     })
 }
@@ -1208,9 +1208,7 @@ fn memory(root: Node<'_>, p: &mut Platform<'_>) {
     let mut count = 0;
     if let Some((address_cells, size_cells)) = root.address_cells().zip(root.size_cells()) {
         for node in root.children() {
-            if prop_str(node, "device_type") != Some("memory")
-                || !matches!(prop_str(node, "status"), None | Some("okay" | "ok"))
-            {
+            if prop_str(node, "device_type") != Some("memory") || !enabled(node) {
                 continue;
             }
             let Some(reg) = node
