@@ -896,6 +896,10 @@ pub(crate) fn compatible(node: Node<'_>, name: &str) -> bool {
 /// String properties must be NUL-terminated UTF-8 and are read up to their first
 /// NUL; a malformed `#address-cells` or `#size-cells` makes the addresses below
 /// it unusable (rather than defaulted).
+///
+/// Not inlined: inside the firmware's large entry function the same code takes more
+/// instructions.
+#[inline(never)]
 pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
     // The defaults, with the large tables built in place (all zeros) rather than copied from
     // a constant image of the whole struct.
@@ -1025,7 +1029,9 @@ fn release_address(node: Node<'_>) -> Option<u64> {
 }
 
 /// The console: from `/chosen/stdout-path`, else `/aliases/serial0`, else the first
-/// enabled supported UART; see [`discover`].
+/// enabled supported UART; see [`discover`]. Not inlined: the firmware is smaller with it
+/// apart from [`discover`].
+#[inline(never)]
 fn console(fdt: Fdt<'_>, chosen: Option<Node<'_>>, problems: &mut Problems) -> Option<ConsoleInfo> {
     let why = match stdout_console(fdt, chosen) {
         Ok(console) => return Some(console),
