@@ -219,7 +219,9 @@ impl<'a> Pptt<'a> {
     }
 
     /// The data and unified caches of the CPU whose leaf is `leaf`, by level; see the module
-    /// documentation.
+    /// documentation. Not inlined: inside [`Topology::from_acpi`], whose frame holds its
+    /// 256-entry tables, the same code takes more instructions.
+    #[inline(never)]
     fn caches(self, leaf: ProcNode<'a>, problems: &mut Problems) -> Option<Caches> {
         let mut found = [None::<CacheLevel>; MAX_LEVELS];
         // Offsets of the caches met, so that one listed twice counts once.
