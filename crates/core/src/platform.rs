@@ -1019,12 +1019,8 @@ fn cpus(fdt: Fdt<'_>, p: &mut Platform<'_>) {
 /// `cpu-release-addr`: one 64-bit value (two cells, as the binding says; one cell taken as
 /// 32 bits), 8-byte aligned and not 0.
 fn release_address(node: Node<'_>) -> Option<u64> {
-    let bytes = node.property("cpu-release-addr")?.value();
-    let value = match bytes.len() {
-        8 => u64::from_be_bytes(bytes.try_into().ok()?),
-        4 => u64::from(u32::from_be_bytes(bytes.try_into().ok()?)),
-        _ => return None,
-    };
+    // No cells read as 0, which is refused below.
+    let value = fdt::cells_to_u64(node.property("cpu-release-addr")?.value())?;
     (value != 0 && value.is_multiple_of(8)).then_some(value)
 }
 
