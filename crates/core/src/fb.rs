@@ -570,16 +570,12 @@ impl Framebuffer {
     /// `#address-cells` and `#size-cells`.
     pub fn from_dt(fdt: Fdt<'_>) -> Option<Result<Framebuffer, Problem<'_>>> {
         let parents = [Some(fdt.root()), fdt.find_node("/chosen")];
-        parents.into_iter().flatten().find_map(|parent| {
+        parents.iter().flatten().find_map(|&parent| {
             parent
                 .children()
                 .find(|&n| {
-                    n.property("compatible")
-                        .is_some_and(|c| c.strings().any(|s| s == "simple-framebuffer"))
-                        && matches!(
-                            n.property("status").and_then(|s| s.as_str()),
-                            None | Some("okay" | "ok")
-                        )
+                    crate::platform::compatible(n, "simple-framebuffer")
+                        && crate::platform::enabled(n)
                 })
                 .map(|node| dt_node(parent, node))
         })

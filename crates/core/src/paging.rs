@@ -768,14 +768,17 @@ where
     let mut count = 0u64;
     let mut next_uncounted = 0u64;
     // Repeatedly count the lowest run of uncounted ids; each round finishes a region.
-    while let Some((first, last)) = regions
-        .clone()
-        .into_iter()
-        .filter_map(ids)
-        .filter(|&(_, last)| last >= next_uncounted)
-        .map(|(first, last)| (first.max(next_uncounted), last))
-        .min()
-    {
+    loop {
+        let mut lowest = None;
+        for (first, last) in regions.clone().into_iter().filter_map(ids) {
+            let run = (first.max(next_uncounted), last);
+            if last >= next_uncounted && lowest.is_none_or(|l| run < l) {
+                lowest = Some(run);
+            }
+        }
+        let Some((first, last)) = lowest else {
+            break;
+        };
         count = count.saturating_add(last.saturating_sub(first).saturating_add(1));
         // Never true (a VA shifted right by at least 21 bits), but guarantees progress.
         if last == u64::MAX {

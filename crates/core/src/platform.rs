@@ -851,10 +851,6 @@ pub fn dtb_size(header: &[u8]) -> Option<usize> {
 /// (QEMU's firmware configuration device) or `qemu,platform` (its platform bus). Real boards'
 /// trees carry none of them, also when a QEMU board machine boots them.
 pub fn qemu_mark(root: Node<'_>) -> Option<&'static str> {
-    let compatible = |node: Node<'_>, name: &str| {
-        node.property("compatible")
-            .is_some_and(|c| c.strings().any(|c| c == name))
-    };
     if compatible(root, "linux,dummy-virt") {
         return Some("root compatible linux,dummy-virt");
     }
@@ -862,9 +858,15 @@ pub fn qemu_mark(root: Node<'_>) -> Option<&'static str> {
         ("qemu,fw-cfg-mmio", "a qemu,fw-cfg-mmio node"),
         ("qemu,platform", "a qemu,platform bus"),
     ]
-    .into_iter()
-    .find(|&(name, _)| root.children().any(|child| compatible(child, name)))
-    .map(|(_, words)| words)
+    .iter()
+    .find(|&&(name, _)| root.children().any(|child| compatible(child, name)))
+    .map(|&(_, words)| words)
+}
+
+/// Whether one of `node`'s `compatible` strings is `name`.
+pub(crate) fn compatible(node: Node<'_>, name: &str) -> bool {
+    node.property("compatible")
+        .is_some_and(|c| c.strings().any(|c| c == name))
 }
 
 /// Reads the platform description from `dtb`; see the module documentation.
@@ -894,6 +896,10 @@ pub fn qemu_mark(root: Node<'_>) -> Option<&'static str> {
 /// String properties must be NUL-terminated UTF-8 and are read up to their first
 /// NUL; a malformed `#address-cells` or `#size-cells` makes the addresses below
 /// it unusable (rather than defaulted).
+///
+/// Not inlined: inside the firmware's large entry function the same code takes more
+/// instructions.
+#[inline(never)]
 pub fn discover(dtb: Option<&[u8]>) -> Platform<'_> {
     // The defaults, with the large tables built in place (all zeros) rather than copied from
     // a constant image of the whole struct.
@@ -1013,17 +1019,15 @@ fn cpus(fdt: Fdt<'_>, p: &mut Platform<'_>) {
 /// `cpu-release-addr`: one 64-bit value (two cells, as the binding says; one cell taken as
 /// 32 bits), 8-byte aligned and not 0.
 fn release_address(node: Node<'_>) -> Option<u64> {
-    let bytes = node.property("cpu-release-addr")?.value();
-    let value = match bytes.len() {
-        8 => u64::from_be_bytes(bytes.try_into().ok()?),
-        4 => u64::from(u32::from_be_bytes(bytes.try_into().ok()?)),
-        _ => return None,
-    };
+    // No cells read as 0, which is refused below.
+    let value = fdt::cells_to_u64(node.property("cpu-release-addr")?.value())?;
     (value != 0 && value.is_multiple_of(8)).then_some(value)
 }
 
 /// The console: from `/chosen/stdout-path`, else `/aliases/serial0`, else the first
-/// enabled supported UART; see [`discover`].
+/// enabled supported UART; see [`discover`]. Not inlined: the firmware is smaller with it
+/// apart from [`discover`].
+#[inline(never)]
 fn console(fdt: Fdt<'_>, chosen: Option<Node<'_>>, problems: &mut Problems) -> Option<ConsoleInfo> {
     let why = match stdout_console(fdt, chosen) {
         Ok(console) => return Some(console),
@@ -1079,7 +1083,7 @@ fn uart_at(node: Node<'_>, buses: &[Node<'_>]) -> Result<ConsoleInfo, Problem> {
 }
 
 /// Whether `node`'s `status` is absent, `"okay"` or `"ok"`.
-fn enabled(node: Node<'_>) -> bool {
+pub(crate) fn enabled(node: Node<'_>) -> bool {
     matches!(prop_str(node, "status"), None | Some("okay" | "ok"))
 }
 
@@ -1134,9 +1138,7 @@ fn first_enabled<T, E>(
 pub fn pl310(dtb: &[u8]) -> Option<u64> {
     let fdt = Fdt::new(dtb).ok()?;
     first_enabled(fdt, |node, buses| {
-        let pl310 = node
-            .property("compatible")
-            .is_some_and(|c| c.strings().any(|c| c == "arm,pl310-cache"));
+        let pl310 = compatible(node, "arm,pl310-cache");
         pl310.then(|| translate(node, buses)).flatten().ok_or(())
     })
 }
@@ -1208,9 +1210,7 @@ fn memory(root: Node<'_>, p: &mut Platform<'_>) {
     let mut count = 0;
     if let Some((address_cells, size_cells)) = root.address_cells().zip(root.size_cells()) {
         for node in root.children() {
-            if prop_str(node, "device_type") != Some("memory")
-                || !matches!(prop_str(node, "status"), None | Some("okay" | "ok"))
-            {
+            if prop_str(node, "device_type") != Some("memory") || !enabled(node) {
                 continue;
             }
             let Some(reg) = node

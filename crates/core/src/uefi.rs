@@ -407,11 +407,7 @@ pub fn descriptors(bytes: &[u8], stride: usize) -> impl Iterator<Item = (Descrip
     crate::acpi::chunks(bytes, stride.max(DESCRIPTOR_MIN))
         .filter(move |_| ok)
         .map(|c| {
-            let u64_at = |at: usize| {
-                c.get(at..)
-                    .and_then(|r| r.first_chunk::<8>())
-                    .map_or(0, |b| u64::from_le_bytes(*b))
-            };
+            let u64_at = |at: usize| crate::acpi::u64_at(c, at).unwrap_or(0);
             let ty = c.first_chunk::<4>().map_or(0, |b| u32::from_le_bytes(*b));
             let base = u64_at(8);
             let full = u64_at(24)

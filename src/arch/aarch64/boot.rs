@@ -108,15 +108,16 @@ pub fn el2_traps_zeroed(entry_el: u64) -> impl Iterator<Item = &'static str> {
     let below = entry_el >= 2;
     let fgt = below && (ID_AA64MMFR0_EL1.get() >> 56) & 0xf != 0;
     let hcx = below && (ID_AA64MMFR1_EL1.get() >> 40) & 0xf != 0;
-    let fgt_regs = [
+    const FGT_REGS: [&str; 5] = [
         "HFGRTR_EL2",
         "HFGWTR_EL2",
         "HFGITR_EL2",
         "HDFGRTR_EL2",
         "HDFGWTR_EL2",
     ];
-    fgt_regs
-        .into_iter()
+    FGT_REGS
+        .iter()
+        .copied()
         .filter(move |_| fgt)
         .chain(core::iter::once("HCRX_EL2").filter(move |_| hcx))
 }

@@ -41,8 +41,8 @@ impl Level {
             ("core", Level::Core),
             ("thread", Level::Thread),
         ]
-        .into_iter()
-        .find_map(|(prefix, level)| {
+        .iter()
+        .find_map(|&(prefix, level)| {
             let number = name.strip_prefix(prefix)?;
             let digits = !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit());
             digits.then_some(level)
@@ -156,7 +156,7 @@ impl Topology<'_> {
         };
         let mpidrs = mpidrs.get(..count).unwrap_or_default();
         let mt = numbered_as_mt(mpidrs);
-        Topology::group_by_affinity(mpidrs, &mut cpus.groups, |_| mt, map_groups);
+        Topology::group_by_affinity(mpidrs, &mut cpus.groups, &|_| mt, map_groups);
         for ((node, mpidr), group) in cpu_nodes(fdt).zip(cpus.groups).take(count) {
             let Some(group) = group else {
                 continue;

@@ -644,7 +644,7 @@ impl<'a> Topology<'a> {
     fn group_by_affinity(
         mpidrs: &[u64],
         groups: &mut [Option<u16>],
-        threads_at_aff0: impl Fn(u64) -> bool,
+        threads_at_aff0: &dyn Fn(u64) -> bool,
         first: u16,
     ) {
         let mut next = first;
@@ -762,7 +762,7 @@ impl<'a> Topology<'a> {
             .unwrap_or(0);
         let mut groups = [None; MAX_CPUS];
         let mpidrs = extra.get(..count).unwrap_or_default();
-        Self::group_by_affinity(mpidrs, &mut groups, |m| m & MPIDR_MT != 0, first_group);
+        Self::group_by_affinity(mpidrs, &mut groups, &|m| m & MPIDR_MT != 0, first_group);
         for (&at, group) in extra_report.iter().zip(groups).take(count) {
             let (Some(r), Some(group)) = (reports.report(at), group) else {
                 continue;

@@ -219,7 +219,9 @@ impl<'a> Pptt<'a> {
     }
 
     /// The data and unified caches of the CPU whose leaf is `leaf`, by level; see the module
-    /// documentation.
+    /// documentation. Not inlined: inside [`Topology::from_acpi`], whose frame holds its
+    /// 256-entry tables, the same code takes more instructions.
+    #[inline(never)]
     fn caches(self, leaf: ProcNode<'a>, problems: &mut Problems) -> Option<Caches> {
         let mut found = [None::<CacheLevel>; MAX_LEVELS];
         // Offsets of the caches met, so that one listed twice counts once.
@@ -400,8 +402,8 @@ impl Topology<'static> {
             Source::Affinity
         };
         let mt = numbered_as_mt(mpidrs);
-        Topology::group_by_affinity(mpidrs, &mut groups, |_| mt, group_count);
-        for ((&mpidr, group), leaf) in mpidrs.iter().zip(groups).zip(leaves) {
+        Topology::group_by_affinity(mpidrs, &mut groups, &|_| mt, group_count);
+        for ((&mpidr, &group), &leaf) in mpidrs.iter().zip(&groups).zip(&leaves) {
             let Some(group) = group else {
                 continue;
             };

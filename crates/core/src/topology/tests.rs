@@ -211,7 +211,7 @@ fn digests_differ_with_every_field() {
 fn groups_by_affinity_leave_the_tables_groups_alone() {
     let mpidrs = [0x0, 0x1, 0x100, 0x101, 0x2];
     let mut groups = [Some(0), None, None, None, None];
-    Topology::group_by_affinity(&mpidrs, &mut groups, |_| false, 7);
+    Topology::group_by_affinity(&mpidrs, &mut groups, &|_| false, 7);
     // 0x1 and 0x2 share a new group: 0x0's group is the table's, not an affinity group.
     assert_eq!(groups, [Some(0), Some(7), Some(8), Some(8), Some(7)]);
 }

@@ -193,15 +193,31 @@ const START_MARGIN_US: u64 = 100;
 /// Posts `job(i)` to the `i`th CPU of `blocks` (then SEV); the job's sequence number, or
 /// `None` if a block is out of range.
 pub(super) fn post(blocks: &[usize], job: impl Fn(usize) -> Job) -> Option<u64> {
-    let seq = SEQ.fetch_add(1, Ordering::Relaxed) + 1;
-    ARRIVED.store(0, Ordering::SeqCst);
-    RUNNING.store(0, Ordering::SeqCst);
+    let seq = next_seq();
     for (i, &block) in blocks.iter().enumerate() {
-        JOBS.get(block)?.set(MaybeUninit::new(job(i)));
-        POSTED.get(block)?.store(seq, Ordering::Release);
+        hand(block, seq, job(i))?;
     }
     super::wake();
     Some(seq)
+}
+
+/// The next job's sequence number, `ARRIVED` and `RUNNING` reset for it. Not inlined, as
+/// [`hand`].
+#[inline(never)]
+fn next_seq() -> u64 {
+    let seq = SEQ.fetch_add(1, Ordering::Relaxed) + 1;
+    ARRIVED.store(0, Ordering::SeqCst);
+    RUNNING.store(0, Ordering::SeqCst);
+    seq
+}
+
+/// Gives `job`, numbered `seq`, to the CPU of `block`; `None` if the block is out of range.
+/// Not inlined: one copy for every caller of the generic [`post`].
+#[inline(never)]
+fn hand(block: usize, seq: u64, job: Job) -> Option<()> {
+    JOBS.get(block)?.set(MaybeUninit::new(job));
+    POSTED.get(block)?.store(seq, Ordering::Release);
+    Some(())
 }
 
 /// Posts `job(i)` to the `i`th CPU of `blocks`, lines them up and lets them go at a common
