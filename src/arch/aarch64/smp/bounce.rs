@@ -55,8 +55,8 @@ fn play(side: u64, rounds: u64, stop: &impl Fn() -> bool) -> Span {
     }
 }
 
-/// A secondary CPU's side of the bounce job `seq`.
-pub(super) fn serve(side: u64, rounds: u64, seq: u64) -> Span {
+/// A secondary CPU's side of the bounce job `seq` (the job's `play`).
+fn serve(side: u64, rounds: u64, seq: u64) -> Span {
     play(side, rounds, &|| ABORT.load(Ordering::Relaxed) == seq)
 }
 
@@ -68,7 +68,11 @@ pub fn bounce(a: Option<usize>, b: usize, rounds: u64, limit_ns: u64) -> Option<
     LINE.0.store(0, Ordering::Release);
     let span = match a {
         None => {
-            let seq = jobs::post(&[b], |_| Job::Bounce { side: 1, rounds })?;
+            let seq = jobs::post(&[b], |_| Job::Bounce {
+                side: 1,
+                rounds,
+                play: serve,
+            })?;
             let span = play(0, rounds, &|| deadline.expired());
             if span.bytes == 0 {
                 ABORT.store(seq, Ordering::Relaxed);
@@ -80,6 +84,7 @@ pub fn bounce(a: Option<usize>, b: usize, rounds: u64, limit_ns: u64) -> Option<
             let seq = jobs::post(&[a, b], |i| Job::Bounce {
                 side: i as u64,
                 rounds,
+                play: serve,
             })?;
             let span = jobs::outcome(a, seq, &deadline);
             if span.is_none() {

@@ -3,7 +3,6 @@
 //! test) or lets them stream until stopped, and collects what each reports; each secondary
 //! [`serve`]s jobs after its hello.
 
-use crate::arch::buffer::Window;
 use crate::arch::cpu::{park, ticks};
 use crate::arch::global::Global;
 use crate::arch::kernels::Loop;
@@ -14,91 +13,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use mairbench_core::counter_offset::Round;
 use mairbench_core::platform::MAX_CPUS;
 
-/// Where one CPU's part of a job began and ended, on the counter every core shares
-/// (CNTVCT_EL0: the system counter, with the same CNTVOFF on every core), and what it did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Span {
-    /// CNTVCT_EL0 when its loop began (after DSB SY and ISB).
-    pub start: u64,
-    /// CNTVCT_EL0 when its loop had ended (after DSB SY and ISB: stores complete).
-    pub end: u64,
-    /// Bytes a stream moved; 0 for a timed loop.
-    pub bytes: u64,
-}
-
-impl Span {
-    /// Ticks from start to end.
-    pub fn ticks(&self) -> u64 {
-        self.end.wrapping_sub(self.start)
-    }
-}
-
-/// Times `passes` runs of `body` on this CPU: DSB SY (stores before it drained), the counter,
-/// the loop, DSB SY, the counter.
-pub fn span(passes: u64, body: &mut Loop) -> Span {
-    dsb(SY);
-    let start = ticks();
-    for _ in 0..passes {
-        body.run();
-    }
-    dsb(SY);
-    Span {
-        start,
-        end: ticks(),
-        bytes: 0,
-    }
-}
-
-/// A stream for a loaded measurement: `make`'s loop over `chunk`-byte parts of `whole`, one
-/// after the other, round and round, until the job is stopped.
-#[derive(Clone, Copy, Debug)]
-pub struct Stream {
-    whole: Window,
-    chunk: u64,
-    make: fn(&Window) -> Option<Loop>,
-}
-
-impl Stream {
-    /// The stream of `make` (e.g. `Loop::read_ldp`) over `whole` in parts of `chunk` bytes;
-    /// `None` unless `chunk` divides `whole` and `make` accepts every part.
-    pub fn new(whole: Window, chunk: u64, make: fn(&Window) -> Option<Loop>) -> Option<Stream> {
-        let ok = chunk != 0 && !whole.is_empty() && whole.len().is_multiple_of(chunk);
-        let parts = ok.then(|| whole.len() / chunk)?;
-        (0..parts)
-            .all(|i| {
-                whole
-                    .part(i * chunk, chunk)
-                    .and_then(|w| make(&w))
-                    .is_some()
-            })
-            .then_some(Stream { whole, chunk, make })
-    }
-
-    /// Runs the parts, starting at the first, until `stop` says so; returns the bytes moved.
-    fn run(&self, stop: impl Fn() -> bool) -> u64 {
-        let mut off = 0;
-        let mut bytes = 0;
-        loop {
-            if let Some(mut body) = self
-                .whole
-                .part(off, self.chunk)
-                .and_then(|w| (self.make)(&w))
-            {
-                body.run();
-            }
-            bytes += self.chunk;
-            // `whole` is not empty (`new`): `max(1)` tells the compiler, which then adds no
-            // division-by-zero panic.
-            off = (off + self.chunk) % self.whole.len().max(1);
-            if bytes == self.chunk {
-                RUNNING.fetch_add(1, Ordering::AcqRel);
-            }
-            if stop() {
-                return bytes;
-            }
-        }
-    }
-}
+pub use super::work::{span, Span, Stream};
 
 /// One CPU's share of a job.
 #[derive(Clone, Copy, Debug)]
@@ -128,12 +43,15 @@ pub enum Job {
         /// Passes timed as one sample (0: one untimed run, a warm-up).
         passes: u64,
     },
-    /// One side of a cache line bounced between two CPUs (see [`super::bounce`]).
+    /// One side of a cache line bounced between two CPUs (the core-to-core latency, in
+    /// `smp/bounce.rs`, which posts it and imports this module, not the other way round).
     Bounce {
         /// 0: writes the odd values and times; 1: writes the even ones.
         side: u64,
         /// Timed round trips.
         rounds: u64,
+        /// The side's code, called with the side, the rounds and the job's sequence number.
+        play: fn(u64, u64, u64) -> Span,
     },
 }
 
@@ -425,11 +343,11 @@ pub(super) fn serve(block: usize) -> ! {
                 Span::default()
             }
             Job::Alone { mut body, passes } => span(passes, &mut body),
-            Job::Bounce { side, rounds } => super::bounce::serve(side, rounds, seq),
+            Job::Bounce { side, rounds, play } => play(side, rounds, seq),
             Job::Stream(stream) => {
                 dsb(SY);
                 let start = ticks();
-                let bytes = stream.run(|| STOP.load(Ordering::Acquire) == seq);
+                let bytes = stream.run(|| STOP.load(Ordering::Acquire) == seq, &RUNNING);
                 dsb(SY);
                 Span {
                     start,

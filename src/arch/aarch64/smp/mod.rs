@@ -13,11 +13,13 @@
 //!
 //! - [`start`]: the stacks, starting a CPU (PSCI, spin table), its hello (online);
 //! - [`jobs`]: the job mailbox the started CPUs serve (post, start together, run, report);
+//! - [`work`]: what a CPU does for a job and reports (a timed loop's span, a stream);
 //! - [`bounce`]: a cache line bounced between two CPUs (the core-to-core latency).
 
 pub mod bounce;
 pub mod jobs;
 pub mod start;
+pub mod work;
 
 use mairbench_core::platform::MAX_CPUS;
 
