@@ -436,7 +436,7 @@ pub const CORES: [Core; 15] = [
     ),
 ];
 
-/// The source of [`Core::events`] for every row.
+/// The source of [`VERDICT_EVENTS`] for every row.
 pub const EVENTS_SOURCE: &str = "ARM-software/data pmu/<core>.json (Arm's event lists)";
 
 /// Writes the table as Markdown: one row per core (name, MIDR implementer and part, then each
@@ -485,11 +485,62 @@ pub fn by_midr(midr: u64) -> Option<&'static Core> {
         .find(|c| u64::from(c.implementer) == implementer && u64::from(c.part) == part)
 }
 
+/// The generic-counter erratum the core of MIDR_EL1 `midr` has (its row's `counter`), for
+/// [`Errata::with_core`](crate::counter::Errata::with_core).
+pub fn counter_erratum(midr: u64) -> Option<Erratum> {
+    by_midr(midr).and_then(|c| c.counter)
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
 
     use super::*;
+    use crate::counter::Errata;
+    use std::vec::Vec;
+
+    #[test]
+    fn errata_from_the_device_tree_and_the_core() {
+        let none = |_: &str| false;
+        let core = counter_erratum;
+        assert!(Errata::of(none, core(0x410f_d083)).is_empty()); // Cortex-A72 r0p3
+        let a73 = Errata::of(none, core(0x410f_d092)); // Cortex-A73 r0p2
+        assert_eq!(a73.iter().collect::<Vec<_>>(), [Erratum::CortexA73_858921]);
+        let pine64 = Errata::of(|p| p == "allwinner,erratum-unknown1", core(0x410f_d034));
+        assert_eq!(
+            pine64.iter().map(Erratum::name).collect::<Vec<_>>(),
+            ["allwinner-unknown1"]
+        );
+        let ls = Errata::of(|p| p == "fsl,erratum-a008585", core(0x410f_d072));
+        assert!(ls.has(Erratum::FslA008585) && !ls.has(Erratum::CortexA73_858921));
+        // Other implementers' part 0xd09 are not the A73; a property is not a core erratum.
+        assert!(Errata::of(none, core(0x510f_d090)).is_empty());
+        assert!(Errata::of(|_| true, None)
+            .iter()
+            .all(|e| e.property().is_some()));
+    }
+
+    #[test]
+    fn each_cpu_of_a_big_little_board_has_its_own_core_erratum() {
+        // Amlogic S922X / A311D: the boot CPU is a Cortex-A53 (no counter erratum), the
+        // big cluster Cortex-A73s have 858921 (Linux: ate_match_local_cap_id, per CPU).
+        let machine = Errata::NONE;
+        assert!(machine.with_core(counter_erratum(0x410f_d034)).is_empty()); // A53 r0p4
+        assert_eq!(
+            machine
+                .with_core(counter_erratum(0x410f_d092))
+                .iter()
+                .collect::<Vec<_>>(), // A73 r0p2
+            [Erratum::CortexA73_858921]
+        );
+        // The machine's errata stay on every CPU.
+        let soc = Errata::of(|p| p == "allwinner,erratum-unknown1", None);
+        assert!(soc
+            .with_core(counter_erratum(0x410f_d034))
+            .has(Erratum::AllwinnerUnknown1));
+        let both = soc.with_core(counter_erratum(0x410f_d092));
+        assert!(both.has(Erratum::AllwinnerUnknown1) && both.has(Erratum::CortexA73_858921));
+    }
 
     #[test]
     fn rows_are_distinct_and_sourced() {

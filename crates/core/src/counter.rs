@@ -73,8 +73,8 @@ impl Errata {
     pub const NONE: Errata = Errata(0);
 
     /// The errata of a machine whose timer node has the properties `has` says it has, and
-    /// whose cores have erratum `core` by their MIDR (core's table of cores,
-    /// [`crate::cores::Core::counter`]).
+    /// whose cores have erratum `core` by their MIDR (the table of cores' `counter`:
+    /// `cores::counter_erratum`).
     pub fn of(has: impl Fn(&str) -> bool, core: Option<Erratum>) -> Errata {
         let bits = Erratum::ALL
             .into_iter()
@@ -87,11 +87,10 @@ impl Errata {
     }
 
     /// The errata of one CPU: the machine's (`self`: its timer node's properties, the ACPI
-    /// GTDT's OEM IDs) and the one its own core has by its MIDR, `midr` (core's table of
-    /// cores). Linux decides the core errata per CPU (`arm_arch_timer.c`,
+    /// GTDT's OEM IDs) and `core`, the one its own core has by its MIDR (the table of cores:
+    /// `cores::counter_erratum`). Linux decides the core errata per CPU (`arm_arch_timer.c`,
     /// `ate_match_local_cap_id`): on an S922X the A53s have none and the A73s 858921.
-    pub fn for_cpu(self, midr: u64) -> Errata {
-        let core = crate::cores::by_midr(midr).and_then(|c| c.counter);
+    pub fn with_core(self, core: Option<Erratum>) -> Errata {
         let bits = core
             .filter(|e| e.property().is_none())
             .map_or(0, Erratum::bit);
@@ -306,44 +305,6 @@ mod tests {
 
     fn only(e: Erratum) -> Errata {
         Errata(e.bit())
-    }
-
-    #[test]
-    fn errata_from_the_device_tree_and_the_core() {
-        let none = |_: &str| false;
-        let core = |midr| crate::cores::by_midr(midr).and_then(|c| c.counter);
-        assert!(Errata::of(none, core(0x410f_d083)).is_empty()); // Cortex-A72 r0p3
-        let a73 = Errata::of(none, core(0x410f_d092)); // Cortex-A73 r0p2
-        assert_eq!(a73.iter().collect::<Vec<_>>(), [Erratum::CortexA73_858921]);
-        let pine64 = Errata::of(|p| p == "allwinner,erratum-unknown1", core(0x410f_d034));
-        assert_eq!(
-            pine64.iter().map(Erratum::name).collect::<Vec<_>>(),
-            ["allwinner-unknown1"]
-        );
-        let ls = Errata::of(|p| p == "fsl,erratum-a008585", core(0x410f_d072));
-        assert!(ls.has(Erratum::FslA008585) && !ls.has(Erratum::CortexA73_858921));
-        // Other implementers' part 0xd09 are not the A73; a property is not a core erratum.
-        assert!(Errata::of(none, core(0x510f_d090)).is_empty());
-        assert!(Errata::of(|_| true, None)
-            .iter()
-            .all(|e| e.property().is_some()));
-    }
-
-    #[test]
-    fn each_cpu_of_a_big_little_board_has_its_own_core_erratum() {
-        // Amlogic S922X / A311D: the boot CPU is a Cortex-A53 (no counter erratum), the
-        // big cluster Cortex-A73s have 858921 (Linux: ate_match_local_cap_id, per CPU).
-        let machine = Errata::NONE;
-        assert!(machine.for_cpu(0x410f_d034).is_empty()); // A53 r0p4
-        assert_eq!(
-            machine.for_cpu(0x410f_d092).iter().collect::<Vec<_>>(), // A73 r0p2
-            [Erratum::CortexA73_858921]
-        );
-        // The machine's errata stay on every CPU.
-        let soc = Errata::of(|p| p == "allwinner,erratum-unknown1", None);
-        assert!(soc.for_cpu(0x410f_d034).has(Erratum::AllwinnerUnknown1));
-        let both = soc.for_cpu(0x410f_d092);
-        assert!(both.has(Erratum::AllwinnerUnknown1) && both.has(Erratum::CortexA73_858921));
     }
 
     #[test]

@@ -1336,7 +1336,7 @@ fn timer_node<'a>(fdt: &Fdt<'a>) -> Option<Node<'a>> {
 /// The counter errata of a machine, not of its cores: those its device tree `dtb` names (its
 /// timer node's erratum properties, as Linux's `arm_arch_timer.c` reads them), with those its
 /// ACPI GTDT names (`acpi`: [`AcpiFacts::timer_errata`]); none from a blob that is not a valid
-/// DTB or has no timer node. Each CPU adds its own core's ([`crate::counter::Errata::for_cpu`]).
+/// DTB or has no timer node. Each CPU adds its own core's ([`crate::counter::Errata::with_core`], by [`crate::cores::counter_erratum`]).
 pub fn counter_errata(dtb: Option<&[u8]>, acpi: crate::counter::Errata) -> crate::counter::Errata {
     let fdt = dtb
         .filter(|d| dtb_size(d).is_some())

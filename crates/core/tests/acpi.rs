@@ -1280,6 +1280,6 @@ fn a_hisilicon_gtdt_names_counter_erratum_161010101() {
     let p = discover(&mem, RSDP);
     let machine = mairbench_core::platform::counter_errata(None, p.acpi.timer_errata);
     assert!(machine
-        .for_cpu(0x410f_d082)
+        .with_core(mairbench_core::cores::counter_erratum(0x410f_d082))
         .has(Erratum::Hisilicon161010101));
 }

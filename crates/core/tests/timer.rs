@@ -97,7 +97,7 @@ fn census(path: &str) -> Vec<u8> {
 /// The errata of a CPU of MIDR `midr` on the machine of `dtb`.
 fn errata(dtb: Option<&[u8]>, midr: u64) -> Vec<Erratum> {
     counter_errata(dtb, Errata::NONE)
-        .for_cpu(midr)
+        .with_core(mairbench_core::cores::counter_erratum(midr))
         .iter()
         .collect()
 }

@@ -72,7 +72,8 @@ pub fn set_counter_errata(errata: Errata) {
 pub fn own_counter_errata() {
     use aarch64_cpu::registers::{Readable, Writeable, MIDR_EL1, TPIDR_EL1};
     let machine = Errata::from_bits(MACHINE_ERRATA.load(Ordering::Relaxed));
-    TPIDR_EL1.set(u64::from(machine.for_cpu(MIDR_EL1.get()).bits()));
+    let core = mairbench_core::cores::counter_erratum(MIDR_EL1.get());
+    TPIDR_EL1.set(u64::from(machine.with_core(core).bits()));
 }
 
 /// The counter errata this CPU's reads follow.
