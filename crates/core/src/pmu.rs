@@ -47,7 +47,7 @@ pub enum Id {
 pub struct Event {
     /// The record key: the Arm ARM mnemonic in lower case, e.g. `l1d_cache_refill`.
     pub name: &'static str,
-    /// The event number (PMEVTYPER<n>_EL0.evtCount).
+    /// The event number (`PMEVTYPER<n>_EL0.evtCount`).
     pub number: u16,
     /// What it counts, in one line.
     pub counts: &'static str,
@@ -339,7 +339,7 @@ impl Counts {
         self.values.get(i).copied().unwrap_or(0)
     }
 
-    /// Events counted from `earlier` to `self`, counters of 32 bits (PMEVCNTR<n>_EL0 without
+    /// Events counted from `earlier` to `self`, counters of 32 bits (`PMEVCNTR<n>_EL0` without
     /// FEAT_PMUv3p5's PMCR_EL0.LP): each difference is taken modulo 2^32, right when a counter
     /// wrapped once between the readings (fewer than 2^32 events, seconds at GHz rates).
     pub fn since(&self, earlier: &Counts) -> Counts {

@@ -121,12 +121,12 @@ const fn leaf(leaf: Leaf, pa: u32, region: u8, access: Access) -> u32 {
         | 0b10
 }
 
-/// A second-level small-page descriptor mapping the 4 KiB page at `pa` ([`leaf`]).
+/// A second-level small-page descriptor mapping the 4 KiB page at `pa` (`leaf`).
 pub const fn small_page(pa: u32, region: u8, access: Access) -> u32 {
     leaf(Leaf::SmallPage, pa, region, access)
 }
 
-/// A first-level section descriptor mapping the 1 MiB at `pa` ([`leaf`]).
+/// A first-level section descriptor mapping the 1 MiB at `pa` (`leaf`).
 pub const fn section(pa: u32, region: u8, access: Access) -> u32 {
     leaf(Leaf::Section, pa, region, access)
 }

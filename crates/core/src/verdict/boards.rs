@@ -377,7 +377,7 @@ fn counted<const SET: u8, const ALLOCATES: bool>(
 }
 
 /// The event sets tried: none, refills alone (the old escape), the table of cores' set
-/// (l1d_cache_refill, mem_access, l2d_cache_refill, bus_access: [`crate::cores::Core::events`]),
+/// (l1d_cache_refill, mem_access, l2d_cache_refill, bus_access: [`crate::cores::VERDICT_EVENTS`]),
 /// l2d_cache alone, the bus split alone, and everything.
 const EVENT_SETS: [(&str, super::testing::Pmu, super::testing::Pmu); 6] = [
     ("no PMU", no_pmu, no_pmu),
