@@ -6,7 +6,7 @@ use super::layout::KIB;
 use super::Memory;
 use crate::console::Console;
 use crate::{run, say};
-use aarch64_cpu::asm::barrier::{dsb, SY};
+use crate::arch::barrier::dsb_sy;
 use mairbench_core::record::Record;
 use mairbench_core::schema;
 use mairbench_core::verdict::Stale;
@@ -38,7 +38,7 @@ impl Memory {
                 // or Device stores: without this DSB a reader's DC CIVAC through a cacheable
                 // alias may run before the stores land, a speculative refill in that window
                 // keeps the old data, and a core reports a mismatch that is not there.
-                dsb(SY);
+                dsb_sy();
             }
             for (r, reader) in pages.iter().enumerate() {
                 let Some(read) = reader.window(0, WINDOW).filter(|_| r != w) else {
@@ -86,7 +86,7 @@ impl Memory {
         let old = |off: u64| !off;
         let new = |off: u64| off ^ 0x1234_5678_9abc_def0;
         through_nc.fill(old);
-        dsb(SY); // the Non-cacheable stores complete before the DC IVAC (see `coherence`)
+        dsb_sy(); // the Non-cacheable stores complete before the DC IVAC (see `coherence`)
         through_wb.invalidate();
         let _ = through_wb.mismatches(old); // allocate clean lines
         through_wb.fill(new); // dirty in the cache, memory still old

@@ -6,7 +6,7 @@ use super::Memory;
 use crate::arch::kernels::Loop;
 use crate::console::Console;
 use crate::say;
-use aarch64_cpu::asm::barrier::{dsb, SY};
+use crate::arch::barrier::dsb_sy;
 use mairbench_core::memtype::{self, Role};
 use mairbench_core::verdict::Maintenance;
 
@@ -40,7 +40,7 @@ impl Memory {
         nc.fill(b);
         // The Non-cacheable stores complete before normal-wb reads the range, and before the
         // invalidate below (maintenance by VA may otherwise pass them).
-        dsb(SY);
+        dsb_sy();
         let stale = wb.mismatches(a).0 == 0;
         wb.invalidate();
         let dropped = wb.mismatches(b).0 == 0;

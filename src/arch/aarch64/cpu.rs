@@ -82,8 +82,18 @@ pub fn counter_errata() -> Errata {
     Errata::from_bits(TPIDR_EL1.get() as u8)
 }
 
+/// The virtual counter, read after the instructions before it (ISB), without the errata's
+/// workarounds: for waits (`super::timer`), where a rare wrong read costs nothing.
+#[inline(always)]
+pub fn counter() -> u64 {
+    use aarch64_cpu::registers::{Readable, CNTVCT_EL0};
+    aarch64_cpu::asm::barrier::isb(aarch64_cpu::asm::barrier::SY);
+    CNTVCT_EL0.get()
+}
+
 /// The virtual counter CNTVCT_EL0, ordered after the instructions before it, read by this
 /// CPU's errata rules ([`own_counter_errata`]).
+
 pub fn ticks() -> u64 {
     use aarch64_cpu::registers::{Readable, CNTVCT_EL0};
     aarch64_cpu::asm::barrier::isb(aarch64_cpu::asm::barrier::SY);

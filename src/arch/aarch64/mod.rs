@@ -7,17 +7,24 @@
 //! way (the layering is in docs/extending.md): this file is the top of `arch`, the one that
 //! calls up into the run.
 
+pub mod barrier;
 pub mod boot;
+#[path = "../shared/buffer.rs"]
 pub mod buffer;
+mod bulk;
 pub mod cache;
 pub mod cpu;
 pub mod dtb;
 pub mod exceptions;
 pub mod exit;
+#[path = "../shared/fb.rs"]
 pub mod fb;
+#[path = "../shared/global.rs"]
 pub mod global;
+#[path = "../shared/image.rs"]
 pub mod image;
 pub mod kernels;
+#[path = "../shared/mmio.rs"]
 pub mod mmio;
 pub mod mmu;
 pub mod pmu;
@@ -25,6 +32,7 @@ pub mod probes;
 pub mod semihosting;
 pub mod smp;
 pub mod sysreg;
+#[path = "../shared/timer.rs"]
 pub mod timer;
 pub mod uefi;
 

@@ -16,9 +16,12 @@
 //! - [`work`]: what a CPU does for a job and reports (a timed loop's span, a stream);
 //! - [`bounce`]: a cache line bounced between two CPUs (the core-to-core latency).
 
+#[path = "../../shared/smp/bounce.rs"]
 pub mod bounce;
+#[path = "../../shared/smp/jobs.rs"]
 pub mod jobs;
 pub mod start;
+#[path = "../../shared/smp/work.rs"]
 pub mod work;
 
 use mairbench_core::platform::MAX_CPUS;

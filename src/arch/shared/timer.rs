@@ -1,13 +1,11 @@
-//! Waiting on the Arm generic timer: the virtual counter CNTVCT_EL0, which counts at
-//! CNTFRQ_EL0 Hz, as an `embedded_hal::delay::DelayNs` and as deadlines.
+//! Waiting on the CPU's counter (the Arm generic timer's virtual counter, CNTVCT_EL0 or
+//! CNTVCT, which counts at CNTFRQ Hz), as an `embedded_hal::delay::DelayNs` and as deadlines.
 //!
 //! Every wait is wrap-safe (elapsed ticks are a wrapping difference of two counter reads)
 //! and none divides by the frequency: where CNTFRQ_EL0 reads 0 (a boot loader that never
 //! programmed it) the length of a tick is unknown, and every delay and deadline is over at
 //! once rather than spinning on a counter that might not run.
 
-use aarch64_cpu::asm::barrier;
-use aarch64_cpu::registers::{Readable, CNTVCT_EL0};
 use embedded_hal::delay::DelayNs;
 
 /// Nanoseconds in a second.
@@ -20,8 +18,7 @@ fn frequency() -> u64 {
 
 /// The virtual counter, read after the instructions before it.
 fn now() -> u64 {
-    barrier::isb(barrier::SY);
-    CNTVCT_EL0.get()
+    super::cpu::counter()
 }
 
 /// Counter ticks in `ns` nanoseconds at `hz`, rounded up (so a wait is never shorter than

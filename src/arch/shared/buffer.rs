@@ -8,20 +8,11 @@
 //! words, so the alias's memory type governs each of them and no Rust reference into the
 //! buffer ever exists: two windows of different aliases may overlap in physical memory.
 
-use super::cpu::zva_block_size;
-use super::exceptions::{self, Fault};
-use super::{cache, probes};
+use super::bulk::{mb_fill_pair, mb_fill_xor, mb_find_lines, mb_find_pair, mb_find_xor};
+use super::exceptions::Fault;
+use super::{bulk, cache, probes};
 use mairbench_core::pattern::Pattern;
 
-core::arch::global_asm!(include_str!("buffer.S"));
-
-extern "C" {
-    fn mb_fill_xor(va: u64, len: u64, key: u64);
-    fn mb_fill_pair(va: u64, len: u64, even: u64, odd: u64);
-    fn mb_find_xor(va: u64, len: u64, key: u64) -> u64;
-    fn mb_find_pair(va: u64, len: u64, even: u64, odd: u64) -> u64;
-    fn mb_find_lines(va: u64, len: u64, key: u64, first: u64) -> u64;
-}
 
 /// Bytes per iteration of the assembly lay and check loops.
 const BLOCK: u64 = 64;
@@ -199,15 +190,10 @@ impl Window {
     /// fault (real cores fault on `DC ZVA` to Device memory). `None` when DC ZVA is
     /// prohibited or its block does not fit.
     pub fn try_zero_block(&self) -> Option<Result<(), Fault>> {
-        let block = zva_block_size()?;
+        let block = bulk::zero_block_size()?;
         (block <= self.len && self.va.is_multiple_of(block)).then(|| {
-            // SAFETY: DC ZVA zeroes one block inside the window (test data only); a fault is
-            // caught by the probe and stepped over, and nothing else is touched.
-            unsafe {
-                exceptions::probe(
-                    || core::arch::asm!("dc zva, {a}", a = in(reg) self.va, options(nostack)),
-                )
-            }
+            // SAFETY: the block lies inside the window (test data only).
+            unsafe { bulk::try_zero_block(self.va) }
         })
     }
 }

@@ -5,7 +5,7 @@
 use crate::arch::buffer::Window;
 use crate::arch::cpu::ticks;
 use crate::arch::kernels::Loop;
-use aarch64_cpu::asm::barrier::{dsb, SY};
+use crate::arch::barrier::dsb_sy;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 /// Where one CPU's part of a job began and ended, on the counter every core shares
@@ -30,12 +30,12 @@ impl Span {
 /// Times `passes` runs of `body` on this CPU: DSB SY (stores before it drained), the counter,
 /// the loop, DSB SY, the counter.
 pub fn span(passes: u64, body: &mut Loop) -> Span {
-    dsb(SY);
+    dsb_sy();
     let start = ticks();
     for _ in 0..passes {
         body.run();
     }
-    dsb(SY);
+    dsb_sy();
     Span {
         start,
         end: ticks(),

@@ -6,7 +6,7 @@
 use super::jobs::{self, Job, Span};
 use crate::arch::cpu::ticks;
 use crate::arch::timer::Deadline;
-use aarch64_cpu::asm::barrier::{dsb, SY};
+use crate::arch::barrier::dsb_sy;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 /// The bounced word, alone in its 64-byte line.
@@ -40,7 +40,7 @@ fn play(side: u64, rounds: u64, stop: &impl Fn() -> bool) -> Span {
         }
         if k == 1 && side == 0 {
             // The untimed round is over: side 1 is running.
-            dsb(SY);
+            dsb_sy();
             start = ticks();
         }
         LINE.0.store(write, Ordering::Release);

@@ -7,7 +7,7 @@ use crate::arch::cpu::{park, ticks};
 use crate::arch::global::Global;
 use crate::arch::kernels::Loop;
 use crate::arch::timer::Deadline;
-use aarch64_cpu::asm::barrier::{dsb, SY};
+use crate::arch::barrier::dsb_sy;
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU64, Ordering};
 use mairbench_core::counter_offset::Round;
@@ -283,7 +283,7 @@ pub fn clock_round(block: usize, limit_ns: u64) -> Option<(Round, u64)> {
     let asked = crate::arch::cpu::ticks_before_loads();
     let seq = post(&[block], |_| Job::Clock)?;
     let answer = outcome(block, seq, &deadline)?;
-    dsb(SY);
+    dsb_sy();
     let back = ticks();
     let round = Round {
         asked,
@@ -318,7 +318,7 @@ pub(super) fn serve(block: usize) -> ! {
     loop {
         let seq = posted.load(Ordering::Acquire);
         if seq == done {
-            aarch64_cpu::asm::wfe();
+            crate::arch::barrier::wfe();
             continue;
         }
         done = seq;
@@ -329,7 +329,7 @@ pub(super) fn serve(block: usize) -> ! {
         if !alone && !matches!(job, Job::Stream(_) | Job::Clock) {
             ARRIVED.fetch_add(1, Ordering::AcqRel);
             while GO.load(Ordering::Acquire) != seq {
-                aarch64_cpu::asm::wfe();
+                crate::arch::barrier::wfe();
             }
             wait_until(START_AT.load(Ordering::Relaxed));
         }
@@ -345,10 +345,10 @@ pub(super) fn serve(block: usize) -> ! {
             Job::Alone { mut body, passes } => span(passes, &mut body),
             Job::Bounce { side, rounds, play } => play(side, rounds, seq),
             Job::Stream(stream) => {
-                dsb(SY);
+                dsb_sy();
                 let start = ticks();
                 let bytes = stream.run(|| STOP.load(Ordering::Acquire) == seq, &RUNNING);
-                dsb(SY);
+                dsb_sy();
                 Span {
                     start,
                     end: ticks(),
@@ -367,7 +367,7 @@ pub(super) fn serve(block: usize) -> ! {
             Job::Clock => {
                 // After the Acquire load that saw the job (DSB: it has completed); the store
                 // of the value, then the Release store of `finished`, come after the read.
-                dsb(SY);
+                dsb_sy();
                 Span {
                     start: ticks(),
                     end: 0,
