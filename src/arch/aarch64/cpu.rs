@@ -161,3 +161,37 @@ pub fn zva_block_size() -> Option<u64> {
     use tock_registers::interfaces::Readable;
     (!DCZID.is_set(DCZID_EL0::DZP)).then(|| 4 << DCZID.read(DCZID_EL0::BS))
 }
+
+/// Whether SError is unmasked (PSTATE.A clear), so an external abort is taken and reported.
+pub fn serror_unmasked() -> bool {
+    use aarch64_cpu::registers::{Readable, DAIF};
+    DAIF.matches_all(DAIF::A::Unmasked)
+}
+
+/// The EL2 trap registers boot/aarch64/entry.S zeroed before it dropped to EL1 from `entry_el`: the
+/// fine-grained trap registers where ID_AA64MMFR0_EL1.FGT (bits 59:56) says they exist,
+/// HCRX_EL2 where ID_AA64MMFR1_EL1.HCX (bits 43:40) does (the same tests as the entry code).
+pub fn el2_traps_zeroed(entry_el: u64) -> impl Iterator<Item = &'static str> {
+    use aarch64_cpu::registers::{Readable, ID_AA64MMFR0_EL1, ID_AA64MMFR1_EL1};
+    let below = entry_el >= 2;
+    let fgt = below && (ID_AA64MMFR0_EL1.get() >> 56) & 0xf != 0;
+    let hcx = below && (ID_AA64MMFR1_EL1.get() >> 40) & 0xf != 0;
+    const FGT_REGS: [&str; 5] = [
+        "HFGRTR_EL2",
+        "HFGWTR_EL2",
+        "HFGITR_EL2",
+        "HDFGRTR_EL2",
+        "HDFGWTR_EL2",
+    ];
+    FGT_REGS
+        .iter()
+        .copied()
+        .filter(move |_| fgt)
+        .chain(core::iter::once("HCRX_EL2").filter(move |_| hcx))
+}
+
+/// Whether this CPU's stage 1 translation is on (SCTLR_EL1.M).
+pub fn mmu_on() -> bool {
+    use aarch64_cpu::registers::{Readable, SCTLR_EL1};
+    SCTLR_EL1.is_set(SCTLR_EL1::M)
+}

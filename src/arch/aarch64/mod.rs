@@ -8,14 +8,17 @@
 //! calls up into the run.
 
 pub mod barrier;
+#[path = "../shared/boot.rs"]
 pub mod boot;
 #[path = "../shared/buffer.rs"]
 pub mod buffer;
 mod bulk;
 pub mod cache;
 pub mod cpu;
+#[path = "../shared/dtb.rs"]
 pub mod dtb;
 pub mod exceptions;
+#[path = "../shared/exit.rs"]
 pub mod exit;
 #[path = "../shared/fb.rs"]
 pub mod fb;
@@ -29,6 +32,7 @@ pub mod mmio;
 pub mod mmu;
 pub mod pmu;
 pub mod probes;
+#[path = "../shared/semihosting.rs"]
 pub mod semihosting;
 pub mod smp;
 pub mod sysreg;

@@ -65,3 +65,23 @@ pub fn try_store_text(va: u64) -> Option<Result<(), exceptions::Fault>> {
     // SAFETY: the `str` is the only instruction that may fault; nothing depends on it.
     Some(unsafe { exceptions::probe(store) })
 }
+
+/// SYS_EXIT, whose parameter on AArch64 is a block of the reason and the exit code.
+pub const SYS_EXIT: usize = 0x18;
+
+/// One semihosting call (`super::semihosting`): operation in x0, parameter (often a block address) in x1, result
+/// in x0. `None` when the call trapped (no semihosting here).
+pub fn semihosting(op: usize, param: usize) -> Option<usize> {
+    let hlt = || {
+        let mut result = op;
+        // SAFETY: HLT #0xF000 is the A64 semihosting trap; the host reads and writes only the
+        // parameter block the caller passes (hence no `nomem`). Without semihosting it is an
+        // undefined instruction, which the surrounding probe catches and steps over.
+        unsafe { core::arch::asm!("hlt #0xf000", inout("x0") result, in("x1") param, options(nostack)) };
+        result
+    };
+    // SAFETY: the only instruction that may trap is the HLT; skipped, it leaves x0 holding
+    // `op`, and the caught fault makes the answer `None`, so nothing relies on it.
+    unsafe { exceptions::probe(hlt) }.ok()
+}
+

@@ -19,8 +19,7 @@ pub fn find_dtb(x0: usize) -> Option<(usize, &'static [u8])> {
 
 /// The device tree at `addr` only, if one is there (MMU off).
 pub fn find_dtb_at(addr: usize) -> Option<(usize, &'static [u8])> {
-    use aarch64_cpu::registers::{Readable, SCTLR_EL1};
-    if SCTLR_EL1.is_set(SCTLR_EL1::M) {
+    if super::cpu::mmu_on() {
         return None;
     }
     // SAFETY: the MMU is off (checked above), so addresses are physical, and the boot

@@ -2,6 +2,7 @@
 //! it: whether PSCI may be called from EL1, SError unmasked, the caches cleaned at entry.
 
 use super::cpu::{ccsidr, clidr};
+pub use super::cpu::{el2_traps_zeroed, serror_unmasked};
 use super::fb::Canvas;
 use super::mmio::Device;
 use super::uefi;
@@ -71,11 +72,6 @@ pub fn psci_conduit(dtb: Option<PsciConduit>, entry_el: u64) -> Psci {
     }
 }
 
-/// Whether SError is unmasked (PSTATE.A clear), so an external abort is taken and reported.
-pub fn serror_unmasked() -> bool {
-    use aarch64_cpu::registers::{Readable, DAIF};
-    DAIF.matches_all(DAIF::A::Unmasked)
-}
 
 /// The `DC CISW` operations a clean of every data or unified cache level below CLIDR_EL1.LoC
 /// takes (sets x ways per level, CCSIDR_EL1 decoded by `mairbench_core::cache`), and whether
@@ -100,27 +96,6 @@ pub fn setway_ops_expected() -> (u64, bool) {
     (ops, ccidx)
 }
 
-/// The EL2 trap registers boot/aarch64/entry.S zeroed before it dropped to EL1 from `entry_el`: the
-/// fine-grained trap registers where ID_AA64MMFR0_EL1.FGT (bits 59:56) says they exist,
-/// HCRX_EL2 where ID_AA64MMFR1_EL1.HCX (bits 43:40) does (the same tests as the entry code).
-pub fn el2_traps_zeroed(entry_el: u64) -> impl Iterator<Item = &'static str> {
-    use aarch64_cpu::registers::{Readable, ID_AA64MMFR0_EL1, ID_AA64MMFR1_EL1};
-    let below = entry_el >= 2;
-    let fgt = below && (ID_AA64MMFR0_EL1.get() >> 56) & 0xf != 0;
-    let hcx = below && (ID_AA64MMFR1_EL1.get() >> 40) & 0xf != 0;
-    const FGT_REGS: [&str; 5] = [
-        "HFGRTR_EL2",
-        "HFGWTR_EL2",
-        "HFGITR_EL2",
-        "HDFGRTR_EL2",
-        "HDFGWTR_EL2",
-    ];
-    FGT_REGS
-        .iter()
-        .copied()
-        .filter(move |_| fgt)
-        .chain(core::iter::once("HCRX_EL2").filter(move |_| hcx))
-}
 
 /// The SMCCC vendor-specific hypervisor service's UID (w0..w3), asked over HVC only where a
 /// hypervisor answers it as Linux's `kvm_init_hyp_services` expects: PSCI's conduit is HVC

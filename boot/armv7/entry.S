@@ -1,0 +1,230 @@
+// mairbench's 32-bit entry: a Linux zImage header, the drop from HYP to SVC, the caches off,
+// relocation, BSS, the stacks, VFP/NEON, and Rust. A32 code throughout.
+//
+// Boot protocol (Linux's Documentation/arch/arm/booting.rst, which QEMU's -kernel and
+// U-Boot's bootz and bootm follow): r0 = 0, r1 = the machine type (~0 with a device tree),
+// r2 = the device tree's physical address; SVC mode, or HYP mode where the loader has
+// virtualization; IRQ and FIQ masked; the MMU off and the D-cache off, or (older bootm
+// loaders) on, which the code below copes with as boot/aarch64/entry.S does.
+//
+// Registers kept across the early code, then handed to Rust as `Entry` (src/arch/armv7/mod.rs):
+//   r4 = DTB address from the boot loader   r5 = CPSR at entry (its mode: SVC or HYP)
+//   r6 = runtime address of _head           r7 = SCTLR at entry
+//   r8 = DCCISW operations issued at entry  r9 = count of unsupported relocations
+
+.syntax unified
+.arm
+.fpu neon
+
+.equ MODE_MASK,     0x1f
+.equ MODE_FIQ,      0x11
+.equ MODE_IRQ,      0x12
+.equ MODE_SVC,      0x13
+.equ MODE_ABT,      0x17
+.equ MODE_HYP,      0x1a
+.equ MODE_UND,      0x1b
+.equ PSR_AIF,       0x1c0
+.equ SCTLR_M,       (1 << 0)
+.equ SCTLR_A,       (1 << 1)
+.equ SCTLR_C,       (1 << 2)
+.equ SCTLR_I,       (1 << 12)
+.equ SCTLR_V,       (1 << 13)
+.equ SCTLR_TRE,     (1 << 28)
+.equ SCTLR_AFE,     (1 << 29)
+.equ CPACR_VFP_ON,  (0xf << 20)            // cp10 and cp11: full access at PL0 and PL1
+.equ FPEXC_EN,      (1 << 30)
+
+// \reg = the runtime address of \sym, PC-relative (a link-time difference, never relocated).
+.macro ladr reg, sym
+    ldr     \reg, .Loff\@
+.Lpc\@:
+    add     \reg, pc, \reg
+    b       .Lend\@
+.Loff\@:
+    .word   \sym - (.Lpc\@ + 8)
+.Lend\@:
+.endm
+
+// The first 0x40 bytes are a zImage header (arch/arm/boot/compressed/head.S): eight NOPs,
+// the branch, then the magic at 0x24 that U-Boot's bootz looks for. A start address of 0
+// says the image runs where it is loaded.
+.section .text.head, "ax"
+.global _head
+_head:
+    .rept 8
+    mov     r0, r0
+    .endr
+    b       primary_entry
+    .word   0x016f2818              // zImage magic
+    .word   0                       // start: position independent
+    .word   __file_size             // end: the bytes to load
+    .word   0x04030201              // little-endian
+    .word   0x45454545              // the second magic (a table follows: none)
+    .word   0
+
+.section .text.boot, "ax"
+primary_entry:
+    cpsid   aif
+    mov     r4, r2
+    mrs     r5, cpsr
+    and     r0, r5, #MODE_MASK
+    cmp     r0, #MODE_HYP
+    bne     1f
+    // HYP: what Linux's __hyp_stub_install leaves for its kernel (arch/arm/kernel/
+    // hyp-stub.S): PL1 reads the physical counter, the virtual counter equals it, no CP15,
+    // VFP or NEON traps and no stage 2; then the exception return to SVC.
+    mrc     p15, 4, r0, c14, c1, 0  // CNTHCTL
+    orr     r0, r0, #3              // PL1PCEN | PL1PCTEN
+    mcr     p15, 4, r0, c14, c1, 0
+    mov     r0, #0
+    mcrr    p15, 4, r0, r0, c14     // CNTVOFF = 0
+    mcr     p15, 4, r0, c1, c1, 3   // HSTR = 0
+    mcr     p15, 4, r0, c1, c1, 0   // HCR = 0
+    mrc     p15, 4, r0, c1, c1, 2   // HCPTR
+    bic     r0, r0, #(3 << 10)      // TCP10, TCP11
+    bic     r0, r0, #(1 << 15)      // TASE
+    bic     r0, r0, #(1 << 31)      // TCPAC
+    mcr     p15, 4, r0, c1, c1, 2
+    isb
+    mov     r0, #(MODE_SVC | PSR_AIF)
+    msr     spsr_hyp, r0
+    adr     r0, 1f
+    msr     elr_hyp, r0
+    eret
+1:
+    mrc     p15, 0, r7, c1, c0, 0   // SCTLR as the loader left it
+    mov     r8, #0
+    tst     r7, #(SCTLR_M | SCTLR_C)
+    blne    caches_off
+
+    // Relocation: r2 = runtime minus link address; RELR entries are runtime-relative.
+    adr     r6, _head
+    ldr     r0, =__link_base        // an absolute symbol: no relocation of its own
+    sub     r2, r6, r0
+    ladr    r0, __relr_start
+    ladr    r1, __relr_end
+    mov     r3, #0
+2:  cmp     r0, r1
+    bhs     5f
+    ldr     r10, [r0], #4
+    tst     r10, #1
+    bne     3f
+    add     r3, r10, r2             // an address: relocate the word there, then go on
+    ldr     r11, [r3]
+    add     r11, r11, r2
+    str     r11, [r3], #4
+    b       2b
+3:  mov     r12, r3                 // a bitmap of the 31 words from r3
+    lsr     r10, r10, #1
+4:  tst     r10, #1
+    ldrne   r11, [r12]
+    addne   r11, r11, r2
+    strne   r11, [r12]
+    add     r12, r12, #4
+    lsrs    r10, r10, #1
+    bne     4b
+    add     r3, r3, #(31 * 4)
+    b       2b
+5:  ladr    r0, __rel_start         // anything else is a relocation this code does not apply
+    ladr    r1, __rel_end
+    sub     r9, r1, r0
+    lsr     r9, r9, #3
+
+    // BSS.
+    ladr    r0, __bss_start
+    ladr    r1, __bss_end
+    mov     r2, #0
+6:  cmp     r0, r1
+    strlo   r2, [r0], #4
+    blo     6b
+
+    // Stacks: SVC's, and one exception stack for the modes that take exceptions.
+    ladr    r0, __exception_stack_top
+    cps     #MODE_ABT
+    mov     sp, r0
+    cps     #MODE_UND
+    mov     sp, r0
+    cps     #MODE_IRQ
+    mov     sp, r0
+    cps     #MODE_FIQ
+    mov     sp, r0
+    cps     #MODE_SVC
+    ladr    sp, __stack_top
+
+    // Vectors at VBAR (SCTLR.V clear), the known SCTLR state: MMU, D-cache, alignment
+    // checks, TEX remap and the access flag model off, the I-cache on.
+    ladr    r0, mb_vectors
+    mcr     p15, 0, r0, c12, c0, 0
+    mrc     p15, 0, r0, c1, c0, 0
+    bic     r0, r0, #(SCTLR_M | SCTLR_A | SCTLR_C)
+    bic     r0, r0, #(SCTLR_V | SCTLR_TRE | SCTLR_AFE)
+    orr     r0, r0, #SCTLR_I
+    mcr     p15, 0, r0, c1, c0, 0
+    mov     r0, #0
+    mcr     p15, 0, r0, c7, c5, 0   // ICIALLU
+    dsb
+    isb
+
+    // VFP and NEON, where the core has them (CPACR's cp10 bits read back as set).
+    mrc     p15, 0, r0, c1, c0, 2
+    orr     r0, r0, #CPACR_VFP_ON
+    mcr     p15, 0, r0, c1, c0, 2
+    isb
+    mrc     p15, 0, r0, c1, c0, 2
+    tst     r0, #(3 << 20)
+    movne   r0, #FPEXC_EN
+    vmsrne  fpexc, r0
+
+    // Rust, with what the entry saw.
+    push    {r4-r9}
+    mov     r0, sp
+    bl      rust_main
+7:  wfe
+    b       7b
+
+// Entered with the MMU or D-cache on: both off, then every dirty line written back and
+// invalidated by set/way to the level of coherency (the ARMv7 ARM's example loop, B2.2.7).
+// The code that runs meanwhile is fetched from memory (the I-cache holds no stale copy of an
+// image just loaded). Uses r0-r3, r6, r10-r12; counts the DCCISW operations in r8.
+caches_off:
+    mrc     p15, 0, r0, c1, c0, 0
+    bic     r0, r0, #(SCTLR_M | SCTLR_C)
+    mcr     p15, 0, r0, c1, c0, 0
+    isb
+    mrc     p15, 1, r0, c0, c0, 1   // CLIDR
+    ands    r3, r0, #0x07000000
+    lsr     r3, r3, #23             // LoC * 2
+    beq     5f
+    mov     r10, #0                 // level * 2
+1:  add     r2, r10, r10, lsr #1
+    lsr     r1, r0, r2
+    and     r1, r1, #7              // this level's cache type
+    cmp     r1, #2
+    blt     4f                      // none, or instructions only
+    mcr     p15, 2, r10, c0, c0, 0  // CSSELR
+    isb
+    mrc     p15, 1, r1, c0, c0, 0   // CCSIDR
+    and     r2, r1, #7
+    add     r2, r2, #4              // log2 of the line
+    movw    r6, #0x3ff
+    ands    r6, r6, r1, lsr #3      // ways - 1
+    clz     r12, r6                 // the way's shift
+    movw    r11, #0x7fff
+    ands    r11, r11, r1, lsr #13   // sets - 1
+2:  mov     r1, r6
+3:  orr     r0, r10, r1, lsl r12
+    orr     r0, r0, r11, lsl r2
+    mcr     p15, 0, r0, c7, c14, 2  // DCCISW
+    add     r8, r8, #1
+    subs    r1, r1, #1
+    bge     3b
+    subs    r11, r11, #1
+    bge     2b
+    mrc     p15, 1, r0, c0, c0, 1   // CLIDR again (r0 was the operand)
+4:  add     r10, r10, #2
+    cmp     r3, r10
+    bgt     1b
+5:  dsb
+    isb
+    bx      lr
+.ltorg
