@@ -20,8 +20,9 @@ impl Memory {
     pub fn report(&self) {
         let ram = self.ram;
         let (sctlr, mair, tcr) = mmu::registers();
+        let [sctlr_name, mair_name, tcr_name] = mmu::REGISTERS;
         say!(
-            "mmu: on; MAIR_EL1 {mair:#018x}, TCR_EL1 {tcr:#x}, SCTLR_EL1 {sctlr:#x}; {}-bit VA, 4 KiB granule",
+            "mmu: on; {mair_name} {mair:#018x}, {tcr_name} {tcr:#x}, {sctlr_name} {sctlr:#x}; {}-bit VA, 4 KiB granule",
             u64::from(self.layout.va_bits)
         );
         say!(

@@ -50,8 +50,7 @@ pub fn setup(
         .find(|r| r.contains(image.start))
         .ok_or("the image is not inside any RAM region of the device tree")?;
     let dtb_range = dtb.map(|(addr, blob)| layout::pages_of(addr as u64, blob.len() as u64));
-    let pa_bits = paging::pa_bits(mmu::parange()).ok_or("unknown ID_AA64MMFR0_EL1.PARange")?;
-    let va_layout = Layout::for_pa_bits(pa_bits);
+    let va_layout = mmu::va_layout()?;
     let alias_base = 1u64 << (va_layout.va_bits - 1);
     let (pool, pool_pa) = mmu::table_pool().ok_or("translation tables already built")?;
     let tables_total = pool.len();

@@ -219,6 +219,67 @@ pub fn is_write(esr: u64) -> bool {
     esr & (1 << 6) != 0
 }
 
+/// An ARMv7 exception as the 32-bit image takes it, by its vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Armv7Vector {
+    /// An undefined instruction.
+    Undefined,
+    /// An SVC (the A32 semihosting trap, where nobody answers it).
+    Svc,
+    /// A prefetch abort: IFSR holds its status.
+    PrefetchAbort,
+    /// A data abort: DFSR holds its status.
+    DataAbort,
+}
+
+/// The syndrome, in ESR terms, of an exception the 32-bit image took, so that both images'
+/// faults are read by the same code: the encoding ARMv7's Hyp Syndrome Register uses for the
+/// same exceptions (Arm ARM DDI 0406C, B3.13.6 "Use of the HSR"), which is AArch64's ESR's.
+/// EC `0x00` for an undefined instruction, `0x11` for an SVC, `0x21` and `0x25` for aborts
+/// taken at the level they happened at, IL set (A32 instructions), WnR from DFSR bit 11.
+///
+/// `fsr` is DFSR or IFSR. With bit 9 set it is in the long-descriptor format (LPAE, TTBCR.EAE
+/// set), whose status bits 5:0 are the ESR's fault status codes; else in the short-descriptor
+/// format, whose FS (bits 10 and 3:0) is mapped to the long code for the same fault (DDI
+/// 0406C, B3.13.3 "Fault Status Register encodings"): its sections are level 1, its pages
+/// level 2, and its domain faults the HSR's own codes `0b111101` and `0b111110`. An FS with no
+/// counterpart is kept as it is.
+pub fn from_armv7(vector: Armv7Vector, fsr: u32) -> u64 {
+    let status = |fsr: u32| -> u64 {
+        if fsr & (1 << 9) != 0 {
+            return u64::from(fsr & 0x3f);
+        }
+        let fs = (fsr >> 6 & 0x10) | (fsr & 0xf);
+        match fs {
+            0b00001 => 0b100001, // alignment
+            0b00010 => 0b100010, // debug event
+            0b00011 => 0b001001, // access flag, section
+            0b00110 => 0b001010, // access flag, page
+            0b00101 => 0b000101, // translation, section
+            0b00111 => 0b000110, // translation, page
+            0b01001 => 0b111101, // domain, section
+            0b01011 => 0b111110, // domain, page
+            0b01101 => 0b001101, // permission, section
+            0b01111 => 0b001110, // permission, page
+            0b01000 => 0b010000, // synchronous external abort
+            0b01100 => 0b010101, // external abort on the walk, level 1
+            0b01110 => 0b010110, // external abort on the walk, level 2
+            0b11001 => 0b011000, // parity error
+            0b10110 => 0b010001, // asynchronous external abort
+            other => u64::from(other),
+        }
+    };
+    const IL: u64 = 1 << 25;
+    match vector {
+        Armv7Vector::Undefined => IL,
+        Armv7Vector::Svc => 0x11 << 26 | IL,
+        Armv7Vector::PrefetchAbort => 0x21 << 26 | IL | status(fsr),
+        Armv7Vector::DataAbort => {
+            0x25 << 26 | IL | u64::from(fsr >> 11 & 1) << 6 | status(fsr)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,5 +333,29 @@ mod tests {
         // Exactly the four abort classes carry a fault status.
         let aborts = (0..64u8).filter(|&ec| Class::from_code(ec).is_abort());
         assert!(aborts.eq([0x20, 0x21, 0x24, 0x25]));
+    }
+
+    #[test]
+    fn armv7_faults_read_as_esr() {
+        use super::{from_armv7, Armv7Vector as V};
+        // LPAE: a level 3 translation fault on a write (DFSR.LPAE, WnR, status 0b000111).
+        let esr = from_armv7(V::DataAbort, 1 << 9 | 1 << 11 | 0b000111);
+        assert_eq!(Class::of(esr), Class::from_code(0x25));
+        assert_eq!(FaultStatus::of(esr).name(), FaultStatus::of(0x9600_0047).name());
+        assert_eq!(fault_level(esr), Some(3));
+        assert!(is_write(esr));
+        // Short descriptors: a permission fault on a page (FS 0b01111), a read.
+        let esr = from_armv7(V::DataAbort, 0b01111);
+        assert_eq!(fault_level(esr), Some(2));
+        assert!(!is_write(esr));
+        assert_eq!(FaultStatus::of(esr), FaultStatus::of(0x9600_000e));
+        // Alignment, either format.
+        assert_eq!(
+            from_armv7(V::DataAbort, 0b00001) & 0x3f,
+            from_armv7(V::DataAbort, 1 << 9 | 0b100001) & 0x3f
+        );
+        assert_eq!(Class::of(from_armv7(V::Undefined, 0)), Class::from_code(0));
+        assert_eq!(code(from_armv7(V::Svc, 0)), 0x11);
+        assert_eq!(code(from_armv7(V::PrefetchAbort, 0b00101)), 0x21);
     }
 }

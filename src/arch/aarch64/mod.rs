@@ -29,6 +29,7 @@ pub mod image;
 pub mod kernels;
 #[path = "../shared/mmio.rs"]
 pub mod mmio;
+#[path = "../shared/mmu.rs"]
 pub mod mmu;
 pub mod pmu;
 pub mod probes;
@@ -38,6 +39,7 @@ pub mod smp;
 pub mod sysreg;
 #[path = "../shared/timer.rs"]
 pub mod timer;
+mod translation;
 pub mod uefi;
 
 use boot::Boot;

@@ -1,5 +1,5 @@
-//! Stage-1 translation at EL1: the MMU switch, checked ([`activate`]), and address
-//! translation (`AT S1E1R`). The tables themselves are built by `mairbench_core::paging` in
+//! Stage-1 translation: the MMU switch, checked ([`activate`]), and address translation
+//! (each architecture's `translation`: `AT S1E1R`, `ATS1CPR`). The tables themselves are built by `mairbench_core::paging` in
 //! the pool this module hands out; what the secondary CPUs need of them is handed in
 //! ([`Secondaries`]), so that this module knows nothing of how they are started.
 
@@ -7,16 +7,14 @@ use super::buffer::Window;
 use super::exceptions::Fault;
 use super::global::Global;
 use super::image::image_layout;
-use super::sysreg::PAR;
-use super::{cache, probes};
-use aarch64_cpu::asm::barrier::{self, dsb, isb};
-use aarch64_cpu::registers::{
-    Readable, Writeable, ID_AA64MMFR0_EL1, MAIR_EL1, PAR_EL1, SCTLR_EL1, TCR_EL1, TTBR0_EL1,
+use super::probes;
+use super::translation::enable;
+pub use super::translation::{
+    at_s1e1r, data_cache_off, registers, va_layout, Par, Regime, REGISTERS,
 };
-use core::arch::asm;
-use mairbench_core::memtype::{self, NORMAL_WB};
-use mairbench_core::paging::{self, Access, Mapper, Table};
-use tock_registers::LocalRegisterCopy;
+pub(super) use super::translation::SCTLR_MMU_ON;
+use mairbench_core::memtype::NORMAL_WB;
+use mairbench_core::paging::{Access, Mapper, Table};
 
 extern "C" {
     static mut __tables_start: Table;
@@ -44,127 +42,14 @@ pub fn table_pool() -> Option<(&'static mut [Table], u64)> {
     Some((pool, start as u64))
 }
 
-/// ID_AA64MMFR0_EL1.PARange: the physical address size this core supports (encoded).
-pub fn parange() -> u64 {
-    ID_AA64MMFR0_EL1.read(ID_AA64MMFR0_EL1::PARange)
-}
 
-/// Registers that set up the translation regime.
-#[derive(Clone, Copy, Debug)]
-pub struct Regime {
-    /// MAIR_EL1: the eight memory attributes.
-    pub mair: u64,
-    /// TCR_EL1: granule, VA and PA sizes, table-walk attributes.
-    pub tcr: u64,
-    /// TTBR0_EL1: physical address of the level-0/1 table.
-    pub ttbr0: u64,
-}
 
-/// SCTLR_EL1 bits set to turn translation on: M (MMU), C (data caches), I (instruction
-/// caches) and WXN (any writable page is also execute-never, whatever its descriptor says:
-/// W^X). The boot CPU sets them in [`enable`], each secondary in its entry code
-/// (`secondary_el1`, boot/aarch64/entry.S, which gets them as `SCTLR_EL1_MMU_ON`), so that every
-/// CPU's SCTLR_EL1 is the same.
-pub(super) const SCTLR_MMU_ON: u64 = SCTLR_EL1::M::Enable.value
-    | SCTLR_EL1::C::Cacheable.value
-    | SCTLR_EL1::I::Cacheable.value
-    | SCTLR_EL1::WXN::Enable.value;
 
-/// Turns the boot CPU's MMU and both caches on with `regime`. `stale` lists memory written
-/// with the caches off (tables, stacks, data): its lines are invalidated first so that no
-/// stale copy left by the boot loader can shadow it. The secondaries turn theirs on in their
-/// entry code (`secondary_el1`, boot/aarch64/entry.S) with the same steps, before they touch any
-/// stack, so they have nothing written with the caches off to invalidate.
-///
-/// # Safety
-/// The regime's tables must identity-map, as Normal write-back memory, the code running now
-/// (executable), and read-write every object and stack the running core uses, and they must
-/// stay unchanged while in use; the caches must hold nothing newer than memory for `stale`
-/// (true with the caches off).
-unsafe fn enable(regime: &Regime, stale: &[(u64, u64)]) {
-    for &(va, len) in stale {
-        // SAFETY: the caller says memory, not the cache, holds the truth for `stale`.
-        unsafe { cache::invalidate(va, len) };
-    }
-    MAIR_EL1.set(regime.mair);
-    TCR_EL1.set(regime.tcr);
-    TTBR0_EL1.set(regime.ttbr0);
-    isb(barrier::SY);
-    // SAFETY: invalidates every EL1 TLB entry (left by a boot loader); no memory access.
-    unsafe { asm!("tlbi vmalle1", options(nostack, nomem)) };
-    dsb(barrier::ISH);
-    isb(barrier::SY);
-    // SAFETY: branch predictors and the instruction cache hold nothing we rely on.
-    unsafe { asm!("ic iallu", options(nostack, nomem)) };
-    dsb(barrier::ISH);
-    SCTLR_EL1.set(SCTLR_EL1.get() | SCTLR_MMU_ON);
-    isb(barrier::SY);
-}
 
-/// The current SCTLR_EL1, MAIR_EL1 and TCR_EL1, for the report.
-pub fn registers() -> (u64, u64, u64) {
-    (SCTLR_EL1.get(), MAIR_EL1.get(), TCR_EL1.get())
-}
 
-/// Turns the EL1 data cache off (SCTLR_EL1.C clear) for the rest of the run and cleans and
-/// invalidates every data/unified cache level by set/way (`mairbench.selftest=caches-off`):
-/// Normal memory is then accessed as Non-cacheable. Returns the DC CISW operations issued.
-///
-/// # Safety
-/// No other CPU may be running with its caches on and sharing memory with this one (their
-/// cached copies would no longer be coherent with this CPU's uncached accesses).
-pub unsafe fn data_cache_off() -> u64 {
-    extern "C" {
-        fn mb_dcache_off_el1() -> u64;
-    }
-    // SAFETY: the routine touches no memory between clearing SCTLR_EL1.C and the set/way
-    // clean, so every dirty line reaches memory before uncached accesses read it; it keeps
-    // the AAPCS64 callee-saved registers; the caller promised no other CPU runs.
-    unsafe { mb_dcache_off_el1() }
-}
 
-/// What `AT S1E1R` found for one virtual address (PAR_EL1 decoded).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Par {
-    /// The address translates.
-    Ok {
-        /// Output physical address (page offset included).
-        pa: u64,
-        /// PAR_EL1.ATTR: the memory attribute, in MAIR encoding.
-        attr: u8,
-        /// PAR_EL1.SH: shareability.
-        sh: u8,
-    },
-    /// The walk faulted; FST is the fault status code (as in ESR DFSC).
-    Fault {
-        /// PAR_EL1.FST.
-        fst: u8,
-    },
-}
 
-/// Translates `va` as an EL1 read would (`AT S1E1R`), without accessing it.
-pub fn at_s1e1r(va: u64) -> Par {
-    // SAFETY: AT only writes PAR_EL1, which is read after the ISB (nothing in between uses
-    // AT); no memory is accessed through `va`.
-    unsafe { asm!("at s1e1r, {va}", "isb", va = in(reg) va, options(nostack, nomem)) };
-    par(va)
-}
 
-/// PAR_EL1 as the last `AT` left it, for `va`.
-fn par(va: u64) -> Par {
-    let par = LocalRegisterCopy::<u64, PAR::Register>::new(PAR_EL1.get());
-    if par.is_set(PAR::F) {
-        Par::Fault {
-            fst: par.read(PAR::FST) as u8,
-        }
-    } else {
-        Par::Ok {
-            pa: par.read(PAR::PA) << 12 | (va & 0xfff),
-            attr: par.read(PAR::ATTR) as u8,
-            sh: par.read(PAR::SH) as u8,
-        }
-    }
-}
 
 /// Loads from `va` after `AT S1E1R` has shown that it does not translate, so the load can
 /// only fault: a deliberate translation fault. `None` (nothing tried) when `va` is mapped.
@@ -284,11 +169,7 @@ pub fn activate<const N: usize>(
         return Err(Refusal::Alias);
     }
 
-    let regime = Regime {
-        mair: memtype::mair_el1(),
-        tcr: paging::tcr_el1(&mapper.layout(), parange()),
-        ttbr0: mapper.root_pa(),
-    };
+    let regime = Regime::of(mapper);
     // SAFETY: checked above: the image (the code running now, its data, both stacks and the
     // tables) is identity-mapped as Normal write-back with the permissions each part needs;
     // the mapper does not change the tables after this. The caches are off until `enable`

@@ -1,0 +1,56 @@
+//! Data cache maintenance by virtual address: clean and invalidate, or invalidate, a range to
+//! the point of coherency, line by line (CTR.DminLine): DCCIMVAC and DCIMVAC.
+
+use super::barrier::dsb_sy;
+use super::regs::{read, Ctr};
+
+/// Bytes of the smallest data cache line (CTR.DminLine, bits 19:16, log2 of words).
+pub fn dcache_line() -> u64 {
+    4 << (read::<Ctr>() >> 16 & 0xf)
+}
+
+macro_rules! by_line {
+    ($(#[$doc:meta])* $name:ident, $crm:literal) => {
+        $(#[$doc])*
+        fn $name(va: u64, len: u64) {
+            let line = dcache_line();
+            let mut at = va & !(line - 1);
+            while at < va + len {
+                // SAFETY: maintenance by MVA of a line the caller names; it changes no data
+                // that is not written back first (clean) or that the caller gave up.
+                unsafe {
+                    core::arch::asm!(
+                        concat!("mcr p15, 0, {}, c7, ", $crm, ", 1"),
+                        in(reg) at as u32,
+                        options(nostack)
+                    )
+                };
+                at += line;
+            }
+            dsb_sy();
+        }
+    };
+}
+
+by_line!(
+    /// DCCIMVAC per line over the range, then DSB.
+    civac_range, "c14"
+);
+by_line!(
+    /// DCIMVAC per line over the range, then DSB.
+    ivac_range, "c6"
+);
+
+/// Cleans and invalidates `[va, va + len)` to the point of coherency.
+pub fn clean_invalidate(va: u64, len: u64) {
+    civac_range(va, len);
+}
+
+/// Invalidates `[va, va + len)` to the point of coherency: dirty data there is lost.
+///
+/// # Safety
+/// The range holds nothing whose loss matters (stale lines of data written with the caches
+/// off, or test data).
+pub(super) unsafe fn invalidate(va: u64, len: u64) {
+    ivac_range(va, len);
+}

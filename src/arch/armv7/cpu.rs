@@ -1,0 +1,179 @@
+//! The CPU running the code: identification, the counter, waiting for good, the cache
+//! geometry its ID registers report, and what the entry left of the mode and masks.
+
+use super::barrier::isb;
+use super::regs::{
+    read, read64, CntFrq, CntVct, Ccsidr, Clidr, Csselr, IdPfr1, Midr, Mpidr, Sctlr,
+    SysRegWrite, Tpidrprw,
+};
+use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use mairbench_core::counter::{self, Errata};
+
+/// What identifies the CPU, as the `start` record reports it.
+#[derive(Clone, Copy, Debug)]
+pub struct CpuId {
+    /// MIDR.
+    pub midr: u64,
+    /// MPIDR.
+    pub mpidr: u64,
+    /// The counter's frequency, Hz ([`counter_hz`]).
+    pub cntfrq: u64,
+    /// The privilege level the run is at (SVC mode: PL1, reported as EL1).
+    pub el: u64,
+}
+
+/// This CPU's identification.
+pub fn cpu_id() -> CpuId {
+    CpuId {
+        midr: read::<Midr>().into(),
+        mpidr: read::<Mpidr>().into(),
+        cntfrq: counter_hz(),
+        el: mairbench_core::arch::armv7_mode(cpsr()).map_or(1, |m| m.el.into()),
+    }
+}
+
+/// CPSR.
+fn cpsr() -> u32 {
+    let v: u32;
+    // SAFETY: reads CPSR only.
+    unsafe { core::arch::asm!("mrs {}, cpsr", out(reg) v, options(nomem, nostack, preserves_flags)) };
+    v
+}
+
+/// Whether the core has the generic timer (ID_PFR1.GenTimer): the Cortex-A7 and A15 do,
+/// the A8 and A9 do not.
+pub fn generic_timer() -> bool {
+    let id = read::<IdPfr1>();
+    mairbench_core::arch::armv7_features(0, id).generic_timer
+}
+
+/// The counter frequency the run uses (0: not set, CNTFRQ is read instead).
+static COUNTER_HZ: AtomicU64 = AtomicU64::new(0);
+
+/// Makes `hz` the counter's frequency for the rest of the run (the device tree's, where
+/// CNTFRQ reads 0).
+pub fn set_counter_hz(hz: u64) {
+    COUNTER_HZ.store(hz, Ordering::Relaxed);
+}
+
+/// The counter's frequency, Hz: what [`set_counter_hz`] set, else CNTFRQ.
+pub fn counter_hz() -> u64 {
+    match COUNTER_HZ.load(Ordering::Relaxed) {
+        0 => cntfrq_register(),
+        hz => hz,
+    }
+}
+
+/// CNTFRQ as the register reads (0 without a generic timer).
+pub fn cntfrq_register() -> u64 {
+    if generic_timer() {
+        read::<CntFrq>().into()
+    } else {
+        0
+    }
+}
+
+/// The machine's counter errata, for every CPU (each adds its core's own).
+static MACHINE_ERRATA: AtomicU8 = AtomicU8::new(0);
+
+/// Sets the machine's counter errata and this CPU's.
+pub fn set_counter_errata(errata: Errata) {
+    MACHINE_ERRATA.store(errata.bits(), Ordering::Relaxed);
+    own_counter_errata();
+}
+
+/// This CPU's counter errata (the machine's and its core's) into TPIDRPRW, where
+/// [`ticks`] reads them.
+pub fn own_counter_errata() {
+    let machine = Errata::from_bits(MACHINE_ERRATA.load(Ordering::Relaxed));
+    let core = mairbench_core::cores::counter_erratum(read::<Midr>().into());
+    // SAFETY: TPIDRPRW is a software thread ID register; only this code uses it.
+    unsafe { Tpidrprw::write_raw(machine.with_core(core).bits().into()) };
+}
+
+/// This CPU's counter errata.
+pub fn counter_errata() -> Errata {
+    Errata::from_bits(read::<Tpidrprw>() as u8)
+}
+
+/// The virtual counter, read after the instructions before it (ISB), without the errata's
+/// workarounds: for waits (`super::timer`). 0 without a generic timer.
+#[inline(always)]
+pub fn counter() -> u64 {
+    isb();
+    read64::<CntVct>()
+}
+
+/// The virtual counter CNTVCT, ordered after the instructions before it, read by this CPU's
+/// errata rules ([`own_counter_errata`]).
+pub fn ticks() -> u64 {
+    isb();
+    counter::read(counter_errata(), read64::<CntVct>)
+}
+
+/// [`ticks`], then a load whose address depends on the value read, so that loads after it
+/// wait for the counter read (as the AArch64 image's does).
+pub fn ticks_before_loads() -> u64 {
+    let t = ticks();
+    // SAFETY: loads the word at the stack pointer (plus zero): mapped, read-only here.
+    unsafe {
+        core::arch::asm!(
+            "eor {tmp}, {t}, {t}",
+            "ldr {tmp}, [sp, {tmp}]",
+            t = in(reg) t as u32,
+            tmp = out(reg) _,
+            options(nostack, readonly, preserves_flags),
+        );
+    }
+    t
+}
+
+/// Waits for good (WFE in a loop).
+pub fn park() -> ! {
+    loop {
+        super::barrier::wfe();
+    }
+}
+
+/// CLIDR.
+pub fn clidr() -> u64 {
+    read::<Clidr>().into()
+}
+
+/// CCSIDR of cache `level` (0-based), data or unified, or instruction; ARMv7 has no CCIDX.
+pub fn ccsidr(level: u8, instruction: bool) -> (u64, bool) {
+    // SAFETY: CSSELR only selects which cache CCSIDR describes.
+    unsafe { Csselr::write_raw(u32::from(level & 7) << 1 | u32::from(instruction)) };
+    isb();
+    (read::<Ccsidr>().into(), false)
+}
+
+/// The cache levels CLIDR and CCSIDR describe, and how many there are.
+pub fn cache_levels() -> (
+    [mairbench_core::cache::CacheLevel; mairbench_core::cache::MAX_LEVELS],
+    usize,
+) {
+    mairbench_core::cache::levels(clidr(), false, |level, instruction| {
+        ccsidr(level, instruction).0
+    })
+}
+
+/// No `DC ZVA` in A32.
+pub fn zva_block_size() -> Option<u64> {
+    None
+}
+
+/// Whether asynchronous aborts are unmasked (CPSR.A clear).
+pub fn serror_unmasked() -> bool {
+    cpsr() & (1 << 8) == 0
+}
+
+/// The AArch64 EL2 trap registers a hypervisor should zero: none on ARMv7.
+pub fn el2_traps_zeroed(_entry_el: u64) -> impl Iterator<Item = &'static str> {
+    core::iter::empty()
+}
+
+/// Whether this CPU's stage 1 translation is on (SCTLR.M).
+pub fn mmu_on() -> bool {
+    read::<Sctlr>() & 1 != 0
+}
