@@ -93,7 +93,6 @@ pub fn counter() -> u64 {
 
 /// The virtual counter CNTVCT_EL0, ordered after the instructions before it, read by this
 /// CPU's errata rules ([`own_counter_errata`]).
-
 pub fn ticks() -> u64 {
     use aarch64_cpu::registers::{Readable, CNTVCT_EL0};
     aarch64_cpu::asm::barrier::isb(aarch64_cpu::asm::barrier::SY);
