@@ -183,14 +183,35 @@ primary_entry:
     b       7b
 
 // Entered with the MMU or D-cache on: both off, then every dirty line written back and
-// invalidated by set/way to the level of coherency (the ARMv7 ARM's example loop, B2.2.7).
-// The code that runs meanwhile is fetched from memory (the I-cache holds no stale copy of an
-// image just loaded). Uses r0-r3, r6, r10-r12; counts the DCCISW operations in r8.
+// invalidated by set/way (dcache_clean_invalidate_all). The code that runs meanwhile is
+// fetched from memory (the I-cache holds no stale copy of an image just loaded).
 caches_off:
     mrc     p15, 0, r0, c1, c0, 0
     bic     r0, r0, #(SCTLR_M | SCTLR_C)
     mcr     p15, 0, r0, c1, c0, 0
     isb
+    b       dcache_clean_invalidate_all
+
+// u32 mb_dcache_off(void): the data cache off for the rest of the run (SCTLR.C clear), then
+// every level cleaned and invalidated by set/way (src/arch/armv7/translation.rs,
+// data_cache_off); returns the DCCISW operations issued. Keeps the AAPCS callee-saved
+// registers.
+.global mb_dcache_off
+mb_dcache_off:
+    push    {r4-r11, lr}
+    mov     r8, #0
+    mrc     p15, 0, r0, c1, c0, 0
+    bic     r0, r0, #SCTLR_C
+    mcr     p15, 0, r0, c1, c0, 0
+    isb
+    bl      dcache_clean_invalidate_all
+    mov     r0, r8
+    pop     {r4-r11, pc}
+
+// Every data or unified cache level up to the level of coherency cleaned and invalidated by
+// set/way (the ARMv7 ARM's example loop, DDI 0406C B2.2.7). Uses r0-r3, r6, r10-r12; counts
+// the DCCISW operations in r8.
+dcache_clean_invalidate_all:
     mrc     p15, 1, r0, c0, c0, 1   // CLIDR
     ands    r3, r0, #0x07000000
     lsr     r3, r3, #23             // LoC * 2

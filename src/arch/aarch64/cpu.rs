@@ -194,3 +194,6 @@ pub fn mmu_on() -> bool {
     use aarch64_cpu::registers::{Readable, SCTLR_EL1};
     SCTLR_EL1.is_set(SCTLR_EL1::M)
 }
+
+/// MPIDR_EL1's affinity fields: Aff3 \[39:32\] and Aff2..Aff0 \[23:0\].
+pub const AFFINITY: u64 = 0xff_00ff_ffff;

@@ -20,6 +20,9 @@
 pub mod bounce;
 #[path = "../../shared/smp/jobs.rs"]
 pub mod jobs;
+mod regs;
+mod spin;
+#[path = "../../shared/smp/start.rs"]
 pub mod start;
 #[path = "../../shared/smp/work.rs"]
 pub mod work;

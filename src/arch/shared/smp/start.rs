@@ -3,8 +3,9 @@
 //! (`online`) before it serves jobs ([`super::jobs`]).
 
 use super::{BLOCK, SECONDARY_BLOCKS};
+pub use super::spin::release;
+pub use crate::arch::cpu::AFFINITY;
 use crate::arch::global::Global;
-use crate::arch::image::image_layout;
 use crate::arch::timer::Deadline;
 use crate::arch::{cache, cpu, exceptions, mmu};
 use core::mem::MaybeUninit;
@@ -94,35 +95,13 @@ pub struct Regs {
 }
 
 impl Regs {
-    /// The registers' names, in the order of [`Regs::values`].
-    pub const NAMES: [&'static str; 4] = ["SCTLR_EL1", "MAIR_EL1", "TCR_EL1", "TTBR0_EL1"];
-
     /// The values, in the order of [`Regs::NAMES`].
     pub fn values(&self) -> [u64; 4] {
         [self.sctlr, self.mair, self.tcr, self.ttbr0]
     }
-
-    /// The calling CPU's own.
-    pub fn own() -> Regs {
-        use aarch64_cpu::registers::{Readable, MAIR_EL1, SCTLR_EL1, TCR_EL1, TTBR0_EL1};
-        Regs {
-            sctlr: SCTLR_EL1.get(),
-            mair: MAIR_EL1.get(),
-            tcr: TCR_EL1.get(),
-            ttbr0: TTBR0_EL1.get(),
-        }
-    }
 }
 
-/// Per stack block: `SPIN_KEY | (MPIDR & AFFINITY)` of the CPU a spin table releases into
-/// it. `spin_table_entry` (boot/aarch64/entry.S) looks its own MPIDR up here, with its MMU off, to
-/// find its block; each entry is cleaned to memory before the CPU is released.
-#[export_name = "mb_spin_mpidr"]
-static SPIN_MPIDR: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
-/// Marks a used entry of `SPIN_MPIDR` (an MPIDR never has bit 63 set).
-const SPIN_KEY: u64 = 1 << 63;
-/// MPIDR_EL1's affinity fields: Aff3 \[39:32\] and Aff2..Aff0 \[23:0\].
-pub const AFFINITY: u64 = 0xff_00ff_ffff;
+
 
 /// Where the secondary stacks live: (start of the area, bytes per CPU).
 pub fn stack_area() -> (u64, u64) {
@@ -246,37 +225,6 @@ pub fn launch(method: Method, mpidr: u64, block: usize) -> Result<(), NotStarted
     }
 }
 
-/// Releases the CPU `mpidr` from its boot loader's spin table into stack block `block`:
-/// its MPIDR goes to `mb_spin_mpidr[block]` (where `spin_table_entry` looks itself up), the
-/// entry address to its release word `release`, then DSB SY and SEV. Done with the MMU off,
-/// before the tables exist, so that no release page needs mapping: the CPU waits in its
-/// entry code (`secondary_el1`, boot/aarch64/entry.S), with no stack, until the boot CPU publishes
-/// its translation regime.
-pub fn release(mpidr: u64, block: usize, release: u64) -> Result<(), NotStarted> {
-    use aarch64_cpu::registers::{Readable, SCTLR_EL1};
-    extern "C" {
-        fn spin_table_entry();
-    }
-    let image = image_layout();
-    let slot = SPIN_MPIDR
-        .get(block)
-        .filter(|_| (1..=SECONDARY_BLOCKS).contains(&block))
-        .ok_or(NotStarted::NoStack)?;
-    let in_image = (image.start..image.end).contains(&release);
-    if SCTLR_EL1.is_set(SCTLR_EL1::M) || in_image || !release.is_multiple_of(8) {
-        return Err(NotStarted::BadRelease);
-    }
-    slot.store(SPIN_KEY | (mpidr & AFFINITY), Ordering::Release);
-    cache::clean_invalidate(slot as *const AtomicU64 as u64, 8);
-    let entry = spin_table_entry as *const () as u64;
-    // SAFETY: the device tree names `release` as this CPU's `cpu-release-addr`: a word its
-    // boot loader's spin loop polls and that nothing of the firmware uses (it is outside the
-    // image, checked above); the MMU is off (checked), so it is a physical address, aligned.
-    unsafe { core::ptr::write_volatile(release as *mut u64, entry) };
-    cache::clean_invalidate(release, 8);
-    super::wake();
-    Ok(())
-}
 
 /// Waits until every block of `blocks` has reported or `wait_ns` nanoseconds have passed.
 pub fn wait_online(blocks: impl Iterator<Item = usize> + Clone, wait_ns: u64) {
@@ -325,11 +273,10 @@ pub fn data_cache_off() -> Result<u64, &'static str> {
 /// with the MMU and caches already on with the boot CPU's regime: its entry code turned them
 /// on before its first stack access (see there why).
 #[no_mangle]
-extern "C" fn secondary_main(block: u64, entry_el: u64) -> ! {
-    use aarch64_cpu::registers::{Readable, MIDR_EL1, MPIDR_EL1};
+extern "C" fn secondary_main(b: usize, entry_el: usize) -> ! {
     // Its counter reads (the job spans) follow its own core's errata.
     cpu::own_counter_errata();
-    let b = block as usize;
+    let id = cpu::cpu_id();
     if let (Some(slot), Some(mpidr), Some(midr), Some(regs), Some(caches)) = (
         ONLINE.get(b),
         CPU_MPIDR.get(b),
@@ -337,11 +284,11 @@ extern "C" fn secondary_main(block: u64, entry_el: u64) -> ! {
         CPU_REGS.get(b),
         CPU_CACHES.get(b),
     ) {
-        mpidr.store(MPIDR_EL1.get() & AFFINITY, Ordering::Relaxed);
-        midr.store(MIDR_EL1.get(), Ordering::Relaxed);
+        mpidr.store(id.mpidr & AFFINITY, Ordering::Relaxed);
+        midr.store(id.midr, Ordering::Relaxed);
         regs.set(Regs::own());
         caches.set(MaybeUninit::new(Caches::from(cpu::cache_levels())));
-        slot.store(1 | (entry_el & 3) << 1, Ordering::Release);
+        slot.store(1 | (entry_el as u64 & 3) << 1, Ordering::Release);
     }
     super::jobs::serve(b)
 }
