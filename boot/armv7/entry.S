@@ -45,6 +45,60 @@
 .Lend\@:
 .endm
 
+// In HYP mode (CPSR in r5): what Linux's __hyp_stub_install leaves for its kernel
+// (arch/arm/kernel/hyp-stub.S): PL1 reads the physical counter, the virtual counter equals
+// it, no CP15, VFP or NEON traps and no stage 2; then the exception return to SVC. In SVC
+// mode: nothing. Clobbers r0.
+.macro hyp_to_svc
+    and     r0, r5, #MODE_MASK
+    cmp     r0, #MODE_HYP
+    bne     .Lsvc\@
+    mrc     p15, 4, r0, c14, c1, 0  // CNTHCTL
+    orr     r0, r0, #3              // PL1PCEN | PL1PCTEN
+    mcr     p15, 4, r0, c14, c1, 0
+    mov     r0, #0
+    mcrr    p15, 4, r0, r0, c14     // CNTVOFF = 0
+    mcr     p15, 4, r0, c1, c1, 3   // HSTR = 0
+    mcr     p15, 4, r0, c1, c1, 0   // HCR = 0
+    mrc     p15, 4, r0, c1, c1, 2   // HCPTR
+    bic     r0, r0, #(3 << 10)      // TCP10, TCP11
+    bic     r0, r0, #(1 << 15)      // TASE
+    bic     r0, r0, #(1 << 31)      // TCPAC
+    mcr     p15, 4, r0, c1, c1, 2
+    isb
+    mov     r0, #(MODE_SVC | PSR_AIF)
+    msr     spsr_hyp, r0
+    adr     r0, .Lsvc\@
+    msr     elr_hyp, r0
+    eret
+.Lsvc\@:
+.endm
+
+// Vectors at VBAR (SCTLR.V clear), the known SCTLR state (MMU, D-cache, alignment checks,
+// TEX remap and the access flag model off, the I-cache on), and VFP and NEON where the core
+// has them (CPACR's cp10 bits read back as set). Clobbers r0.
+.macro pl1_state
+    ladr    r0, mb_vectors
+    mcr     p15, 0, r0, c12, c0, 0
+    mrc     p15, 0, r0, c1, c0, 0
+    bic     r0, r0, #(SCTLR_M | SCTLR_A | SCTLR_C)
+    bic     r0, r0, #(SCTLR_V | SCTLR_TRE | SCTLR_AFE)
+    orr     r0, r0, #SCTLR_I
+    mcr     p15, 0, r0, c1, c0, 0
+    mov     r0, #0
+    mcr     p15, 0, r0, c7, c5, 0   // ICIALLU
+    dsb
+    isb
+    mrc     p15, 0, r0, c1, c0, 2
+    orr     r0, r0, #CPACR_VFP_ON
+    mcr     p15, 0, r0, c1, c0, 2
+    isb
+    mrc     p15, 0, r0, c1, c0, 2
+    tst     r0, #(3 << 20)
+    movne   r0, #FPEXC_EN
+    vmsrne  fpexc, r0
+.endm
+
 // The first 0x40 bytes are a zImage header (arch/arm/boot/compressed/head.S): eight NOPs,
 // the branch, then the magic at 0x24 that U-Boot's bootz looks for. A start address of 0
 // says the image runs where it is loaded.
@@ -67,31 +121,7 @@ primary_entry:
     cpsid   aif
     mov     r4, r2
     mrs     r5, cpsr
-    and     r0, r5, #MODE_MASK
-    cmp     r0, #MODE_HYP
-    bne     1f
-    // HYP: what Linux's __hyp_stub_install leaves for its kernel (arch/arm/kernel/
-    // hyp-stub.S): PL1 reads the physical counter, the virtual counter equals it, no CP15,
-    // VFP or NEON traps and no stage 2; then the exception return to SVC.
-    mrc     p15, 4, r0, c14, c1, 0  // CNTHCTL
-    orr     r0, r0, #3              // PL1PCEN | PL1PCTEN
-    mcr     p15, 4, r0, c14, c1, 0
-    mov     r0, #0
-    mcrr    p15, 4, r0, r0, c14     // CNTVOFF = 0
-    mcr     p15, 4, r0, c1, c1, 3   // HSTR = 0
-    mcr     p15, 4, r0, c1, c1, 0   // HCR = 0
-    mrc     p15, 4, r0, c1, c1, 2   // HCPTR
-    bic     r0, r0, #(3 << 10)      // TCP10, TCP11
-    bic     r0, r0, #(1 << 15)      // TASE
-    bic     r0, r0, #(1 << 31)      // TCPAC
-    mcr     p15, 4, r0, c1, c1, 2
-    isb
-    mov     r0, #(MODE_SVC | PSR_AIF)
-    msr     spsr_hyp, r0
-    adr     r0, 1f
-    msr     elr_hyp, r0
-    eret
-1:
+    hyp_to_svc
     mrc     p15, 0, r7, c1, c0, 0   // SCTLR as the loader left it
     mov     r8, #0
     tst     r7, #(SCTLR_M | SCTLR_C)
@@ -151,29 +181,7 @@ primary_entry:
     cps     #MODE_SVC
     ladr    sp, __stack_top
 
-    // Vectors at VBAR (SCTLR.V clear), the known SCTLR state: MMU, D-cache, alignment
-    // checks, TEX remap and the access flag model off, the I-cache on.
-    ladr    r0, mb_vectors
-    mcr     p15, 0, r0, c12, c0, 0
-    mrc     p15, 0, r0, c1, c0, 0
-    bic     r0, r0, #(SCTLR_M | SCTLR_A | SCTLR_C)
-    bic     r0, r0, #(SCTLR_V | SCTLR_TRE | SCTLR_AFE)
-    orr     r0, r0, #SCTLR_I
-    mcr     p15, 0, r0, c1, c0, 0
-    mov     r0, #0
-    mcr     p15, 0, r0, c7, c5, 0   // ICIALLU
-    dsb
-    isb
-
-    // VFP and NEON, where the core has them (CPACR's cp10 bits read back as set).
-    mrc     p15, 0, r0, c1, c0, 2
-    orr     r0, r0, #CPACR_VFP_ON
-    mcr     p15, 0, r0, c1, c0, 2
-    isb
-    mrc     p15, 0, r0, c1, c0, 2
-    tst     r0, #(3 << 20)
-    movne   r0, #FPEXC_EN
-    vmsrne  fpexc, r0
+    pl1_state
 
     // Rust, with what the entry saw.
     push    {r4-r9}
@@ -181,6 +189,78 @@ primary_entry:
     bl      rust_main
 7:  wfe
     b       7b
+
+// A secondary CPU, started by PSCI CPU_ON with r0 = its stack block (the context ID
+// src/arch/shared/smp/start.rs passes): HYP to SVC, the boot CPU's regime once published
+// (mb_secondary_handoff: published last, each word cleaned to memory first, then DSB and SEV),
+// the MMU on before any stack is used (as the AArch64 image's secondaries, and for the same
+// reason: a stack written with the caches off could be shadowed by stale lines), its stacks,
+// then secondary_main(block, entry level).
+.global secondary_entry
+secondary_entry:
+    cpsid   aif
+    mov     r4, r0
+    mrs     r5, cpsr
+    hyp_to_svc
+    pl1_state
+    ladr    r3, mb_secondary_handoff
+1:  ldr     r0, [r3]                // published (its low word)
+    dmb
+    cmp     r0, #0
+    bne     2f
+    wfe
+    b       1b
+2:  ldr     r0, [r3, #HANDOFF_BLOCKS]
+    sub     r1, r4, #1
+    cmp     r1, r0
+    bhs     4f                      // a block its tables do not map: park
+    // What translation::enable does on the boot CPU, with the same registers.
+    ldr     r0, [r3, #HANDOFF_MAIR]
+    mcr     p15, 0, r0, c10, c2, 0  // MAIR0
+    ldr     r0, [r3, #(HANDOFF_MAIR + 4)]
+    mcr     p15, 0, r0, c10, c2, 1  // MAIR1
+    ldr     r0, [r3, #HANDOFF_TCR]
+    mcr     p15, 0, r0, c2, c0, 2   // TTBCR
+    ldr     r0, [r3, #HANDOFF_TTBR0]
+    ldr     r1, [r3, #(HANDOFF_TTBR0 + 4)]
+    mcrr    p15, 0, r0, r1, c2      // TTBR0
+    isb
+    mov     r0, #0
+    mcr     p15, 0, r0, c8, c7, 0   // TLBIALL
+    dsb
+    isb
+    mcr     p15, 0, r0, c7, c5, 0   // ICIALLU
+    mcr     p15, 0, r0, c7, c5, 6   // BPIALL
+    dsb
+    mrc     p15, 0, r0, c1, c0, 0
+    ldr     r1, =SCTLR_MMU_ON
+    orr     r0, r0, r1
+    mcr     p15, 0, r0, c1, c0, 0
+    isb
+    // The MMU and caches are on: the stacks are Normal write-back, as on every other CPU.
+    ladr    r0, __secondary_stacks
+    sub     r1, r4, #1
+    ldr     r2, =SECONDARY_BLOCK
+    mla     r0, r1, r2, r0
+    add     r1, r0, #0x8000         // top of the 8 KiB exception stack above the second guard
+    cps     #MODE_ABT
+    mov     sp, r1
+    cps     #MODE_UND
+    mov     sp, r1
+    cps     #MODE_IRQ
+    mov     sp, r1
+    cps     #MODE_FIQ
+    mov     sp, r1
+    cps     #MODE_SVC
+    add     sp, r0, #0x5000         // top of the 16 KiB stack above the first guard
+    mov     r0, r4
+    and     r1, r5, #MODE_MASK
+    cmp     r1, #MODE_HYP
+    moveq   r1, #2
+    movne   r1, #1
+    bl      secondary_main
+4:  wfe
+    b       4b
 
 // Entered with the MMU or D-cache on: both off, then every dirty line written back and
 // invalidated by set/way (dcache_clean_invalidate_all). The code that runs meanwhile is

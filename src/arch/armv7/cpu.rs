@@ -177,3 +177,6 @@ pub fn el2_traps_zeroed(_entry_el: u64) -> impl Iterator<Item = &'static str> {
 pub fn mmu_on() -> bool {
     read::<Sctlr>() & 1 != 0
 }
+
+/// MPIDR's affinity fields on ARMv7: Aff2..Aff0 \[23:0\].
+pub const AFFINITY: u64 = 0xff_ffff;

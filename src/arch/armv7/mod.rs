@@ -7,14 +7,17 @@
 //! other directly and nothing of this file.
 
 pub mod barrier;
+#[path = "../shared/boot.rs"]
 pub mod boot;
 #[path = "../shared/buffer.rs"]
 pub mod buffer;
 mod bulk;
 pub mod cache;
 pub mod cpu;
+#[path = "../shared/dtb.rs"]
 pub mod dtb;
 pub mod exceptions;
+#[path = "../shared/exit.rs"]
 pub mod exit;
 #[path = "../shared/fb.rs"]
 pub mod fb;
@@ -25,14 +28,17 @@ pub mod image;
 pub mod kernels;
 #[path = "../shared/mmio.rs"]
 pub mod mmio;
+#[path = "../shared/mmu.rs"]
 pub mod mmu;
 pub mod pmu;
 pub mod probes;
-mod regs;
+pub(crate) mod regs;
+#[path = "../shared/semihosting.rs"]
 pub mod semihosting;
 pub mod smp;
 #[path = "../shared/timer.rs"]
 pub mod timer;
+mod translation;
 pub mod uefi;
 
 use boot::Boot;
@@ -45,6 +51,21 @@ pub const ARCH: mairbench_core::arch::Arch = mairbench_core::arch::Arch::Armv7;
 /// The memory types this image maps: the ARMv7 columns of the memory-type table.
 pub use mairbench_core::memtype::armv7::MEMTYPES;
 
+// Constants the assembly shares with Rust, defined once here.
+global_asm!(
+    ".equ SECONDARY_BLOCK, {block}",
+    ".equ SCTLR_MMU_ON, {mmu_on}",
+    ".equ HANDOFF_MAIR, {mair}",
+    ".equ HANDOFF_TCR, {tcr}",
+    ".equ HANDOFF_TTBR0, {ttbr0}",
+    ".equ HANDOFF_BLOCKS, {blocks}",
+    block = const smp::BLOCK,
+    mmu_on = const mmu::SCTLR_MMU_ON,
+    mair = const core::mem::offset_of!(smp::start::Handoff, mair),
+    tcr = const core::mem::offset_of!(smp::start::Handoff, tcr),
+    ttbr0 = const core::mem::offset_of!(smp::start::Handoff, ttbr0),
+    blocks = const core::mem::offset_of!(smp::start::Handoff, blocks),
+);
 global_asm!(include_str!("../../../boot/armv7/entry.S"));
 global_asm!(include_str!("../../../boot/armv7/vectors.S"));
 
@@ -103,7 +124,6 @@ extern "C" fn rust_main(entry: &Entry) -> ! {
         console,
         dtb_arg: entry.dtb,
         entry_el: mairbench_core::arch::armv7_mode(entry.cpsr).map_or(1, |m| m.el.into()),
-        entry_mode: entry.cpsr,
         image_base: entry.image_base,
         bad_relocs: entry.bad_relocs.into(),
         entry_sctlr: entry.sctlr.into(),

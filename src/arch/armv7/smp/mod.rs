@@ -1,0 +1,33 @@
+//! Secondary CPUs on 32-bit Arm: started with PSCI CPU_ON at `secondary_entry`
+//! (boot/armv7/entry.S), they drop to SVC mode, turn the MMU on with the boot CPU's
+//! translation regime, take their own stacks and say hello, then serve jobs: the same code as
+//! the AArch64 image's (`src/arch/shared/smp`), with the registers and the entry of this
+//! architecture. There are no spin tables on 32-bit Arm.
+
+#[path = "../../shared/smp/bounce.rs"]
+pub mod bounce;
+#[path = "../../shared/smp/jobs.rs"]
+pub mod jobs;
+mod regs;
+mod spin;
+#[path = "../../shared/smp/start.rs"]
+pub mod start;
+#[path = "../../shared/smp/work.rs"]
+pub mod work;
+
+use mairbench_core::platform::MAX_CPUS;
+
+/// Wakes the CPUs waiting in WFE for what this CPU stored before: DSB SY first, so that those
+/// stores have completed when a woken CPU reads its word again (as the AArch64 image's).
+#[inline(always)]
+pub fn wake() {
+    // SAFETY: DSB and SEV change no register and no memory; the default `asm!` options (it
+    // may read and write memory) keep the compiler's stores before it.
+    unsafe { core::arch::asm!("dsb sy", "sev", options(nostack, preserves_flags)) };
+}
+
+/// Stack blocks for secondary CPUs: 1..=SECONDARY_BLOCKS.
+pub const SECONDARY_BLOCKS: usize = MAX_CPUS - 1;
+/// Bytes of one secondary CPU's stack block: `[guard 4 KiB][stack 16 KiB][guard 4 KiB]
+/// [exception stack 8 KiB]`. boot/armv7/entry.S gets it as `SECONDARY_BLOCK` (see `arch`).
+pub const BLOCK: u64 = 0x8000;
