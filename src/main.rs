@@ -29,6 +29,7 @@ mod memory;
 mod run;
 mod verdicts;
 
+use crate::arch::MEMTYPES;
 use arch::boot::{psci_conduit, Boot};
 use arch::{cpu, exceptions, global, semihosting, smp};
 use boot_checks::{boot_checks, entry_checks};
@@ -37,7 +38,6 @@ use describe::Start;
 use mairbench_core::bootargs::{self, Selftest};
 use mairbench_core::emulation::Emulation;
 use mairbench_core::hypervisor::Hypervisor;
-use mairbench_core::memtype::MEMTYPES;
 use mairbench_core::platform::Platform;
 use mairbench_core::record::Record;
 use mairbench_core::schema;

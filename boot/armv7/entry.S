@@ -15,6 +15,8 @@
 .syntax unified
 .arm
 .fpu neon
+.arch_extension virt
+.arch_extension sec
 
 .equ MODE_MASK,     0x1f
 .equ MODE_FIQ,      0x11
@@ -82,7 +84,8 @@
     mcr     p15, 0, r0, c12, c0, 0
     mrc     p15, 0, r0, c1, c0, 0
     bic     r0, r0, #(SCTLR_M | SCTLR_A | SCTLR_C)
-    bic     r0, r0, #(SCTLR_V | SCTLR_TRE | SCTLR_AFE)
+    bic     r0, r0, #SCTLR_V
+    bic     r0, r0, #(SCTLR_TRE | SCTLR_AFE)
     orr     r0, r0, #SCTLR_I
     mcr     p15, 0, r0, c1, c0, 0
     mov     r0, #0

@@ -3,11 +3,11 @@
 
 use crate::arch::kernels;
 use crate::arch::pmu::Events;
+use crate::arch::MEMTYPES;
 use crate::run;
 use mairbench_core::bootargs::Options;
 use mairbench_core::cache::{CacheLevel, MAX_LEVELS};
 use mairbench_core::kernel::Kernel;
-use mairbench_core::memtype::MEMTYPES;
 use mairbench_core::memtype::NORMAL_WB;
 use mairbench_core::sweep::{self, Sizes, MAX_SIZES};
 

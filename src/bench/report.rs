@@ -2,6 +2,7 @@
 //! (measured or skipped, written here only, from a [`Point`]), and one table per kernel.
 
 use super::plan::{Cells, Clock};
+use crate::arch::MEMTYPES;
 use crate::console::Console;
 use crate::memory::Alias;
 use crate::{run, say, say_inline};
@@ -9,7 +10,7 @@ use mairbench_core::cache::{CacheLevel, MAX_LEVELS};
 use mairbench_core::counter::Dropped;
 use mairbench_core::format::{Bytes, Decimal};
 use mairbench_core::kernel::{Kernel, KernelSpec, Unit};
-use mairbench_core::memtype::{self, MEMTYPES};
+use mairbench_core::memtype;
 use mairbench_core::paging::Granule;
 use mairbench_core::pmu::Counts;
 use mairbench_core::record::Record;

@@ -4,9 +4,9 @@
 
 use super::layout::KIB;
 use super::Memory;
+use crate::arch::barrier::dsb_sy;
 use crate::console::Console;
 use crate::{run, say};
-use crate::arch::barrier::dsb_sy;
 use mairbench_core::record::Record;
 use mairbench_core::schema;
 use mairbench_core::verdict::Stale;

@@ -3,7 +3,8 @@
 
 use crate::arch::image::ImageLayout;
 use crate::arch::smp;
-use mairbench_core::memtype::{self, MEMTYPES};
+use crate::arch::MEMTYPES;
+use mairbench_core::memtype;
 use mairbench_core::paging::{Access, Granule};
 
 pub(super) const KIB: u64 = 1 << 10;

@@ -3,10 +3,10 @@
 
 use super::layout::KIB;
 use super::Memory;
+use crate::arch::barrier::dsb_sy;
 use crate::arch::kernels::Loop;
 use crate::console::Console;
 use crate::say;
-use crate::arch::barrier::dsb_sy;
 use mairbench_core::memtype::{self, Role};
 use mairbench_core::verdict::Maintenance;
 

@@ -25,7 +25,8 @@ pub mod setup;
 
 use crate::arch::buffer::Window;
 use crate::arch::image::ImageLayout;
-use mairbench_core::memtype::{Class, MemType, MEMTYPES};
+use crate::arch::MEMTYPES;
+use mairbench_core::memtype::{Class, MemType};
 use mairbench_core::paging::{Granule, Layout};
 use mairbench_core::placement::Placement;
 use mairbench_core::platform::MemRegion;

@@ -5,11 +5,11 @@
 use super::layout::{MIB, PAGE};
 use super::Memory;
 use crate::arch::mmu;
+use crate::arch::MEMTYPES;
 use crate::cell::Or;
 use crate::console::Console;
 use crate::say;
 use mairbench_core::format::Bytes;
-use mairbench_core::memtype::MEMTYPES;
 use mairbench_core::paging::{Access, Granule};
 use mairbench_core::record::Record;
 use mairbench_core::schema;

@@ -5,10 +5,11 @@
 use super::layout::{self, IdentityMap, MIB};
 use super::{Alias, Memory, ALIASES};
 use crate::arch::image::{image_layout, ImageLayout};
+use crate::arch::MEMTYPES;
 use crate::arch::{mmu, smp};
 use crate::{run, say};
 use mairbench_core::format::Bytes;
-use mairbench_core::memtype::{self, MEMTYPES};
+use mairbench_core::memtype;
 use mairbench_core::paging::{self, Access, Granule, Layout, Mapper};
 use mairbench_core::placement::{self, Placement};
 use mairbench_core::platform::{MemRegion, Platform};

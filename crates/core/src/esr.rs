@@ -274,9 +274,7 @@ pub fn from_armv7(vector: Armv7Vector, fsr: u32) -> u64 {
         Armv7Vector::Undefined => IL,
         Armv7Vector::Svc => 0x11 << 26 | IL,
         Armv7Vector::PrefetchAbort => 0x21 << 26 | IL | status(fsr),
-        Armv7Vector::DataAbort => {
-            0x25 << 26 | IL | u64::from(fsr >> 11 & 1) << 6 | status(fsr)
-        }
+        Armv7Vector::DataAbort => 0x25 << 26 | IL | u64::from(fsr >> 11 & 1) << 6 | status(fsr),
     }
 }
 
@@ -341,7 +339,10 @@ mod tests {
         // LPAE: a level 3 translation fault on a write (DFSR.LPAE, WnR, status 0b000111).
         let esr = from_armv7(V::DataAbort, 1 << 9 | 1 << 11 | 0b000111);
         assert_eq!(Class::of(esr), Class::from_code(0x25));
-        assert_eq!(FaultStatus::of(esr).name(), FaultStatus::of(0x9600_0047).name());
+        assert_eq!(
+            FaultStatus::of(esr).name(),
+            FaultStatus::of(0x9600_0047).name()
+        );
         assert_eq!(fault_level(esr), Some(3));
         assert!(is_write(esr));
         // Short descriptors: a permission fault on a page (FS 0b01111), a read.

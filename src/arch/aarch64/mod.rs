@@ -50,6 +50,9 @@ use mairbench_core::fb::Framebuffer;
 /// The architecture this image runs on: its `start` record's `arch`.
 pub const ARCH: mairbench_core::arch::Arch = mairbench_core::arch::Arch::Aarch64;
 
+/// The memory types this image maps: the memory-type table's rows.
+pub use mairbench_core::memtype::MEMTYPES;
+
 // Constants the assembly shares with Rust, defined once here.
 global_asm!(
     ".equ SECONDARY_BLOCK, {block}",

@@ -77,11 +77,12 @@ pub fn semihosting(op: usize, param: usize) -> Option<usize> {
         // SAFETY: HLT #0xF000 is the A64 semihosting trap; the host reads and writes only the
         // parameter block the caller passes (hence no `nomem`). Without semihosting it is an
         // undefined instruction, which the surrounding probe catches and steps over.
-        unsafe { core::arch::asm!("hlt #0xf000", inout("x0") result, in("x1") param, options(nostack)) };
+        unsafe {
+            core::arch::asm!("hlt #0xf000", inout("x0") result, in("x1") param, options(nostack))
+        };
         result
     };
     // SAFETY: the only instruction that may trap is the HLT; skipped, it leaves x0 holding
     // `op`, and the caught fault makes the answer `None`, so nothing relies on it.
     unsafe { exceptions::probe(hlt) }.ok()
 }
-

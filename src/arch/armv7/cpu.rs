@@ -3,8 +3,8 @@
 
 use super::barrier::isb;
 use super::regs::{
-    read, read64, CntFrq, CntVct, Ccsidr, Clidr, Csselr, IdPfr1, Midr, Mpidr, Sctlr,
-    SysRegWrite, Tpidrprw,
+    read, read64, Ccsidr, Clidr, CntFrq, CntVct, Csselr, IdPfr1, Midr, Mpidr, Sctlr, write,
+    Tpidrprw,
 };
 use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use mairbench_core::counter::{self, Errata};
@@ -36,7 +36,9 @@ pub fn cpu_id() -> CpuId {
 fn cpsr() -> u32 {
     let v: u32;
     // SAFETY: reads CPSR only.
-    unsafe { core::arch::asm!("mrs {}, cpsr", out(reg) v, options(nomem, nostack, preserves_flags)) };
+    unsafe {
+        core::arch::asm!("mrs {}, cpsr", out(reg) v, options(nomem, nostack, preserves_flags))
+    };
     v
 }
 
@@ -88,7 +90,7 @@ pub fn own_counter_errata() {
     let machine = Errata::from_bits(MACHINE_ERRATA.load(Ordering::Relaxed));
     let core = mairbench_core::cores::counter_erratum(read::<Midr>().into());
     // SAFETY: TPIDRPRW is a software thread ID register; only this code uses it.
-    unsafe { Tpidrprw::write_raw(machine.with_core(core).bits().into()) };
+    unsafe { write::<Tpidrprw>(machine.with_core(core).bits().into()) };
 }
 
 /// This CPU's counter errata.
@@ -143,7 +145,7 @@ pub fn clidr() -> u64 {
 /// CCSIDR of cache `level` (0-based), data or unified, or instruction; ARMv7 has no CCIDX.
 pub fn ccsidr(level: u8, instruction: bool) -> (u64, bool) {
     // SAFETY: CSSELR only selects which cache CCSIDR describes.
-    unsafe { Csselr::write_raw(u32::from(level & 7) << 1 | u32::from(instruction)) };
+    unsafe { write::<Csselr>(u32::from(level & 7) << 1 | u32::from(instruction)) };
     isb();
     (read::<Ccsidr>().into(), false)
 }

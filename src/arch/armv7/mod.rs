@@ -66,8 +66,9 @@ global_asm!(
     ttbr0 = const core::mem::offset_of!(smp::start::Handoff, ttbr0),
     blocks = const core::mem::offset_of!(smp::start::Handoff, blocks),
 );
-global_asm!(include_str!("../../../boot/armv7/entry.S"));
-global_asm!(include_str!("../../../boot/armv7/vectors.S"));
+global_asm!(include_str!("../../../boot/armv7/entry.S"), options(raw));
+global_asm!(include_str!("../../../boot/armv7/vectors.S"), options(raw));
+global_asm!(include_str!("mem.S"), options(raw));
 
 /// What `boot/armv7/entry.S` saw, in the order it pushes them.
 #[repr(C)]

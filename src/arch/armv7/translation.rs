@@ -7,7 +7,7 @@
 use super::barrier::isb;
 use super::cache;
 use super::regs::{
-    read, read64, Ats1cpr, IdMmfr0, Mair0, Mair1, ParLpae, Sctlr, SysRegWrite, SysRegWrite64,
+    read, read64, Ats1cpr, IdMmfr0, Mair0, Mair1, ParLpae, Sctlr, write, write64,
     Ttbcr, Ttbr0Lpae,
 };
 use mairbench_core::memtype::armv7;
@@ -21,8 +21,10 @@ pub fn lpae() -> bool {
 /// The translation layout: LPAE's 32-bit address space from level 1.
 pub fn va_layout() -> Result<Layout, &'static str> {
     if !lpae() {
-        return Err("this core has no LPAE (ID_MMFR0.VMSA below 5: a Cortex-A5, A8 or A9), and \
-                    the 32-bit image builds only LPAE tables so far");
+        return Err(
+            "this core has no LPAE (ID_MMFR0.VMSA below 5: a Cortex-A5, A8 or A9), and \
+                    the 32-bit image builds only LPAE tables so far",
+        );
     }
     Ok(lpae::LAYOUT)
 }
@@ -74,10 +76,10 @@ pub(super) unsafe fn enable(regime: &Regime, stale: &[(u64, u64)]) {
     // SAFETY: the attributes, the control register and the table base of a regime that is
     // not on yet (SCTLR.M is clear until the last write).
     unsafe {
-        Mair0::write_raw(regime.mair as u32);
-        Mair1::write_raw((regime.mair >> 32) as u32);
-        Ttbcr::write_raw(regime.tcr as u32);
-        Ttbr0Lpae::write_raw(regime.ttbr0);
+        write::<Mair0>(regime.mair as u32);
+        write::<Mair1>((regime.mair >> 32) as u32);
+        write::<Ttbcr>(regime.tcr as u32);
+        write64::<Ttbr0Lpae>(regime.ttbr0);
     }
     isb();
     // SAFETY: TLBIALL, ICIALLU and BPIALL: invalidate what a boot loader left; no data.
@@ -94,7 +96,7 @@ pub(super) unsafe fn enable(regime: &Regime, stale: &[(u64, u64)]) {
         )
     };
     // SAFETY: the caller's promise: the tables map what runs now.
-    unsafe { Sctlr::write_raw(read::<Sctlr>() | SCTLR_MMU_ON as u32) };
+    unsafe { write::<Sctlr>(read::<Sctlr>() | SCTLR_MMU_ON as u32) };
     isb();
 }
 
@@ -141,7 +143,7 @@ pub enum Par {
 /// Translates `va` as a PL1 read would (`ATS1CPR`), without accessing it.
 pub fn at_s1e1r(va: u64) -> Par {
     // SAFETY: ATS1CPR only writes PAR, read after the ISB; no memory is accessed.
-    unsafe { Ats1cpr::write_raw(va as u32) };
+    unsafe { write::<Ats1cpr>(va as u32) };
     isb();
     let par = read64::<ParLpae>();
     if par & 1 != 0 {

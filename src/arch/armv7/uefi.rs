@@ -3,7 +3,6 @@
 //! generic code reads the same, and no value, so that the code describing a UEFI hand-off is
 //! never reached here.
 
-use mairbench_core::fb::{self, Framebuffer};
 use mairbench_core::uefi::{MemoryMap, OptionsNote, Tables};
 
 /// A type without values.
@@ -21,8 +20,6 @@ pub struct Handoff {
     pub exit_tries: u32,
     /// `SetWatchdogTimer(0, ...)` succeeded.
     pub watchdog_off: bool,
-    /// The Graphics Output Protocol's framebuffer.
-    pub gop: Option<Result<Framebuffer, fb::Problem<'static>>>,
     never: Never,
 }
 

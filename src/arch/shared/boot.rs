@@ -72,7 +72,6 @@ pub fn psci_conduit(dtb: Option<PsciConduit>, entry_el: u64) -> Psci {
     }
 }
 
-
 /// The `DC CISW` operations a clean of every data or unified cache level below CLIDR_EL1.LoC
 /// takes (sets x ways per level, CCSIDR_EL1 decoded by `mairbench_core::cache`), and whether
 /// CCSIDR_EL1 has the FEAT_CCIDX layout: what the entry code must have issued when it was
@@ -95,7 +94,6 @@ pub fn setway_ops_expected() -> (u64, bool) {
     }
     (ops, ccidx)
 }
-
 
 /// The SMCCC vendor-specific hypervisor service's UID (w0..w3), asked over HVC only where a
 /// hypervisor answers it as Linux's `kvm_init_hyp_services` expects: PSCI's conduit is HVC

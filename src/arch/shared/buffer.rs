@@ -13,7 +13,6 @@ use super::exceptions::Fault;
 use super::{bulk, cache, probes};
 use mairbench_core::pattern::Pattern;
 
-
 /// Bytes per iteration of the assembly lay and check loops.
 const BLOCK: u64 = 64;
 

@@ -9,10 +9,10 @@ use super::global::Global;
 use super::image::image_layout;
 use super::probes;
 use super::translation::enable;
+pub(super) use super::translation::SCTLR_MMU_ON;
 pub use super::translation::{
     at_s1e1r, data_cache_off, registers, va_layout, Par, Regime, REGISTERS,
 };
-pub(super) use super::translation::SCTLR_MMU_ON;
 use mairbench_core::memtype::NORMAL_WB;
 use mairbench_core::paging::{Access, Mapper, Table};
 
@@ -41,15 +41,6 @@ pub fn table_pool() -> Option<(&'static mut [Table], u64)> {
     let pool = unsafe { core::slice::from_raw_parts_mut(start, count) };
     Some((pool, start as u64))
 }
-
-
-
-
-
-
-
-
-
 
 /// Loads from `va` after `AT S1E1R` has shown that it does not translate, so the load can
 /// only fault: a deliberate translation fault. `None` (nothing tried) when `va` is mapped.

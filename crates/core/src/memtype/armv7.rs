@@ -1,5 +1,5 @@
 //! The memory types on 32-bit Arm (ARMv7-A): the table's ARMv7 columns ([`ARMV7`], one
-//! entry per row of [`MEMTYPES`], by position) and the register values they give under the
+//! entry per row of [`MEMTYPES`](super::MEMTYPES), by position) and the register values they give under the
 //! two translation regimes, with decoders for both.
 //!
 //! - **LPAE** (long descriptors: Cortex-A7, A15, A17): a descriptor's AttrIndx selects one
@@ -13,7 +13,7 @@
 //!   write-back no write-allocate ([`Region`]; read allocation is implied).
 //!
 //! A type keeps its row, so its slot (AttrIndx, or TEX remap region) is its position in
-//! [`MEMTYPES`] on both architectures. Armv8's Device-nGnRnE and Device-nGnRE are ARMv7's
+//! [`MEMTYPES`](super::MEMTYPES) on both architectures. Armv8's Device-nGnRnE and Device-nGnRE are ARMv7's
 //! Strongly-ordered and Device (the Armv8 Arm ARM, DDI 0487, "Device memory": each is
 //! "equivalent to" the earlier type), so those rows keep their names; nGRE and GRE have no
 //! ARMv7 encoding. The write-back row with allocation hints is, on ARMv7, write-back with
@@ -29,7 +29,8 @@
 //! proc-v7-3level.S (MAIR0 `0xeeaa4400`, MAIR1 `0xff000004`) and proc-v7-2level.S (PRRR
 //! `0xff0a81a8`, NMRR `0x40e040e0`), which the tests decode.
 
-use super::{describe_mair_byte, Cacheability, DeviceType, MairAttr, MEMTYPES};
+use super::MEMTYPES as ROWS;
+use super::{describe_mair_byte, Cacheability, DeviceType, MairAttr, MemType};
 
 /// A Normal region's cacheability under TEX remap: NMRR's IRn or ORn field (its value is
 /// the discriminant).
@@ -116,10 +117,10 @@ const fn normal(name: &'static str, lpae: u8, level: Region, summary: &'static s
     }
 }
 
-/// The ARMv7 columns of the memory-type table: entry `i` is row `i` of [`MEMTYPES`] on
+/// The ARMv7 columns of the memory-type table: entry `i` is row `i` of [`MEMTYPES`](super::MEMTYPES) on
 /// ARMv7-A, `None` where ARMv7 has no such type. Kept beside the table rather than in its
 /// rows so that the AArch64 image, which never reads them, holds none of them.
-pub const ARMV7: [Option<Armv7Type>; MEMTYPES.len()] = [
+pub const ARMV7: [Option<Armv7Type>; ROWS.len()] = [
     Some(normal(
         "normal-wb",
         0xff,
@@ -160,7 +161,32 @@ pub const ARMV7: [Option<Armv7Type>; MEMTYPES.len()] = [
     None,
 ];
 
-/// The ARMv7 type called `name`, with its slot (its row in [`MEMTYPES`]).
+/// The memory types the 32-bit image maps, in slot order: the rows of the table ARMv7 has
+/// (the first six; Device-nGRE and Device-GRE have no ARMv7 encoding), with ARMv7's names,
+/// LPAE attribute bytes (in `mair`, the MAIR0/MAIR1 byte) and summaries. A row's role (what it
+/// stands for in the comparisons) is the table's: `normal-wb-nowa` is the write-back row
+/// without write allocation.
+pub const MEMTYPES: [MemType; 6] = {
+    let mut out = [ROWS[0]; 6];
+    let mut i = 0;
+    while i < out.len() {
+        let row = ROWS[i];
+        let Some(t) = ARMV7[i] else {
+            panic!("each of the first six rows has an ARMv7 type")
+        };
+        out[i] = MemType {
+            name: t.name,
+            index: row.index,
+            mair: t.lpae,
+            role: row.role,
+            summary: t.summary,
+        };
+        i += 1;
+    }
+    out
+};
+
+/// The ARMv7 type called `name`, with its slot (its row in [`MEMTYPES`](super::MEMTYPES)).
 pub fn by_name(name: &str) -> Option<(usize, &'static Armv7Type)> {
     ARMV7
         .iter()
@@ -365,7 +391,7 @@ mod tests {
     fn each_entry_is_one_type_under_both_regimes() {
         for (i, t) in ARMV7.iter().enumerate() {
             let Some(t) = t else { continue };
-            let row = &MEMTYPES[i];
+            let row = &ROWS[i];
             let attr = describe_lpae_byte(t.lpae);
             assert_eq!(attr.class(), Some(row.class()), "{}", t.name);
             assert_eq!(by_name(t.name), Some((i, t)));
@@ -399,7 +425,7 @@ mod tests {
                 t.name
             );
         }
-        assert_eq!(by_name("normal-wb").unwrap().1.lpae, MEMTYPES[0].mair);
+        assert_eq!(by_name("normal-wb").unwrap().1.lpae, ROWS[0].mair);
         // The report's policy is there, with its own name; Armv8's reordering Device
         // types are not.
         assert!(by_name("normal-wb-nowa").is_some());
@@ -418,5 +444,19 @@ mod tests {
             .filter(|&b| describe_lpae_byte(b) != MairAttr::Unpredictable(b))
             .count();
         assert_eq!(defined, 2 + 9 * 9);
+    }
+
+    #[test]
+    fn the_32_bit_types_are_the_rows_armv7_has() {
+        assert_eq!(MEMTYPES.len(), ARMV7.iter().flatten().count());
+        for (i, t) in MEMTYPES.iter().enumerate() {
+            let v7 = ARMV7[i].unwrap();
+            assert_eq!((t.index as usize, t.name, t.mair), (i, v7.name, v7.lpae));
+            assert_eq!(t.role, ROWS[i].role);
+        }
+        assert_eq!(MEMTYPES[1].name, "normal-wb-nowa");
+        let (mair0, mair1) = mair0_mair1();
+        let bytes = [mair0.to_le_bytes(), mair1.to_le_bytes()].concat();
+        assert!(MEMTYPES.iter().all(|t| bytes[t.index as usize] == t.mair));
     }
 }

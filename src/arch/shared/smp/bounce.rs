@@ -4,9 +4,9 @@
 //! `rounds` round trips, after one untimed round that waits for side 1 to start.
 
 use super::jobs::{self, Job, Span};
+use crate::arch::barrier::dsb_sy;
 use crate::arch::cpu::ticks;
 use crate::arch::timer::Deadline;
-use crate::arch::barrier::dsb_sy;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 /// The bounced word, alone in its 64-byte line.

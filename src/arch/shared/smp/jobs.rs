@@ -3,11 +3,11 @@
 //! test) or lets them stream until stopped, and collects what each reports; each secondary
 //! [`serve`]s jobs after its hello.
 
+use crate::arch::barrier::dsb_sy;
 use crate::arch::cpu::{park, ticks};
 use crate::arch::global::Global;
 use crate::arch::kernels::Loop;
 use crate::arch::timer::Deadline;
-use crate::arch::barrier::dsb_sy;
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU64, Ordering};
 use mairbench_core::counter_offset::Round;

@@ -2,8 +2,8 @@
 //! published for them, PSCI CPU_ON or the spin-table release, and the hello each says
 //! (`online`) before it serves jobs ([`super::jobs`]).
 
-use super::{BLOCK, SECONDARY_BLOCKS};
 pub use super::spin::release;
+use super::{BLOCK, SECONDARY_BLOCKS};
 pub use crate::arch::cpu::AFFINITY;
 use crate::arch::global::Global;
 use crate::arch::timer::Deadline;
@@ -100,8 +100,6 @@ impl Regs {
         [self.sctlr, self.mair, self.tcr, self.ttbr0]
     }
 }
-
-
 
 /// Where the secondary stacks live: (start of the area, bytes per CPU).
 pub fn stack_area() -> (u64, u64) {
@@ -224,7 +222,6 @@ pub fn launch(method: Method, mpidr: u64, block: usize) -> Result<(), NotStarted
         Method::SpinTable { .. } => Ok(()),
     }
 }
-
 
 /// Waits until every block of `blocks` has reported or `wait_ns` nanoseconds have passed.
 pub fn wait_online(blocks: impl Iterator<Item = usize> + Clone, wait_ns: u64) {

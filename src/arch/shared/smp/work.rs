@@ -2,10 +2,10 @@
 //! loads memory until it is stopped. The mailbox that hands jobs out is `jobs`, which imports
 //! this module.
 
+use crate::arch::barrier::dsb_sy;
 use crate::arch::buffer::Window;
 use crate::arch::cpu::ticks;
 use crate::arch::kernels::Loop;
-use crate::arch::barrier::dsb_sy;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 /// Where one CPU's part of a job began and ended, on the counter every core shares
