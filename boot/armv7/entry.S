@@ -186,6 +186,8 @@ primary_entry:
 
     pl1_state
 
+    bl      early_map
+
     // Rust, with what the entry saw.
     push    {r4-r9}
     mov     r0, sp
@@ -263,6 +265,111 @@ secondary_entry:
     movne   r1, #1
     bl      secondary_main
 4:  wfe
+    b       4b
+
+// The early identity map, for the Rust code that runs before memory set-up: the core
+// library this image links (armv7-unknown-linux-gnueabihf's) makes unaligned accesses, which
+// fault on Strongly-ordered memory, which is what every data access is with the MMU off. So,
+// on a core with LPAE, the MMU goes on at once with the data cache still off: the 2 MiB
+// blocks of the image and of the device tree are Normal memory (non-cacheable while SCTLR.C
+// is clear), everything else Strongly-ordered and execute-never, as with the MMU off. The
+// attribute slots are the firmware's own (MAIR0/MAIR1 from core's table: slot 0 Normal
+// write-back, slot 4 Strongly-ordered), so memory set-up switches to its tables with the same
+// attributes for the code that runs. r4 = the DTB address; uses r0-r3, r10-r12.
+.equ EARLY_NORMAL,  0x701                   // block, AttrIndx 0, Inner Shareable, AF
+.equ EARLY_SO,      0x401 | (4 << 2)        // block, AttrIndx 4, AF
+.equ EARLY_XN,      (1 << 22) | (1 << 21)   // XN and PXN, in the upper word
+early_map:
+    mrc     p15, 0, r0, c0, c1, 4   // ID_MMFR0
+    and     r0, r0, #0xf
+    cmp     r0, #5
+    bxlo    lr                      // no LPAE: the MMU stays off
+    push    {lr}                    // on the SVC stack, set up before
+    ladr    r10, mb_early_tables    // level 1 (4 entries), then level 2 (512) at +4 KiB
+    add     r11, r10, #4096
+    // Level 2: the image's GiB in 2 MiB blocks, Strongly-ordered.
+    ladr    r12, _head
+    mov     r12, r12, lsr #30
+    mov     r12, r12, lsl #30       // the GiB's base
+    mov     r0, #0
+1:  add     r1, r12, r0, lsl #21
+    ldr     r2, =EARLY_SO
+    orr     r1, r1, r2
+    mov     r2, #EARLY_XN
+    add     r3, r11, r0, lsl #3
+    str     r1, [r3]
+    str     r2, [r3, #4]
+    add     r0, r0, #1
+    cmp     r0, #512
+    blo     1b
+    // The image's blocks, then the device tree's (its block and the next, when in this
+    // GiB), Normal.
+    ladr    r0, _head
+    ladr    r1, __image_end
+    bl      early_normal
+    mov     r0, r4
+    add     r1, r4, #(2 << 20)
+    mov     r2, r4, lsr #30
+    cmp     r2, r12, lsr #30
+    tsteq   r4, #7
+    bne     2f
+    cmp     r4, #0
+    blne    early_normal
+2:  // Level 1: each GiB a Strongly-ordered block, the image's a table.
+    mov     r0, #0
+3:  mov     r1, r0, lsl #30
+    ldr     r2, =EARLY_SO
+    orr     r1, r1, r2
+    mov     r2, #EARLY_XN
+    cmp     r0, r12, lsr #30
+    orreq   r1, r11, #3             // a table descriptor
+    moveq   r2, #0
+    add     r3, r10, r0, lsl #3
+    str     r1, [r3]
+    str     r2, [r3, #4]
+    add     r0, r0, #1
+    cmp     r0, #4
+    blo     3b
+    dsb
+    // The regime: the firmware's attributes, LPAE, the tables; the MMU on, the D-cache off.
+    ldr     r0, =EARLY_MAIR0
+    mcr     p15, 0, r0, c10, c2, 0
+    ldr     r0, =EARLY_MAIR1
+    mcr     p15, 0, r0, c10, c2, 1
+    ldr     r0, =EARLY_TTBCR
+    mcr     p15, 0, r0, c2, c0, 2
+    mov     r1, #0
+    mcrr    p15, 0, r10, r1, c2     // TTBR0
+    isb
+    mcr     p15, 0, r1, c8, c7, 0   // TLBIALL
+    dsb
+    isb
+    mrc     p15, 0, r0, c1, c0, 0
+    orr     r0, r0, #SCTLR_M
+    mcr     p15, 0, r0, c1, c0, 0
+    isb
+    pop     {pc}
+
+// The level-2 entries (r11) of the 2 MiB blocks that [r0, r1) touches, Normal (in the GiB
+// whose base is r12). Uses r0-r3.
+early_normal:
+    sub     r0, r0, r12
+    sub     r1, r1, r12
+    mov     r0, r0, lsr #21
+    sub     r1, r1, #1
+    mov     r1, r1, lsr #21
+    cmp     r1, #512
+    movwhs  r1, #511
+4:  cmp     r0, r1
+    bxhi    lr
+    add     r2, r12, r0, lsl #21
+    orr     r2, r2, #0x700
+    orr     r2, r2, #0x1            // EARLY_NORMAL
+    add     r3, r11, r0, lsl #3
+    str     r2, [r3]
+    mov     r2, #0
+    str     r2, [r3, #4]
+    add     r0, r0, #1
     b       4b
 
 // Entered with the MMU or D-cache on: both off, then every dirty line written back and

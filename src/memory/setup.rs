@@ -10,7 +10,7 @@ use crate::arch::{mmu, smp};
 use crate::{run, say};
 use mairbench_core::format::Bytes;
 use mairbench_core::memtype;
-use mairbench_core::paging::{self, Access, Granule, Layout, Mapper};
+use mairbench_core::paging::{self, Access, Granule, Layout};
 use mairbench_core::placement::{self, Placement};
 use mairbench_core::platform::{MemRegion, Platform};
 use mairbench_core::reserved::{Reserved, Source, MAX_RESERVED};
@@ -53,6 +53,7 @@ pub fn setup(
     let dtb_range = dtb.map(|(addr, blob)| layout::pages_of(addr as u64, blob.len() as u64));
     let va_layout = mmu::va_layout()?;
     let alias_base = 1u64 << (va_layout.va_bits - 1);
+    let room = va_layout.va_limit() - alias_base;
     let (pool, pool_pa) = mmu::table_pool().ok_or("translation tables already built")?;
     let tables_total = pool.len();
 
@@ -73,6 +74,7 @@ pub fn setup(
         regions: &regions,
         layout: &va_layout,
         alias_base,
+        room,
         tables: tables_total,
     };
     let want = layout::align_down(request.buffer, BLOCK).max(MIN_BUFFER);
@@ -89,7 +91,7 @@ pub fn setup(
     check_reserved(&platform.reserved, &image, dtb_range, &buffer);
 
     // 3. The tables.
-    let mut mapper = Mapper::new(pool, pool_pa, va_layout).map_err(|_| "table pool unusable")?;
+    let mut mapper = mmu::mapper(pool, pool_pa, va_layout).map_err(|_| "table pool unusable")?;
     for r in regions.iter() {
         let (base, size, index) = (r.base, r.size, r.memtype as u8);
         mapper
@@ -97,7 +99,7 @@ pub fn setup(
             .map_err(|_| "mapping the image, console or device tree failed")?;
     }
     let alias_va: [u64; ALIASES] =
-        core::array::from_fn(|i| layout::alias_va(alias_base, buffer.size, i));
+        core::array::from_fn(|i| layout::alias_va(alias_base, room, buffer.size, i));
     let memtypes: [&'static memtype::MemType; ALIASES] =
         core::array::from_fn(layout::alias_memtype);
     let attr_index = |i: usize, t: &memtype::MemType| {
@@ -156,7 +158,7 @@ pub fn setup(
         tables_used: mapper.tables_used(),
         tables_total,
         regions,
-        unmapped_va: layout::alias_va(alias_base, buffer.size, ALIASES),
+        unmapped_va: layout::alias_va(alias_base, room, buffer.size, ALIASES),
         reserved: platform.reserved,
     })
 }
@@ -251,6 +253,8 @@ struct Fit<'a> {
     regions: &'a IdentityMap,
     layout: &'a Layout,
     alias_base: u64,
+    /// The address space above `alias_base`.
+    room: u64,
     tables: usize,
 }
 
@@ -279,11 +283,16 @@ impl Fit<'_> {
                 .map_err(|_| {
                     "no room in RAM for the test buffer clear of the image, the device tree and the reserved ranges"
                 })?;
-            if self.tables_for(placed.size) <= self.tables {
+            let fits = layout::aliases_fit(self.room, placed.size);
+            if fits && self.tables_for(placed.size) <= self.tables {
                 return Ok(placed);
             }
             if placed.size <= MIN_BUFFER {
-                return Err("the translation-table pool cannot map even the smallest buffer");
+                return Err(if fits {
+                    "the translation-table pool cannot map even the smallest buffer"
+                } else {
+                    "the address space cannot hold even the smallest buffer's aliases"
+                });
             }
             want = layout::align_down(placed.size / 2, BLOCK).max(MIN_BUFFER);
         }
@@ -297,7 +306,7 @@ impl Fit<'_> {
         let regions = core::iter::from_fn(move || match identity.next() {
             Some(r) => Some((r.base, r.size, Granule::Page)),
             None => aliases.next().map(|i| {
-                let va = layout::alias_va(self.alias_base, size, i);
+                let va = layout::alias_va(self.alias_base, self.room, size, i);
                 (va, size, layout::alias_granule(i))
             }),
         });

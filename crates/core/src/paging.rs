@@ -444,6 +444,8 @@ pub struct Mapper<'a> {
     pool_pa: u64,
     layout: Layout,
     used: usize,
+    /// ARMv7's long descriptors ([`Mapper::armv7`]).
+    armv7: bool,
 }
 
 /// One mapping request, as [`Mapper::pass`] needs it.
@@ -478,7 +480,18 @@ impl<'a> Mapper<'a> {
             pool_pa,
             layout,
             used: 1,
+            armv7: false,
         })
+    }
+
+    /// The same mapper writing ARMv7's long descriptors (LPAE, [`lpae`]): they put every field
+    /// where VMSAv8-64 does, but bit 54 is XN for every privilege level (VMSAv8-64's UXN
+    /// concerns EL0 only), so executable code is mapped with it clear.
+    pub fn armv7(self) -> Self {
+        Mapper {
+            armv7: true,
+            ..self
+        }
     }
 
     /// Maps `size` bytes at `va` to `pa` with memory type `memtype_index` (MAIR slot)
@@ -566,7 +579,10 @@ impl<'a> Mapper<'a> {
                 }
                 if write {
                     let pa = job.pa.wrapping_add(va.wrapping_sub(job.va));
-                    let desc = leaf(pa, job.memtype_index, job.access, level == 3);
+                    let mut desc = leaf(pa, job.memtype_index, job.access, level == 3);
+                    if self.armv7 && job.access == Access::ReadExecute {
+                        desc &= !(1 << 54);
+                    }
                     self.set_entry(t, i, desc).ok_or(corrupt)?;
                 }
             } else if !entry.is_set(DESC::VALID) {
@@ -694,8 +710,10 @@ impl Translation {
     pub fn access(&self) -> Option<Access> {
         let d = Desc::new(self.descriptor);
         let ap = d.read(DESC::AP);
+        // Code has UXN set in VMSAv8-64's descriptors and clear in ARMv7's, where the bit
+        // is XN for every level ([`Mapper::armv7`]).
         match (ap, d.is_set(DESC::PXN), d.is_set(DESC::UXN)) {
-            (0b10, false, true) => Some(Access::ReadExecute),
+            (0b10, false, _) => Some(Access::ReadExecute),
             (0b10, true, true) => Some(Access::ReadOnly),
             (0b00, true, true) => Some(Access::ReadWrite),
             _ => None,

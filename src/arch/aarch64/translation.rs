@@ -9,7 +9,7 @@ use aarch64_cpu::registers::{
 };
 use core::arch::asm;
 use mairbench_core::memtype;
-use mairbench_core::paging::{self, Layout, Mapper};
+use mairbench_core::paging::{self, Layout, MapError, Mapper, Table};
 use tock_registers::LocalRegisterCopy;
 
 /// The translation layout for this core: the VA size that identity-maps every physical
@@ -154,4 +154,9 @@ fn par(va: u64) -> Par {
             sh: par.read(PAR::SH) as u8,
         }
     }
+}
+
+/// A mapper of this architecture's descriptors over `pool`.
+pub fn mapper(pool: &mut [Table], pool_pa: u64, layout: Layout) -> Result<Mapper<'_>, MapError> {
+    Mapper::new(pool, pool_pa, layout)
 }

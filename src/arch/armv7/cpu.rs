@@ -3,7 +3,7 @@
 
 use super::barrier::isb;
 use super::regs::{
-    read, read64, Ccsidr, Clidr, CntFrq, CntVct, Csselr, IdPfr1, Midr, Mpidr, Sctlr, write,
+    read, read64, write, Ccsidr, Clidr, CntFrq, CntVct, Csselr, IdPfr1, Midr, Mpidr, Sctlr,
     Tpidrprw,
 };
 use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
@@ -175,9 +175,11 @@ pub fn el2_traps_zeroed(_entry_el: u64) -> impl Iterator<Item = &'static str> {
     core::iter::empty()
 }
 
-/// Whether this CPU's stage 1 translation is on (SCTLR.M).
+/// Whether the firmware's own translation regime is on, so that addresses may no longer be
+/// physical. The entry code's early identity map (boot/armv7/entry.S) sets SCTLR.M with the
+/// data cache off; the firmware's regime sets SCTLR.C too, so C is what tells them apart.
 pub fn mmu_on() -> bool {
-    read::<Sctlr>() & 1 != 0
+    read::<Sctlr>() & 0b101 == 0b101
 }
 
 /// MPIDR's affinity fields on ARMv7: Aff2..Aff0 \[23:0\].

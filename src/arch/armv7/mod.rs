@@ -59,13 +59,31 @@ global_asm!(
     ".equ HANDOFF_TCR, {tcr}",
     ".equ HANDOFF_TTBR0, {ttbr0}",
     ".equ HANDOFF_BLOCKS, {blocks}",
+    ".equ EARLY_MAIR0, {mair0}",
+    ".equ EARLY_MAIR1, {mair1}",
+    ".equ EARLY_TTBCR, {ttbcr}",
     block = const smp::BLOCK,
     mmu_on = const mmu::SCTLR_MMU_ON,
     mair = const core::mem::offset_of!(smp::start::Handoff, mair),
     tcr = const core::mem::offset_of!(smp::start::Handoff, tcr),
     ttbr0 = const core::mem::offset_of!(smp::start::Handoff, ttbr0),
     blocks = const core::mem::offset_of!(smp::start::Handoff, blocks),
+    mair0 = const mairbench_core::memtype::armv7::MAIR0,
+    mair1 = const mairbench_core::memtype::armv7::MAIR1,
+    ttbcr = const mairbench_core::paging::lpae::TTBCR,
 );
+
+/// The early identity map's two tables (boot/armv7/entry.S, `early_map`): level 1, then one
+/// level 2 table. Only the entry code writes them; they stay in use until memory set-up
+/// switches to its own tables.
+#[export_name = "mb_early_tables"]
+#[link_section = ".bss.early_tables"]
+static mut EARLY_TABLES: EarlyTables = EarlyTables([[0; 512]; 2]);
+
+/// Two page-aligned translation tables.
+#[repr(C, align(4096))]
+struct EarlyTables([[u64; 512]; 2]);
+
 global_asm!(include_str!("../../../boot/armv7/entry.S"), options(raw));
 global_asm!(include_str!("../../../boot/armv7/vectors.S"), options(raw));
 global_asm!(include_str!("mem.S"), options(raw));

@@ -7,11 +7,10 @@
 use super::barrier::isb;
 use super::cache;
 use super::regs::{
-    read, read64, Ats1cpr, IdMmfr0, Mair0, Mair1, ParLpae, Sctlr, write, write64,
-    Ttbcr, Ttbr0Lpae,
+    read, read64, write, write64, Ats1cpr, IdMmfr0, Mair0, Mair1, ParLpae, Sctlr, Ttbcr, Ttbr0Lpae,
 };
 use mairbench_core::memtype::armv7;
-use mairbench_core::paging::{lpae, Layout, Mapper};
+use mairbench_core::paging::{lpae, Layout, MapError, Mapper, Table};
 
 /// Whether the core has LPAE (ID_MMFR0.VMSA is 5 or more).
 pub fn lpae() -> bool {
@@ -157,4 +156,9 @@ pub fn at_s1e1r(va: u64) -> Par {
             sh: (par >> 7 & 3) as u8,
         }
     }
+}
+
+/// A mapper of this architecture's descriptors over `pool`.
+pub fn mapper(pool: &mut [Table], pool_pa: u64, layout: Layout) -> Result<Mapper<'_>, MapError> {
+    Mapper::new(pool, pool_pa, layout).map(Mapper::armv7)
 }

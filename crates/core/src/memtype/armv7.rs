@@ -197,17 +197,27 @@ pub fn by_name(name: &str) -> Option<(usize, &'static Armv7Type)> {
 /// MAIR0 and MAIR1 under LPAE: attribute byte `n` (MAIR0 for slots 0-3, MAIR1 for 4-7,
 /// slot `n % 4` at bits `[8k+7:8k]`) is the [`ARMV7`] entry's; a slot without a type holds
 /// `0x00`, Strongly-ordered, which no descriptor selects.
-pub fn mair0_mair1() -> (u32, u32) {
-    let mut bytes = [0u8; 8];
-    for (b, t) in bytes.iter_mut().zip(&ARMV7) {
-        *b = t.map_or(0, |t| t.lpae);
+pub const fn mair0_mair1() -> (u32, u32) {
+    let (mut mair0, mut mair1) = (0u32, 0u32);
+    let mut n = 0;
+    while n < ARMV7.len() {
+        if let Some(t) = ARMV7[n] {
+            let byte = (t.lpae as u32) << (8 * (n % 4));
+            if n < 4 {
+                mair0 |= byte;
+            } else {
+                mair1 |= byte;
+            }
+        }
+        n += 1;
     }
-    let [a, b, c, d, e, f, g, h] = bytes;
-    (
-        u32::from_le_bytes([a, b, c, d]),
-        u32::from_le_bytes([e, f, g, h]),
-    )
+    (mair0, mair1)
 }
+
+/// MAIR0 under LPAE ([`mair0_mair1`]).
+pub const MAIR0: u32 = mair0_mair1().0;
+/// MAIR1 under LPAE ([`mair0_mair1`]).
+pub const MAIR1: u32 = mair0_mair1().1;
 
 /// PRRR's shareability bits, as Linux's proc-v7-2level.S sets them (`0xff0a0000` of its
 /// PRRR): DS0 = 0 and DS1 = 1 (a Device region is Shareable when its descriptor's S bit is

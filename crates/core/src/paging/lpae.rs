@@ -72,4 +72,34 @@ mod tests {
         );
         assert!(pool[0].0[..3].iter().all(|&e| e == 0));
     }
+
+    /// Code is executable on ARMv7: bit 54 (XN there) clear, PXN clear; data is not.
+    #[test]
+    fn code_is_executable_under_armv7() {
+        let mut pool = vec![Table::EMPTY; 4];
+        let mut m = Mapper::new(&mut pool, 0x4000_0000, LAYOUT).unwrap().armv7();
+        m.map(
+            0x4001_0000,
+            0x4001_0000,
+            0x1000,
+            0,
+            Access::ReadExecute,
+            Granule::Page,
+        )
+        .unwrap();
+        m.map(
+            0x4002_0000,
+            0x4002_0000,
+            0x1000,
+            0,
+            Access::ReadOnly,
+            Granule::Page,
+        )
+        .unwrap();
+        let code = m.translate(0x4001_0000).unwrap().descriptor;
+        let data = m.translate(0x4002_0000).unwrap().descriptor;
+        assert_eq!(code >> 53 & 0b11, 0, "XN and PXN clear");
+        assert_eq!(data >> 53 & 0b11, 0b11, "XN and PXN set");
+        assert_eq!(code >> 6 & 0b11, 0b10, "read-only");
+    }
 }

@@ -95,7 +95,7 @@ impl Loop {
         None
     }
 
-    /// One 4-byte `str` in each 64-byte line (a multiple of 1 KiB, line-aligned).
+    /// One 8-byte `strd` in each 64-byte line (a multiple of 1 KiB, line-aligned).
     pub fn write_line(w: &Window) -> Option<Loop> {
         fits(w, 1024, 64).map(|(va, len)| Loop(Body::WriteLine { va, len }))
     }

@@ -20,7 +20,8 @@
 //                            p 16-aligned
 //   mb_k_write_vst1(p, len): 16 x `vst1.64 {d0-d3}, [p:128]!` = 512 B; len % 512 == 0;
 //                            p 16-aligned
-//   mb_k_write_line(p, len): 16 x `str r2, [p], #64` = 1 KiB; len % 1024 == 0; p 4-aligned
+//   mb_k_write_line(p, len): 16 x `strd r2, r3, [p], #64` = 1 KiB; len % 1024 == 0;
+//                            p 8-aligned
 //   mb_k_copy(dst, src, len):   4 x (ldm src!, stm dst!) of 8 registers = 128 B;
 //                               len % 128 == 0; dst, src 4-aligned
 //   mb_k_copy_q(dst, src, len): 2 x (4 vld1.64 then 4 vst1.64 of 32 B) = 256 B;
@@ -201,34 +202,35 @@ mb_k_copy_q:
     bne     1b
     bx      lr
 
-// write-line: 16 x `str r2, [r0], #64` = 1 KiB per iteration: one 4-byte store of 0xdeadbeef
+// write-line: 16 x `strd r2, r3, [r0], #64` = 1 KiB per iteration: one 8-byte store of 0xdeadbeef
 // in each 64-byte line, a partial-line write that the cores' write streaming modes do not
 // take for a full-line stream, so a miss allocates where the memory type says (r1: a multiple
-// of 1024). Unlike the AArch64 loop's 8-byte store it writes the low word of the line's first
-// 64-bit word only: the high word keeps what was laid there.
+// of 1024). One `strd` of 0xdeadbeef and 0 per line: the 8 bytes the AArch64 loop's `str x`
+// writes, so memory ends as it does there (core's pattern::LINE_WRITTEN).
 .global mb_k_write_line
 .type mb_k_write_line, %function
 .balign 128
 mb_k_write_line:
     movw    r2, #0xbeef
     movt    r2, #0xdead
+    mov     r3, #0
     .balign 128
-1:  str     r2, [r0], #64
-    str     r2, [r0], #64
-    str     r2, [r0], #64
-    str     r2, [r0], #64
-    str     r2, [r0], #64
-    str     r2, [r0], #64
-    str     r2, [r0], #64
-    str     r2, [r0], #64
-    str     r2, [r0], #64
-    str     r2, [r0], #64
-    str     r2, [r0], #64
-    str     r2, [r0], #64
-    str     r2, [r0], #64
-    str     r2, [r0], #64
-    str     r2, [r0], #64
-    str     r2, [r0], #64
+1:  strd    r2, r3, [r0], #64
+    strd    r2, r3, [r0], #64
+    strd    r2, r3, [r0], #64
+    strd    r2, r3, [r0], #64
+    strd    r2, r3, [r0], #64
+    strd    r2, r3, [r0], #64
+    strd    r2, r3, [r0], #64
+    strd    r2, r3, [r0], #64
+    strd    r2, r3, [r0], #64
+    strd    r2, r3, [r0], #64
+    strd    r2, r3, [r0], #64
+    strd    r2, r3, [r0], #64
+    strd    r2, r3, [r0], #64
+    strd    r2, r3, [r0], #64
+    strd    r2, r3, [r0], #64
+    strd    r2, r3, [r0], #64
     subs    r1, r1, #1024
     bne     1b
     bx      lr
