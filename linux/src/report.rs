@@ -49,7 +49,13 @@ impl<'c> Machine<'c> {
         let uname = sys::Uname::get();
         let cntfrq = sys::freq_hz();
         let rate = {
-            let _doing = sys::doing("measuring CNTVCT_EL0's rate against CLOCK_MONOTONIC");
+            let mut what = Name::new();
+            let _ = write!(
+                what,
+                "measuring {}'s rate against CLOCK_MONOTONIC",
+                sys::counter()
+            );
+            let _doing = sys::doing(what.as_str());
             Rate::of(cntfrq, measure_rate)
         };
         let mut model_buf = [0u8; 256];
@@ -118,11 +124,7 @@ impl<'c> Machine<'c> {
             uname.release(),
             uname.machine(),
             self.platform(),
-            if self.rate.measured() {
-                " (measured: CNTFRQ_EL0 reads 0)"
-            } else {
-                ""
-            }
+            MeasuredNote(self.rate.measured())
         );
         self.start_record(out, cmdline);
         if self.emulated {
@@ -140,7 +142,7 @@ impl<'c> Machine<'c> {
         let r = Record::new(out, &schema::START)
             .u64("schema", record::SCHEMA)
             .str("version", VERSION)
-            .str("arch", mairbench_core::arch::Arch::Aarch64.name())
+            .str("arch", sys::ARCH.name())
             .u64("entry_el", 0)
             .u64("el", 0)
             .bool("entry_mmu", true)
@@ -191,6 +193,20 @@ impl<'c> Machine<'c> {
             )
             .str("machine", self.uname.machine())
             .finish();
+    }
+}
+
+/// After the counter's frequency in the first line: that it was measured, where the frequency
+/// register reads 0.
+struct MeasuredNote(bool);
+
+impl fmt::Display for MeasuredNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 {
+            write!(f, " (measured: {} reads 0)", sys::FREQ_REG)
+        } else {
+            Ok(())
+        }
     }
 }
 
