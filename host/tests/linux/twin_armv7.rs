@@ -243,6 +243,45 @@ fn armv7_anon_sweep_runs_every_a32_kernel_framed_conforming_and_intact() {
     }
 }
 
+/// The default sources (`all`: the memory the twin allocates itself; under qemu-user `/dev`
+/// is the host's, so which of them exist is the host's), the quick kernels at the smallest
+/// size: well-formed records that say armv7, only sources of the default set, and the status
+/// line last, its status the exit status.
+#[test]
+fn armv7_the_default_set_runs_framed_and_ends_with_its_status() {
+    let (status, stdout, stderr, _) = run_on(
+        "cortex-a15",
+        &["mairbench.quick", "mairbench.sizes=4K"],
+        false,
+    );
+    let records = conforming(&stdout);
+    assert_eq!(records[0]["arch"], "armv7", "{stdout}");
+    for s in of_kind(&records, "source") {
+        let name = s["source"].as_str().unwrap_or_default();
+        assert!(
+            ["anon", "udmabuf", "dma-heap:", "drm-dumb:", "dma-buf:"]
+                .iter()
+                .any(|p| name.starts_with(p)),
+            "{name} in the default set"
+        );
+    }
+    assert!(
+        of_kind(&records, "result")
+            .iter()
+            .any(|r| r["source"] == "anon" && r["integrity"] == "ok"),
+        "{stdout}"
+    );
+    let end = records.last().unwrap();
+    assert_eq!(end["kind"], "end", "{stdout}");
+    let last = stdout.lines().rfind(|l| !l.starts_with("@mb "));
+    let pass = end["status"] == "pass";
+    assert!(
+        last.is_some_and(|l| l.starts_with(if pass { "end: pass (" } else { "end: fail (" })),
+        "{stdout}"
+    );
+    assert_eq!(status, if pass { 0 } else { 1 }, "{stderr}");
+}
+
 /// A kernel with no A32 form, asked for, is said to be left out; the others run.
 #[test]
 fn armv7_the_non_temporal_pairs_are_said_to_be_left_out() {
