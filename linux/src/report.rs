@@ -254,17 +254,50 @@ fn stamp() -> Result<(u64, u64), i64> {
 /// How many clock reads [`stamp`] takes the best of.
 const STAMP_TRIES: usize = 16;
 
-/// MIDR_EL1 of cpu0, as Linux shows it in sysfs (0 where it does not).
+/// MIDR_EL1 of cpu0, as Linux shows it in sysfs; where it does not (32-bit Arm Linux has no
+/// such file), the MIDR that /proc/cpuinfo's first processor spells out; 0 where neither
+/// says.
 fn midr() -> u64 {
     let mut midr_buf = [0u8; 64];
-    sys::read_file(
+    let sysfs = sys::read_file(
         "/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
         &mut midr_buf,
     )
     .ok()
     .and_then(|raw| core::str::from_utf8(raw).ok())
-    .and_then(|s| u64::from_str_radix(s.trim().trim_start_matches("0x"), 16).ok())
-    .unwrap_or(0)
+    .and_then(|s| u64::from_str_radix(s.trim().trim_start_matches("0x"), 16).ok());
+    sysfs
+        .or_else(|| {
+            let mut buf = [0u8; 4096];
+            let text = sys::read_file("/proc/cpuinfo", &mut buf).ok()?;
+            midr_of_cpuinfo(core::str::from_utf8(text).ok()?)
+        })
+        .unwrap_or(0)
+}
+
+/// The MIDR of the first processor /proc/cpuinfo describes, from its `CPU implementer`,
+/// `CPU variant`, `CPU part` and `CPU revision` lines (arch/arm/kernel/setup.c prints them
+/// from the MIDR's fields); the architecture field is 0xF, the CPUID scheme every ARMv7 core
+/// uses, which 32-bit Linux prints as `CPU architecture: 7`. `None` unless all four are there
+/// and `CPU architecture` says 7 or more (an arm64 kernel's cpuinfo says 8, and has sysfs).
+fn midr_of_cpuinfo(text: &str) -> Option<u64> {
+    let field = |name: &str| {
+        text.lines()
+            .filter_map(|l| l.split_once(':'))
+            .find(|(k, _)| k.trim() == name)
+            .map(|(_, v)| v.trim())
+    };
+    let hex = |name: &str| u64::from_str_radix(field(name)?.trim_start_matches("0x"), 16).ok();
+    let arch: u64 = field("CPU architecture")?.parse().ok()?;
+    if arch < 7 {
+        return None;
+    }
+    let (implementer, variant) = (hex("CPU implementer")?, hex("CPU variant")?);
+    let (part, revision) = (
+        hex("CPU part")?,
+        field("CPU revision")?.parse::<u64>().ok()?,
+    );
+    Some(implementer << 24 | variant << 20 | 0xf << 16 | part << 4 | revision)
 }
 
 /// The data and unified caches' sizes in bytes, innermost first, from sysfs (cpu0's
