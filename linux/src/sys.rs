@@ -25,7 +25,8 @@ use arch::nr::{
     WRITE as SYS_WRITE,
 };
 pub use arch::{
-    counter, fault_on_purpose, freq_hz, image_base, ticks, ARCH, FREQ_REG, LOOPS, USER_LEVEL,
+    counter, fault_on_purpose, freq_hz, image_base, ticks, ARCH, FREQ_REG, LOOPS, PGPROT_OF,
+    USER_LEVEL,
 };
 use arch::{syscall, DrmVersion, DRM_IOCTL_VERSION, O_LARGEFILE};
 

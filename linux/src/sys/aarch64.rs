@@ -32,6 +32,9 @@ pub unsafe fn recover(_sig: i32, _context: *mut u8) -> bool {
 /// The exception level user space runs at, as messages name it.
 pub const USER_LEVEL: &str = "EL0";
 
+/// Whose `pgprot` core's source table names: this kernel's.
+pub const PGPROT_OF: &str = "arm64";
+
 /// The counter's frequency register, as messages name it.
 pub const FREQ_REG: &str = "CNTFRQ_EL0";
 
