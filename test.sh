@@ -22,6 +22,8 @@ cargo build --release
 qemu/runner-bin >/dev/null
 # mairbench-linux, which host/tests/linux/twin.rs runs under user-mode QEMU (qemu-aarch64).
 cargo build --release -p mairbench-linux
+# The twin on 32-bit Arm Linux (issue 32), run under qemu-arm by host/tests/linux/twin_armv7.rs.
+cargo build --release -p mairbench-linux --target armv7a-none-eabi
 MAIRBENCH_INSTALL=0 cargo host-test "$@"
 # Core's unit tests where usize has 32 bits, as on the 32-bit image's target (issue 32); all of
 # them whatever the arguments, which name the host tests.

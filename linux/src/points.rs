@@ -24,13 +24,13 @@ const MAX_BACKWARDS: u64 = 16;
 /// that is not whole pages (any multiple of 64 B) tries one.
 const PARTNER_SKEW: u64 = 17 * 4096;
 
-/// The kernels of the table ([`KERNELS`]) the twin runs (their `twin` column), as a
-/// `mairbench.kernels=` mask.
+/// The kernels of the table ([`KERNELS`]) the twin runs (their `twin` column) that have a
+/// loop on this architecture (`sys::LOOPS`), as a `mairbench.kernels=` mask.
 pub const TWIN_KERNELS: kernel::Mask = {
     let mut mask = 0;
     let mut i = 0;
     while i < KERNELS.len() {
-        if KERNELS[i].twin {
+        if KERNELS[i].twin && sys::LOOPS & KERNELS[i].kernel.bit() != 0 {
             mask |= KERNELS[i].kernel.bit();
         }
         i += 1;

@@ -49,7 +49,13 @@ impl<'c> Machine<'c> {
         let uname = sys::Uname::get();
         let cntfrq = sys::freq_hz();
         let rate = {
-            let _doing = sys::doing("measuring CNTVCT_EL0's rate against CLOCK_MONOTONIC");
+            let mut what = Name::new();
+            let _ = write!(
+                what,
+                "measuring {}'s rate against CLOCK_MONOTONIC",
+                sys::counter()
+            );
+            let _doing = sys::doing(what.as_str());
             Rate::of(cntfrq, measure_rate)
         };
         let mut model_buf = [0u8; 256];
@@ -118,11 +124,7 @@ impl<'c> Machine<'c> {
             uname.release(),
             uname.machine(),
             self.platform(),
-            if self.rate.measured() {
-                " (measured: CNTFRQ_EL0 reads 0)"
-            } else {
-                ""
-            }
+            MeasuredNote(self.rate.measured())
         );
         self.start_record(out, cmdline);
         if self.emulated {
@@ -140,7 +142,7 @@ impl<'c> Machine<'c> {
         let r = Record::new(out, &schema::START)
             .u64("schema", record::SCHEMA)
             .str("version", VERSION)
-            .str("arch", mairbench_core::arch::Arch::Aarch64.name())
+            .str("arch", sys::ARCH.name())
             .u64("entry_el", 0)
             .u64("el", 0)
             .bool("entry_mmu", true)
@@ -194,6 +196,20 @@ impl<'c> Machine<'c> {
     }
 }
 
+/// After the counter's frequency in the first line: that it was measured, where the frequency
+/// register reads 0.
+struct MeasuredNote(bool);
+
+impl fmt::Display for MeasuredNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 {
+            write!(f, " (measured: {} reads 0)", sys::FREQ_REG)
+        } else {
+            Ok(())
+        }
+    }
+}
+
 /// CNTVCT_EL0's ticks over [`counter_rate::MEASURE_NS`] of CLOCK_MONOTONIC, and the span in
 /// ns; the errno of a failed clock read. A short span first, untimed: under an emulator the
 /// first pass through this code is translated, which took 2 ms of a 20 ms span under
@@ -238,17 +254,50 @@ fn stamp() -> Result<(u64, u64), i64> {
 /// How many clock reads [`stamp`] takes the best of.
 const STAMP_TRIES: usize = 16;
 
-/// MIDR_EL1 of cpu0, as Linux shows it in sysfs (0 where it does not).
+/// MIDR_EL1 of cpu0, as Linux shows it in sysfs; where it does not (32-bit Arm Linux has no
+/// such file), the MIDR that /proc/cpuinfo's first processor spells out; 0 where neither
+/// says.
 fn midr() -> u64 {
     let mut midr_buf = [0u8; 64];
-    sys::read_file(
+    let sysfs = sys::read_file(
         "/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
         &mut midr_buf,
     )
     .ok()
     .and_then(|raw| core::str::from_utf8(raw).ok())
-    .and_then(|s| u64::from_str_radix(s.trim().trim_start_matches("0x"), 16).ok())
-    .unwrap_or(0)
+    .and_then(|s| u64::from_str_radix(s.trim().trim_start_matches("0x"), 16).ok());
+    sysfs
+        .or_else(|| {
+            let mut buf = [0u8; 4096];
+            let text = sys::read_file("/proc/cpuinfo", &mut buf).ok()?;
+            midr_of_cpuinfo(core::str::from_utf8(text).ok()?)
+        })
+        .unwrap_or(0)
+}
+
+/// The MIDR of the first processor /proc/cpuinfo describes, from its `CPU implementer`,
+/// `CPU variant`, `CPU part` and `CPU revision` lines (arch/arm/kernel/setup.c prints them
+/// from the MIDR's fields); the architecture field is 0xF, the CPUID scheme every ARMv7 core
+/// uses, which 32-bit Linux prints as `CPU architecture: 7`. `None` unless all four are there
+/// and `CPU architecture` says 7 or more (an arm64 kernel's cpuinfo says 8, and has sysfs).
+fn midr_of_cpuinfo(text: &str) -> Option<u64> {
+    let field = |name: &str| {
+        text.lines()
+            .filter_map(|l| l.split_once(':'))
+            .find(|(k, _)| k.trim() == name)
+            .map(|(_, v)| v.trim())
+    };
+    let hex = |name: &str| u64::from_str_radix(field(name)?.trim_start_matches("0x"), 16).ok();
+    let arch: u64 = field("CPU architecture")?.parse().ok()?;
+    if arch < 7 {
+        return None;
+    }
+    let (implementer, variant) = (hex("CPU implementer")?, hex("CPU variant")?);
+    let (part, revision) = (
+        hex("CPU part")?,
+        field("CPU revision")?.parse::<u64>().ok()?,
+    );
+    Some(implementer << 24 | variant << 20 | 0xf << 16 | part << 4 | revision)
 }
 
 /// The data and unified caches' sizes in bytes, innermost first, from sysfs (cpu0's

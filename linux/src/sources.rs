@@ -393,9 +393,10 @@ fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
     let mapped = Mapped::of(spec, kind, &found);
     say!(
         out,
-        "source {spec}: {} mapped ({}); arm64: {}; {fit} of {} sizes fit",
+        "source {spec}: {} mapped ({}); {}: {}; {fit} of {} sizes fit",
         Bytes(m.size()),
         source::how(kind, spec),
+        sys::PGPROT_OF,
         kind.pgprot,
         ctx.sizes.len()
     );

@@ -1,50 +1,34 @@
 //! Everything that touches the machine or the kernel: the process entry, raw Linux system
-//! calls (`svc #0`), the generic timer as EL0 reads it, and the firmware's measured loops
-//! (the same assembly files, included, not copied).
+//! calls (`svc #0`), the generic timer as user space reads it, and the firmware's measured
+//! loops (the same assembly files, included, not copied).
+//!
+//! What differs between AArch64 and 32-bit Arm (the entry, the system call instruction and
+//! numbers, a few layouts, the counter's registers, the loops) is `arch`, one file per
+//! architecture chosen here; the rest is the same source for both.
 //!
 //! Every function here is safe to call: each checks or owns what its `unsafe` block relies
 //! on.
 
-use core::arch::{asm, global_asm};
 use core::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
-use mairbench_core::kernel::{Kernel, Order, RANDOM_INCREMENT, RANDOM_MULTIPLIER};
+use mairbench_core::kernel::{Kernel, Order};
 
-// The firmware's measured loops and their symbols, the very same file.
-include!("../../src/arch/aarch64/kernels/loops.rs");
+#[cfg_attr(target_arch = "aarch64", path = "sys/aarch64.rs")]
+#[cfg_attr(target_arch = "arm", path = "sys/arm.rs")]
+mod arch;
 
-// The process entry. Linux starts it with sp at argc, then argv[0..argc], NULL, envp...
-// (16-byte aligned); no frame to return to.
-global_asm!(
-    ".section .text._start, \"ax\"",
-    ".global _start",
-    "_start:",
-    "    mov x29, #0",
-    "    mov x30, #0",
-    "    mov x0, sp",
-    "    bl mb_linux_entry",
-    "    brk #0",
-);
-
-const SYS_FCNTL: u64 = 25;
-const SYS_READLINKAT: u64 = 78;
-const SYS_IOCTL: u64 = 29;
-const SYS_FTRUNCATE: u64 = 46;
-const SYS_OPENAT: u64 = 56;
-const SYS_GETDENTS64: u64 = 61;
-const SYS_FSTAT: u64 = 80;
-const SYS_MEMFD_CREATE: u64 = 279;
-const SYS_CLOSE: u64 = 57;
-const SYS_READ: u64 = 63;
-const SYS_WRITE: u64 = 64;
-const SYS_EXIT_GROUP: u64 = 94;
-const SYS_UNAME: u64 = 160;
-const SYS_CLOCK_GETTIME: u64 = 113;
-const SYS_GETPID: u64 = 172;
-const SYS_MUNMAP: u64 = 215;
-const SYS_MADVISE: u64 = 233;
-const SYS_MMAP: u64 = 222;
-const SYS_SIGALTSTACK: u64 = 132;
-const SYS_RT_SIGACTION: u64 = 134;
+use arch::nr::{
+    CLOCK_GETTIME as SYS_CLOCK_GETTIME, CLOSE as SYS_CLOSE, EXIT_GROUP as SYS_EXIT_GROUP,
+    FCNTL as SYS_FCNTL, FSTAT as SYS_FSTAT, GETDENTS64 as SYS_GETDENTS64, GETPID as SYS_GETPID,
+    IOCTL as SYS_IOCTL, MADVISE as SYS_MADVISE, MEMFD_CREATE as SYS_MEMFD_CREATE,
+    MUNMAP as SYS_MUNMAP, OPENAT as SYS_OPENAT, READ as SYS_READ, READLINKAT as SYS_READLINKAT,
+    RT_SIGACTION as SYS_RT_SIGACTION, SIGALTSTACK as SYS_SIGALTSTACK, UNAME as SYS_UNAME,
+    WRITE as SYS_WRITE,
+};
+pub use arch::{
+    counter, fault_on_purpose, freq_hz, image_base, ticks, ARCH, FREQ_REG, LOOPS, PGPROT_OF,
+    USER_LEVEL,
+};
+use arch::{syscall, DrmVersion, DRM_IOCTL_VERSION, O_LARGEFILE};
 
 const AT_FDCWD: i64 = -100;
 const PROT_READ: u64 = 1;
@@ -76,9 +60,6 @@ const DRM_IOCTL_MODE_CREATE_DUMB: u64 = (3 << 30) | (32 << 16) | ((b'd' as u64) 
 /// include/uapi/drm/drm.h: `DRM_IOWR(0xB3, struct drm_mode_map_dumb)` (16 bytes,
 /// [`DrmModeMapDumb`]).
 const DRM_IOCTL_MODE_MAP_DUMB: u64 = (3 << 30) | (16 << 16) | ((b'd' as u64) << 8) | 0xb3;
-/// include/uapi/drm/drm.h: `DRM_IOWR(0x00, struct drm_version)` (64 bytes on a 64-bit
-/// kernel, [`DrmVersion`]).
-const DRM_IOCTL_VERSION: u64 = (3 << 30) | (64 << 16) | ((b'd' as u64) << 8);
 /// include/uapi/drm/drm.h: `DRM_IOWR(0x2d, struct drm_prime_handle)` (12 bytes,
 /// [`DrmPrimeHandle`]).
 const DRM_IOCTL_PRIME_HANDLE_TO_FD: u64 = (3 << 30) | (12 << 16) | ((b'd' as u64) << 8) | 0x2d;
@@ -98,7 +79,6 @@ const PAGEMAP_SCAN: u64 = (3 << 30) | (96 << 16) | ((b'f' as u64) << 8) | 16;
 const PAGE_IS_HUGE: u64 = 1 << 6;
 // The numbers as the C headers' macros give them.
 const _: () = assert!(PAGEMAP_SCAN == 0xc060_6610);
-const _: () = assert!(DRM_IOCTL_VERSION == 0xc040_6400);
 const _: () = assert!(DRM_IOCTL_PRIME_HANDLE_TO_FD == 0xc00c_642d);
 const _: () = assert!(DMA_BUF_IOCTL_SYNC == 0x4008_6200);
 const _: () = assert!(DMA_HEAP_IOCTL_ALLOC == 0xc018_4800);
@@ -156,22 +136,6 @@ struct DrmModeCreateDumb {
     size: u64,
 }
 
-/// `struct drm_version` (include/uapi/drm/drm.h) on arm64: three ints, then three
-/// (length, pointer) pairs; the caller passes buffers and their lengths, the kernel writes
-/// the full lengths back and copies what fits.
-#[repr(C)]
-struct DrmVersion {
-    version_major: i32,
-    version_minor: i32,
-    version_patchlevel: i32,
-    name_len: u64,
-    name: u64,
-    date_len: u64,
-    date: u64,
-    desc_len: u64,
-    desc: u64,
-}
-
 /// `struct drm_prime_handle` (include/uapi/drm/drm.h): handle and flags in, fd out.
 #[repr(C)]
 struct DrmPrimeHandle {
@@ -197,8 +161,6 @@ const _: () = assert!(core::mem::size_of::<DrmModeCreateDumb>() == 32);
 const _: () = assert!(core::mem::offset_of!(DrmModeCreateDumb, handle) == 16);
 const _: () = assert!(core::mem::offset_of!(DrmModeCreateDumb, size) == 24);
 const _: () = assert!(core::mem::size_of::<DrmModeMapDumb>() == 16);
-const _: () = assert!(core::mem::size_of::<DrmVersion>() == 64);
-const _: () = assert!(core::mem::offset_of!(DrmVersion, name_len) == 16);
 const _: () = assert!(core::mem::size_of::<DrmPrimeHandle>() == 12);
 const _: () = assert!(core::mem::offset_of!(DrmModeMapDumb, offset) == 8);
 const _: () = assert!(core::mem::size_of::<PmScanArg>() == 96);
@@ -219,11 +181,12 @@ static ARGC: AtomicU64 = AtomicU64::new(0);
 static ARGV: AtomicU64 = AtomicU64::new(0);
 
 #[no_mangle]
-extern "C" fn mb_linux_entry(sp: *const u64) -> ! {
-    // SAFETY: `_start` passes the initial stack pointer, where Linux put argc followed by
-    // argc pointers (argv) to NUL-terminated strings that live as long as the process.
+extern "C" fn mb_linux_entry(sp: *const usize) -> ! {
+    // SAFETY: `_start` passes the initial stack pointer, where Linux put argc (a word of the
+    // pointers' size) followed by argc pointers (argv) to NUL-terminated strings that live as
+    // long as the process.
     let argc = unsafe { *sp };
-    ARGC.store(argc, Ordering::Relaxed);
+    ARGC.store(argc as u64, Ordering::Relaxed);
     ARGV.store(sp.wrapping_add(1) as u64, Ordering::Relaxed);
     crate::main()
 }
@@ -244,25 +207,6 @@ pub fn args() -> impl Iterator<Item = &'static str> {
         };
         core::str::from_utf8(bytes).ok()
     })
-}
-
-/// A system call with up to six arguments; the kernel's return value (negative errno on
-/// failure).
-///
-/// # Safety
-/// The arguments must be valid for the call `nr` (pointers to memory the call may read or
-/// write as it documents).
-unsafe fn syscall(nr: u64, a: [u64; 6]) -> i64 {
-    let ret: i64;
-    // SAFETY: the caller guarantees the arguments; `svc #0` clobbers only x0 (the result).
-    unsafe {
-        asm!("svc #0",
-            in("x8") nr,
-            inlateout("x0") a[0] => ret,
-            in("x1") a[1], in("x2") a[2], in("x3") a[3], in("x4") a[4], in("x5") a[5],
-            options(nostack));
-    }
-    ret
 }
 
 /// ioctl(2) `req` on `fd` with a pointer to `arg`: the kernel's non-negative return value, or
@@ -411,8 +355,7 @@ const FATAL_SIGNALS: [(u64, &str, &str); 3] = [
 pub fn on_fatal_signals() -> Result<(), i64> {
     const STACK: u64 = 64 << 10;
     let stack = Mapping::anon(STACK)?;
-    // stack_t: ss_sp, ss_flags (int, padded), ss_size.
-    let ss: [u64; 3] = [stack.va, 0, STACK];
+    let ss = arch::stack_t(stack.va, STACK);
     // SAFETY: sigaltstack(2) reads one stack_t; the stack it names is a mapping that is
     // never unmapped (forgotten below) and holds no Rust object.
     let r = unsafe { syscall(SYS_SIGALTSTACK, [ss.as_ptr() as u64, 0, 0, 0, 0, 0]) };
@@ -423,10 +366,10 @@ pub fn on_fatal_signals() -> Result<(), i64> {
     const SA_SIGINFO: u64 = 0x4;
     const SA_ONSTACK: u64 = 0x0800_0000;
     for (sig, _, _) in FATAL_SIGNALS {
-        // struct sigaction (asm-generic, arm64 has SA_RESTORER): handler, flags, restorer
-        // (none: the handler never returns), mask (64 bits: none blocked).
-        let handler = on_signal as *const () as u64;
-        let act: [u64; 4] = [handler, SA_SIGINFO | SA_ONSTACK, 0, 0];
+        // struct sigaction: handler, flags, restorer (none: the handler never returns),
+        // mask (64 bits: none blocked).
+        let handler = on_signal as *const () as usize as u64;
+        let act = arch::sigaction(handler, SA_SIGINFO | SA_ONSTACK);
         // SAFETY: rt_sigaction(2) reads one struct sigaction of the layout above; the
         // handler is an `extern "C"` function of the SA_SIGINFO signature.
         let r = unsafe { syscall(SYS_RT_SIGACTION, [sig, act.as_ptr() as u64, 0, 8, 0, 0]) };
@@ -434,18 +377,23 @@ pub fn on_fatal_signals() -> Result<(), i64> {
             return Err(-r);
         }
     }
+    arch::probe_counter();
     Ok(())
 }
 
 /// The SA_SIGINFO handler: reports through `crate::fatal`, which ends the process.
-extern "C" fn on_signal(sig: i32, info: *const u64, _context: *const u8) {
+extern "C" fn on_signal(sig: i32, info: *const u8, context: *mut u8) {
+    // SAFETY: `context` is the kernel's ucontext_t for this signal, which the handler owns
+    // until it returns.
+    if unsafe { arch::recover(sig, context) } {
+        return;
+    }
     let (name, meaning) = FATAL_SIGNALS
         .iter()
         .find(|&&(n, _, _)| n == sig as u64)
         .map_or(("signal", ""), |&(_, name, meaning)| (name, meaning));
-    // SAFETY: the kernel passes a siginfo_t, whose si_addr (for these signals) is its third
-    // 64-bit word (si_signo, si_errno, si_code and padding come first).
-    let addr = unsafe { *info.add(2) };
+    // SAFETY: the kernel passes a siginfo_t of one of the signals that have si_addr.
+    let addr = unsafe { arch::si_addr(info) };
     let (text, len) = doing_now();
     let text = &text[..len];
     // A cut may end inside a character: what is valid before it.
@@ -460,21 +408,6 @@ extern "C" fn on_signal(sig: i32, info: *const u64, _context: *const u8) {
         addr,
         doing,
     })
-}
-
-/// `mairbench.selftest=fault`: a load from an address no process maps (16), to show that a
-/// fault is reported, not silent.
-pub fn fault_on_purpose() -> ! {
-    // SAFETY: the load faults (page zero is never mapped); the SIGSEGV handler ends the
-    // process, so nothing after it runs and no Rust value is read.
-    unsafe {
-        asm!(
-            "mov x9, #16",
-            "ldr x9, [x9]",
-            "udf #0",
-            options(noreturn, nostack)
-        )
-    }
 }
 
 /// Ends the process with `status`.
@@ -497,7 +430,7 @@ pub fn read_file<'b>(path: &str, buf: &'b mut [u8]) -> Result<&'b [u8], i64> {
         return Err(36); // ENAMETOOLONG
     }
     z[..p.len()].copy_from_slice(p);
-    const O_RDONLY_CLOEXEC: u64 = 0o2000000;
+    const O_RDONLY_CLOEXEC: u64 = 0o2000000 | O_LARGEFILE;
     // SAFETY: openat(2) reads the NUL-terminated path in `z`.
     let fd = unsafe {
         syscall(
@@ -621,7 +554,7 @@ impl Fd {
                 [
                     AT_FDCWD as u64,
                     z.as_ptr() as u64,
-                    flags | O_CLOEXEC,
+                    flags | O_CLOEXEC | O_LARGEFILE,
                     0,
                     0,
                     0,
@@ -633,9 +566,11 @@ impl Fd {
 
     /// The file's size (fstat(2) st_size).
     fn size(&self) -> Result<u64, i64> {
-        // struct stat on arm64 (asm-generic): 128 bytes, st_size at byte 48.
+        // struct stat on arm64 (asm-generic): 128 bytes, st_size at byte 48; struct stat64
+        // on 32-bit Arm EABI (fstat64): 104 bytes, st_size at byte 48 too.
         let mut st = [0u64; 16];
-        // SAFETY: fstat(2) writes one 128-byte struct stat into `st`.
+        // SAFETY: fstat(2) (fstat64 on 32-bit Arm) writes one struct stat of at most 128
+        // bytes into `st`.
         let r = unsafe { syscall(SYS_FSTAT, [self.0, st.as_mut_ptr() as u64, 0, 0, 0, 0]) };
         if r < 0 {
             return Err(-r);
@@ -748,12 +683,7 @@ impl Mapping {
         let flags = MAP_PRIVATE | MAP_ANONYMOUS;
         // SAFETY: a new anonymous mapping at an address the kernel chooses touches no
         // existing memory.
-        let va = unsafe {
-            syscall(
-                SYS_MMAP,
-                [0, len, PROT_READ | PROT_WRITE, flags, u64::MAX, 0],
-            )
-        };
+        let va = unsafe { arch::mmap(0, len, PROT_READ | PROT_WRITE, flags, u64::MAX, 0) };
         if (-4095..0).contains(&va) {
             return Err(-va);
         }
@@ -827,12 +757,7 @@ impl Mapping {
         }
         // SAFETY: a new mapping at an address the kernel chooses touches no existing memory;
         // what it maps is the file's (test data only: this program owns what it writes).
-        let va = unsafe {
-            syscall(
-                SYS_MMAP,
-                [0, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd.0, offset],
-            )
-        };
+        let va = unsafe { arch::mmap(0, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd.0, offset) };
         if (-4095..0).contains(&va) {
             return Err(-va);
         }
@@ -861,12 +786,11 @@ impl Mapping {
         let memfd = u64::try_from(memfd)
             .map(Fd)
             .map_err(|_| (-memfd, "memfd_create"))?;
-        // SAFETY: ftruncate(2) and fcntl(2) take plain integers.
-        let r = unsafe { syscall(SYS_FTRUNCATE, [memfd.0, len, 0, 0, 0, 0]) };
+        let r = arch::ftruncate(memfd.0, len);
         if r < 0 {
             return Err((-r, "ftruncate"));
         }
-        // SAFETY: as above.
+        // SAFETY: fcntl(2) F_ADD_SEALS takes plain integers.
         let r = unsafe { syscall(SYS_FCNTL, [memfd.0, F_ADD_SEALS, F_SEAL_SHRINK, 0, 0, 0]) };
         if r < 0 {
             return Err((-r, "F_ADD_SEALS F_SEAL_SHRINK"));
@@ -1008,26 +932,19 @@ impl Mapping {
         unsafe { core::slice::from_raw_parts_mut(self.va as *mut u64, (self.len / 8) as usize) }
     }
 
-    /// The streaming kernel `kernel` (read-ldp, write-stp, their q and non-temporal forms)
-    /// over the first `len` bytes, `passes` times: `None` for another kernel, or unless `len`
-    /// is a non-zero multiple of the loop's step (256 bytes, 512 for the q forms) inside the
+    /// The streaming kernel `kernel` (read-ldp, write-stp, their q and non-temporal forms;
+    /// on 32-bit Arm the A32 loops `arch` maps them to) over the first `len` bytes, `passes`
+    /// times: `None` for another kernel or one without a loop here, or unless `len` is a
+    /// non-zero multiple of the loop's step (256 bytes, 512 for the q forms) inside the
     /// mapping. The writes store core's `pattern::WRITTEN`.
     pub fn stream(&mut self, kernel: Kernel, len: u64, passes: u64) -> Option<()> {
-        let (f, step): (unsafe extern "C" fn(u64, u64), u64) = match kernel {
-            Kernel::ReadLdp => (mb_k_read_ldp, 256),
-            Kernel::WriteStp => (mb_k_write_stp, 256),
-            Kernel::ReadLdpQ => (mb_k_read_ldp_q, 512),
-            Kernel::WriteStpQ => (mb_k_write_stp_q, 512),
-            Kernel::ReadLdnp => (mb_k_read_ldnp, 256),
-            Kernel::WriteStnp => (mb_k_write_stnp, 256),
-            _ => return None,
-        };
+        let step = arch::stream_step(kernel)?;
         self.fits(len, step)?;
         for _ in 0..passes {
             // SAFETY: [va, va + len) lies in this read-write mapping, which this value alone
             // owns (test data only); len is a non-zero multiple of the loop's step and va is
-            // line-aligned; the kernels use caller-saved registers only (AAPCS64).
-            unsafe { f(self.va, len) };
+            // line-aligned.
+            unsafe { arch::stream(kernel, self.va, len) };
         }
         Some(())
     }
@@ -1036,34 +953,31 @@ impl Mapping {
     /// line through this mapping, then DSB SY), so that no line of them is in a data cache:
     /// the firmware's `invalidated` start. Linux lets EL0 issue it (SCTLR_EL1.UCI, set by
     /// the kernel on every arm64 CPU; emulated where an erratum needs it). `None` unless
-    /// `len` is a non-zero multiple of the line inside the mapping.
+    /// `len` is a non-zero multiple of the line inside the mapping, and always on 32-bit Arm,
+    /// whose cache maintenance by address is PL1's.
     pub fn clean_invalidate(&mut self, len: u64) -> Option<()> {
-        let line = dcache_line();
+        let line = arch::dcache_line()?;
         self.fits(len, line)?;
         // SAFETY: [va, va + len) lies in this mapping, len is a non-zero multiple of the
         // smallest data cache line and va is line-aligned; DC CIVAC writes dirty lines back
-        // before dropping them, so no data changes; caller-saved registers only.
-        unsafe { mb_k_civac(self.va, len, line) };
+        // before dropping them, so no data changes.
+        unsafe { arch::clean_invalidate(self.va, len, line) };
         Some(())
     }
 
-    /// The ldp/stp copy (mb_k_copy, or mb_k_copy_q with q registers when `q`) of the first
-    /// `len` bytes of `src` over the first `len` bytes of `dst`, `passes` times: `None`
-    /// unless `len` is a non-zero multiple of the loop's step (128 bytes, 256 for q) inside
-    /// both.
+    /// The ldp/stp copy (mb_k_copy, or mb_k_copy_q with q registers when `q`; ldm/stm and
+    /// vld1/vst1 on 32-bit Arm) of the first `len` bytes of `src` over the first `len` bytes
+    /// of `dst`, `passes` times: `None` unless `len` is a non-zero multiple of the loop's step
+    /// (128 bytes, 256 for q) inside both.
     pub fn copy(dst: &mut Mapping, src: &Mapping, len: u64, passes: u64, q: bool) -> Option<()> {
-        let (f, step): (unsafe extern "C" fn(u64, u64, u64), u64) = if q {
-            (mb_k_copy_q, 256)
-        } else {
-            (mb_k_copy, 128)
-        };
+        let step = arch::copy_step(q);
         dst.fits(len, step)?;
         src.fits(len, step)?;
         for _ in 0..passes {
             // SAFETY: both ranges lie in their read-write mappings (distinct: `dst` is borrowed
             // mutably), len is a non-zero multiple of the loop's step, both starts are
-            // line-aligned; the kernels use caller-saved registers only.
-            unsafe { f(dst.va, src.va, len) };
+            // line-aligned.
+            unsafe { arch::copy(q, dst.va, src.va, len) };
         }
         Some(())
     }
@@ -1086,7 +1000,7 @@ impl Mapping {
             // SAFETY: the first load is of a word inside this mapping, owned by this value
             // (borrowed mutably: no Rust reference reads or writes it meanwhile); the kernel
             // only loads, never stores, and uses caller-saved registers only.
-            at = unsafe { mb_k_chase(at, loads) };
+            at = unsafe { arch::chase(at, loads) };
         }
         Some(at)
     }
@@ -1103,11 +1017,8 @@ impl Mapping {
             // of a line inside it; loads only; caller-saved registers only.
             unsafe {
                 match order {
-                    Order::Stride(stride) => mb_k_read_stride(self.va, len, stride),
-                    Order::Random => {
-                        let lines = len / 64;
-                        mb_k_read_random(self.va, lines, RANDOM_MULTIPLIER, RANDOM_INCREMENT)
-                    }
+                    Order::Stride(stride) => arch::read_stride(self.va, len, stride),
+                    Order::Random => arch::read_random(self.va, len / 64),
                 }
             }
         }
@@ -1127,7 +1038,7 @@ impl Mapping {
             // SAFETY: the three windows lie apart inside this mapping, owned by this value
             // (test data only), line-aligned, len a multiple of 64; caller-saved registers
             // only.
-            unsafe { mb_k_triad(self.va, self.va + b, self.va + c, len) };
+            unsafe { arch::triad(self.va, self.va + b, self.va + c, len) };
         }
         Some(())
     }
@@ -1213,22 +1124,12 @@ fn dumb_buffer(path: &str, len: u64) -> Result<(Fd, u32, u64), (i64, &'static st
 /// the name's full length as the kernel says it (core's `drm_driver_name` checks both).
 pub fn drm_version(path: &str, buf: &mut [u8; 32]) -> Result<u64, i64> {
     let card = Fd::open(path, O_RDWR)?;
-    let mut v = DrmVersion {
-        version_major: 0,
-        version_minor: 0,
-        version_patchlevel: 0,
-        name_len: buf.len() as u64,
-        name: buf.as_mut_ptr() as u64,
-        date_len: 0,
-        date: 0,
-        desc_len: 0,
-        desc: 0,
-    };
-    // SAFETY: DRM_IOCTL_VERSION reads and writes one struct drm_version (the layout above)
+    let mut v: DrmVersion = arch::drm_version(buf.as_mut_ptr() as u64, buf.len() as u64);
+    // SAFETY: DRM_IOCTL_VERSION reads and writes one struct drm_version (`arch`'s layout)
     // and copies at most name_len bytes into `name`, which is `buf` (32 bytes); the date and
     // description lengths are 0, so nothing is copied to their null pointers.
     unsafe { ioctl(&card, DRM_IOCTL_VERSION, &mut v) }?;
-    Ok(v.name_len)
+    Ok(arch::drm_name_len(&v))
 }
 
 /// The last part of the target of the symbolic link at `path` (readlinkat(2)) into `buf`.
@@ -1254,42 +1155,16 @@ pub fn link_name<'b>(path: &str, buf: &'b mut [u8; 256]) -> Result<&'b str, i64>
     Ok(target.rsplit('/').next().unwrap_or(target))
 }
 
-/// CNTVCT_EL0 (Linux lets EL0 read it: CNTKCTL_EL1.EL0VCTEN), after a DSB SY and an ISB so
-/// that the loads and stores before it have completed.
-#[inline(always)]
-pub fn ticks() -> u64 {
-    let t: u64;
-    // SAFETY: barriers and a read of a counter register, no memory access.
-    unsafe { asm!("dsb sy", "isb", "mrs {}, cntvct_el0", out(reg) t, options(nostack)) };
-    t
-}
-
-/// The smallest data cache line in bytes: 4 << CTR_EL0.DminLine (EL0 may read CTR_EL0 on
-/// Linux: SCTLR_EL1.UCT, or the kernel emulates the read).
-pub fn dcache_line() -> u64 {
-    let ctr: u64;
-    // SAFETY: a read of a register EL0 may read, no memory access.
-    unsafe { asm!("mrs {}, ctr_el0", out(reg) ctr, options(nomem, nostack)) };
-    4 << ((ctr >> 16) & 0xf)
-}
-
-/// CNTFRQ_EL0: the counter's frequency in Hz.
-pub fn freq_hz() -> u64 {
-    let f: u64;
-    // SAFETY: a read of a register EL0 may read, no memory access.
-    unsafe { asm!("mrs {}, cntfrq_el0", out(reg) f, options(nomem, nostack)) };
-    f
-}
-
 /// CLOCK_MONOTONIC (include/uapi/linux/time.h).
 const CLOCK_MONOTONIC: u64 = 1;
 
 /// clock_gettime(2) of CLOCK_MONOTONIC, in nanoseconds; the errno on failure. The system
 /// call itself (the twin has no vDSO): for measuring the counter's rate, not for samples.
 pub fn monotonic_ns() -> Result<u64, i64> {
-    // struct timespec on arm64: tv_sec and tv_nsec, two 64-bit words.
-    let mut ts = [0i64; 2];
-    // SAFETY: clock_gettime(2) writes one struct timespec, the 16 bytes of `ts`.
+    // struct timespec: tv_sec and tv_nsec, two 64-bit words on arm64, two 32-bit ones for
+    // 32-bit Arm's clock_gettime (`arch`).
+    let mut ts = arch::Timespec::default();
+    // SAFETY: clock_gettime(2) writes one struct timespec of `arch`'s layout, `ts`.
     let r = unsafe {
         syscall(
             SYS_CLOCK_GETTIME,
@@ -1299,14 +1174,7 @@ pub fn monotonic_ns() -> Result<u64, i64> {
     if r < 0 {
         return Err(-r);
     }
-    let [sec, nsec] = ts.map(|v| u64::try_from(v).unwrap_or(0));
+    let (sec, nsec) = arch::timespec_parts(ts);
+    let [sec, nsec] = [sec, nsec].map(|v| u64::try_from(v).unwrap_or(0));
     Ok(sec.saturating_mul(1_000_000_000).saturating_add(nsec))
-}
-
-/// Where the program's entry lies (the image's load address, for the start record).
-pub fn image_base() -> u64 {
-    let a: u64;
-    // SAFETY: takes an address, no memory access.
-    unsafe { asm!("adrp {}, __ehdr_start", out(reg) a, options(nomem, nostack)) };
-    a
 }

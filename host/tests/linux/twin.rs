@@ -18,9 +18,13 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The twin's ELF, built by `cargo build --release -p mairbench-linux` (./test.sh does).
+/// The twin's ELF, built by `cargo build --release -p mairbench-linux` (./test.sh does), in
+/// the target directory cargo builds into.
 fn twin() -> PathBuf {
-    let elf = common::root().join("target/aarch64-unknown-none/release/mairbench-linux");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map_or_else(|| common::root().join("target"), |t| common::root().join(t));
+    let elf = target.join("aarch64-unknown-none/release/mairbench-linux");
     assert!(
         elf.exists(),
         "no twin at {}: run `cargo build --release -p mairbench-linux` first (./test.sh does)",
