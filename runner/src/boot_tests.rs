@@ -44,6 +44,20 @@ fn kernel_and_el3_loader() {
 }
 
 #[test]
+fn the_32_bit_image_by_the_linux_protocol() {
+    // QEMU's -kernel loads the raw image at 0x40010000 and enters it as a Linux zImage: SVC
+    // mode (HYP with MAIRBENCH_EL=2), r2 = the device tree, the bootargs in its /chosen.
+    let mut sys = Fake::default();
+    for el in ["1", "2"] {
+        let pairs = [("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_EL", el)];
+        let (line, path) = boot_line(&pairs, &mut sys).unwrap();
+        assert_eq!(line, format!("-kernel /w/Image -append {ARGS}"));
+        assert_eq!(path, Path::default());
+    }
+    assert!(sys.calls.is_empty());
+}
+
+#[test]
 fn uboot_booti_without_a_prompt() {
     let mut sys = Fake::default();
     let (line, _) = boot_line(
