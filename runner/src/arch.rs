@@ -71,6 +71,24 @@ impl Arch {
         }
     }
 
+    /// Debian's U-Boot for QEMU `virt` (package `u-boot-qemu`): `qemu_arm64`'s, or `qemu_arm`'s
+    /// (CPU_V7A with LPAE, `bootz`, `SYS_LOAD_ADDR` 0x40200000).
+    pub const fn uboot(self) -> &'static str {
+        match self {
+            Arch::Aarch64 => "/usr/lib/u-boot/qemu_arm64/u-boot.bin",
+            Arch::Armv7 => "/usr/lib/u-boot/qemu_arm/u-boot.bin",
+        }
+    }
+
+    /// U-Boot's command that boots the raw image by the Linux protocol: `booti` (an arm64
+    /// Image header) or `bootz` (a zImage header).
+    pub const fn uboot_linux(self) -> &'static str {
+        match self {
+            Arch::Aarch64 => "booti",
+            Arch::Armv7 => "bootz",
+        }
+    }
+
     /// The CPU model without `MAIRBENCH_CPU`.
     pub const fn default_cpu(self) -> &'static str {
         match self {

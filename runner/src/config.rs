@@ -260,8 +260,8 @@ impl Config {
         if self.machine != "virt" {
             return Err(format!("MAIRBENCH_MACHINE={} is a 64-bit board: the 32-bit image (MAIRBENCH_ARCH=armv7) runs on MAIRBENCH_MACHINE=virt only", self.machine));
         }
-        if self.boot != Boot::Kernel {
-            return Err(format!("the 32-bit image (MAIRBENCH_ARCH=armv7) boots by QEMU's -kernel only for now (MAIRBENCH_BOOT=kernel), not by MAIRBENCH_BOOT={}", self.boot_name));
+        if !matches!(self.boot, Boot::Kernel | Boot::Uboot) {
+            return Err(format!("the 32-bit image (MAIRBENCH_ARCH=armv7) boots by QEMU's -kernel or U-Boot's bootz only for now (MAIRBENCH_BOOT=kernel or uboot), not by MAIRBENCH_BOOT={}", self.boot_name));
         }
         if self.kvm {
             return Err("MAIRBENCH_ACCEL=kvm runs the AArch64 image only, not the 32-bit image (MAIRBENCH_ARCH=armv7)".into());
@@ -521,7 +521,10 @@ mod tests {
         (&[("MAIRBENCH_DTB", "/nonexistent.dtb")], "", "no device tree at /nonexistent.dtb"),
         (&[("MAIRBENCH_ARCH", "armv8")], "", "MAIRBENCH_ARCH must be aarch64 or armv7, not 'armv8'"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "raspi3b")], "", "MAIRBENCH_MACHINE=raspi3b is a 64-bit board: the 32-bit image (MAIRBENCH_ARCH=armv7) runs on MAIRBENCH_MACHINE=virt only"),
-        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot")], "", "boots by QEMU's -kernel only for now (MAIRBENCH_BOOT=kernel), not by MAIRBENCH_BOOT=uboot"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-bootm")], "", "boots by QEMU's -kernel or U-Boot's bootz only for now (MAIRBENCH_BOOT=kernel or uboot), not by MAIRBENCH_BOOT=uboot-bootm"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-script")], "", "not by MAIRBENCH_BOOT=uboot-script"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-efi")], "", "not by MAIRBENCH_BOOT=uboot-efi"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot"), ("MAIRBENCH_EL", "3")], "", "MAIRBENCH_EL=3 does not apply"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uefi")], "", "not by MAIRBENCH_BOOT=uefi"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "linux")], "", "not by MAIRBENCH_BOOT=linux"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_ACCEL", "kvm")], "", "MAIRBENCH_ACCEL=kvm runs the AArch64 image only"),

@@ -12,8 +12,6 @@ use crate::settings::Env;
 use crate::sys::{bad, tool_failed, which, Fail, Real};
 use std::path::{Path, PathBuf};
 
-/// Debian's U-Boot for QEMU.
-pub const UBOOT_BIN: &str = "/usr/lib/u-boot/qemu_arm64/u-boot.bin";
 /// Debian's EDK2 for QEMU virt.
 pub const EDK2_BIN: &str = "/usr/share/qemu-efi-aarch64/QEMU_EFI.fd";
 
@@ -77,7 +75,7 @@ fn try_run(elf: &Path, bootargs: &[String]) -> Result<i32, Fail> {
             .filter(|a| !a.is_empty())
             .collect::<Vec<_>>()
             .join(" "),
-        uboot_bin: UBOOT_BIN.into(),
+        uboot_bin: c.arch.uboot().into(),
         edk2_bin: EDK2_BIN.into(),
         root,
         target,
@@ -289,9 +287,10 @@ fn install_deps(c: &Config, root: &Path) -> Result<(), Fail> {
             c.arch.qemu()
         )));
     }
-    if c.boot.is_uboot() && !Path::new(UBOOT_BIN).is_file() {
+    if c.boot.is_uboot() && !Path::new(c.arch.uboot()).is_file() {
         return Err(tool_failed(format!(
-            "no U-Boot for QEMU at {UBOOT_BIN} (package u-boot-qemu)"
+            "no U-Boot for QEMU at {} (package u-boot-qemu)",
+            c.arch.uboot()
         )));
     }
     if c.boot.is_uefi() && !Path::new(EDK2_BIN).is_file() {

@@ -201,8 +201,41 @@ fn a_32_bit_arm_elf_boots_in_qemu_system_arm_by_the_linux_protocol() {
         stdout.contains("stub: mode 0000001a r2 42000000 magic d00dfeed"),
         "{stdout}"
     );
+    uboot_bootz(&path, &log, &bin);
     // No serial line: judged by semihosting's exit status alone.
     let (status, stdout, stderr) = run(&path, &log, &bin, &[("MAIRBENCH_SERIAL", "none")]);
     assert_eq!(status, 0, "{stdout}{stderr}");
     assert!(!stdout.contains("stub:"), "{stdout}");
+}
+
+/// Debian's `qemu_arm` U-Boot boots the stub with `bootz` from MAIRBENCH_LOAD, in SVC mode
+/// and, with `virtualization=on`, in HYP mode, r2 = the device tree it moved.
+fn uboot_bootz(path: &Path, log: &Path, bin: &Path) {
+    let uboot = "/usr/lib/u-boot/qemu_arm/u-boot.bin";
+    if !Path::new(uboot).is_file() || found("mkenvimage").is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true and {uboot} or mkenvimage (packages u-boot-qemu, u-boot-tools) is missing"
+        );
+        eprintln!("SKIPPED: U-Boot's bootz: {uboot} or mkenvimage is missing");
+        return;
+    }
+    for (el, mode) in [("1", "00000013"), ("2", "0000001a")] {
+        let pairs = [("MAIRBENCH_BOOT", "uboot"), ("MAIRBENCH_EL", el)];
+        let (status, stdout, stderr) = run(path, log, bin, &pairs);
+        assert_eq!(status, 0, "EL{el}: {stdout}{stderr}");
+        let said = stdout.lines().find(|l| l.starts_with("stub: mode "));
+        let said = said.unwrap_or_default();
+        assert!(
+            said.starts_with(&format!("stub: mode {mode} r2 "))
+                && said.ends_with(" magic d00dfeed"),
+            "EL{el}: {stdout}"
+        );
+        assert!(
+            stdout.contains("Kernel image @ 0x40400000 [ 0x000000 - 0x000110 ]"),
+            "EL{el}: {stdout}"
+        );
+    }
+    let calls = std::fs::read_to_string(bin.join("calls")).unwrap_or_default();
+    assert!(calls.contains(&format!(" -bios {uboot} ")), "{calls}");
 }

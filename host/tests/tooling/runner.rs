@@ -229,10 +229,11 @@ fn bad_settings_give_status_2_before_any_tool_runs() {
         assert!(out.stderr.contains("cortex-a7 cortex-a15 max"), "{cpu}: {}", out.stderr);
     }
     // The 32-bit image on a path it does not boot by yet.
-    let out = run_elf(&arm, &[("MAIRBENCH_BOOT", "uboot")], None);
+    let out = run_elf(&arm, &[("MAIRBENCH_BOOT", "uefi")], None);
     assert_eq!(out.status, 2, "{}", out.stderr);
     assert!(
-        out.stderr.contains("-kernel only for now"),
+        out.stderr
+            .contains("boots by QEMU's -kernel or U-Boot's bootz only for now"),
         "{}",
         out.stderr
     );
