@@ -89,6 +89,14 @@ impl Arch {
         }
     }
 
+    /// binutils' objcopy for it, where LLVM's is missing.
+    pub const fn gnu_objcopy(self) -> &'static str {
+        match self {
+            Arch::Aarch64 => "aarch64-linux-gnu-objcopy",
+            Arch::Armv7 => "arm-none-eabi-objcopy",
+        }
+    }
+
     /// The CPU model without `MAIRBENCH_CPU`.
     pub const fn default_cpu(self) -> &'static str {
         match self {

@@ -62,7 +62,7 @@ fn try_run(elf: &Path, bootargs: &[String]) -> Result<i32, Fail> {
     cpu_model(&c)?;
     let image = work.path().join("Image");
     if linux.is_none() {
-        image_from_elf(elf, &image)?;
+        image_from_elf(elf, &image, c.arch)?;
     }
     let version = output_within(c.arch.qemu(), &["--version"], 5).unwrap_or_default();
     let host_args = host_args(&c, &version);
@@ -338,7 +338,7 @@ fn cpu_model(c: &Config) -> Result<(), Fail> {
 
 /// The raw Image (what a boot loader loads) from the ELF, into `image`; a copy is kept next
 /// to the ELF (`ELF.bin`).
-fn image_from_elf(elf: &Path, image: &Path) -> Result<(), Fail> {
+fn image_from_elf(elf: &Path, image: &Path, arch: Arch) -> Result<(), Fail> {
     let kept = PathBuf::from(format!("{}.bin", elf.display()));
     // The copy made from this very ELF (written after it): no objcopy again.
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
@@ -356,7 +356,7 @@ fn image_from_elf(elf: &Path, image: &Path) -> Result<(), Fail> {
         .find(|p| p.is_file());
     let objcopy = llvm
         .or_else(|| which("rust-objcopy"))
-        .or_else(|| which("aarch64-linux-gnu-objcopy"))
+        .or_else(|| which(arch.gnu_objcopy()))
         .ok_or_else(|| tool_failed("no objcopy for the image (rustup component add llvm-tools)"))?;
     let ok = std::process::Command::new(&objcopy)
         .args(["-O", "binary"])
