@@ -5,9 +5,10 @@
 # same for the AArch64 image.
 #
 # MAIRBENCH_ARCH picks the image: aarch64 (the default: aarch64-unknown-none, booted by
-# qemu-system-aarch64) or armv7 (the 32-bit image: armv7a-none-eabi, booted by qemu-system-arm
-# on virt with a Cortex-A7, by -kernel; docs/runner.md, "The 32-bit image"). Any other value
-# is refused with status 2.
+# qemu-system-aarch64) or armv7 (the 32-bit image: armv7-unknown-linux-gnueabihf, a no_std
+# executable all the same (.cargo/config.toml says why that target), booted by qemu-system-arm
+# on virt with a Cortex-A7; docs/runner.md, "The 32-bit image"). Any other value is refused
+# with status 2.
 #
 # Usage: ./run.sh [bootargs ...]            e.g. ./run.sh mairbench.quick
 #        MAIRBENCH_ARCH=armv7 ./run.sh [bootargs ...]
@@ -22,7 +23,7 @@ done
 cd "$(dirname "${BASH_SOURCE[0]}")"
 case "${MAIRBENCH_ARCH:-aarch64}" in
     aarch64) target=aarch64-unknown-none ;;
-    armv7) target=armv7a-none-eabi ;;
+    armv7) target=armv7-unknown-linux-gnueabihf ;;
     *)
         echo "mairbench: MAIRBENCH_ARCH must be aarch64 or armv7, not '$MAIRBENCH_ARCH'" >&2
         exit 2

@@ -1,7 +1,8 @@
 //! The image's architecture: which one an ELF is (its `e_machine`), what QEMU boots each with,
 //! and which of QEMU's CPU models can run it. The AArch64 image (`aarch64-unknown-none`) runs
-//! in `qemu-system-aarch64`, the 32-bit one (`armv7a-none-eabi`, `MAIRBENCH_ARCH=armv7`) in
-//! `qemu-system-arm`, on the `virt` machine with a Cortex-A7, Cortex-A15 or `max`.
+//! in `qemu-system-aarch64`, the 32-bit one (`armv7-unknown-linux-gnueabihf`, a `no_std`
+//! executable all the same: `.cargo/config.toml` says why that target; `MAIRBENCH_ARCH=armv7`)
+//! in `qemu-system-arm`, on the `virt` machine with a Cortex-A7, Cortex-A15 or `max`.
 
 use std::io::Read as _;
 use std::path::Path;
@@ -11,7 +12,7 @@ use std::path::Path;
 pub enum Arch {
     /// AArch64: `aarch64-unknown-none`, `e_machine` EM_AARCH64 (183).
     Aarch64,
-    /// 32-bit Armv7-A: `armv7a-none-eabi`, `e_machine` EM_ARM (40).
+    /// 32-bit Armv7-A: `armv7-unknown-linux-gnueabihf`, `e_machine` EM_ARM (40).
     Armv7,
 }
 
@@ -51,7 +52,7 @@ impl Arch {
     pub const fn target(self) -> &'static str {
         match self {
             Arch::Aarch64 => "aarch64-unknown-none",
-            Arch::Armv7 => "armv7a-none-eabi",
+            Arch::Armv7 => "armv7-unknown-linux-gnueabihf",
         }
     }
 
@@ -295,7 +296,7 @@ mod tests {
             "{why}"
         );
         assert!(
-            why.contains("target/armv7a-none-eabi/release/mairbench"),
+            why.contains("target/armv7-unknown-linux-gnueabihf/release/mairbench"),
             "{why}"
         );
         let gone = Arch::of_file(&dir.path().join("gone")).unwrap_err();
@@ -314,7 +315,11 @@ mod tests {
                 Arch::Armv7.target(),
                 Arch::Armv7.default_cpu()
             ),
-            ("qemu-system-arm", "armv7a-none-eabi", "cortex-a7")
+            (
+                "qemu-system-arm",
+                "armv7-unknown-linux-gnueabihf",
+                "cortex-a7"
+            )
         );
         assert_eq!(
             (Arch::Aarch64.qemu(), Arch::Aarch64.default_cpu()),

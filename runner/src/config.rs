@@ -594,7 +594,7 @@ mod tests {
         assert_eq!(
             other,
             "MAIRBENCH_ARCH=armv7 names the 32-bit image, but the image given is the AArch64 \
-             image (aarch64-unknown-none): build it with --target armv7a-none-eabi (./run.sh \
+             image (aarch64-unknown-none): build it with --target armv7-unknown-linux-gnueabihf (./run.sh \
              does with MAIRBENCH_ARCH=armv7)"
         );
         // A file that is no image of either: the setting's architecture, so that its settings

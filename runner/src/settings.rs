@@ -116,7 +116,7 @@ pub fn either(words: &[&str]) -> String {
 pub const SETTINGS: &[Setting] = &[
     Setting {
         name: "MAIRBENCH_ARCH",
-        meaning: r#"which image: `aarch64` (`aarch64-unknown-none`, booted by `qemu-system-aarch64`) or `armv7` (the 32-bit image, `armv7a-none-eabi`, booted by `qemu-system-arm`: see "The 32-bit image" below). `./run.sh` builds and runs the image it names; `qemu/run` boots the ELF it is given, whose `e_machine` says which it is (183 AArch64, 40 Arm; any other file is refused with status 2), and refuses with status 2 an ELF of the other architecture than the one this names"#,
+        meaning: r#"which image: `aarch64` (`aarch64-unknown-none`, booted by `qemu-system-aarch64`) or `armv7` (the 32-bit image, `armv7-unknown-linux-gnueabihf`, a `no_std` executable all the same, booted by `qemu-system-arm`: see "The 32-bit image" below). `./run.sh` builds and runs the image it names; `qemu/run` boots the ELF it is given, whose `e_machine` says which it is (183 AArch64, 40 Arm; any other file is refused with status 2), and refuses with status 2 an ELF of the other architecture than the one this names"#,
         default: r#"`aarch64`; `qemu/run`: the ELF's"#,
         valid: Valid::OneOf(&ARCHS),
     },

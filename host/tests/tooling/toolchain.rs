@@ -280,11 +280,11 @@ fn run_sh_adds_the_target_mairbench_arch_names() {
     let (status, stderr) = run_sh("armv7");
     assert_eq!(status, 3, "{stderr}");
     assert!(
-        stderr.contains("`rustup target add armv7a-none-eabi` failed"),
+        stderr.contains("`rustup target add armv7-unknown-linux-gnueabihf` failed"),
         "{stderr}"
     );
     assert!(!stderr.contains("Compiling"), "{stderr}");
-    assert_eq!(fake.changes(), ["target add armv7a-none-eabi"]);
+    assert_eq!(fake.changes(), ["target add armv7-unknown-linux-gnueabihf"]);
     let (status, stderr) = run_sh("riscv64");
     assert_eq!(status, 2, "{stderr}");
     assert_eq!(
