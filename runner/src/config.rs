@@ -251,8 +251,8 @@ impl Config {
         u64::from_str_radix(self.load.trim_start_matches("0x"), 16).unwrap_or(0)
     }
 
-    /// What the 32-bit image cannot do (yet): it boots by QEMU's `-kernel` on `virt` under
-    /// TCG, in SVC or HYP mode, with its RAM below 4 GiB.
+    /// What the 32-bit image cannot do (yet): it boots by QEMU's `-kernel` or U-Boot's `bootz`
+    /// on `virt` under TCG, in SVC or HYP mode, with its RAM below 4 GiB.
     fn arch_settings(&self) -> Result<(), String> {
         if self.arch != Arch::Armv7 {
             return Ok(());
