@@ -62,8 +62,9 @@ pub fn boot(c: &Config, ctx: &Ctx, sys: &mut dyn Sys, q: &mut Vec<String>) -> Re
             "-append".into(),
             ctx.bootargs.clone(),
         ]),
+        // booti (AArch64) or bootz (32-bit): the Linux protocol, the device tree U-Boot's own.
         Boot::Uboot => {
-            let cmd = format!("booti {load} - ${{fdtcontroladdr}}");
+            let cmd = format!("{} {load} - ${{fdtcontroladdr}}", c.arch.uboot_linux());
             uboot_direct(c, ctx, sys, q, &ctx.image, &load, &cmd)?;
         }
         Boot::UbootBootm => return uboot_bootm(c, ctx, sys, q),

@@ -44,6 +44,42 @@ fn kernel_and_el3_loader() {
 }
 
 #[test]
+fn the_32_bit_image_by_the_linux_protocol() {
+    // QEMU's -kernel loads the raw image at 0x40010000 and enters it as a Linux zImage: SVC
+    // mode (HYP with MAIRBENCH_EL=2), r2 = the device tree, the bootargs in its /chosen.
+    let mut sys = Fake::default();
+    for el in ["1", "2"] {
+        let pairs = [("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_EL", el)];
+        let (line, path) = boot_line(&pairs, &mut sys).unwrap();
+        assert_eq!(line, format!("-kernel /w/Image -append {ARGS}"));
+        assert_eq!(path, Path::default());
+    }
+    assert!(sys.calls.is_empty());
+}
+
+#[test]
+fn uboot_bootz_of_the_32_bit_image() {
+    // The same path as booti's: the image preloaded at MAIRBENCH_LOAD, the environment in
+    // the second flash bank; ctx() names the AArch64 U-Boot, run.rs the arch's.
+    let mut sys = Fake::default();
+    let pairs = [("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot")];
+    let (line, _) = boot_line(&pairs, &mut sys).unwrap();
+    assert_eq!(
+        line,
+        "-drive if=pflash,unit=1,format=raw,file=/w/env.bin -bios /u/u-boot.bin \
+         -device loader,file=/w/Image,addr=0x40400000,force-raw=on"
+    );
+    assert_eq!(
+        sys.text("/w/env.txt"),
+        format!("bootdelay=0\nautostart=yes\nbootcmd=setenv bootargs '{ARGS}'; bootz 0x40400000 - ${{fdtcontroladdr}}\n")
+    );
+    assert_eq!(
+        crate::arch::Arch::Armv7.uboot(),
+        "/usr/lib/u-boot/qemu_arm/u-boot.bin"
+    );
+}
+
+#[test]
 fn uboot_booti_without_a_prompt() {
     let mut sys = Fake::default();
     let (line, _) = boot_line(

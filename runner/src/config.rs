@@ -1,6 +1,7 @@
 //! The settings of one run, read from [`Env`] and checked against each other: every refusal
 //! (status 2) is said here, before any tool runs.
 
+use crate::arch::{Arch, MAX_MEM_32_MIB};
 use crate::settings::Env;
 use std::path::PathBuf;
 
@@ -69,6 +70,8 @@ pub enum Serial {
 pub struct Config {
     /// The settings as given (for the ones read where they are used).
     pub env: Env,
+    /// The image's architecture: its ELF's, which `MAIRBENCH_ARCH` must agree with.
+    pub arch: Arch,
     /// `MAIRBENCH_MACHINE`.
     pub machine: &'static str,
     /// `MAIRBENCH_BOOT`, by name.
@@ -126,6 +129,37 @@ fn number<T: std::str::FromStr>(env: &Env, name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// The image's architecture: `image`, its ELF's (when known), which `MAIRBENCH_ARCH` must name
+/// when set, else `MAIRBENCH_ARCH`'s, else AArch64.
+fn image_arch(image: Option<Arch>, env: &Env) -> Result<Arch, String> {
+    let named = env.get("MAIRBENCH_ARCH").map(Arch::from_name);
+    match (image, named) {
+        (Some(image), Some(named)) if image != named => Err(format!(
+            "MAIRBENCH_ARCH={} names {}, but the image given is {} ({}): build it with \
+                     --target {} (./run.sh does with MAIRBENCH_ARCH={0})",
+            named.name(),
+            named.image(),
+            image.image(),
+            image.target(),
+            named.target(),
+        )),
+        (Some(arch), _) | (None, Some(arch)) => Ok(arch),
+        (None, None) => Ok(Arch::Aarch64),
+    }
+}
+
+/// A RAM size as QEMU's `-m` reads it (a number of MiB, or with a suffix `M`, `G` or `T`), in
+/// whole MiB; `None` for what this does not read (QEMU then judges it).
+fn mebibytes(size: &str) -> Option<u64> {
+    let (digits, scale) = match size.char_indices().last()? {
+        (at, 'M' | 'm') => (&size[..at], 1),
+        (at, 'G' | 'g') => (&size[..at], 1 << 10),
+        (at, 'T' | 't') => (&size[..at], 1 << 20),
+        _ => (size, 1),
+    };
+    digits.parse::<u64>().ok()?.checked_mul(scale)
+}
+
 fn known(list: &[&'static str], name: &str) -> &'static str {
     list.iter()
         .find(|n| **n == name)
@@ -135,9 +169,17 @@ fn known(list: &[&'static str], name: &str) -> &'static str {
 
 impl Config {
     /// Reads and checks the settings of `env` for a run with `bootargs` (the command line
-    /// given, before `mairbench.host=`); `Err` is the refusal's message (status 2).
+    /// given, before `mairbench.host=`) of the image `MAIRBENCH_ARCH` names; `Err` is the
+    /// refusal's message (status 2).
     pub fn read(env: Env, bootargs: &str) -> Result<Config, String> {
+        Config::read_as(None, env, bootargs)
+    }
+
+    /// [`Config::read`] for an image of architecture `image` (its ELF's; `None` when unknown,
+    /// then `MAIRBENCH_ARCH`'s), which `MAIRBENCH_ARCH`, when set, must name.
+    pub fn read_as(image: Option<Arch>, env: Env, bootargs: &str) -> Result<Config, String> {
         env.validate()?;
+        let arch = image_arch(image, &env)?;
         let get = |name: &str| env.get(name).map(str::to_owned);
         let machine = known(
             &crate::settings::MACHINES,
@@ -176,7 +218,7 @@ impl Config {
             machine,
             boot_name,
             boot,
-            cpu: get("MAIRBENCH_CPU").unwrap_or_else(|| "cortex-a72".into()),
+            cpu: get("MAIRBENCH_CPU").unwrap_or_else(|| arch.default_cpu().into()),
             kvm: env.get("MAIRBENCH_ACCEL") == Some("kvm"),
             el,
             smp,
@@ -194,7 +236,9 @@ impl Config {
             gdb: gdb.then(|| number(&env, "MAIRBENCH_GDB_PORT", 1234)),
             dtb: get("MAIRBENCH_DTB").map(PathBuf::from),
             env,
+            arch,
         };
+        config.arch_settings()?;
         config.kvm_settings()?;
         config.console_settings()?;
         config.machine_settings()?;
@@ -205,6 +249,30 @@ impl Config {
     /// The load address, a number (checked as hex by the table).
     pub fn load_address(&self) -> u64 {
         u64::from_str_radix(self.load.trim_start_matches("0x"), 16).unwrap_or(0)
+    }
+
+    /// What the 32-bit image cannot do (yet): it boots by QEMU's `-kernel` or U-Boot's `bootz`
+    /// on `virt` under TCG, in SVC or HYP mode, with its RAM below 4 GiB.
+    fn arch_settings(&self) -> Result<(), String> {
+        if self.arch != Arch::Armv7 {
+            return Ok(());
+        }
+        if self.machine != "virt" {
+            return Err(format!("MAIRBENCH_MACHINE={} is a 64-bit board: the 32-bit image (MAIRBENCH_ARCH=armv7) runs on MAIRBENCH_MACHINE=virt only", self.machine));
+        }
+        if !matches!(self.boot, Boot::Kernel | Boot::Uboot) {
+            return Err(format!("the 32-bit image (MAIRBENCH_ARCH=armv7) boots by QEMU's -kernel or U-Boot's bootz only for now (MAIRBENCH_BOOT=kernel or uboot), not by MAIRBENCH_BOOT={}", self.boot_name));
+        }
+        if self.kvm {
+            return Err("MAIRBENCH_ACCEL=kvm runs the AArch64 image only, not the 32-bit image (MAIRBENCH_ARCH=armv7)".into());
+        }
+        if self.el == 3 {
+            return Err("the 32-bit image (MAIRBENCH_ARCH=armv7) is entered in SVC mode (MAIRBENCH_EL=1) or HYP mode (MAIRBENCH_EL=2); MAIRBENCH_EL=3 does not apply".into());
+        }
+        if mebibytes(&self.mem).is_some_and(|m| m > MAX_MEM_32_MIB) {
+            return Err(format!("the 32-bit image's virt (MAIRBENCH_ARCH=armv7) has at most 3G of RAM, from 0x40000000 to 4 GiB: not MAIRBENCH_MEM={}", self.mem));
+        }
+        Ok(())
     }
 
     /// What cannot run under KVM.
@@ -451,6 +519,18 @@ mod tests {
         (&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_CPU", "max")], "", "runs the host's CPU (-cpu host)"),
         (&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_ICOUNT", "1")], "", "needs TCG"),
         (&[("MAIRBENCH_DTB", "/nonexistent.dtb")], "", "no device tree at /nonexistent.dtb"),
+        (&[("MAIRBENCH_ARCH", "armv8")], "", "MAIRBENCH_ARCH must be aarch64 or armv7, not 'armv8'"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "raspi3b")], "", "MAIRBENCH_MACHINE=raspi3b is a 64-bit board: the 32-bit image (MAIRBENCH_ARCH=armv7) runs on MAIRBENCH_MACHINE=virt only"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-bootm")], "", "boots by QEMU's -kernel or U-Boot's bootz only for now (MAIRBENCH_BOOT=kernel or uboot), not by MAIRBENCH_BOOT=uboot-bootm"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-script")], "", "not by MAIRBENCH_BOOT=uboot-script"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-efi")], "", "not by MAIRBENCH_BOOT=uboot-efi"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot"), ("MAIRBENCH_EL", "3")], "", "MAIRBENCH_EL=3 does not apply"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uefi")], "", "not by MAIRBENCH_BOOT=uefi"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "linux")], "", "not by MAIRBENCH_BOOT=linux"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_ACCEL", "kvm")], "", "MAIRBENCH_ACCEL=kvm runs the AArch64 image only"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_EL", "3")], "", "MAIRBENCH_EL=3 does not apply"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MEM", "3073M")], "", "at most 3G of RAM, from 0x40000000 to 4 GiB: not MAIRBENCH_MEM=3073M"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MEM", "4G")], "", "not MAIRBENCH_MEM=4G"),
     ];
 
     #[test]
@@ -461,5 +541,72 @@ mod tests {
         }
         // KVM with the host's CPU named is what KVM runs.
         assert!(read(&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_CPU", "host")], "").is_ok());
+    }
+
+    #[test]
+    fn the_32_bit_image_has_its_own_defaults_and_limits() {
+        let c = read(&[("MAIRBENCH_ARCH", "armv7")], "").unwrap();
+        assert_eq!(
+            (
+                c.arch,
+                c.cpu.as_str(),
+                c.mem.as_str(),
+                c.el,
+                c.machine,
+                c.boot
+            ),
+            (Arch::Armv7, "cortex-a7", "256M", 1, "virt", Boot::Kernel)
+        );
+        assert_eq!(read(&[], "").unwrap().arch, Arch::Aarch64);
+        for ok in ["3G", "3072M", "3072", "1G"] {
+            assert!(
+                read(&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MEM", ok)], "").is_ok(),
+                "{ok}"
+            );
+        }
+        assert!(read(&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_EL", "2")], "").is_ok());
+        // The AArch64 image keeps what it had.
+        assert!(read(&[("MAIRBENCH_MEM", "4G"), ("MAIRBENCH_BOOT", "uboot")], "").is_ok());
+        assert_eq!(
+            [
+                mebibytes("3G"),
+                mebibytes("512m"),
+                mebibytes("2048"),
+                mebibytes("1T")
+            ],
+            [Some(3072), Some(512), Some(2048), Some(1 << 20)]
+        );
+        assert_eq!(
+            [mebibytes(""), mebibytes("1.5G"), mebibytes("G")],
+            [None; 3]
+        );
+    }
+
+    #[test]
+    fn the_image_is_the_elf_given_and_must_be_the_one_named() {
+        let env = |pairs: &[(&'static str, &'static str)]| Env::from_pairs(pairs.iter().copied());
+        let c = Config::read_as(Some(Arch::Armv7), env(&[]), "").unwrap();
+        assert_eq!((c.arch, c.cpu.as_str()), (Arch::Armv7, "cortex-a7"));
+        let named = Config::read_as(Some(Arch::Armv7), env(&[("MAIRBENCH_ARCH", "armv7")]), "");
+        assert_eq!(named.unwrap().arch, Arch::Armv7);
+        let other = Config::read_as(Some(Arch::Aarch64), env(&[("MAIRBENCH_ARCH", "armv7")]), "")
+            .unwrap_err();
+        assert_eq!(
+            other,
+            "MAIRBENCH_ARCH=armv7 names the 32-bit image, but the image given is the AArch64 \
+             image (aarch64-unknown-none): build it with --target armv7-unknown-linux-gnueabihf (./run.sh \
+             does with MAIRBENCH_ARCH=armv7)"
+        );
+        // A file that is no image of either: the setting's architecture, so that its settings
+        // are checked before the file is refused.
+        let unknown = Config::read_as(None, env(&[("MAIRBENCH_ARCH", "armv7")]), "").unwrap();
+        assert_eq!(unknown.arch, Arch::Armv7);
+        // The 32-bit image's refusals apply to the ELF's architecture, unnamed.
+        let board = Config::read_as(
+            Some(Arch::Armv7),
+            env(&[("MAIRBENCH_MACHINE", "raspi4b")]),
+            "",
+        );
+        assert!(board.unwrap_err().contains("is a 64-bit board"));
     }
 }

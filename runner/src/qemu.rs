@@ -2,14 +2,16 @@
 //! options every boot path shares (semihosting, the monitor, the serial line on a
 //! pseudo-terminal, the gdb stub). Pure: the tests below check what each setting produces.
 
+use crate::arch::Arch;
 use crate::config::{Config, Serial};
 use std::path::Path;
 
-/// QEMU itself.
-pub const QEMU: &str = "qemu-system-aarch64";
+/// QEMU itself, for the AArch64 image.
+pub const QEMU: &str = Arch::Aarch64.qemu();
 
-/// QEMU for 32-bit Arm, from the same package: its `-cpu help` names the 32-bit models.
-pub const QEMU_ARM: &str = "qemu-system-arm";
+/// QEMU for 32-bit Arm, from the same package: it boots the 32-bit image, and its `-cpu help`
+/// names the 32-bit models.
+pub const QEMU_ARM: &str = Arch::Armv7.qemu();
 
 fn words(list: &[&str]) -> Vec<String> {
     list.iter().map(|w| (*w).to_owned()).collect()
@@ -98,9 +100,14 @@ pub fn machine(c: &Config, board_dtb: Option<&Path>) -> Vec<String> {
 }
 
 /// QEMU `virt`: EL1 plain, EL2 `virtualization=on`, EL3 `secure=on`; a GICv3 when asked or
-/// above eight CPUs; a device tree of one's own (QEMU still writes /memory and /chosen).
+/// above eight CPUs; a device tree of one's own (QEMU still writes /memory and /chosen). The
+/// 32-bit image in qemu-system-arm, with `highmem=off`: its LPAE cores would otherwise have
+/// RAM beyond 4 GiB when given more than 3 GiB.
 fn virt(c: &Config) -> Vec<String> {
     let mut m = String::from("virt");
+    if c.arch == Arch::Armv7 {
+        m.push_str(",highmem=off");
+    }
     m.push_str(match c.el {
         2 => ",virtualization=on",
         3 => ",secure=on",
@@ -116,7 +123,7 @@ fn virt(c: &Config) -> Vec<String> {
     };
     let mem = c.mem.clone();
     let mut q = words(&[
-        QEMU,
+        c.arch.qemu(),
         "-machine",
         &m,
         "-cpu",
@@ -214,6 +221,34 @@ mod tests {
             .contains("virt,virtualization=on,gic-version=3 "));
         assert!(line(&[("MAIRBENCH_CPU", "max"), ("MAIRBENCH_MEM", "1G")])
             .contains("-cpu max -smp 1 -m 1G "));
+    }
+
+    #[test]
+    fn the_32_bit_image_in_qemu_system_arm() {
+        let armv7 = [("MAIRBENCH_ARCH", "armv7")];
+        assert_eq!(
+            line(&armv7),
+            format!("{QEMU_ARM} -machine virt,highmem=off -cpu cortex-a7 -smp 1 -m 256M {VIRT}")
+        );
+        let a15 = line(&[
+            ("MAIRBENCH_ARCH", "armv7"),
+            ("MAIRBENCH_CPU", "cortex-a15"),
+            ("MAIRBENCH_EL", "2"),
+            ("MAIRBENCH_SMP", "4"),
+            ("MAIRBENCH_MEM", "3G"),
+        ]);
+        assert_eq!(
+            a15,
+            format!(
+                "{QEMU_ARM} -machine virt,highmem=off,virtualization=on -cpu cortex-a15 -smp 4 \
+                 -m 3G {VIRT}"
+            )
+        );
+        // Nine CPUs take a GICv3 there too (QEMU 10.0.2 booted cortex-a15 so).
+        assert!(line(&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_SMP", "9")])
+            .contains("-machine virt,highmem=off,gic-version=3 -cpu cortex-a7 -smp 9 "));
+        let c = config(&armv7);
+        assert_eq!(semihosting(&c, false, ""), ["-semihosting"]);
     }
 
     #[test]

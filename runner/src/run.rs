@@ -1,6 +1,7 @@
 //! One run, start to end: the settings, what the machine needs (a board's device tree, KVM,
 //! the installed packages, the CPU model), the image, the boot path, QEMU, the verdict.
 
+use crate::arch::{models, models_refuse, Arch};
 use crate::boot::{self, Ctx};
 use crate::config::{Boot, Config, Serial};
 use crate::console::{self, output_within, Console, Ended};
@@ -11,8 +12,6 @@ use crate::settings::Env;
 use crate::sys::{bad, tool_failed, which, Fail, Real};
 use std::path::{Path, PathBuf};
 
-/// Debian's U-Boot for QEMU.
-pub const UBOOT_BIN: &str = "/usr/lib/u-boot/qemu_arm64/u-boot.bin";
 /// Debian's EDK2 for QEMU virt.
 pub const EDK2_BIN: &str = "/usr/share/qemu-efi-aarch64/QEMU_EFI.fd";
 
@@ -47,13 +46,12 @@ fn try_run(elf: &Path, bootargs: &[String]) -> Result<i32, Fail> {
         )));
     }
     let given = bootargs.join(" ");
-    let c = Config::read(Env::from_process(), &given).map_err(bad)?;
     let (root, target) = (root(), target_dir(&root()));
     let work = tempfile::Builder::new()
         .prefix("mairbench.")
         .tempdir()
         .map_err(|e| tool_failed(format!("cannot make a temporary directory: {e}")))?;
-    let console = console_output(&c, &target, work.path())?;
+    let (c, console) = settings(elf, &given, &target, work.path())?;
     let board_dtb = board_dtb(&c, &root)?;
     let linux = match c.boot {
         Boot::Linux => Some(linux_settings(&c, elf, &root)?),
@@ -64,9 +62,9 @@ fn try_run(elf: &Path, bootargs: &[String]) -> Result<i32, Fail> {
     cpu_model(&c)?;
     let image = work.path().join("Image");
     if linux.is_none() {
-        image_from_elf(elf, &image)?;
+        image_from_elf(elf, &image, c.arch)?;
     }
-    let version = output_within(QEMU, &["--version"], 5).unwrap_or_default();
+    let version = output_within(c.arch.qemu(), &["--version"], 5).unwrap_or_default();
     let host_args = host_args(&c, &version);
     let ctx = Ctx {
         work: work.path().to_owned(),
@@ -77,7 +75,7 @@ fn try_run(elf: &Path, bootargs: &[String]) -> Result<i32, Fail> {
             .filter(|a| !a.is_empty())
             .collect::<Vec<_>>()
             .join(" "),
-        uboot_bin: UBOOT_BIN.into(),
+        uboot_bin: c.arch.uboot().into(),
         edk2_bin: EDK2_BIN.into(),
         root,
         target,
@@ -108,7 +106,7 @@ fn try_run(elf: &Path, bootargs: &[String]) -> Result<i32, Fail> {
         Serial::Pty => console::run_pty(&q, c.limit, &console, work.path()),
         _ => console::run(&q, c.limit, &console),
     }
-    .map_err(|e| tool_failed(format!("{QEMU} could not be run: {e}")))?;
+    .map_err(|e| tool_failed(format!("{} could not be run: {e}", c.arch.qemu())))?;
     if console.named {
         eprintln!(
             "mairbench: the whole console log, records included: {}",
@@ -116,6 +114,22 @@ fn try_run(elf: &Path, bootargs: &[String]) -> Result<i32, Fail> {
         );
     }
     Ok(verdict(&c, &console.log, ended, &path, linux.as_ref()))
+}
+
+/// The run's settings and console for the image `elf`, whose architecture its ELF header
+/// says: the settings are refused first, whatever the file is, then a file that is no image.
+fn settings(
+    elf: &Path,
+    given: &str,
+    target: &Path,
+    work: &Path,
+) -> Result<(Config, Console), Fail> {
+    let arch = Arch::of_file(elf);
+    let c =
+        Config::read_as(arch.as_ref().ok().copied(), Env::from_process(), given).map_err(bad)?;
+    let console = console_output(&c, target, work)?;
+    arch.map_err(bad)?;
+    Ok((c, console))
 }
 
 /// Where the console goes: MAIRBENCH_RECORDS (else records only when stdout is not a
@@ -245,7 +259,7 @@ fn install_deps(c: &Config, root: &Path) -> Result<(), Fail> {
     // A kernel boot needs QEMU alone: where it is found, qemu/deps (a shell and dpkg's
     // status) has nothing to add.
     let kernel_only = !(c.boot.is_uboot() || c.boot.is_uefi() || c.boot == Boot::Linux);
-    if kernel_only && which(QEMU).is_some() {
+    if kernel_only && which(c.arch.qemu()).is_some() {
         return Ok(());
     }
     let mut groups = Vec::new();
@@ -267,14 +281,16 @@ fn install_deps(c: &Config, root: &Path) -> Result<(), Fail> {
             "what this run needs is missing (qemu/deps said what, above)",
         ));
     }
-    if which(QEMU).is_none() {
-        return Err(tool_failed(
-            "qemu-system-aarch64 is missing (package qemu-system-arm)",
-        ));
-    }
-    if c.boot.is_uboot() && !Path::new(UBOOT_BIN).is_file() {
+    if which(c.arch.qemu()).is_none() {
         return Err(tool_failed(format!(
-            "no U-Boot for QEMU at {UBOOT_BIN} (package u-boot-qemu)"
+            "{} is missing (package qemu-system-arm)",
+            c.arch.qemu()
+        )));
+    }
+    if c.boot.is_uboot() && !Path::new(c.arch.uboot()).is_file() {
+        return Err(tool_failed(format!(
+            "no U-Boot for QEMU at {} (package u-boot-qemu)",
+            c.arch.uboot()
         )));
     }
     if c.boot.is_uefi() && !Path::new(EDK2_BIN).is_file() {
@@ -285,9 +301,10 @@ fn install_deps(c: &Config, root: &Path) -> Result<(), Fail> {
     Ok(())
 }
 
-/// MAIRBENCH_CPU must be a model this QEMU offers for virt (`-cpu help`: a heading, then one
-/// name a line), else QEMU would refuse to start, and one with AArch64 ([`models_refuse`]).
-/// A QEMU that gives no such list within 5 s leaves the judgement to QEMU itself.
+/// MAIRBENCH_CPU must be a model the image's QEMU offers for virt (`-cpu help`: a heading,
+/// then one name a line), else QEMU would refuse to start, and one that runs the image
+/// ([`models_refuse`]). A QEMU that gives no such list within 5 s leaves the judgement to QEMU
+/// itself.
 fn cpu_model(c: &Config) -> Result<(), Fail> {
     // The default model (no MAIRBENCH_CPU) is every QEMU's: asking costs a QEMU start.
     if c.machine != "virt" || c.kvm || c.env.get("MAIRBENCH_CPU").is_none() {
@@ -297,62 +314,31 @@ fn cpu_model(c: &Config) -> Result<(), Fail> {
         let help = output_within(qemu, &["-machine", "virt", "-cpu", "help"], 5);
         models(&help.unwrap_or_default())
     };
-    let offered = list(QEMU);
-    // qemu-system-arm, from the same package, offers the 32-bit models only.
-    let arm = if offered.contains(&c.cpu) {
-        list(QEMU_ARM)
-    } else {
-        Vec::new()
+    let has = |list: &[String]| list.contains(&c.cpu);
+    // qemu-system-arm, from the same package, offers the 32-bit models only: the other QEMU's
+    // list is asked for only to say why a model is refused.
+    let (aarch64, arm) = match c.arch {
+        Arch::Aarch64 => {
+            let aarch64 = list(QEMU);
+            let arm = if has(&aarch64) {
+                list(QEMU_ARM)
+            } else {
+                Vec::new()
+            };
+            (aarch64, arm)
+        }
+        Arch::Armv7 => {
+            let arm = list(QEMU_ARM);
+            let aarch64 = if has(&arm) { Vec::new() } else { list(QEMU) };
+            (aarch64, arm)
+        }
     };
-    models_refuse(&c.cpu, &offered, &arm).map_or(Ok(()), |why| Err(bad(why)))
-}
-
-/// The CPU models of a QEMU's `-cpu help` (a heading, then one name a line); none when the
-/// text is not such a list.
-fn models(help: &str) -> Vec<String> {
-    let mut lines = help.lines();
-    if lines.next() != Some("Available CPUs:") {
-        return Vec::new();
-    }
-    lines
-        .filter_map(|l| l.split_whitespace().next())
-        .map(str::to_owned)
-        .collect()
-}
-
-/// Why `cpu` cannot run the AArch64 image, given the models qemu-system-aarch64 `offered`
-/// and those qemu-system-arm offers (`arm`, the 32-bit ones; empty when unknown): not a model
-/// of this QEMU, or a 32-bit core (on which the image hung until the time limit). `max`
-/// is in both lists and has AArch64 in qemu-system-aarch64.
-fn models_refuse(cpu: &str, offered: &[String], arm: &[String]) -> Option<String> {
-    if offered.is_empty() {
-        return None;
-    }
-    if !offered.iter().any(|m| m == cpu) {
-        return Some(format!(
-            "MAIRBENCH_CPU={cpu} is not a CPU model of this QEMU; it offers: {}",
-            offered.join(" ")
-        ));
-    }
-    let bits32 = |m: &str| m != "max" && arm.iter().any(|a| a == m);
-    if !bits32(cpu) {
-        return None;
-    }
-    let aarch64: Vec<&str> = offered
-        .iter()
-        .map(String::as_str)
-        .filter(|m| !bits32(m))
-        .collect();
-    Some(format!(
-        "MAIRBENCH_CPU={cpu} is a 32-bit core (qemu-system-arm offers it): the AArch64 image \
-         cannot run on it; the models with AArch64: {}",
-        aarch64.join(" ")
-    ))
+    models_refuse(c.arch, &c.cpu, &aarch64, &arm).map_or(Ok(()), |why| Err(bad(why)))
 }
 
 /// The raw Image (what a boot loader loads) from the ELF, into `image`; a copy is kept next
 /// to the ELF (`ELF.bin`).
-fn image_from_elf(elf: &Path, image: &Path) -> Result<(), Fail> {
+fn image_from_elf(elf: &Path, image: &Path, arch: Arch) -> Result<(), Fail> {
     let kept = PathBuf::from(format!("{}.bin", elf.display()));
     // The copy made from this very ELF (written after it): no objcopy again.
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
@@ -370,8 +356,8 @@ fn image_from_elf(elf: &Path, image: &Path) -> Result<(), Fail> {
         .find(|p| p.is_file());
     let objcopy = llvm
         .or_else(|| which("rust-objcopy"))
-        .or_else(|| which("aarch64-linux-gnu-objcopy"))
-        .ok_or_else(|| tool_failed("no objcopy for aarch64 (rustup component add llvm-tools)"))?;
+        .or_else(|| which(arch.gnu_objcopy()))
+        .ok_or_else(|| tool_failed("no objcopy for the image (rustup component add llvm-tools)"))?;
     let ok = std::process::Command::new(&objcopy)
         .args(["-O", "binary"])
         .arg(elf)
@@ -521,38 +507,6 @@ mod tests {
             "mairbench.accel=kvm"
         );
         assert!(host_args(&config(&[("MAIRBENCH_HOST_BOOTARG", "0")]), version).is_empty());
-    }
-
-    #[test]
-    fn a_cpu_model_is_refused_when_qemu_lacks_it_or_it_has_no_aarch64() {
-        // As QEMU 10.0.2 lists them (shortened): qemu-system-aarch64, then qemu-system-arm.
-        let aarch64 = models(
-            "Available CPUs:\n  a64fx\n  cortex-a15\n  cortex-a53\n  cortex-a7\n  cortex-a72\n  \
-             cortex-a9\n  max\n  pxa250 (deprecated)\n",
-        );
-        let arm = models(
-            "Available CPUs:\n  cortex-a15\n  cortex-a7\n  cortex-a9\n  max\n  pxa250 (deprecated)\n",
-        );
-        assert_eq!(aarch64.len(), 8);
-        for ok in ["cortex-a53", "cortex-a72", "a64fx", "max"] {
-            assert_eq!(models_refuse(ok, &aarch64, &arm), None, "{ok}");
-        }
-        let a7 = models_refuse("cortex-a7", &aarch64, &arm).unwrap();
-        assert!(
-            a7.starts_with("MAIRBENCH_CPU=cortex-a7 is a 32-bit core"),
-            "{a7}"
-        );
-        assert!(
-            a7.ends_with("the models with AArch64: a64fx cortex-a53 cortex-a72 max"),
-            "{a7}"
-        );
-        let typo = models_refuse("cortex-a75", &aarch64, &arm).unwrap();
-        assert!(typo.contains("is not a CPU model of this QEMU"), "{typo}");
-        // A QEMU that lists nothing leaves the judgement to itself; without qemu-system-arm's
-        // list no model is taken for 32-bit.
-        assert_eq!(models_refuse("cortex-a7", &[], &arm), None);
-        assert_eq!(models_refuse("cortex-a7", &aarch64, &[]), None);
-        assert!(models("qemu-system-aarch64: unsupported machine\n").is_empty());
     }
 
     #[test]

@@ -56,6 +56,9 @@ pub const BOOTS: [&str; 8] = [
     "linux",
 ];
 
+/// The images' architectures, `MAIRBENCH_ARCH`'s values.
+pub const ARCHS: [&str; 2] = ["aarch64", "armv7"];
+
 /// The machines, `MAIRBENCH_MACHINE`'s values.
 pub const MACHINES: [&str; 5] = ["virt", "raspi3b", "raspi4b", "imx8mp-evk", "xlnx-zcu102"];
 
@@ -112,9 +115,15 @@ pub fn either(words: &[&str]) -> String {
 /// is read by `qemu/deps`, which the runner calls.
 pub const SETTINGS: &[Setting] = &[
     Setting {
+        name: "MAIRBENCH_ARCH",
+        meaning: r#"which image: `aarch64` (`aarch64-unknown-none`, booted by `qemu-system-aarch64`) or `armv7` (the 32-bit image, `armv7-unknown-linux-gnueabihf`, a `no_std` executable all the same, booted by `qemu-system-arm`: see "The 32-bit image" below). `./run.sh` builds and runs the image it names; `qemu/run` boots the ELF it is given, whose `e_machine` says which it is (183 AArch64, 40 Arm; any other file is refused with status 2), and refuses with status 2 an ELF of the other architecture than the one this names"#,
+        default: r#"`aarch64`; `qemu/run`: the ELF's"#,
+        valid: Valid::OneOf(&ARCHS),
+    },
+    Setting {
         name: "MAIRBENCH_CPU",
-        meaning: r#"QEMU CPU model (`cortex-a53`, `cortex-a72`, `max`, …); one this QEMU does not offer for `virt` (`qemu-system-aarch64 -machine virt -cpu help`) is refused with status 2, the models it offers named; so is a 32-bit model (`cortex-a7`, `cortex-a15`, …: those `qemu-system-arm` offers too, but `max`), on which the AArch64 image cannot run"#,
-        default: r#"`cortex-a72`"#,
+        meaning: r#"QEMU CPU model (`cortex-a53`, `cortex-a72`, `max`, …); one this QEMU does not offer for `virt` (`qemu-system-aarch64 -machine virt -cpu help`) is refused with status 2, the models it offers named; so is a 32-bit model (`cortex-a7`, `cortex-a15`, …: those `qemu-system-arm` offers too, but `max`), on which the AArch64 image cannot run, the refusal naming `MAIRBENCH_ARCH=armv7`. The 32-bit image runs on the models `qemu-system-arm`'s `virt` takes, `cortex-a7`, `cortex-a15` and `max`; a 64-bit model, or another 32-bit one (`cortex-a8`, `cortex-a9`: board machines only), is refused with status 2, those named"#,
+        default: r#"`cortex-a72`; `armv7`: `cortex-a7`"#,
         valid: Valid::Any,
     },
     Setting {
@@ -125,13 +134,13 @@ pub const SETTINGS: &[Setting] = &[
     },
     Setting {
         name: "MAIRBENCH_EL",
-        meaning: r#"entry exception level: 1 plain, 2 `virtualization=on`, 3 `secure=on`"#,
+        meaning: r#"entry exception level: 1 plain, 2 `virtualization=on`, 3 `secure=on`; the 32-bit image is entered in SVC mode (1) or HYP mode (2), and 3 is refused"#,
         default: r#"`1`"#,
         valid: Valid::OneOf(&["1", "2", "3"]),
     },
     Setting {
         name: "MAIRBENCH_BOOT",
-        meaning: r#"`kernel`: QEMU `-kernel`; `uboot`: Debian's U-Boot as `-bios`, running `booti` without a prompt; `uboot-bootm`: U-Boot's `bootm` of a standalone uImage (MMU and caches on at entry, no DTB in x0); `uboot-script`: U-Boot's distro boot finds `boot.scr` (`boot/boot.cmd`) on a virtio FAT disk; `uefi`: EDK2 (Debian's `qemu-efi-aarch64`) with QEMU's ACPI tables starts the image as a UEFI application from a FAT disk (its shell's `startup.nsh`, the bootargs as load options); `uefi-dt`: the same with `-machine virt,acpi=off` (the device tree as a configuration table); `uboot-efi`: U-Boot's `bootefi` of the image from that disk (see [uefi.md](uefi.md)); `linux`: Debian's arm64 Linux 6.12 (bookworm-backports, fetched once by `qemu/deps linux`) with an initramfs the runner writes, running the Linux twin with the bootargs as its arguments (see [twin.md](twin.md))"#,
+        meaning: r#"`kernel`: QEMU `-kernel`; `uboot`: Debian's U-Boot as `-bios`, running `booti` without a prompt; `uboot-bootm`: U-Boot's `bootm` of a standalone uImage (MMU and caches on at entry, no DTB in x0); `uboot-script`: U-Boot's distro boot finds `boot.scr` (`boot/boot.cmd`) on a virtio FAT disk; `uefi`: EDK2 (Debian's `qemu-efi-aarch64`) with QEMU's ACPI tables starts the image as a UEFI application from a FAT disk (its shell's `startup.nsh`, the bootargs as load options); `uefi-dt`: the same with `-machine virt,acpi=off` (the device tree as a configuration table); `uboot-efi`: U-Boot's `bootefi` of the image from that disk (see [uefi.md](uefi.md)); `linux`: Debian's arm64 Linux 6.12 (bookworm-backports, fetched once by `qemu/deps linux`) with an initramfs the runner writes, running the Linux twin with the bootargs as its arguments (see [twin.md](twin.md)). The 32-bit image boots by `kernel` (QEMU's `-kernel`, the Linux protocol: SVC mode, r2 = the device tree) and by `uboot`, which is then `bootz` of its zImage header in Debian's `qemu_arm` U-Boot; the other paths are refused with status 2 for now"#,
         default: r#"`kernel`"#,
         valid: Valid::OneOf(&BOOTS),
     },
@@ -233,7 +242,7 @@ pub const SETTINGS: &[Setting] = &[
     },
     Setting {
         name: "MAIRBENCH_MACHINE",
-        meaning: r#"`virt`, or a real board's machine booted with the board's own DTB from Debian's arm64 kernel package (kernel boot only, the machine's CPUs and RAM, the UART of the DTB's stdout-path on stdio): `raspi3b` (Raspberry Pi 3B: 4 Cortex-A53, 1 GiB, EL2, spin-table, no PSCI, mini-UART), `raspi4b` (Raspberry Pi 4B: 4 Cortex-A72, 2 GiB, EL2, spin-table, no PSCI, mini-UART), `imx8mp-evk` (i.MX 8M Plus EVK: 4 Cortex-A53, 6 GiB, EL2, PSCI, i.MX UART2), `xlnx-zcu102` (ZCU102: 4 Cortex-A53, 2 GiB, EL1 or with `MAIRBENCH_EL=2` EL2, PSCI, Cadence UART0); each machine's CPUs are started (spin-table on the Pis, PSCI on the others)"#,
+        meaning: r#"`virt`, or a real board's machine booted with the board's own DTB from Debian's arm64 kernel package (kernel boot only, the machine's CPUs and RAM, the UART of the DTB's stdout-path on stdio): `raspi3b` (Raspberry Pi 3B: 4 Cortex-A53, 1 GiB, EL2, spin-table, no PSCI, mini-UART), `raspi4b` (Raspberry Pi 4B: 4 Cortex-A72, 2 GiB, EL2, spin-table, no PSCI, mini-UART), `imx8mp-evk` (i.MX 8M Plus EVK: 4 Cortex-A53, 6 GiB, EL2, PSCI, i.MX UART2), `xlnx-zcu102` (ZCU102: 4 Cortex-A53, 2 GiB, EL1 or with `MAIRBENCH_EL=2` EL2, PSCI, Cadence UART0); each machine's CPUs are started (spin-table on the Pis, PSCI on the others). The 32-bit image runs on `virt` only for now"#,
         default: r#"`virt`"#,
         valid: Valid::OneOf(&MACHINES),
     },
@@ -245,7 +254,7 @@ pub const SETTINGS: &[Setting] = &[
     },
     Setting {
         name: "MAIRBENCH_MEM",
-        meaning: r#"RAM size"#,
+        meaning: r#"RAM size; the 32-bit image's `virt` (`highmem=off`) has at most `3G`, from 0x4000_0000 to 4 GiB, and more is refused with status 2"#,
         default: r#"`256M`; `linux` boot `512M`"#,
         valid: Valid::Any,
     },

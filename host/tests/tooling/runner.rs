@@ -85,14 +85,57 @@ fn run_elf(elf: &Path, env: &[(&str, &str)], fakes: Option<&Scratch>) -> Out {
     )
 }
 
+/// An ELF header and nothing else (64 bytes): `class` 1 (32-bit) or 2 (64-bit) and `e_machine`
+/// `machine` (183 AArch64, 40 Arm), all the runner reads before objcopy, which fails on it (a
+/// 64-bit header's section table at 0x1000, past the end).
+fn elf_header(dir: &Scratch, name: &str, class: u8, machine: u16) -> PathBuf {
+    let mut elf = b"\x7fELF".to_vec();
+    elf.extend([class, 1, 1, 0]);
+    elf.extend([0; 8]);
+    elf.extend([3, 0]);
+    elf.extend(machine.to_le_bytes());
+    elf.resize(0x28, 0);
+    elf.extend(0x1000u64.to_le_bytes());
+    elf.resize(0x3a, 0);
+    elf.extend([64, 0, 1, 0]);
+    elf.resize(64, 0);
+    let path = dir.0.join(name);
+    std::fs::write(&path, elf).unwrap();
+    path
+}
+
 #[test]
-fn a_file_that_is_not_an_elf_makes_objcopy_fail_with_status_3() {
+fn a_file_that_is_not_an_image_is_refused_with_status_2() {
     let dir = Scratch::new("not-elf");
     let bogus = dir.file("mairbench", "this is not an ELF file\n");
     let out = run_elf(&bogus, &[], None);
+    assert_eq!(out.status, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("is not an ELF file"), "{}", out.stderr);
+    let x86 = elf_header(&dir, "x86", 2, 62);
+    let out = run_elf(&x86, &[], None);
+    assert_eq!(out.status, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("is an ELF for machine 62, neither AArch64 (183) nor 32-bit Arm (40)"),
+        "{}",
+        out.stderr
+    );
+    // An AArch64 ELF header with nothing behind it: objcopy fails, status 3.
+    let cut = elf_header(&dir, "cut", 2, 183);
+    let out = run_elf(&cut, &[], None);
     assert_eq!(out.status, 3, "{}", out.stderr);
     assert!(out.stderr.contains("objcopy failed"), "{}", out.stderr);
-    assert!(!dir.0.join("mairbench.bin").exists());
+    assert!(!dir.0.join("cut.bin").exists());
+    // An image of the other architecture than MAIRBENCH_ARCH names.
+    let out = run_elf(&cut, &[("MAIRBENCH_ARCH", "armv7")], None);
+    assert_eq!(out.status, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "MAIRBENCH_ARCH=armv7 names the 32-bit image, but the image given is the AArch64 image"
+        ),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -138,7 +181,9 @@ fn bad_settings_give_status_2_before_any_tool_runs() {
         assert!(out.stderr.contains(k), "{k}={v}: {}", out.stderr);
     }
     // A CPU model this QEMU does not offer (QEMU itself would refuse to start, and the run
-    // end without an end record): refused, the models it offers named.
+    // end without an end record): refused, the models it offers named. The CPU model is
+    // checked for an image, after its header.
+    let bogus = elf_header(&dir, "aarch64", 2, 183);
     let out = run_elf(&bogus, &[("MAIRBENCH_CPU", "cortex-a99")], None);
     assert_eq!(out.status, 2, "{}", out.stderr);
     assert!(
@@ -160,7 +205,8 @@ fn bad_settings_give_status_2_before_any_tool_runs() {
     assert_eq!(out.status, 2, "{}", out.stderr);
     let (said, models) = out.stderr.split_once("the models with AArch64: ").unwrap();
     assert!(
-        said.contains("MAIRBENCH_CPU=cortex-a7 is a 32-bit core"),
+        said.contains("MAIRBENCH_CPU=cortex-a7 is a 32-bit core")
+            && said.contains("the 32-bit image runs on it: MAIRBENCH_ARCH=armv7"),
         "{}",
         out.stderr
     );
@@ -170,6 +216,27 @@ fn bad_settings_give_status_2_before_any_tool_runs() {
         "{models:?}"
     );
     assert!(!models.contains(&"cortex-a15"), "{models:?}");
+    // The 32-bit image: a 64-bit model, and a 32-bit one that qemu-system-arm's virt does not
+    // take, are refused, the models it takes named.
+    let arm = elf_header(&dir, "armv7", 1, 40);
+    for (cpu, says) in [
+        ("cortex-a72", "MAIRBENCH_CPU=cortex-a72 is a 64-bit model"),
+        ("cortex-a9", "MAIRBENCH_CPU=cortex-a9 is a model of qemu-system-arm that its virt machine does not take"),
+    ] {
+        let out = run_elf(&arm, &[("MAIRBENCH_CPU", cpu)], None);
+        assert_eq!(out.status, 2, "{cpu}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{cpu}: {}", out.stderr);
+        assert!(out.stderr.contains("cortex-a7 cortex-a15 max"), "{cpu}: {}", out.stderr);
+    }
+    // The 32-bit image on a path it does not boot by yet.
+    let out = run_elf(&arm, &[("MAIRBENCH_BOOT", "uefi")], None);
+    assert_eq!(out.status, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("boots by QEMU's -kernel or U-Boot's bootz only for now"),
+        "{}",
+        out.stderr
+    );
     let usage = script("run", &[], &[], None);
     assert_eq!(usage.status, 2, "{}", usage.stderr);
     assert!(usage.stderr.contains("usage"), "{}", usage.stderr);

@@ -254,3 +254,42 @@ fn when_the_target_cannot_be_added_one_sentence_says_what_to_do() {
     assert!(out.stderr.contains("target add"), "{}", out.stderr);
     assert!(!out.stderr.contains("Compiling"), "{}", out.stderr);
 }
+
+/// `MAIRBENCH_ARCH=armv7 ./run.sh` adds the 32-bit target (and stops with status 3, before
+/// cargo runs, when it cannot); another value is refused with status 2 before anything runs.
+#[test]
+fn run_sh_adds_the_target_mairbench_arch_names() {
+    let fake = FakeRustup::new(
+        "armv7",
+        &Installed {
+            add_works: false,
+            ..ALL
+        },
+    );
+    let run_sh = |arch: &str| {
+        let path = std::env::var("PATH").unwrap_or_default();
+        let out = Command::new(root().join("run.sh"))
+            .env("PATH", format!("{}:{path}", fake.0.display()))
+            .env("MAIRBENCH_ARCH", arch)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run.sh starts");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code().unwrap_or(-1), stderr)
+    };
+    let (status, stderr) = run_sh("armv7");
+    assert_eq!(status, 3, "{stderr}");
+    assert!(
+        stderr.contains("`rustup target add armv7-unknown-linux-gnueabihf` failed"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Compiling"), "{stderr}");
+    assert_eq!(fake.changes(), ["target add armv7-unknown-linux-gnueabihf"]);
+    let (status, stderr) = run_sh("riscv64");
+    assert_eq!(status, 2, "{stderr}");
+    assert_eq!(
+        stderr,
+        "mairbench: MAIRBENCH_ARCH must be aarch64 or armv7, not 'riscv64'\n"
+    );
+    assert_eq!(fake.changes().len(), 1, "{}", fake.calls());
+}
