@@ -48,3 +48,8 @@ pub const SECONDARY_BLOCKS: usize = MAX_CPUS - 1;
 /// Bytes of one secondary CPU's stack block: `[guard 4 KiB][stack 16 KiB][guard 4 KiB]
 /// [exception stack 8 KiB]`. boot/aarch64/entry.S gets it as `SECONDARY_BLOCK` (see `arch`).
 pub const BLOCK: u64 = 0x8000;
+
+/// PSCI CPU_ON (its SMC64 form): starts the CPU `mpidr` at `entry` with stack block `block` as its context ID.
+fn cpu_on<C: smccc::Call>(mpidr: u64, entry: u64, block: usize) -> Result<(), smccc::psci::Error> {
+    smccc::psci::cpu_on::<C>(mpidr, entry, block as u64)
+}

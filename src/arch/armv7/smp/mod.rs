@@ -31,3 +31,8 @@ pub const SECONDARY_BLOCKS: usize = MAX_CPUS - 1;
 /// Bytes of one secondary CPU's stack block: `[guard 4 KiB][stack 16 KiB][guard 4 KiB]
 /// [exception stack 8 KiB]`. boot/armv7/entry.S gets it as `SECONDARY_BLOCK` (see `arch`).
 pub const BLOCK: u64 = 0x8000;
+
+/// PSCI CPU_ON (its SMC32 form: a 32-bit caller has no SMC64 calls): starts the CPU `mpidr` at `entry` with stack block `block` as its context ID.
+fn cpu_on<C: smccc::Call>(mpidr: u64, entry: u64, block: usize) -> Result<(), smccc::psci::Error> {
+    smccc::psci::cpu_on_32::<C>(mpidr as u32, entry as u32, block as u32)
+}

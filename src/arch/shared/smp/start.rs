@@ -207,8 +207,8 @@ pub fn launch(method: Method, mpidr: u64, block: usize) -> Result<(), NotStarted
         Method::Psci(conduit) => {
             let entry = secondary_entry as *const () as u64;
             let call = || match conduit {
-                PsciConduit::Hvc => smccc::psci::cpu_on::<smccc::Hvc>(mpidr, entry, block as u64),
-                PsciConduit::Smc => smccc::psci::cpu_on::<smccc::Smc>(mpidr, entry, block as u64),
+                PsciConduit::Hvc => super::cpu_on::<smccc::Hvc>(mpidr, entry, block),
+                PsciConduit::Smc => super::cpu_on::<smccc::Smc>(mpidr, entry, block),
             };
             // SAFETY: the only instruction that may trap is the conduit's HVC or SMC inside
             // the smccc call; stepping over it leaves the call returning garbage, ignored.
