@@ -17,7 +17,7 @@ use core::cell::Cell;
 use mairbench_core::bootargs::{Options, Selftest};
 use mairbench_core::counter::{self, Erratum};
 use mairbench_core::format::Bytes;
-use mairbench_core::kernel::{self, Kernel, KernelSpec};
+use mairbench_core::kernel::{Kernel, KernelSpec};
 use mairbench_core::memtype::Class;
 use mairbench_core::paging::Granule;
 use mairbench_core::record::Record;
@@ -267,7 +267,7 @@ impl<'m> Engine<'m> {
 
     /// The selected kernels, in table order.
     pub(super) fn kernels(&self) -> impl Iterator<Item = &'static KernelSpec> {
-        kernel::selected(self.plan.kernels)
+        super::selected(self.plan.kernels)
     }
 
     /// The page aliases of the selected memory types.

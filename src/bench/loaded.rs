@@ -145,7 +145,7 @@ impl Engine<'_> {
             "stream MB/s"
         );
         let mut failures = 0;
-        for spec in mairbench_core::kernel::selected(mask & STREAMS) {
+        for spec in super::selected(mask & STREAMS) {
             for alias in self.types().list().iter().copied().filter(loaded) {
                 let point = self.loaded_point(spec, alias, chase_bytes, part, cores, &mut body);
                 let Some((loaded_ticks, stream_mbps)) = point else {

@@ -46,15 +46,27 @@ use mairbench_core::sweep::{self, Sizes};
 pub use plan::Remote;
 use report::Table;
 
+/// This image's row of `kernel` (`crate::arch::KERNELS`), if it has the kernel.
+fn spec(kernel: Kernel) -> Option<&'static KernelSpec> {
+    crate::arch::KERNELS.iter().find(|s| s.kernel == kernel)
+}
+
+/// This image's kernels of `mask`, in table order.
+fn selected(mask: kernel::Mask) -> impl Iterator<Item = &'static KernelSpec> {
+    crate::arch::KERNELS
+        .iter()
+        .filter(move |k| mask & k.kernel.bit() != 0)
+}
+
 impl Engine<'_> {
     /// Runs the whole sweep; one `check` per kernel says whether every point's data was
     /// intact afterwards. When the sweep looks past its plan ([`beyond`]), the latency kernel
     /// runs first, so that the sizes it adds reach every kernel.
     pub fn run(&mut self) {
-        let first = self.plan.probe.then(|| Kernel::Latency.spec());
+        let first = self.plan.probe.then(|| spec(Kernel::Latency)).flatten();
+        let rest = selected(self.plan.kernels).filter(move |&k| Some(k) != first);
         let first = first.map(|f| f.kernel);
-        let rest = kernel::selected(self.plan.kernels).filter(move |k| Some(k.kernel) != first);
-        for spec in first.map(Kernel::spec).into_iter().chain(rest) {
+        for spec in first.and_then(spec).into_iter().chain(rest) {
             if core::mem::take(&mut self.disturb_selftest) {
                 let middle = self.plan.sizes.get(self.plan.sizes.len() / 2);
                 self.disturb = middle.map(|size| (spec.kernel, size));

@@ -17,7 +17,7 @@ use crate::cpus::Cores;
 use crate::memory::Alias;
 use crate::{run, say, say_inline};
 use mairbench_core::format::Bytes;
-use mairbench_core::kernel::{self, Kernel, KernelSpec, Mask};
+use mairbench_core::kernel::{Kernel, KernelSpec, Mask};
 use mairbench_core::platform::MAX_CPUS;
 use mairbench_core::record::Record;
 use mairbench_core::schema;
@@ -73,7 +73,7 @@ struct Names(Mask);
 
 impl core::fmt::Display for Names {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        for (i, spec) in kernel::selected(self.0).enumerate() {
+        for (i, spec) in super::selected(self.0).enumerate() {
             let sep = if i == 0 { "" } else { ", " };
             write!(f, "{sep}{}", spec.name)?;
         }
@@ -169,7 +169,7 @@ impl Engine<'_> {
             say!("  (emulated: with more CPUs than host cores the skew is the host's scheduling)");
         }
         let mut failures = 0;
-        for spec in kernel::selected(mask) {
+        for spec in super::selected(mask) {
             say_inline!("  {:<8} {:<18}", spec.name, "memory type");
             for n in counts(n_max) {
                 say_inline!(" {n:>8}");

@@ -4,6 +4,8 @@
 //! The loops themselves are assembly in the firmware (`src/arch/aarch64/kernels/`); each entry's
 //! `summary` says what its loop does and what it counts, so the report can say it too.
 
+pub mod armv7;
+
 use crate::paging::Granule;
 
 /// What a kernel's result measures.
@@ -525,9 +527,13 @@ crate::assert_in_order!(KERNELS.kernel);
 // A mask has room for every kernel.
 const _: () = assert!(KERNELS.len() <= Mask::BITS as usize);
 
-/// The kernel called `name` (exact match), if any.
+/// The kernel called `name` (exact match), if any: by the table's name, or (except in the
+/// AArch64 image, which never needs them) by its A32 name ([`armv7`]).
 pub fn by_name(name: &str) -> Option<&'static KernelSpec> {
-    KERNELS.iter().find(|k| k.name == name)
+    let found = KERNELS.iter().find(|k| k.name == name);
+    #[cfg(not(target_arch = "aarch64"))]
+    let found = found.or_else(|| armv7::by_name(name));
+    found
 }
 
 /// The kernels of `mask` (bit i = `KERNELS[i]`), in table order; unknown bits are ignored.

@@ -53,6 +53,9 @@ pub const ARCH: mairbench_core::arch::Arch = mairbench_core::arch::Arch::Aarch64
 /// The memory types this image maps: the memory-type table's rows.
 pub use mairbench_core::memtype::MEMTYPES;
 
+/// The kernels this image measures: the kernel table.
+pub use mairbench_core::kernel::KERNELS;
+
 // Constants the assembly shares with Rust, defined once here.
 global_asm!(
     ".equ SECONDARY_BLOCK, {block}",

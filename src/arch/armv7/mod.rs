@@ -51,6 +51,9 @@ pub const ARCH: mairbench_core::arch::Arch = mairbench_core::arch::Arch::Armv7;
 /// The memory types this image maps: the ARMv7 columns of the memory-type table.
 pub use mairbench_core::memtype::armv7::MEMTYPES;
 
+/// The kernels this image measures: the kernel table's rows with an A32 loop, named for it.
+pub use mairbench_core::kernel::armv7::KERNELS;
+
 // Constants the assembly shares with Rust, defined once here.
 global_asm!(
     ".equ SECONDARY_BLOCK, {block}",
