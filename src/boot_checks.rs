@@ -186,6 +186,20 @@ pub fn entry_checks(entry_sctlr: u64, setway_ops: u64) {
         serror_unmasked(),
         format_args!("SError unmasked at EL1 (PSTATE.A clear): an external abort is reported"),
     );
+    if let Some(setup) = crate::arch::cpu::smp_bits() {
+        if setup.ok() {
+            run::check("smp-bits", true, format_args!("{setup}"));
+        } else if run::emulated() {
+            say!(
+                "smp-bits: ACTLR {:#x}: not judged, QEMU models no caches and no coherency \
+                 (its ACTLR reads as zero and ignores writes)",
+                setup.actlr
+            );
+        } else {
+            run::warn("smp-bits");
+            say!("smp-bits: {setup}");
+        }
+    }
     if entry_sctlr & 0b101 != 0 {
         let (expected, ccidx) = setway_ops_expected();
         run::check(

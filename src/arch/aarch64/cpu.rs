@@ -197,3 +197,9 @@ pub fn mmu_on() -> bool {
 
 /// MPIDR_EL1's affinity fields: Aff3 \[39:32\] and Aff2..Aff0 \[23:0\].
 pub const AFFINITY: u64 = 0xff_00ff_ffff;
+
+/// The ARMv7 cores' SMP bits: nothing to say on AArch64 (its cores' CPUECTLR.SMPEN is the
+/// boot firmware's, `boot/aarch64/entry.S`).
+pub fn smp_bits() -> Option<mairbench_core::cores::armv7::SmpSetup> {
+    None
+}

@@ -2,11 +2,13 @@
 //! geometry its ID registers report, and what the entry left of the mode and masks.
 
 use super::barrier::isb;
+use super::global::Global;
 use super::regs::{
-    read, read64, write, Ccsidr, Clidr, CntFrq, CntVct, Csselr, IdPfr1, Midr, Mpidr, Sctlr,
+    read, read64, write, Actlr, Ccsidr, Clidr, CntFrq, CntVct, Csselr, IdPfr1, Midr, Mpidr, Sctlr,
     Tpidrprw,
 };
 use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use mairbench_core::cores::armv7::{Actlr as SmpBits, SmpSetup};
 use mairbench_core::counter::{self, Errata};
 
 /// What identifies the CPU, as the `start` record reports it.
@@ -184,3 +186,27 @@ pub fn mmu_on() -> bool {
 
 /// MPIDR's affinity fields on ARMv7: Aff2..Aff0 \[23:0\].
 pub const AFFINITY: u64 = 0xff_ffff;
+
+/// What [`set_smp_bits`] found and did.
+static SMP_SETUP: Global<Option<SmpSetup>> = Global::new(None);
+
+/// Sets the ACTLR bits the core needs to take part in coherency (SMP, and FW on the A5 and
+/// A9), as Linux's SMP setup does before it turns the caches on, where the boot loader left
+/// them clear; remembers what it found for [`smp_bits`]. The boot CPU calls it before memory
+/// set-up turns the caches on.
+pub fn set_smp_bits() {
+    let midr = read::<Midr>();
+    let found = read::<Actlr>();
+    if let SmpBits::Missing(_, bits) = mairbench_core::cores::armv7::judge(midr, found) {
+        // SAFETY: sets bits that only take this core into coherency, with its data cache off
+        // (the early map runs with SCTLR.C clear); where ACTLR is not writable here the write
+        // is ignored, and a trap is caught.
+        let _ = unsafe { super::exceptions::probe(|| write::<Actlr>(found | bits)) };
+    }
+    SMP_SETUP.set(SmpSetup::of(midr, found, read::<Actlr>()));
+}
+
+/// What the boot CPU's ACTLR said of its SMP bits, and whether the image set them.
+pub fn smp_bits() -> Option<SmpSetup> {
+    SMP_SETUP.get()
+}

@@ -114,6 +114,7 @@ pub struct Entry {
 extern "C" fn rust_main(entry: &Entry) -> ! {
     let start_ticks = cpu::ticks();
     exceptions::set_reporter(crate::failure::report_exception);
+    cpu::set_smp_bits();
     let dtb = dtb::find_dtb(entry.dtb);
     let platform = mairbench_core::platform::discover(dtb.map(|(_, blob)| blob));
     // As on AArch64: QEMU virt's PL011 is written to only where the machine is known to be

@@ -72,6 +72,8 @@ reg! {
     Csselr: 0, 2, 0, 0;
     /// SCTLR: MMU, caches, alignment checks, TEX remap.
     Sctlr: 1, 0, 0, 0;
+    /// ACTLR: the core's own controls (its SMP bit takes it into coherency).
+    Actlr: 1, 0, 0, 1;
     /// TTBCR: EAE selects LPAE; the walk's attributes.
     Ttbcr: 2, 0, 0, 2;
     /// DFSR: a data abort's status.

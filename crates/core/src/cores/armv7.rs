@@ -100,8 +100,88 @@ pub fn judge(midr: u32, actlr: u32) -> Actlr {
     }
 }
 
+/// What the 32-bit image found of a core's SMP bits at entry, and what they are after it set
+/// the missing ones (as Linux's SMP setup does, before the caches go on). ACTLR is writable at
+/// PL1 in the Secure state, and in the Non-secure state only where NSACR.NS_SMP allows (Arm
+/// ARM DDI 0406C, "NSACR"; the cores' TRMs, "Auxiliary Control Register"): elsewhere the
+/// write is ignored and the bits stay as the boot loader left them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SmpSetup {
+    /// ACTLR at entry, judged.
+    pub found: Actlr,
+    /// ACTLR after the image's write (the same when nothing was missing).
+    pub now: Actlr,
+    /// ACTLR's value now.
+    pub actlr: u32,
+}
+
+impl SmpSetup {
+    /// Judges ACTLR on the core `midr` names, read at entry (`found`) and after the image
+    /// set what was missing (`now`); `None` for a core with nothing to say.
+    pub fn of(midr: u32, found: u32, now: u32) -> Option<SmpSetup> {
+        let found = judge(midr, found);
+        (found != Actlr::Unknown).then(|| SmpSetup {
+            found,
+            now: judge(midr, now),
+            actlr: now,
+        })
+    }
+
+    /// Every bit the core needs is set now.
+    pub fn ok(&self) -> bool {
+        matches!(self.now, Actlr::Set(_))
+    }
+}
+
+/// The bits of `bits` by name: `SMP`, `FW` or `SMP and FW`.
+fn names(bits: u32) -> &'static str {
+    match (bits & SMP != 0, bits & FW != 0) {
+        (true, true) => "SMP and FW",
+        (true, false) => "SMP",
+        _ => "FW",
+    }
+}
+
+impl core::fmt::Display for SmpSetup {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match (self.found, self.now) {
+            (Actlr::Set(c), _) => write!(
+                f,
+                "ACTLR {:#x}: {}'s {} set by the boot loader, so its caches take part in coherency",
+                self.actlr,
+                c.name,
+                names(c.needs)
+            ),
+            (Actlr::Missing(c, bits), Actlr::Set(_)) => write!(
+                f,
+                "ACTLR.{} was clear at entry: set before the caches went on, as Linux's SMP setup \
+                 does (arch/arm/mm/proc-v7.S), so {}'s caches take part in coherency",
+                names(bits),
+                c.name
+            ),
+            (Actlr::Missing(c, _), Actlr::Missing(_, bits)) => {
+                write!(
+                    f,
+                    "ACTLR {:#x}: {}'s {} clear, and the write to set it was ignored (Non-secure \
+                     PL1 without NSACR.NS_SMP): its caches are out of coherency with the other \
+                     cores'",
+                    self.actlr,
+                    c.name,
+                    names(bits)
+                )?;
+                if let Some(clear) = c.clear {
+                    write!(f, "; {} ({})", clear.says, clear.source)?;
+                }
+                write!(f, ". Set it in the secure firmware or the boot loader")
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
 
     #[test]
@@ -128,5 +208,33 @@ mod tests {
                 c.name
             );
         }
+    }
+
+    #[test]
+    fn what_the_image_did_is_said() {
+        use std::string::ToString;
+        let a7 = 0x410f_c075;
+        let set = SmpSetup::of(a7, SMP, SMP).unwrap();
+        assert!(set.ok() && set.to_string().contains("set by the boot loader"));
+        let fixed = SmpSetup::of(a7, 0, SMP).unwrap();
+        assert!(
+            fixed.ok()
+                && fixed
+                    .to_string()
+                    .starts_with("ACTLR.SMP was clear at entry")
+        );
+        let a9 = 0x414f_c091;
+        let stuck = SmpSetup::of(a9, SMP, SMP).unwrap();
+        assert!(!stuck.ok());
+        let text = stuck.to_string();
+        assert!(
+            text.contains("FW clear") && text.contains("DDI 0388"),
+            "{text}"
+        );
+        assert_eq!(
+            SmpSetup::of(0x410f_c080, 0, 0),
+            None,
+            "the Cortex-A8: no SMP bit"
+        );
     }
 }
