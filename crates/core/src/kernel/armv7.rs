@@ -164,6 +164,25 @@ pub fn spec(kernel: Kernel) -> Option<&'static KernelSpec> {
     KERNELS.iter().find(|k| k.kernel == kernel)
 }
 
+/// Writes the A32 column as a Markdown table (docs/kernels.md's "On 32-bit Arm", checked
+/// by a test): each row's name in the table, its A32 name (or that A32 has none) and what
+/// its A32 loop does.
+pub fn write_markdown(out: &mut impl core::fmt::Write) -> core::fmt::Result {
+    writeln!(out, "| kernel | on 32-bit Arm | the A32 loop |")?;
+    writeln!(out, "| --- | --- | --- |")?;
+    for (row, a32) in ROWS.iter().zip(&A32) {
+        match a32 {
+            Some(a) => writeln!(out, "| `{}` | `{}` | {} |", row.name, a.name, a.summary)?,
+            None => writeln!(
+                out,
+                "| `{}` | none | A32 has no such instruction |",
+                row.name
+            )?,
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
