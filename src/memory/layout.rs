@@ -164,6 +164,39 @@ pub(super) fn identity_map(
     }
 }
 
+/// Where the aliases go: from half the address space to its end, as long as no part of the
+/// identity map lies there (so on every 64-bit layout, whose identity map is physical memory
+/// below half of it); else (a 32-bit address space whose RAM lies in its upper half) the
+/// largest 2 MiB-aligned stretch, from 2 MiB up, that no region of the identity map touches.
+/// Returns the stretch's start and length.
+pub(super) fn alias_window(identity: &IdentityMap, va_limit: u64) -> (u64, u64) {
+    let half = va_limit / 2;
+    let end_of = |r: &Region| r.base.saturating_add(r.size);
+    if identity.iter().all(|r| end_of(&r) <= half) {
+        return (half, va_limit - half);
+    }
+    let starts =
+        core::iter::once(2 * MIB).chain(identity.iter().map(|r| align_up(end_of(&r), 2 * MIB)));
+    let mut best = (0, 0);
+    for start in starts {
+        // The stretch ends at the first region at or above its start; none may begin below
+        // the start and reach into it.
+        let mut end = va_limit;
+        let mut clear = start < va_limit;
+        for r in identity.iter() {
+            if r.base >= start {
+                end = end.min(align_down(r.base, 2 * MIB));
+            } else if end_of(&r) > start {
+                clear = false;
+            }
+        }
+        if clear && end > start && end - start > best.1 {
+            best = (start, end - start);
+        }
+    }
+    best
+}
+
 /// Where alias `i` (the page aliases in memory-type order, then the block aliases) of a
 /// buffer of `size` bytes starts: slots from `alias_base`, 1 GiB-aligned where `room` (the
 /// address space above `alias_base`) holds all of them so, as every 64-bit layout does, else

@@ -52,8 +52,7 @@ pub fn setup(
         .ok_or("the image is not inside any RAM region of the device tree")?;
     let dtb_range = dtb.map(|(addr, blob)| layout::pages_of(addr as u64, blob.len() as u64));
     let va_layout = mmu::va_layout()?;
-    let alias_base = 1u64 << (va_layout.va_bits - 1);
-    let room = va_layout.va_limit() - alias_base;
+
     let (pool, pool_pa) = mmu::table_pool().ok_or("translation tables already built")?;
     let tables_total = pool.len();
 
@@ -63,6 +62,7 @@ pub fn setup(
         .framebuffer
         .map(|(base, size)| layout::pages_of(base, size));
     let regions = layout::identity_map(&image, platform.console.base, dtb_range, fb, secondaries);
+    let (alias_base, room) = layout::alias_window(&regions, va_layout.va_limit());
 
     // 2. The buffer, shrunk until the pool can map it.
     let fit = Fit {
