@@ -2,14 +2,13 @@
 //! the upper half of the VA space (the memory map as the report shows it: `report`).
 
 use crate::arch::image::ImageLayout;
-use crate::arch::smp;
 use crate::arch::MEMTYPES;
+use crate::arch::{mmu, smp};
 use mairbench_core::memtype;
 use mairbench_core::paging::{Access, Granule};
 
 pub(super) const KIB: u64 = 1 << 10;
 pub(super) const MIB: u64 = 1 << 20;
-pub(super) const GIB: u64 = 1 << 30;
 pub(super) const PAGE: u64 = 4 * KIB;
 
 /// The image's six parts, the console, the device tree and the framebuffer.
@@ -164,63 +163,18 @@ pub(super) fn identity_map(
     }
 }
 
-/// Where the aliases go: from half the address space to its end, as long as no part of the
-/// identity map lies there (so on every 64-bit layout, whose identity map is physical memory
-/// below half of it); else (a 32-bit address space whose RAM lies in its upper half) the
-/// largest 2 MiB-aligned stretch, from 2 MiB up, that no region of the identity map touches.
-/// Returns the stretch's start and length.
-pub(super) fn alias_window(identity: &IdentityMap, va_limit: u64) -> (u64, u64) {
-    let half = va_limit / 2;
-    let end_of = |r: &Region| r.base.saturating_add(r.size);
-    if identity.iter().all(|r| end_of(&r) <= half) {
-        return (half, va_limit - half);
-    }
-    let starts =
-        core::iter::once(2 * MIB).chain(identity.iter().map(|r| align_up(end_of(&r), 2 * MIB)));
-    let mut best = (0, 0);
-    for start in starts {
-        // The stretch ends at the first region at or above its start; none may begin below
-        // the start and reach into it.
-        let mut end = va_limit;
-        let mut clear = start < va_limit;
-        for r in identity.iter() {
-            if r.base >= start {
-                end = end.min(align_down(r.base, 2 * MIB));
-            } else if end_of(&r) > start {
-                clear = false;
-            }
-        }
-        if clear && end > start && end - start > best.1 {
-            best = (start, end - start);
-        }
-    }
-    best
-}
-
 /// Where alias `i` (the page aliases in memory-type order, then the block aliases) of a
-/// buffer of `size` bytes starts: slots from `alias_base`, 1 GiB-aligned where `room` (the
-/// address space above `alias_base`) holds all of them so, as every 64-bit layout does, else
-/// 2 MiB-aligned (a 32-bit address space: the block aliases need no more); slot
+/// buffer of `size` bytes starts: slots from `alias_base`, each aligned to the architecture's
+/// `mmu::ALIAS_ALIGN` (1 GiB on AArch64, 2 MiB in a 32-bit address space); slot
 /// [`ALIASES`](super::ALIASES) stays unmapped (the `unmapped-load` fault probe).
-pub(super) fn alias_va(alias_base: u64, room: u64, size: u64, i: usize) -> u64 {
-    alias_base + i as u64 * alias_slot(room, size)
+pub(super) fn alias_va(alias_base: u64, size: u64, i: usize) -> u64 {
+    alias_base + i as u64 * align_up(size, mmu::ALIAS_ALIGN)
 }
 
-/// The bytes between two aliases' starts (see [`alias_va`]).
-pub(super) fn alias_slot(room: u64, size: u64) -> u64 {
-    let slots = super::ALIASES as u64 + 1;
-    let gib = align_up(size, GIB);
-    if gib.saturating_mul(slots) <= room {
-        gib
-    } else {
-        align_up(size, 2 * MIB)
-    }
-}
-
-/// Whether every alias slot of a buffer of `size` bytes, the unmapped one too, fits in
-/// `room` (see [`alias_va`]).
-pub(super) fn aliases_fit(room: u64, size: u64) -> bool {
-    alias_slot(room, size).saturating_mul(super::ALIASES as u64 + 1) <= room
+/// The address space every alias slot of a buffer of `size` bytes takes, the unmapped one
+/// too.
+pub(super) fn alias_span(size: u64) -> u64 {
+    align_up(size, mmu::ALIAS_ALIGN).saturating_mul(super::ALIASES as u64 + 1)
 }
 
 /// The granule of alias `i`: pages for the first of each memory type, blocks for the second.
