@@ -184,13 +184,14 @@ pub fn largest_gap(
         let mut clear = start < limit;
         for r in taken.clone() {
             if r.0 >= start {
-                end = end.min(r.0 & !(align - 1));
+                end = end.min(r.0 & !align.wrapping_sub(1));
             } else if end_of(r) > start {
                 clear = false;
             }
         }
-        if clear && end > start && end - start > best.1 {
-            best = (start, end - start);
+        let len = end.saturating_sub(start);
+        if clear && len > best.1 {
+            best = (start, len);
         }
     }
     best

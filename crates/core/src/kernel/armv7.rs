@@ -123,6 +123,7 @@ pub const A32: [Option<A32>; ROWS.len()] = [
 ];
 
 /// How many rows have an A32 loop.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
 const COUNT: usize = {
     let mut n = 0;
     let mut i = 0;
@@ -137,6 +138,7 @@ const COUNT: usize = {
 
 /// The kernels the 32-bit image measures, in table order: the rows with an A32 loop, with
 /// its name and summary.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
 pub const KERNELS: [KernelSpec; COUNT] = {
     let mut out = [ROWS[0]; COUNT];
     let (mut i, mut n) = (0, 0);
