@@ -19,9 +19,12 @@ qemu/toolchain armv7-unknown-linux-gnueabihf armv7a-none-eabi i686-unknown-linux
 qemu/deps test
 qemu/dtbs >/dev/null
 lava/deps dispatcher >/dev/null
-cargo build --release
-# The 32-bit image (issue 32), which host/tests/boot/armv7.rs boots in qemu-system-arm.
-cargo build --release --target armv7-unknown-linux-gnueabihf -p mairbench
+# The firmware: the AArch64 image (`cargo build --release`) and the 32-bit one (issue 32; `cargo
+# build --release --target armv7-unknown-linux-gnueabihf -p mairbench`), which
+# host/tests/boot/armv7.rs boots in qemu-system-arm. One cargo for both targets, so that their
+# crates build side by side on two cores: from nothing, 40 s instead of 58 s for the two
+# cargo commands one after the other (a shared 2-core machine, load average 5).
+cargo build --release -p mairbench --target aarch64-unknown-none --target armv7-unknown-linux-gnueabihf
 # The runner (runner/), which the boot tests start directly: built once, before them.
 qemu/runner-bin >/dev/null
 # mairbench-linux, which host/tests/linux/twin.rs runs under user-mode QEMU (qemu-aarch64).
