@@ -4,9 +4,9 @@
 //! models no caches):
 //!
 //! - `armv7_a7_svc`: a Cortex-A7 entered in SVC mode by QEMU's `-kernel`, the quick sweep
-//!   (what `MAIRBENCH_ARCH=armv7 ./run.sh mairbench.quick` runs, and docs/lab.md shows): the
-//!   start record says `armv7`, the run passes, and the six ARMv7 memory types (no nGRE or
-//!   GRE) are each mapped, proven and measured;
+//!   (what `MAIRBENCH_ARCH=armv7 ./run.sh mairbench.quick` runs, and docs/lab-armv7.md
+//!   shows): the start record says `armv7`, the run passes, and the six ARMv7 memory types
+//!   (no nGRE or GRE) are each mapped, proven and measured;
 //! - `armv7_a15_hyp_4_cpus`: four Cortex-A15s entered in HYP mode (`virtualization=on`), which
 //!   the image leaves for SVC: every CPU runs, with the boot CPU's registers;
 //! - `armv7_a7_uboot_bootz`: Debian's `qemu_arm` U-Boot boots it by `bootz`, in SVC mode.

@@ -603,9 +603,10 @@ pub const MATRIX: &[Row] = &[
         .env(&[("MAIRBENCH_GIC", "2")]).ends(Status(2)).shows(&[Stderr("MAIRBENCH_GIC")]),
 
     // The 32-bit image (armv7.rs): SVC entry on a Cortex-A7 by QEMU's -kernel (the run of
-    // `MAIRBENCH_ARCH=armv7 ./run.sh mairbench.quick`, which docs/lab.md shows), HYP entry on
-    // four Cortex-A15s (reduced: the proof covers every alias all the same), and U-Boot's
-    // bootz (the proof and one point).
+    // `MAIRBENCH_ARCH=armv7 ./run.sh mairbench.quick`, docs/lab-armv7.md's excerpt), HYP
+    // entry on four Cortex-A15s (reduced: the proof covers every alias all the same), and
+    // U-Boot's bootz (the proof and one point). U-Boot with more than one CPU fails today:
+    // the boot CPU keeps U-Boot's SCTLR.Z, and smp-registers says so.
     row("armv7_a7_svc",         "virt", "cortex-a7",  1, 1, Kernel, QUICK).env(ARMV7),
     row("armv7_a15_hyp_4_cpus", "virt", "cortex-a15", 4, 2, Kernel, REDUCED).env(ARMV7),
     row("armv7_a7_uboot_bootz", "virt", "cortex-a7",  1, 1, Bootz,  SHORT).env(ARMV7),
