@@ -36,6 +36,9 @@ pub enum Path {
     Kernel,
     /// Debian's U-Boot, `booti` of the image loaded at this address.
     Booti(&'static str),
+    /// The 32-bit image through Debian's `qemu_arm` U-Boot: `bootz` of its zImage header, at
+    /// the runner's load address.
+    Bootz,
     /// U-Boot's `bootm` of a standalone uImage: entered with the MMU and D-cache on.
     Bootm,
     /// U-Boot's distro boot of `boot.scr` (boot/boot.cmd) from a virtio disk.
@@ -54,6 +57,7 @@ impl Path {
         match self {
             Path::Kernel => vec![],
             Path::Booti(load) => vec![("MAIRBENCH_BOOT", "uboot"), ("MAIRBENCH_LOAD", load)],
+            Path::Bootz => vec![("MAIRBENCH_BOOT", "uboot")],
             Path::Bootm => vec![("MAIRBENCH_BOOT", "uboot-bootm")],
             Path::Script => vec![("MAIRBENCH_BOOT", "uboot-script")],
             Path::UbootEfi => vec![("MAIRBENCH_BOOT", "uboot-efi")],
@@ -278,11 +282,20 @@ impl Row {
         }
     }
 
+    /// The CPU model the runner picks on virt without `MAIRBENCH_CPU`: the 32-bit image's
+    /// (`MAIRBENCH_ARCH=armv7` among the row's settings) or the AArch64 image's.
+    fn default_cpu(&self) -> &'static str {
+        match self.env.iter().find(|(k, _)| *k == "MAIRBENCH_ARCH") {
+            Some((_, "armv7")) => "cortex-a7",
+            _ => "cortex-a72",
+        }
+    }
+
     /// The runner settings of the row.
     pub fn settings(&self) -> Vec<(&'static str, String)> {
         let mut env = Vec::new();
         if self.machine == "virt" {
-            if self.cpu != "cortex-a72" {
+            if self.cpu != self.default_cpu() {
                 env.push(("MAIRBENCH_CPU", self.cpu.to_owned()));
             }
             if self.cpus != 1 {
@@ -451,6 +464,9 @@ const SHORT_BAD_ATTR: &[&str] = &[
     "mairbench.selftest=bad-attr",
 ];
 
+/// The 32-bit image (`MAIRBENCH_ARCH=armv7`: the runner boots it in qemu-system-arm).
+const ARMV7: &[(&str, &str)] = &[("MAIRBENCH_ARCH", "armv7")];
+
 /// The boot matrix. A row named after a test is that test, whole; the others are
 /// configurations that tests read (their names say the configuration, or the test that
 /// reads it first).
@@ -585,6 +601,15 @@ pub const MATRIX: &[Row] = &[
                  })]),
     row("more_cpus_than_gicv2_serves_is_a_bad_setting", "virt", "cortex-a72", 9, 1, Kernel, &[])
         .env(&[("MAIRBENCH_GIC", "2")]).ends(Status(2)).shows(&[Stderr("MAIRBENCH_GIC")]),
+
+    // The 32-bit image (armv7.rs): SVC entry on a Cortex-A7 by QEMU's -kernel (the run of
+    // `MAIRBENCH_ARCH=armv7 ./run.sh mairbench.quick`, docs/lab-armv7.md's excerpt), HYP
+    // entry on four Cortex-A15s (reduced: the proof covers every alias all the same), and
+    // U-Boot's bootz (the proof and one point). U-Boot with more than one CPU fails today:
+    // the boot CPU keeps U-Boot's SCTLR.Z, and smp-registers says so.
+    row("armv7_a7_svc",         "virt", "cortex-a7",  1, 1, Kernel, QUICK).env(ARMV7),
+    row("armv7_a15_hyp_4_cpus", "virt", "cortex-a15", 4, 2, Kernel, REDUCED).env(ARMV7),
+    row("armv7_a7_uboot_bootz", "virt", "cortex-a7",  1, 1, Bootz,  SHORT).env(ARMV7),
 
     // Failures on purpose (contract.rs, failures.rs, memory.rs, the documentation).
     row("fault",       "virt", "cortex-a72", 1, 1, Kernel, &["mairbench.selftest=fault"])

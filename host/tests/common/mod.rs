@@ -42,15 +42,45 @@ pub fn docs() -> Vec<String> {
     out
 }
 
+/// The directory cargo builds into: `CARGO_TARGET_DIR` (relative to the workspace root) when
+/// set, else `target/` under the root.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map_or_else(|| root().join("target"), |t| root().join(t))
+}
+
 /// The firmware ELF, built by `cargo build --release` (the test command does it first).
 pub fn firmware() -> PathBuf {
-    let elf = root().join("target/aarch64-unknown-none/release/mairbench");
+    let elf = target_dir().join("aarch64-unknown-none/release/mairbench");
     assert!(
         elf.exists(),
         "no firmware at {}: run `cargo build --release` first (./test.sh does)",
         elf.display()
     );
     elf
+}
+
+/// The 32-bit image's ELF, built by `cargo build --release --target
+/// armv7-unknown-linux-gnueabihf -p mairbench` (the test command does it first).
+pub fn firmware_armv7() -> PathBuf {
+    let elf = target_dir().join("armv7-unknown-linux-gnueabihf/release/mairbench");
+    assert!(
+        elf.exists(),
+        "no 32-bit image at {}: run `cargo build --release --target \
+         armv7-unknown-linux-gnueabihf -p mairbench` first (./test.sh does)",
+        elf.display()
+    );
+    elf
+}
+
+/// The ELF a run of these runner settings boots: the 32-bit image with
+/// `MAIRBENCH_ARCH=armv7` (which the runner then checks against the ELF), else the AArch64 one.
+pub fn firmware_for(env: &[(&str, &str)]) -> PathBuf {
+    match env.iter().rev().find(|(k, _)| *k == "MAIRBENCH_ARCH") {
+        Some((_, "armv7")) => firmware_armv7(),
+        _ => firmware(),
+    }
 }
 
 /// Whether a test may skip for a dependency it cannot have, given the environment's `CI`:
@@ -313,12 +343,13 @@ pub fn runner_bin() -> &'static Path {
     })
 }
 
-/// `qemu/run` on the firmware with the given runner settings (after the default time limit,
-/// so that a setting replaces it) and command line, its output piped.
+/// `qemu/run` on the firmware ([`firmware_for`]: the 32-bit image with `MAIRBENCH_ARCH=armv7`)
+/// with the given runner settings (after the default time limit, so that a setting replaces
+/// it) and command line, its output piped.
 fn runner(env: &[(&str, &str)], bootargs: &[&str]) -> Command {
     let mut cmd = Command::new(runner_bin());
     cmd.arg("run")
-        .arg(firmware())
+        .arg(firmware_for(env))
         .args(bootargs)
         .env("MAIRBENCH_TIMEOUT", DEFAULT_TIMEOUT.to_string())
         // No test installs anything: a missing package is named, status 3 (./test.sh
@@ -509,23 +540,45 @@ pub const MEMTYPES: [(&str, &str); 8] = [
     ("device-gre", "0x0c"),
 ];
 
+/// The memory types of the 32-bit image and their MAIR0/MAIR1 bytes under LPAE, written out
+/// independently of its own table: ARMv7 has Strongly-ordered (0x00) and Device (0x04) and no
+/// nGRE or GRE; write-through without write-allocate (0xaa). Linux's LPAE kernel programs the
+/// same bytes (`arch/arm/mm/proc-v7-3level.S`: MAIR0 0xeeaa4400, MAIR1 0xff000004).
+pub const MEMTYPES_ARMV7: [(&str, &str); 6] = [
+    ("normal-wb", "0xff"),
+    ("normal-wb-nowa", "0xee"),
+    ("normal-wt", "0xaa"),
+    ("normal-nc", "0x44"),
+    ("device-ngnrne", "0x00"),
+    ("device-ngnre", "0x04"),
+];
+
 impl Run {
-    /// Asserts the memory-type proof: eight page aliases, then eight 2 MiB-block aliases in
-    /// the same memory-type order, of one physical buffer, each with the right attribute; 56
-    /// coherent pairs of the page aliases; the three provoked faults reported and survived.
+    /// Asserts the memory-type proof of the AArch64 image: [`Run::assert_memory_proven_for`]
+    /// its eight types.
     pub fn assert_memory_proven(&self) {
+        self.assert_memory_proven_for(&MEMTYPES);
+    }
+
+    /// Asserts the memory-type proof of an image whose types (name, MAIR byte) are `types`, in
+    /// its order: a page alias per type (eight on AArch64), then a 2 MiB-block alias per type
+    /// in the same order, of one physical buffer, each with the right attribute; every
+    /// ordered pair of the page aliases coherent (56 of eight types); the three provoked
+    /// faults reported and survived.
+    pub fn assert_memory_proven_for(&self, types: &[(&str, &str)]) {
+        let n = types.len();
         let proofs = self.of_kind("memtype");
-        assert_eq!(proofs.len(), 16, "{}", self.console);
+        assert_eq!(proofs.len(), 2 * n, "{}", self.console);
         let pa = &proofs[0]["pa"];
-        let expected = MEMTYPES
+        let expected = types
             .iter()
             .map(|t| (t, "4K"))
-            .chain(MEMTYPES.iter().map(|t| (t, "2M")));
+            .chain(types.iter().map(|t| (t, "2M")));
         for (proof, ((name, mair), granule)) in proofs.iter().zip(expected) {
-            assert_eq!(proof["name"], *name);
-            assert_eq!(proof["mair"], *mair);
-            assert_eq!(proof["par_attr"], *mair);
-            assert_eq!(proof["verdict"], "exact");
+            assert_eq!(proof["name"], *name, "{proof}");
+            assert_eq!(proof["mair"], *mair, "{proof}");
+            assert_eq!(proof["par_attr"], *mair, "{proof}");
+            assert_eq!(proof["verdict"], "exact", "{proof}");
             assert_eq!(proof["granule"], granule, "{proof}");
         }
         let lines = self
@@ -533,7 +586,7 @@ impl Run {
             .lines()
             .filter(|l| l.starts_with("ok   memtype: "))
             .count();
-        assert_eq!(lines, 16, "a memtype check line per alias");
+        assert_eq!(lines, 2 * n, "a memtype check line per alias");
         for proof in &proofs {
             assert_eq!(proof["ok"], true, "{proof}");
             assert_eq!(
@@ -543,20 +596,24 @@ impl Run {
         }
         let vas: std::collections::BTreeSet<_> =
             proofs.iter().map(|p| p["va"].to_string()).collect();
-        assert_eq!(vas.len(), 16, "sixteen distinct virtual aliases");
+        assert_eq!(vas.len(), 2 * n, "a distinct virtual alias each");
         let blocks = self
             .of_kind("map")
             .into_iter()
             .filter(|m| m["granule"] == "2M")
             .count();
-        assert_eq!(blocks, 8, "the memory map shows every block alias");
+        assert_eq!(blocks, n, "the memory map shows every block alias");
 
         let pairs: Vec<_> = self
             .of_kind("coherence")
             .into_iter()
             .filter(|c| c["maintenance"] == true)
             .collect();
-        assert_eq!(pairs.len(), 56);
+        assert_eq!(
+            pairs.len(),
+            n * (n - 1),
+            "every ordered pair of page aliases"
+        );
         for pair in &pairs {
             assert_eq!(pair["mismatches"], 0, "{pair}");
             assert_ne!(pair["writer"], pair["reader"]);

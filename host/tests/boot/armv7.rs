@@ -1,0 +1,397 @@
+//! The 32-bit image (`armv7-unknown-linux-gnueabihf`, `MAIRBENCH_ARCH=armv7`), booted through
+//! the runner in `qemu-system-arm -machine virt`: the boot matrix's three `armv7_*` rows
+//! (matrix.rs), each booted once. What they must show is correctness, never speed (QEMU
+//! models no caches):
+//!
+//! - `armv7_a7_svc`: a Cortex-A7 entered in SVC mode by QEMU's `-kernel`, the quick sweep
+//!   (what `MAIRBENCH_ARCH=armv7 ./run.sh mairbench.quick` runs, and docs/lab-armv7.md
+//!   shows): the start record says `armv7`, the run passes, and the six ARMv7 memory types
+//!   (no nGRE or GRE) are each mapped, proven and measured;
+//! - `armv7_a15_hyp_4_cpus`: four Cortex-A15s entered in HYP mode (`virtualization=on`), which
+//!   the image leaves for SVC: every CPU runs, with the boot CPU's registers;
+//! - `armv7_a7_uboot_bootz`: Debian's `qemu_arm` U-Boot boots it by `bootz`, in SVC mode.
+//!
+//! Each row's checks are a function of the run, and [`armv7_checks_fail_on_a_wrong_run`] makes
+//! sure each of them fails on a run that differs in what it checks.
+
+use crate::common::{Run, MEMTYPES_ARMV7};
+use crate::matrix;
+use serde_json::Value;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// MIDR's primary part number (bits 15:4): 0xc07 Cortex-A7, 0xc0f Cortex-A15.
+fn part(run: &Run) -> u64 {
+    let midr = run.one("start")["midr"].as_str().unwrap_or("").to_owned();
+    let midr = u64::from_str_radix(midr.trim_start_matches("0x"), 16)
+        .unwrap_or_else(|_| panic!("no MIDR in {}", run.one("start")));
+    (midr >> 4) & 0xfff
+}
+
+/// A passing run of the 32-bit image on the core of MIDR part `core`, entered at `entry_el`
+/// (the mode, as the records count it: SVC 1, HYP 2) and running in SVC (1), with a `hello`
+/// from each of `cpus` CPUs.
+fn armv7_pass(run: &Run, core: u64, entry_el: u64, cpus: usize) {
+    run.assert_pass();
+    let start = run.one("start");
+    assert_eq!(start["arch"], "armv7", "{start}");
+    assert_eq!(start["entry_el"], entry_el, "{start}");
+    assert_eq!(start["el"], 1, "runs in SVC mode: {start}");
+    assert_eq!(start["emulated"], true, "{start}");
+    assert_eq!(part(run), core, "MIDR part: {start}");
+    let hellos = run.of_kind("hello");
+    assert_eq!(hellos.len(), cpus, "{run}");
+    for (n, hello) in hellos.iter().enumerate() {
+        assert_eq!(hello["cpu"], n, "{hello}");
+        assert_eq!(hello["entry_el"], entry_el, "{hello}");
+        assert_eq!(hello["el"], 1, "{hello}");
+        assert_eq!(hello["midr"], start["midr"], "{hello}");
+    }
+}
+
+/// The quick sweep on a Cortex-A7 entered in SVC mode by QEMU's `-kernel`, which loads the
+/// zImage-headed raw image at 0x4001_0000 with the MMU off.
+fn svc_on_a7(run: &Run) {
+    armv7_pass(run, 0xc07, 1, 1);
+    let start = run.one("start");
+    assert_eq!(start["image_base"], "0x40010000", "{start}");
+    assert_eq!(start["entry_mmu"], false, "{start}");
+    assert_eq!(
+        start["psci"], "hvc",
+        "QEMU's PSCI conduit from SVC: {start}"
+    );
+}
+
+/// The six ARMv7 memory types, and only they: MAIR1:MAIR0 holds their bytes, each has a page
+/// and a 2 MiB-block alias of one buffer, proven (attribute, data through every other alias,
+/// the provoked faults), and the quick sweep measures each through every kernel.
+fn six_types(run: &Run) {
+    let names: Vec<&str> = MEMTYPES_ARMV7.iter().map(|(n, _)| *n).collect();
+    run.assert_memory_proven_for(&MEMTYPES_ARMV7);
+    let mmu = run.one("mmu");
+    // MAIR1 0x00000400 (slots 4 and 5: Strongly-ordered, Device), MAIR0 0x44aaeeff.
+    assert_eq!(mmu["mair"], "0x0000040044aaeeff", "MAIR1:MAIR0: {mmu}");
+    let sctlr = u64::from_str_radix(
+        mmu["sctlr"].as_str().unwrap_or("").trim_start_matches("0x"),
+        16,
+    )
+    .unwrap_or_else(|_| panic!("no SCTLR in {mmu}"));
+    assert_eq!(sctlr & 0b101, 0b101, "MMU and D-cache on: {mmu}");
+    assert_eq!(run.one("config")["types"], serde_json::json!(names));
+    let aliases: Vec<&str> = run
+        .of_kind("map")
+        .into_iter()
+        .filter(|m| m["what"] == "buffer alias")
+        .map(|m| m["memtype"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(aliases, names, "the page aliases in the memory map");
+    let results = run.results();
+    let kernels: std::collections::BTreeSet<&str> = results
+        .iter()
+        .map(|r| r["kernel"].as_str().unwrap_or(""))
+        .collect();
+    assert!(!kernels.is_empty(), "no results:\n{run}");
+    for kernel in kernels {
+        let mut measured: Vec<&str> = Vec::new();
+        for r in results.iter().filter(|r| r["kernel"] == kernel) {
+            let memtype = r["memtype"].as_str().unwrap_or("");
+            if !measured.contains(&memtype) {
+                measured.push(memtype);
+            }
+        }
+        assert_eq!(measured, names, "{kernel} measured through");
+    }
+    // The report's policy is a row of each table, as the lab reads it.
+    for row in ["  normal-wb    ", "  normal-wb-nowa    "] {
+        assert!(run.console.contains(row), "no {row:?} row:\n{run}");
+    }
+    for absent in ["device-ngre", "device-gre"] {
+        assert!(!run.console.contains(absent), "{absent} on ARMv7:\n{run}");
+    }
+}
+
+/// Four Cortex-A15s entered in HYP mode, all running in SVC with the boot CPU's tables: the
+/// `hello` of each, the SMP checks and the `smp-config` verdict.
+fn hyp_on_four_a15s(run: &Run) {
+    armv7_pass(run, 0xc0f, 2, 4);
+    let start = run.one("start");
+    // With virtualization=on QEMU's tree names PSCI over SMC, as on AArch64 from EL2.
+    assert_eq!(start["psci"], "smc", "{start}");
+    let mmu = run.one("mmu");
+    let hellos = run.of_kind("hello");
+    for hello in &hellos {
+        for reg in ["sctlr", "mair", "tcr"] {
+            assert_eq!(hello[reg], mmu[reg], "{reg} of {hello} vs {mmu}");
+        }
+        assert_eq!(hello["ttbr0"], hellos[0]["ttbr0"], "{hello}");
+    }
+    let mpidrs: std::collections::BTreeSet<String> =
+        hellos.iter().map(|h| h["mpidr"].to_string()).collect();
+    assert_eq!(mpidrs.len(), 4, "four distinct CPUs: {hellos:?}");
+    for name in ["smp-registers", "smp-shared-line", "smp-counters"] {
+        let checks: Vec<_> = run
+            .of_kind("check")
+            .into_iter()
+            .filter(|c| c["name"] == name)
+            .collect();
+        assert_eq!(checks.len(), 1, "{name} checks:\n{run}");
+        assert_eq!(checks[0]["ok"], true, "{}", checks[0]);
+    }
+    let verdict = run
+        .of_kind("verdict")
+        .into_iter()
+        .find(|v| v["name"] == "smp-config")
+        .unwrap_or_else(|| panic!("no smp-config verdict:\n{run}"));
+    assert_eq!(verdict["status"], "pass", "{verdict}");
+    assert_eq!(verdict["evidence"]["started"], 4, "{verdict}");
+    assert!(
+        run.console.contains("cpus: 4 of 4 running"),
+        "no 'cpus: 4 of 4 running':\n{run}"
+    );
+    run.assert_memory_proven_for(&MEMTYPES_ARMV7);
+}
+
+/// Debian's `qemu_arm` U-Boot boots the image by `bootz` (its zImage header) from the runner's
+/// load address, in SVC mode, with U-Boot's own copy of the device tree in r2.
+fn uboot_bootz(run: &Run) {
+    armv7_pass(run, 0xc07, 1, 1);
+    let start = run.one("start");
+    assert!(
+        run.console.contains("Kernel image @ 0x40400000 ["),
+        "bootz's line:\n{run}"
+    );
+    assert_eq!(start["image_base"], "0x40400000", "{start}");
+    // Where U-Boot said it put the tree ("Loading Device Tree to 4dcf0000, end ...").
+    let moved = run
+        .console
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Loading Device Tree to "))
+        .and_then(|l| l.split(',').next())
+        .unwrap_or_else(|| panic!("U-Boot did not say where the tree went:\n{run}"));
+    assert_eq!(start["dtb"], format!("0x{moved}"), "{start}");
+    run.assert_memory_proven_for(&MEMTYPES_ARMV7);
+}
+
+#[test]
+fn armv7_quick_run_on_a_cortex_a7_entered_in_svc() {
+    svc_on_a7(matrix::run("armv7_a7_svc"));
+}
+
+#[test]
+fn armv7_maps_proves_and_measures_the_six_armv7_memory_types() {
+    six_types(matrix::run("armv7_a7_svc"));
+}
+
+#[test]
+fn armv7_hyp_entry_on_four_cortex_a15s_runs_every_cpu_in_svc() {
+    hyp_on_four_a15s(matrix::run("armv7_a15_hyp_4_cpus"));
+}
+
+#[test]
+fn armv7_boots_through_uboot_bootz() {
+    uboot_bootz(matrix::run("armv7_a7_uboot_bootz"));
+}
+
+/// A copy of `run` changed by `change`.
+fn changed(run: &Run, change: &dyn Fn(&mut Run)) -> Run {
+    let mut copy = Run {
+        status: run.status,
+        console: run.console.clone(),
+        stderr: run.stderr.clone(),
+        records: run.records.clone(),
+        wall: run.wall,
+    };
+    change(&mut copy);
+    copy
+}
+
+/// The first record of `kind` (the `n`th with `nth`), to change.
+fn record<'r>(run: &'r mut Run, kind: &str, nth: usize) -> &'r mut Value {
+    run.records
+        .iter_mut()
+        .filter(|r| r["kind"] == kind)
+        .nth(nth)
+        .unwrap_or_else(|| panic!("no {kind} record {nth}"))
+}
+
+/// Sets `field` of the `nth` record of `kind` to `v`.
+fn set(run: &mut Run, kind: &str, nth: usize, field: &str, v: Value) {
+    record(run, kind, nth)[field] = v;
+}
+
+/// Each check above fails on its row's run changed in one thing it checks (a wrong value in
+/// place of the right one), so that none of them passes whatever the firmware does. The runs
+/// are the rows' own: no boot of its own.
+#[test]
+fn armv7_checks_fail_on_a_wrong_run() {
+    type Change = (&'static str, fn(&mut Run));
+    let a7: &[Change] = &[
+        ("arch aarch64", |r| {
+            set(r, "start", 0, "arch", "aarch64".into())
+        }),
+        ("entered in HYP", |r| {
+            set(r, "start", 0, "entry_el", 2.into())
+        }),
+        ("running in HYP", |r| set(r, "start", 0, "el", 2.into())),
+        ("a Cortex-A15", |r| {
+            set(r, "start", 0, "midr", "0x414fc0f0".into())
+        }),
+        ("loaded elsewhere", |r| {
+            set(r, "start", 0, "image_base", "0x40400000".into())
+        }),
+        ("MMU on at entry", |r| {
+            set(r, "start", 0, "entry_mmu", true.into())
+        }),
+        ("PSCI over SMC", |r| {
+            set(r, "start", 0, "psci", "smc".into())
+        }),
+        ("end status fail", |r| {
+            set(r, "end", 0, "status", "fail".into())
+        }),
+        ("exit status 1", |r| r.status = 1),
+        ("two hellos", |r| {
+            let hello = record(r, "hello", 0).clone();
+            r.records.insert(2, hello);
+        }),
+    ];
+    let types: &[Change] = &[
+        ("a wrong PAR attribute", |r| {
+            set(r, "memtype", 2, "par_attr", "0xbb".into())
+        }),
+        ("device-gre proven", |r| {
+            set(r, "memtype", 5, "name", "device-gre".into())
+        }),
+        ("AArch64's MAIR", |r| {
+            set(r, "mmu", 0, "mair", "0x0c08040044bbccff".into())
+        }),
+        ("D-cache off", |r| {
+            set(r, "mmu", 0, "sctlr", "0xcd1079".into())
+        }),
+        ("nGRE configured", |r| {
+            let types = &mut record(r, "config", 0)["types"];
+            types.as_array_mut().unwrap().push("device-ngre".into());
+        }),
+        ("a page alias missing from the map", |r| {
+            let at = r
+                .records
+                .iter()
+                .position(|m| m["kind"] == "map" && m["memtype"] == "normal-nc")
+                .unwrap();
+            r.records.remove(at);
+        }),
+        ("normal-wb-nowa not measured", |r| {
+            r.records
+                .retain(|m| !(m["kind"] == "result" && m["memtype"] == "normal-wb-nowa"));
+        }),
+        ("a coherence mismatch", |r| {
+            set(r, "coherence", 3, "mismatches", 1.into())
+        }),
+        ("a fault not survived", |r| {
+            set(r, "fault", 1, "ok", false.into())
+        }),
+        ("no normal-wb-nowa row", |r| {
+            r.console = r
+                .console
+                .replace("  normal-wb-nowa    ", "  normal-wb-nowa+   ");
+        }),
+        ("device-gre on the console", |r| {
+            r.console.push_str("device-gre\n")
+        }),
+    ];
+    let hyp: &[Change] = &[
+        ("entered in SVC", |r| {
+            set(r, "start", 0, "entry_el", 1.into())
+        }),
+        ("a Cortex-A7", |r| {
+            set(r, "start", 0, "midr", "0x410fc075".into())
+        }),
+        ("PSCI over HVC", |r| {
+            set(r, "start", 0, "psci", "hvc".into())
+        }),
+        ("three hellos", |r| {
+            let at = r
+                .records
+                .iter()
+                .rposition(|m| m["kind"] == "hello")
+                .unwrap();
+            r.records.remove(at);
+        }),
+        ("a secondary at HYP", |r| set(r, "hello", 3, "el", 2.into())),
+        ("a secondary's SCTLR", |r| {
+            set(r, "hello", 2, "sctlr", "0xcd187d".into())
+        }),
+        ("a secondary's TTBR0", |r| {
+            set(r, "hello", 1, "ttbr0", "0x40000000".into())
+        }),
+        ("one CPU twice", |r| {
+            set(r, "hello", 3, "mpidr", "0x2".into())
+        }),
+        ("smp-registers failed", |r| {
+            let at = r
+                .records
+                .iter()
+                .position(|c| c["kind"] == "check" && c["name"] == "smp-registers")
+                .unwrap();
+            r.records[at]["ok"] = false.into();
+        }),
+        ("smp-config warns", |r| {
+            let at = r
+                .records
+                .iter()
+                .position(|v| v["kind"] == "verdict" && v["name"] == "smp-config")
+                .unwrap();
+            r.records[at]["status"] = "warn".into();
+        }),
+        ("3 of 4 running", |r| {
+            r.console = r
+                .console
+                .replace("cpus: 4 of 4 running", "cpus: 3 of 4 running");
+        }),
+        ("a wrong PAR attribute", |r| {
+            set(r, "memtype", 7, "par_attr", "0x44".into())
+        }),
+    ];
+    let uboot: &[Change] = &[
+        ("no bootz", |r| {
+            r.console = r.console.replace("Kernel image @", "Image @")
+        }),
+        ("QEMU's load address", |r| {
+            set(r, "start", 0, "image_base", "0x40010000".into())
+        }),
+        ("QEMU's tree", |r| {
+            set(r, "start", 0, "dtb", "0x48000000".into())
+        }),
+        ("entered in HYP", |r| {
+            set(r, "start", 0, "entry_el", 2.into())
+        }),
+        ("a Cortex-A15", |r| {
+            set(r, "start", 0, "midr", "0x414fc0f0".into())
+        }),
+        ("a wrong PAR attribute", |r| {
+            set(r, "memtype", 0, "par_attr", "0xee".into())
+        }),
+    ];
+    /// A row, a check of its run, and the changes the check must refuse.
+    type Case<'a> = (&'a str, fn(&Run), &'a [Change]);
+    let cases: [Case; 4] = [
+        ("armv7_a7_svc", svc_on_a7, a7),
+        ("armv7_a7_svc", six_types, types),
+        ("armv7_a15_hyp_4_cpus", hyp_on_four_a15s, hyp),
+        ("armv7_a7_uboot_bootz", uboot_bootz, uboot),
+    ];
+    let mut passed = Vec::new();
+    for (row, check, changes) in cases {
+        let run = matrix::run(row);
+        check(run);
+        for (what, change) in changes {
+            let wrong = changed(run, change);
+            if catch_unwind(AssertUnwindSafe(|| check(&wrong))).is_ok() {
+                passed.push(format!("{row}: {what}"));
+            }
+        }
+    }
+    assert!(
+        passed.is_empty(),
+        "checks that passed a wrong run:\n  {}",
+        passed.join("\n  ")
+    );
+}
