@@ -29,6 +29,7 @@
 .equ SCTLR_M,       (1 << 0)
 .equ SCTLR_A,       (1 << 1)
 .equ SCTLR_C,       (1 << 2)
+.equ SCTLR_Z,       (1 << 11)
 .equ SCTLR_I,       (1 << 12)
 .equ SCTLR_V,       (1 << 13)
 .equ SCTLR_TRE,     (1 << 28)
@@ -77,7 +78,8 @@
 .endm
 
 // Vectors at VBAR (SCTLR.V clear), the known SCTLR state (MMU, D-cache, alignment checks,
-// TEX remap and the access flag model off, the I-cache on), and VFP and NEON where the core
+// TEX remap and the access flag model off, the I-cache and branch prediction on: every CPU
+// alike, whatever a boot loader left on the boot CPU), and VFP and NEON where the core
 // has them (CPACR's cp10 bits read back as set). Clobbers r0.
 .macro pl1_state
     ladr    r0, mb_vectors
@@ -86,7 +88,7 @@
     bic     r0, r0, #(SCTLR_M | SCTLR_A | SCTLR_C)
     bic     r0, r0, #SCTLR_V
     bic     r0, r0, #(SCTLR_TRE | SCTLR_AFE)
-    orr     r0, r0, #SCTLR_I
+    orr     r0, r0, #(SCTLR_I | SCTLR_Z)
     mcr     p15, 0, r0, c1, c0, 0
     mov     r0, #0
     mcr     p15, 0, r0, c7, c5, 0   // ICIALLU
