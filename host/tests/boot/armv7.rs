@@ -317,7 +317,7 @@ fn armv7_checks_fail_on_a_wrong_run() {
         }),
         ("a secondary at HYP", |r| set(r, "hello", 3, "el", 2.into())),
         ("a secondary's SCTLR", |r| {
-            set(r, "hello", 2, "sctlr", "0xcd187d".into())
+            set(r, "hello", 2, "sctlr", "0xcd107d".into())
         }),
         ("a secondary's TTBR0", |r| {
             set(r, "hello", 1, "ttbr0", "0x40000000".into())
