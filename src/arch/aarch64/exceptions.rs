@@ -2,10 +2,9 @@
 //! registers. A fault the firmware provokes on purpose runs inside [`probe`], which records it
 //! and resumes after the faulting instruction; anything else ends the run with status fail.
 
-use super::cpu::park;
-use super::global::Global;
+use super::catch::{caught, report as hand_over};
+pub use super::catch::{probe, set_reporter, Fault, Unexpected};
 use super::image::image_layout;
-use core::sync::atomic::{compiler_fence, Ordering};
 
 /// Registers saved on exception entry by `boot/aarch64/vectors.S` (same layout).
 #[repr(C)]
@@ -17,90 +16,6 @@ pub struct ExceptionFrame {
     /// Saved processor state.
     pub spsr: u64,
     _pad: u64,
-}
-
-/// What a synchronous exception reported.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fault {
-    /// ESR_EL1: the syndrome.
-    pub esr: u64,
-    /// FAR_EL1: the faulting address, valid only for the classes `esr::far_valid` names
-    /// (else whatever an earlier exception left).
-    pub far: u64,
-    /// ELR_EL1: the faulting instruction.
-    pub elr: u64,
-}
-
-/// An unexpected exception, as handed to the firmware's reporting code.
-#[derive(Clone, Copy, Debug)]
-pub struct Unexpected {
-    /// Which vector: "synchronous", "IRQ", "FIQ" or "SError".
-    pub vector: &'static str,
-    /// Where it came from, e.g. "current EL, SP_EL0".
-    pub origin: &'static str,
-    /// Syndrome, fault address and return address.
-    pub fault: Fault,
-    /// Whether it happened inside the exception handler itself.
-    pub nested: bool,
-}
-
-#[derive(Clone, Copy)]
-struct Probe {
-    armed: bool,
-    fault: Option<Fault>,
-}
-
-static PROBE: Global<Probe> = Global::new(Probe {
-    armed: false,
-    fault: None,
-});
-
-static REPORTER: Global<Option<fn(&Unexpected) -> !>> = Global::new(None);
-
-/// Sets the function that reports an unexpected exception and ends the run.
-pub fn set_reporter(report: fn(&Unexpected) -> !) {
-    REPORTER.set(Some(report));
-}
-
-/// Runs `f`, catching the first synchronous exception it takes: the faulting instruction is
-/// skipped and its syndrome returned.
-///
-/// # Safety
-/// Every instruction of `f` that may take an exception must be one the caller can skip:
-/// an `asm!` instruction or a volatile access the compiler keeps where it is written, whose
-/// outputs are not relied on when it faulted (a skipped load leaves its register as it was).
-/// A compiler-generated instruction skipped in the middle of `f` would leave its state
-/// undefined.
-pub unsafe fn probe<R>(f: impl FnOnce() -> R) -> Result<R, Fault> {
-    arm();
-    compiler_fence(Ordering::SeqCst);
-    let result = f();
-    compiler_fence(Ordering::SeqCst);
-    match disarm() {
-        Some(fault) => Err(fault),
-        None => Ok(result),
-    }
-}
-
-/// Arms the probe: the next synchronous exception is caught. Not inlined: one copy for the
-/// many callers of [`probe`].
-#[inline(never)]
-fn arm() {
-    PROBE.set(Probe {
-        armed: true,
-        fault: None,
-    });
-}
-
-/// Disarms the probe; returns the exception it caught, if any.
-#[inline(never)]
-fn disarm() -> Option<Fault> {
-    let probe = PROBE.get();
-    PROBE.set(Probe {
-        armed: false,
-        fault: None,
-    });
-    probe.fault
 }
 
 fn syndrome(elr: u64) -> Fault {
@@ -127,24 +42,14 @@ fn report(kind: u64, fault: Fault, nested: bool) -> ! {
         fault,
         nested,
     };
-    match REPORTER.get() {
-        Some(report) => report(&unexpected),
-        None => park(),
-    }
+    hand_over(&unexpected)
 }
 
 /// Called by `boot/aarch64/vectors.S` for every exception taken on the exception stack.
 #[no_mangle]
 extern "C" fn exception_handler(frame: &mut ExceptionFrame, kind: u64) {
     let fault = syndrome(frame.elr);
-    let probe = PROBE.get();
-    if kind == 0 && probe.armed {
-        if probe.fault.is_none() {
-            PROBE.set(Probe {
-                armed: true,
-                fault: Some(fault),
-            });
-        }
+    if kind == 0 && caught(fault) {
         frame.elr += 4;
         return;
     }

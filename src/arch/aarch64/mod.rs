@@ -14,6 +14,8 @@ pub mod boot;
 pub mod buffer;
 mod bulk;
 pub mod cache;
+#[path = "../shared/catch.rs"]
+mod catch;
 pub mod cpu;
 #[path = "../shared/dtb.rs"]
 pub mod dtb;

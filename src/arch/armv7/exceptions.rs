@@ -4,11 +4,10 @@
 //! faulting instruction; anything else ends the run with status fail. Faults are reported in
 //! ESR terms ([`mairbench_core::esr::from_armv7`]), as the AArch64 image reports them.
 
-use super::cpu::park;
-use super::global::Global;
+use super::catch::{caught, report};
+pub use super::catch::{probe, set_reporter, Fault, Unexpected};
 use super::image::image_layout;
 use super::regs::{read, Dfar, Dfsr, Ifar, Ifsr};
-use core::sync::atomic::{compiler_fence, Ordering};
 use mairbench_core::esr::{from_armv7, Armv7Vector};
 
 /// Registers saved on exception entry by `boot/armv7/vectors.S` (same layout).
@@ -21,85 +20,6 @@ pub struct ExceptionFrame {
     pub r: [u32; 13],
     /// The instruction that faulted or trapped; where the return resumes.
     pub elr: u32,
-}
-
-/// What a synchronous exception reported.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fault {
-    /// The syndrome in ESR terms.
-    pub esr: u64,
-    /// DFAR or IFAR: the faulting address (an abort's only).
-    pub far: u64,
-    /// The faulting instruction.
-    pub elr: u64,
-}
-
-/// An unexpected exception, as handed to the firmware's reporting code.
-#[derive(Clone, Copy, Debug)]
-pub struct Unexpected {
-    /// Which vector: "undefined", "SVC", "prefetch abort", "data abort", "IRQ" or "FIQ".
-    pub vector: &'static str,
-    /// The mode it interrupted, e.g. "svc".
-    pub origin: &'static str,
-    /// Syndrome, fault address and return address.
-    pub fault: Fault,
-    /// Whether it happened inside the exception handler itself (not detected on ARMv7 yet:
-    /// always false).
-    pub nested: bool,
-}
-
-/// The state of the one probe that may be running.
-#[derive(Clone, Copy)]
-struct Probe {
-    armed: bool,
-    fault: Option<Fault>,
-}
-
-static PROBE: Global<Probe> = Global::new(Probe {
-    armed: false,
-    fault: None,
-});
-
-static REPORTER: Global<Option<fn(&Unexpected) -> !>> = Global::new(None);
-
-/// Sets the function that reports an unexpected exception and ends the run.
-pub fn set_reporter(report: fn(&Unexpected) -> !) {
-    REPORTER.set(Some(report));
-}
-
-/// Runs `f`; a synchronous exception inside it is caught, the faulting instruction skipped,
-/// and the first fault returned as the error.
-///
-/// # Safety
-/// Skipping any instruction of `f` that may fault must leave the program sound: `f` is a few
-/// instructions whose results are unused when they fault.
-pub unsafe fn probe<R>(f: impl FnOnce() -> R) -> Result<R, Fault> {
-    arm();
-    compiler_fence(Ordering::SeqCst);
-    let result = f();
-    compiler_fence(Ordering::SeqCst);
-    match disarm() {
-        Some(fault) => Err(fault),
-        None => Ok(result),
-    }
-}
-
-#[inline(never)]
-fn arm() {
-    PROBE.set(Probe {
-        armed: true,
-        fault: None,
-    });
-}
-
-#[inline(never)]
-fn disarm() -> Option<Fault> {
-    let probe = PROBE.get();
-    PROBE.set(Probe {
-        armed: false,
-        fault: None,
-    });
-    probe.fault
 }
 
 /// The vectors' names by kind (the vector's offset / 4).
@@ -133,14 +53,7 @@ fn syndrome(kind: u32, elr: u32) -> Fault {
 #[no_mangle]
 extern "C" fn mb_exception_handler(frame: &mut ExceptionFrame, kind: u32) {
     let fault = syndrome(kind, frame.elr);
-    let probe = PROBE.get();
-    if (1..=4).contains(&kind) && probe.armed {
-        if probe.fault.is_none() {
-            PROBE.set(Probe {
-                armed: true,
-                fault: Some(fault),
-            });
-        }
+    if (1..=4).contains(&kind) && caught(fault) {
         frame.elr += 4;
         return;
     }
@@ -150,10 +63,7 @@ extern "C" fn mb_exception_handler(frame: &mut ExceptionFrame, kind: u32) {
         fault,
         nested: false,
     };
-    match REPORTER.get() {
-        Some(report) => report(&unexpected),
-        None => park(),
-    }
+    report(&unexpected)
 }
 
 /// `addr` as a link-time address (for `llvm-addr2line`), when it is in the image's text.
