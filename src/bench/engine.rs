@@ -324,7 +324,7 @@ impl<'m> Engine<'m> {
             return Some("real cores take an alignment fault for DC ZVA to Device memory");
         }
         if spec.kernel == Kernel::FillZva && self.plan.zva.is_none() {
-            return Some("DC ZVA is prohibited here (DCZID_EL0.DZP)");
+            return Some(arch_name!(zva_refused));
         }
         None
     }

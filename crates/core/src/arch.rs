@@ -97,6 +97,18 @@ pub struct Names {
     pub at_par: &'static str,
     /// The physical address register. `PAR_EL1` or `PAR`.
     pub par: &'static str,
+    /// The exception syndrome: AArch64's register, or ARMv7's fault status register put in its terms. `ESR_EL1` or `ESR (of DFSR/IFSR)`.
+    pub esr: &'static str,
+    /// The fault address register. `FAR_EL1` or `DFAR/IFAR`.
+    pub far: &'static str,
+    /// The faulting instruction's address. `ELR_EL1` or `PC`.
+    pub elr: &'static str,
+    /// The Rust target the image is built for (its ELF's folder under target/). `aarch64-unknown-none` or `armv7-unknown-linux-gnueabihf`.
+    pub target: &'static str,
+    /// Why the zeroing instruction is not tried. `DC ZVA is prohibited here (DCZID_EL0.DZP)` or `A32 has no DC ZVA`.
+    pub zva_refused: &'static str,
+    /// What real cores fault on in Device memory, as the device-fault line lists it. `unaligned accesses and on DC ZVA` or `unaligned accesses`.
+    pub device_faulting: &'static str,
 }
 
 /// The [`Names`] of `$arch` (`aarch64` or `armv7`), from [`arch_name!`](crate::arch_name).
@@ -129,6 +141,12 @@ macro_rules! names_of {
             ccsidr: crate::arch_name!($arch, ccsidr),
             at_par: crate::arch_name!($arch, at_par),
             par: crate::arch_name!($arch, par),
+            esr: crate::arch_name!($arch, esr),
+            far: crate::arch_name!($arch, far),
+            elr: crate::arch_name!($arch, elr),
+            target: crate::arch_name!($arch, target),
+            zva_refused: crate::arch_name!($arch, zva_refused),
+            device_faulting: crate::arch_name!($arch, device_faulting),
         }
     };
 }
@@ -196,6 +214,18 @@ macro_rules! arch_name {
     (armv7, at_par) => { "ATS1CPR + PAR" };
     (aarch64, par) => { "PAR_EL1" };
     (armv7, par) => { "PAR" };
+    (aarch64, esr) => { "ESR_EL1" };
+    (armv7, esr) => { "ESR (of DFSR/IFSR)" };
+    (aarch64, far) => { "FAR_EL1" };
+    (armv7, far) => { "DFAR/IFAR" };
+    (aarch64, elr) => { "ELR_EL1" };
+    (armv7, elr) => { "PC" };
+    (aarch64, target) => { "aarch64-unknown-none" };
+    (armv7, target) => { "armv7-unknown-linux-gnueabihf" };
+    (aarch64, zva_refused) => { "DC ZVA is prohibited here (DCZID_EL0.DZP)" };
+    (armv7, zva_refused) => { "A32 has no DC ZVA" };
+    (aarch64, device_faulting) => { "unaligned accesses and on DC ZVA" };
+    (armv7, device_faulting) => { "unaligned accesses" };
     ($name:ident) => {
         $crate::arch_name!(@built $name)
     };
@@ -324,6 +354,12 @@ mod tests {
             n.ccsidr,
             n.at_par,
             n.par,
+            n.esr,
+            n.far,
+            n.elr,
+            n.target,
+            n.zva_refused,
+            n.device_faulting,
         ]
         .join("|");
         assert_eq!(
@@ -331,7 +367,9 @@ mod tests {
             "CNTVCT_EL0|CNTFRQ_EL0|CNTVOFF_EL2|PMCCNTR_EL0|PMSWINC_EL0|PMCEID0_EL0|PMCEID1_EL0|\
              PMCEID0/1_EL0|PMCR_EL0.N|PMUVer|ID_AA64DFR0_EL1.PMUVer|EL|EL1|FP/SIMD|SError|\
              PSTATE.A|SCTLR_EL1|SCTLR_EL1, MAIR_EL1, TCR_EL1 and TTBR0_EL1|DC IVAC|DC CVAC|\
-             DC CIVAC|DC CISW|CLIDR_EL1|CCSIDR_EL1|AT S1E1R + PAR_EL1|PAR_EL1"
+             DC CIVAC|DC CISW|CLIDR_EL1|CCSIDR_EL1|AT S1E1R + PAR_EL1|PAR_EL1|ESR_EL1|FAR_EL1|\
+             ELR_EL1|aarch64-unknown-none|DC ZVA is prohibited here (DCZID_EL0.DZP)|\
+             unaligned accesses and on DC ZVA"
         );
         // The literals the sentences splice in are the table's, and the host's build (not
         // 32-bit Arm) names AArch64's.
