@@ -73,19 +73,22 @@ pub struct Names {
     pub kernel_level: &'static str,
     /// The floating-point and vector instructions. `FP/SIMD` or `VFP/NEON`.
     pub fp_simd: &'static str,
-    /// The asynchronous external abort (capitalized: it starts a sentence). `SError` or `Asynchronous abort`.
+    /// The asynchronous external abort (capitalized: it starts a sentence). `SError` or
+    /// `Asynchronous abort`.
     pub serror: &'static str,
     /// The bit that masks it. `PSTATE.A` or `CPSR.A`.
     pub async_mask: &'static str,
     /// The system control register of the firmware's level. `SCTLR_EL1` or `SCTLR`.
     pub sctlr: &'static str,
-    /// The translation-regime registers every CPU must share, as a list. `SCTLR_EL1, MAIR_EL1, TCR_EL1 and TTBR0_EL1` or `SCTLR, MAIR1:MAIR0, TTBCR and TTBR0`.
+    /// The translation-regime registers every CPU must share, as a list. `SCTLR_EL1,
+    /// MAIR_EL1, TCR_EL1 and TTBR0_EL1` or `SCTLR, MAIR1:MAIR0, TTBCR and TTBR0`.
     pub regime: &'static str,
     /// Data cache invalidate by address to the point of coherency. `DC IVAC` or `DCIMVAC`.
     pub dc_ivac: &'static str,
     /// Data cache clean by address to the point of coherency. `DC CVAC` or `DCCMVAC`.
     pub dc_cvac: &'static str,
-    /// Data cache clean and invalidate by address to the point of coherency. `DC CIVAC` or `DCCIMVAC`.
+    /// Data cache clean and invalidate by address to the point of coherency. `DC CIVAC` or
+    /// `DCCIMVAC`.
     pub dc_civac: &'static str,
     /// Data cache clean and invalidate by set/way. `DC CISW` or `DCCISW`.
     pub dc_cisw: &'static str,
@@ -93,21 +96,26 @@ pub struct Names {
     pub clidr: &'static str,
     /// The cache size ID register. `CCSIDR_EL1` or `CCSIDR`.
     pub ccsidr: &'static str,
-    /// The address translation instruction the proof of mapping uses, and where it reports. `AT S1E1R + PAR_EL1` or `ATS1CPR + PAR`.
+    /// The address translation instruction the proof of mapping uses, and where it reports.
+    /// `AT S1E1R + PAR_EL1` or `ATS1CPR + PAR`.
     pub at_par: &'static str,
     /// The physical address register. `PAR_EL1` or `PAR`.
     pub par: &'static str,
-    /// The exception syndrome: AArch64's register, or ARMv7's fault status register put in its terms. `ESR_EL1` or `ESR (of DFSR/IFSR)`.
+    /// The exception syndrome: AArch64's register, or ARMv7's exception (its DFSR or IFSR
+    /// for an abort) put in its terms. `ESR_EL1` or `syndrome (ESR terms)`.
     pub esr: &'static str,
     /// The fault address register. `FAR_EL1` or `DFAR/IFAR`.
     pub far: &'static str,
     /// The faulting instruction's address. `ELR_EL1` or `PC`.
     pub elr: &'static str,
-    /// The Rust target the image is built for (its ELF's folder under target/). `aarch64-unknown-none` or `armv7-unknown-linux-gnueabihf`.
+    /// The Rust target the image is built for (its ELF's folder under target/).
+    /// `aarch64-unknown-none` or `armv7-unknown-linux-gnueabihf`.
     pub target: &'static str,
-    /// Why the zeroing instruction is not tried. `DC ZVA is prohibited here (DCZID_EL0.DZP)` or `A32 has no DC ZVA`.
+    /// Why the zeroing instruction is not tried. `DC ZVA is prohibited here
+    /// (DCZID_EL0.DZP)` or `A32 has no DC ZVA`.
     pub zva_refused: &'static str,
-    /// What real cores fault on in Device memory, as the device-fault line lists it. `unaligned accesses and on DC ZVA` or `unaligned accesses`.
+    /// What real cores fault on in Device memory, as the device-fault line lists it.
+    /// `unaligned accesses and on DC ZVA` or `unaligned accesses`.
     pub device_faulting: &'static str,
 }
 
@@ -215,7 +223,7 @@ macro_rules! arch_name {
     (aarch64, par) => { "PAR_EL1" };
     (armv7, par) => { "PAR" };
     (aarch64, esr) => { "ESR_EL1" };
-    (armv7, esr) => { "ESR (of DFSR/IFSR)" };
+    (armv7, esr) => { "syndrome (ESR terms)" };
     (aarch64, far) => { "FAR_EL1" };
     (armv7, far) => { "DFAR/IFAR" };
     (aarch64, elr) => { "ELR_EL1" };
