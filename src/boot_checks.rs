@@ -6,6 +6,7 @@ use crate::arch::boot::{serror_unmasked, setway_ops_expected};
 use crate::arch::cpu::{ticks, CpuId};
 use crate::arch::{self, probes};
 use crate::{run, say};
+use mairbench_core::arch_name;
 use mairbench_core::emulation::{Observed, Tells};
 use mairbench_core::pmu::Unavailable;
 use mairbench_core::record::Record;
@@ -66,15 +67,31 @@ pub fn boot_checks(cpu: &CpuId, bad_relocs: u64) -> PmuState {
     run::check(
         "timer",
         t1 > t0 && cpu.cntfrq != 0,
-        format_args!("CNTVCT_EL0 advances, CNTFRQ_EL0 {} Hz", cpu.cntfrq),
+        format_args!(
+            concat!(
+                arch_name!(cntvct),
+                " advances, ",
+                arch_name!(cntfrq),
+                " {} Hz"
+            ),
+            cpu.cntfrq
+        ),
     );
     run::check(
         "fp-simd",
         probes::fp_simd_works(),
-        format_args!("FP/SIMD instructions execute at EL1"),
+        format_args!(concat!(
+            arch_name!(fp_simd),
+            " instructions execute at ",
+            arch_name!(kernel_level)
+        )),
     );
     let Some(pmu) = arch::pmu::pmu() else {
-        say!("pmu: none (ID_AA64DFR0_EL1.PMUVer); cycle counts unavailable; no event counts");
+        say!(concat!(
+            "pmu: none (",
+            arch_name!(pmu_id),
+            "); cycle counts unavailable; no event counts"
+        ));
         return PmuState {
             cycles: false,
             cycle_hz: None,
@@ -92,7 +109,13 @@ pub fn boot_checks(cpu: &CpuId, bad_relocs: u64) -> PmuState {
         "pmu-cycles",
         started.is_ok() && c1 > c0,
         format_args!(
-            "PMUVer {}, {} event counters, PMCCNTR_EL0 counts at EL1",
+            concat!(
+                arch_name!(pmu_version),
+                " {}, {} event counters, ",
+                arch_name!(pmccntr),
+                " counts at ",
+                arch_name!(kernel_level)
+            ),
             pmu.version, pmu.counters
         ),
     );
@@ -101,7 +124,13 @@ pub fn boot_checks(cpu: &CpuId, bad_relocs: u64) -> PmuState {
         .flatten();
     if let Some(hz) = cycle_hz {
         say!(
-            "pmu: PMCCNTR_EL0 at {}.{} MHz over 1 ms of CNTVCT_EL0{}",
+            concat!(
+                "pmu: ",
+                arch_name!(pmccntr),
+                " at {}.{} MHz over 1 ms of ",
+                arch_name!(cntvct),
+                "{}"
+            ),
             tenths_mhz(hz) / 10,
             tenths_mhz(hz) % 10,
             if run::emulated() {
@@ -120,11 +149,19 @@ pub fn boot_checks(cpu: &CpuId, bad_relocs: u64) -> PmuState {
                     "pmu-events",
                     n == u64::from(SW_INCR_WRITES),
                     format_args!(
-                        "event counter 0 counted {n} SW_INCR for {} writes of \
-                         PMSWINC_EL0; PMCEID0_EL0 {:#x}, PMCEID1_EL0 {:#x}",
+                        concat!(
+                            "event counter 0 counted {n} SW_INCR for {} writes of ",
+                            arch_name!(pmswinc),
+                            "; ",
+                            arch_name!(pmceid0),
+                            " {:#x}, ",
+                            arch_name!(pmceid1),
+                            " {:#x}"
+                        ),
                         u64::from(SW_INCR_WRITES),
                         ids.pmceid0,
-                        ids.pmceid1
+                        ids.pmceid1,
+                        n = n
                     ),
                 );
             }
@@ -142,8 +179,13 @@ pub fn boot_checks(cpu: &CpuId, bad_relocs: u64) -> PmuState {
         ),
         Err(why) => match &ids {
             Ok(ids) => say!(
-                "pmu: no memory events: {}: PMCEID0_EL0 {:#x}, PMCEID1_EL0 {:#x}; \
-                 every result's pmu is null",
+                concat!(
+                    "pmu: no memory events: {}: ",
+                    arch_name!(pmceid0),
+                    " {:#x}, ",
+                    arch_name!(pmceid1),
+                    " {:#x}; every result's pmu is null"
+                ),
                 why.why(),
                 ids.pmceid0,
                 ids.pmceid1
@@ -184,7 +226,14 @@ pub fn entry_checks(entry_sctlr: u64, setway_ops: u64) {
     run::check(
         "serror",
         serror_unmasked(),
-        format_args!("SError unmasked at EL1 (PSTATE.A clear): an external abort is reported"),
+        format_args!(concat!(
+            arch_name!(serror),
+            " unmasked at ",
+            arch_name!(kernel_level),
+            " (",
+            arch_name!(async_mask),
+            " clear): an external abort is reported"
+        )),
     );
     if let Some(setup) = crate::arch::cpu::smp_bits() {
         if setup.ok() {
@@ -206,13 +255,20 @@ pub fn entry_checks(entry_sctlr: u64, setway_ops: u64) {
             "entry-clean",
             setway_ops == expected,
             format_args!(
-                "entered with the MMU or D-cache on: {setway_ops} DC CISW operations issued, \
-                 {expected} lines by set/way below LoC (CCSIDR_EL1 {})",
+                concat!(
+                    "entered with the MMU or D-cache on: {setway_ops} ",
+                    arch_name!(dc_cisw),
+                    " operations issued, {expected} lines by set/way below LoC (",
+                    arch_name!(ccsidr),
+                    " {})"
+                ),
                 if ccidx {
                     "in the FEAT_CCIDX layout"
                 } else {
                     "in the 32-bit layout"
-                }
+                },
+                setway_ops = setway_ops,
+                expected = expected
             ),
         );
     }

@@ -9,6 +9,7 @@ use crate::arch::smp::start;
 use crate::console::Console;
 use crate::cpus::Cores;
 use crate::{run, say};
+use mairbench_core::arch_name;
 use mairbench_core::counter_offset::{self, Bound, Offset, Round};
 use mairbench_core::record::Record;
 use mairbench_core::schema;
@@ -75,18 +76,35 @@ pub fn check(cores: &Cores, boot_hz: u64) -> bool {
             "smp-counters",
             true,
             format_args!(
-                "{n} CPUs: CNTFRQ_EL0 {boot_hz} Hz on each, CNTVCT_EL0 within {within} ticks \
-                 ({} us) of the boot CPU's (the quickest of {ROUNDS} round trips each)",
-                within.saturating_mul(1_000_000) / boot_hz.max(1)
+                concat!(
+                    "{n} CPUs: ",
+                    arch_name!(cntfrq),
+                    " {boot_hz} Hz on each, ",
+                    arch_name!(cntvct),
+                    " within {within} ticks ({} us) of the boot CPU's (the quickest of \
+                     {ROUNDS} round trips each)"
+                ),
+                within.saturating_mul(1_000_000) / boot_hz.max(1),
+                n = n,
+                boot_hz = boot_hz,
+                within = within,
+                ROUNDS = ROUNDS
             ),
         ),
         Some((mpidr, fault)) => run::check(
             "smp-counters",
             false,
             format_args!(
-                "CPU {mpidr:#x}: {}: the multi-core figures need boot firmware that programs \
-                 CNTFRQ_EL0 and CNTVOFF_EL2 alike on every core",
-                Said(fault, boot_hz)
+                concat!(
+                    "CPU {mpidr:#x}: {}: the multi-core figures need boot firmware that \
+                     programs ",
+                    arch_name!(cntfrq),
+                    " and ",
+                    arch_name!(cntvoff),
+                    " alike on every core"
+                ),
+                Said(fault, boot_hz),
+                mpidr = mpidr
             ),
         ),
     }
@@ -130,11 +148,16 @@ impl core::fmt::Display for Said {
                 ROUND_WAIT_NS / 1_000_000_000
             ),
             Fault::Frequency(hz) => {
-                write!(f, "CNTFRQ_EL0 reads {hz} Hz, the boot CPU's {} Hz", self.1)
+                write!(
+                    f,
+                    concat!(arch_name!(cntfrq), " reads {hz} Hz, the boot CPU's {} Hz"),
+                    self.1,
+                    hz = hz
+                )
             }
             Fault::Apart(b) => write!(
                 f,
-                "CNTVCT_EL0 is {} by {}..{} ticks",
+                concat!(arch_name!(cntvct), " is {} by {}..{} ticks"),
                 if b.min > 0 { "ahead" } else { "behind" },
                 b.at_least(),
                 b.within()

@@ -20,6 +20,7 @@ use crate::arch::smp::SECONDARY_BLOCKS;
 use crate::console::Console;
 use crate::{run, say};
 use core::sync::atomic::Ordering;
+use mairbench_core::arch_name;
 use mairbench_core::platform::{Enable, Platform, MAX_CPUS};
 use mairbench_core::record::Record;
 use mairbench_core::schema;
@@ -243,7 +244,7 @@ impl<'p> Plan<'p> {
         // Counted as the smp record counts them: the selftest's missing CPU was tried too.
         let listed = self.platform.cpus().len().max(1) + beyond;
         say!(
-            "cpus: {} of {} running at EL1",
+            concat!("cpus: {} of {} running at ", arch_name!(kernel_level)),
             cores.count() + 1,
             listed + usize::from(self.ask_missing)
         );

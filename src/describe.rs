@@ -6,6 +6,7 @@ use crate::arch::cpu::CpuId;
 use crate::arch::uefi::Handoff;
 use crate::console::Console;
 use crate::{run, say};
+use mairbench_core::arch_name;
 use mairbench_core::cores::Revision;
 use mairbench_core::emulation::{Emulation, Tell};
 use mairbench_core::hypervisor::Hypervisor;
@@ -210,13 +211,26 @@ impl Start<'_> {
         let register = crate::arch::cpu::cntfrq_register();
         if cpu.cntfrq != register {
             say!(
-                "timer: the device tree's /timer clock-frequency {} Hz is used, not CNTFRQ_EL0's \
-                 {register} Hz, as Linux does (a boot loader left the register wrong)",
-                cpu.cntfrq
+                concat!(
+                    "timer: the device tree's /timer clock-frequency {} Hz is used, not ",
+                    arch_name!(cntfrq),
+                    "'s {register} Hz, as Linux does (a boot loader left the register wrong)"
+                ),
+                cpu.cntfrq,
+                register = register
             );
         }
         if let Some(hz) = boot.cntfrq_programmed {
-            say!("timer: CNTFRQ_EL0 read 0 at EL3; programmed {hz} Hz from /timer clock-frequency");
+            say!(
+                concat!(
+                    "timer: ",
+                    arch_name!(cntfrq),
+                    " read 0 at ",
+                    arch_name!(level),
+                    "3; programmed {hz} Hz from /timer clock-frequency"
+                ),
+                hz = hz
+            );
         }
         if let Psci::Unusable(conduit) = psci {
             run::warn("psci");
@@ -226,9 +240,15 @@ impl Start<'_> {
                 PsciConduit::Smc => ("SMC", 3),
             };
             say!(
-                "psci: {} unusable: {call} would land in EL{el}, which mairbench was entered at \
-                 and left: no PSCI implementation is there; no CPU_ON or SYSTEM_OFF through it",
-                conduit.name()
+                concat!(
+                    "psci: {} unusable: {call} would land in ",
+                    arch_name!(level),
+                    "{el}, which mairbench was entered at and left: no PSCI implementation is \
+                     there; no CPU_ON or SYSTEM_OFF through it"
+                ),
+                conduit.name(),
+                call = call,
+                el = el
             );
         }
     }
@@ -277,10 +297,17 @@ fn describe(
     dtb_arg: usize,
 ) {
     say!(
-        "cpu: MIDR {:#x}, MPIDR {:#x}; entered at EL{entry_el}, running at EL{}",
+        concat!(
+            "cpu: MIDR {:#x}, MPIDR {:#x}; entered at ",
+            arch_name!(level),
+            "{entry_el}, running at ",
+            arch_name!(level),
+            "{}"
+        ),
         cpu.midr,
         cpu.mpidr,
-        cpu.el
+        cpu.el,
+        entry_el = entry_el
     );
     say!(
         "timer: CNTFRQ {} Hz ({} ns per tick)",

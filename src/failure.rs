@@ -6,6 +6,7 @@ use crate::arch::image::image_layout;
 use crate::console::Console;
 use crate::{run, say};
 use core::panic::PanicInfo;
+use mairbench_core::arch_name;
 use mairbench_core::esr;
 use mairbench_core::record::Record;
 use mairbench_core::schema;
@@ -29,17 +30,34 @@ pub fn report_exception(e: &Unexpected) -> ! {
     let far = esr::far_valid(e.fault.esr).then_some(e.fault.far);
     let elr_link = exceptions::link_address(e.fault.elr);
     say!(
-        "!! ESR_EL1 {:#x} (EC {ec:#x}), {}ELR_EL1 {:#x}{}, at EL1",
+        concat!(
+            "!! ",
+            arch_name!(esr),
+            " {:#x} (EC {ec:#x}), {}",
+            arch_name!(elr),
+            " {:#x}{}, at ",
+            arch_name!(kernel_level)
+        ),
         e.fault.esr,
         Far(far),
         e.fault.elr,
-        LinkAddress(elr_link)
+        LinkAddress(elr_link),
+        ec = ec
     );
     match elr_link {
         Some(link) => say!(
-            "!! source line: addr2line -e target/aarch64-unknown-none/release/mairbench {link:#x}"
+            concat!(
+                "!! source line: addr2line -e target/",
+                arch_name!(target),
+                "/release/mairbench {link:#x}"
+            ),
+            link = link
         ),
-        None => say!("!! ELR_EL1 lies outside the image's code"),
+        None => say!(concat!(
+            "!! ",
+            arch_name!(elr),
+            " lies outside the image's code"
+        )),
     }
     if class.is_abort() {
         say!("!! {}", esr::FaultStatus::of(e.fault.esr).name());
@@ -72,13 +90,13 @@ pub fn report_exception(e: &Unexpected) -> ! {
     run::end(Some("unexpected exception"))
 }
 
-/// `"FAR_EL1 0x…, "` when FAR holds the faulting address, else nothing.
+/// `"FAR_EL1 0x…, "` (ARMv7: `DFAR/IFAR`) when it holds the faulting address, else nothing.
 struct Far(Option<u64>);
 
 impl core::fmt::Display for Far {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self.0 {
-            Some(far) => write!(f, "FAR_EL1 {far:#x}, "),
+            Some(far) => write!(f, concat!(arch_name!(far), " {far:#x}, "), far = far),
             None => Ok(()),
         }
     }

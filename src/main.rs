@@ -35,6 +35,7 @@ use arch::{cpu, exceptions, global, semihosting, smp};
 use boot_checks::{boot_checks, entry_checks};
 use console::Console;
 use describe::Start;
+use mairbench_core::arch_name;
 use mairbench_core::bootargs::{self, Selftest};
 use mairbench_core::emulation::Emulation;
 use mairbench_core::hypervisor::Hypervisor;
@@ -293,8 +294,15 @@ fn caches_off() -> bool {
     match smp::start::data_cache_off() {
         Ok(ops) => {
             say!(
-                "selftest: SCTLR_EL1.C cleared on purpose ({ops} DC CISW operations): every Normal \
-                 type is now accessed as Non-cacheable, and the caches-on verdict must fail"
+                concat!(
+                    "selftest: ",
+                    arch_name!(sctlr),
+                    ".C cleared on purpose ({ops} ",
+                    arch_name!(dc_cisw),
+                    " operations): every Normal type is now accessed as Non-cacheable, and the \
+                     caches-on verdict must fail"
+                ),
+                ops = ops
             );
             true
         }

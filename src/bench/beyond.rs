@@ -9,6 +9,7 @@
 use super::engine::Engine;
 use crate::memory::Alias;
 use crate::say;
+use mairbench_core::arch_name;
 use mairbench_core::format::Bytes;
 use mairbench_core::kernel::{Kernel, KernelSpec};
 use mairbench_core::memtype::NORMAL_WB;
@@ -50,8 +51,12 @@ impl Engine<'_> {
             .saturating_sub(self.plan.sizes.len());
         if done == 0 {
             say!(
-                "system cache: looking past {}: latency on normal-wb up to {} (what the buffer \
-                 holds) for a cache CLIDR_EL1 does not report",
+                concat!(
+                    "system cache: looking past {}: latency on normal-wb up to {} (what the \
+                     buffer holds) for a cache ",
+                    arch_name!(clidr),
+                    " does not report"
+                ),
                 Bytes(planned),
                 Bytes(past.largest().unwrap_or(planned))
             );

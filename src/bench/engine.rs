@@ -14,6 +14,7 @@ use crate::console::Console;
 use crate::memory::{Alias, Memory};
 use crate::{run, say};
 use core::cell::Cell;
+use mairbench_core::arch_name;
 use mairbench_core::bootargs::{Options, Selftest};
 use mairbench_core::counter::{self, Erratum};
 use mairbench_core::format::Bytes;
@@ -225,8 +226,12 @@ impl<'m> Engine<'m> {
         }
         let min_ns = sweep::ticks_to_ns(clock.min_ticks, clock.freq);
         say!(
-            "timer: CNTVCT_EL0 at {} Hz, read overhead {} ticks (subtracted); samples of at least \
-             {} ticks ({}.{} us: >= {} ticks and >= {} us), passes sized on the warm-up; {}",
+            concat!(
+                "timer: ",
+                arch_name!(cntvct),
+                " at {} Hz, read overhead {} ticks (subtracted); samples of at least {} ticks \
+                 ({}.{} us: >= {} ticks and >= {} us), passes sized on the warm-up; {}"
+            ),
             clock.freq,
             clock.overhead,
             clock.min_ticks,
@@ -237,8 +242,10 @@ impl<'m> Engine<'m> {
             match (on, cycles) {
                 (Some(_), _) => "no PMU counts (this CPU's PMU is not programmed)",
                 (None, true) => {
-                    "PMCCNTR_EL0 cycles too (under QEMU the PMU counts virtual nanoseconds, not \
-                     cycles)"
+                    concat!(
+                        arch_name!(pmccntr),
+                        " cycles too (under QEMU the PMU counts virtual nanoseconds, not cycles)"
+                    )
                 }
                 (None, false) => "no usable PMU cycle counter",
             }
@@ -317,7 +324,7 @@ impl<'m> Engine<'m> {
             return Some("real cores take an alignment fault for DC ZVA to Device memory");
         }
         if spec.kernel == Kernel::FillZva && self.plan.zva.is_none() {
-            return Some("DC ZVA is prohibited here (DCZID_EL0.DZP)");
+            return Some(arch_name!(zva_refused));
         }
         None
     }

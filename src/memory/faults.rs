@@ -6,6 +6,7 @@ use crate::arch::exceptions::Fault;
 use crate::arch::{mmu, probes};
 use crate::console::Console;
 use crate::{run, say};
+use mairbench_core::arch_name;
 use mairbench_core::esr::{self, Class, FaultStatus};
 use mairbench_core::memtype;
 use mairbench_core::record::Record;
@@ -109,9 +110,11 @@ impl Memory {
     /// reported as information.
     #[inline(never)] // its frame is on the stack only during the call
     pub fn device_faults(&self, enabled: bool) {
-        say!(
-            "device memory: real cores fault on unaligned accesses and on DC ZVA to Device memory"
-        );
+        say!(concat!(
+            "device memory: real cores fault on ",
+            arch_name!(device_faulting),
+            " to Device memory"
+        ));
         if !enabled {
             say!("  (not tried; mairbench.device-faults tries them on every Device alias)");
             return;
@@ -127,7 +130,7 @@ impl Memory {
             ];
             for (access, outcome) in tries {
                 let words = match outcome {
-                    None => "not tried: DC ZVA is prohibited here (DCZID_EL0.DZP)",
+                    None => concat!("not tried: ", arch_name!(zva_refused)),
                     Some(Some(f)) if Class::of(f.esr).is_abort() => FaultStatus::of(f.esr).name(),
                     Some(Some(f)) => Class::of(f.esr).name(),
                     Some(None) => "no fault (an emulator that does not model it?)",

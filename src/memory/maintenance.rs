@@ -7,6 +7,7 @@ use crate::arch::barrier::dsb_sy;
 use crate::arch::kernels::Loop;
 use crate::console::Console;
 use crate::say;
+use mairbench_core::arch_name;
 use mairbench_core::memtype::{self, Role};
 use mairbench_core::verdict::Maintenance;
 
@@ -46,8 +47,14 @@ impl Memory {
         let dropped = wb.mismatches(b).0 == 0;
         wb.clean_invalidate();
         say!(
-            "maintenance: DC CVAC through normal-wb {} visible through normal-nc; normal-wb then \
-             read {} after a normal-nc write; DC IVAC {} ({} KiB)",
+            concat!(
+                "maintenance: ",
+                arch_name!(dc_cvac),
+                " through normal-wb {} visible through normal-nc; normal-wb then read {} after \
+                 a normal-nc write; ",
+                arch_name!(dc_ivac),
+                " {} ({} KiB)"
+            ),
             if cleaned_visible {
                 "made data"
             } else {

@@ -7,6 +7,7 @@ use super::Memory;
 use crate::arch::mmu;
 use crate::console::Console;
 use crate::{run, say};
+use mairbench_core::arch_name;
 use mairbench_core::memtype;
 use mairbench_core::proof::{self, Evidence, Verdict};
 use mairbench_core::record::Record;
@@ -19,7 +20,14 @@ impl Memory {
     /// Proves every alias; a wrong one fails the run, an implemented-as one is a warning.
     #[inline(never)] // its frame is on the stack only during the call
     pub fn prove(&self) {
-        say!("proof of mapping (AT S1E1R + PAR_EL1, {SAMPLES} pages per alias):");
+        say!(
+            concat!(
+                "proof of mapping (",
+                arch_name!(at_par),
+                ", {SAMPLES} pages per alias):"
+            ),
+            SAMPLES = SAMPLES
+        );
         let step = align_down(self.buffer.size / SAMPLES, PAGE).max(PAGE);
         for a in &self.aliases {
             let mut evidence = Evidence::new();
@@ -56,7 +64,14 @@ impl Memory {
                 Verdict::Inconsistent => {
                     say!("     WRONG: the attribute differs across the buffer")
                 }
-                Verdict::WrongAttr => say!("     WRONG attribute: PAR_EL1 reports {reported}"),
+                Verdict::WrongAttr => say!(
+                    concat!(
+                        "     WRONG attribute: ",
+                        arch_name!(par),
+                        " reports {reported}"
+                    ),
+                    reported = reported
+                ),
                 Verdict::ImplementedAs => {
                     run::warn("memtype");
                     say!("     note: the core reports what it implements: {reported}");

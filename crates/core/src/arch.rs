@@ -27,6 +27,239 @@ impl Arch {
     pub fn by_name(name: &str) -> Option<Arch> {
         ARCHES.into_iter().find(|a| a.name() == name)
     }
+
+    /// The names its registers, instructions and levels go by ([`Names`]).
+    pub const fn names(self) -> &'static Names {
+        match self {
+            Arch::Aarch64 => &AARCH64_NAMES,
+            Arch::Armv7 => &ARMV7_NAMES,
+        }
+    }
+}
+
+/// The names that differ between the architectures: registers, instructions and levels, as
+/// the human lines and the records' text values name them ([`Arch::names`]). Each is also the
+/// [`arch_name!`](crate::arch_name) literal of the same name, which the firmware and core's
+/// sentences splice into their format strings at compile time (`concat!`), so that the
+/// AArch64 image's strings stay whole: sources, the Arm ARM (DDI 0487 for AArch64,
+/// DDI 0406C for ARMv7-A).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Names {
+    /// The virtual count of the generic timer. `CNTVCT_EL0` or `CNTVCT`.
+    pub cntvct: &'static str,
+    /// The generic timer's frequency register. `CNTFRQ_EL0` or `CNTFRQ`.
+    pub cntfrq: &'static str,
+    /// The virtual counter's offset, set by the hypervisor level. `CNTVOFF_EL2` or `CNTVOFF`.
+    pub cntvoff: &'static str,
+    /// The PMU's cycle counter. `PMCCNTR_EL0` or `PMCCNTR`.
+    pub pmccntr: &'static str,
+    /// The PMU's software increment register. `PMSWINC_EL0` or `PMSWINC`.
+    pub pmswinc: &'static str,
+    /// The PMU's implemented common events 0x00-0x1F. `PMCEID0_EL0` or `PMCEID0`.
+    pub pmceid0: &'static str,
+    /// The PMU's implemented common events 0x20-0x3F. `PMCEID1_EL0` or `PMCEID1`.
+    pub pmceid1: &'static str,
+    /// Both event identification registers. `PMCEID0/1_EL0` or `PMCEID0/1`.
+    pub pmceid: &'static str,
+    /// The number of event counters. `PMCR_EL0.N` or `PMCR.N`.
+    pub pmcr_n: &'static str,
+    /// The ID field giving the PMU's version. `PMUVer` or `PerfMon`.
+    pub pmu_version: &'static str,
+    /// That field with its ID register. `ID_AA64DFR0_EL1.PMUVer` or `ID_DFR0.PerfMon`.
+    pub pmu_id: &'static str,
+    /// The prefix of an exception (AArch64) or privilege (ARMv7) level's number. `EL` or `PL`.
+    pub level: &'static str,
+    /// The level the firmware runs at: EL1, or PL1 (SVC mode). `EL1` or `PL1`.
+    pub kernel_level: &'static str,
+    /// The floating-point and vector instructions. `FP/SIMD` or `VFP/NEON`.
+    pub fp_simd: &'static str,
+    /// The asynchronous external abort (capitalized: it starts a sentence). `SError` or
+    /// `Asynchronous abort`.
+    pub serror: &'static str,
+    /// The bit that masks it. `PSTATE.A` or `CPSR.A`.
+    pub async_mask: &'static str,
+    /// The system control register of the firmware's level. `SCTLR_EL1` or `SCTLR`.
+    pub sctlr: &'static str,
+    /// The translation-regime registers every CPU must share, as a list. `SCTLR_EL1,
+    /// MAIR_EL1, TCR_EL1 and TTBR0_EL1` or `SCTLR, MAIR1:MAIR0, TTBCR and TTBR0`.
+    pub regime: &'static str,
+    /// Data cache invalidate by address to the point of coherency. `DC IVAC` or `DCIMVAC`.
+    pub dc_ivac: &'static str,
+    /// Data cache clean by address to the point of coherency. `DC CVAC` or `DCCMVAC`.
+    pub dc_cvac: &'static str,
+    /// Data cache clean and invalidate by address to the point of coherency. `DC CIVAC` or
+    /// `DCCIMVAC`.
+    pub dc_civac: &'static str,
+    /// Data cache clean and invalidate by set/way. `DC CISW` or `DCCISW`.
+    pub dc_cisw: &'static str,
+    /// The cache level ID register. `CLIDR_EL1` or `CLIDR`.
+    pub clidr: &'static str,
+    /// The cache size ID register. `CCSIDR_EL1` or `CCSIDR`.
+    pub ccsidr: &'static str,
+    /// The address translation instruction the proof of mapping uses, and where it reports.
+    /// `AT S1E1R + PAR_EL1` or `ATS1CPR + PAR`.
+    pub at_par: &'static str,
+    /// The physical address register. `PAR_EL1` or `PAR`.
+    pub par: &'static str,
+    /// The exception syndrome: AArch64's register, or ARMv7's exception (its DFSR or IFSR
+    /// for an abort) put in its terms. `ESR_EL1` or `syndrome (ESR terms)`.
+    pub esr: &'static str,
+    /// The fault address register. `FAR_EL1` or `DFAR/IFAR`.
+    pub far: &'static str,
+    /// The faulting instruction's address. `ELR_EL1` or `PC`.
+    pub elr: &'static str,
+    /// The Rust target the image is built for (its ELF's folder under target/).
+    /// `aarch64-unknown-none` or `armv7-unknown-linux-gnueabihf`.
+    pub target: &'static str,
+    /// Why the zeroing instruction is not tried. `DC ZVA is prohibited here
+    /// (DCZID_EL0.DZP)` or `A32 has no DC ZVA`.
+    pub zva_refused: &'static str,
+    /// What real cores fault on in Device memory, as the device-fault line lists it.
+    /// `unaligned accesses and on DC ZVA` or `unaligned accesses`.
+    pub device_faulting: &'static str,
+}
+
+/// The [`Names`] of `$arch` (`aarch64` or `armv7`), from [`arch_name!`](crate::arch_name).
+macro_rules! names_of {
+    ($arch:ident) => {
+        Names {
+            cntvct: crate::arch_name!($arch, cntvct),
+            cntfrq: crate::arch_name!($arch, cntfrq),
+            cntvoff: crate::arch_name!($arch, cntvoff),
+            pmccntr: crate::arch_name!($arch, pmccntr),
+            pmswinc: crate::arch_name!($arch, pmswinc),
+            pmceid0: crate::arch_name!($arch, pmceid0),
+            pmceid1: crate::arch_name!($arch, pmceid1),
+            pmceid: crate::arch_name!($arch, pmceid),
+            pmcr_n: crate::arch_name!($arch, pmcr_n),
+            pmu_version: crate::arch_name!($arch, pmu_version),
+            pmu_id: crate::arch_name!($arch, pmu_id),
+            level: crate::arch_name!($arch, level),
+            kernel_level: crate::arch_name!($arch, kernel_level),
+            fp_simd: crate::arch_name!($arch, fp_simd),
+            serror: crate::arch_name!($arch, serror),
+            async_mask: crate::arch_name!($arch, async_mask),
+            sctlr: crate::arch_name!($arch, sctlr),
+            regime: crate::arch_name!($arch, regime),
+            dc_ivac: crate::arch_name!($arch, dc_ivac),
+            dc_cvac: crate::arch_name!($arch, dc_cvac),
+            dc_civac: crate::arch_name!($arch, dc_civac),
+            dc_cisw: crate::arch_name!($arch, dc_cisw),
+            clidr: crate::arch_name!($arch, clidr),
+            ccsidr: crate::arch_name!($arch, ccsidr),
+            at_par: crate::arch_name!($arch, at_par),
+            par: crate::arch_name!($arch, par),
+            esr: crate::arch_name!($arch, esr),
+            far: crate::arch_name!($arch, far),
+            elr: crate::arch_name!($arch, elr),
+            target: crate::arch_name!($arch, target),
+            zva_refused: crate::arch_name!($arch, zva_refused),
+            device_faulting: crate::arch_name!($arch, device_faulting),
+        }
+    };
+}
+
+/// AArch64's [`Names`].
+const AARCH64_NAMES: Names = names_of!(aarch64);
+/// ARMv7's [`Names`].
+const ARMV7_NAMES: Names = names_of!(armv7);
+
+/// One of the [`Names`] as a string literal, for `concat!` and format strings:
+/// `arch_name!(aarch64, cntvct)` or `arch_name!(armv7, cntvct)` for an architecture's,
+/// `arch_name!(cntvct)` for the one this build is for (ARMv7's on 32-bit Arm, else AArch64's:
+/// the host's tools and tests name registers as the AArch64 image does).
+#[macro_export]
+macro_rules! arch_name {
+    (aarch64, cntvct) => { "CNTVCT_EL0" };
+    (armv7, cntvct) => { "CNTVCT" };
+    (aarch64, cntfrq) => { "CNTFRQ_EL0" };
+    (armv7, cntfrq) => { "CNTFRQ" };
+    (aarch64, cntvoff) => { "CNTVOFF_EL2" };
+    (armv7, cntvoff) => { "CNTVOFF" };
+    (aarch64, pmccntr) => { "PMCCNTR_EL0" };
+    (armv7, pmccntr) => { "PMCCNTR" };
+    (aarch64, pmswinc) => { "PMSWINC_EL0" };
+    (armv7, pmswinc) => { "PMSWINC" };
+    (aarch64, pmceid0) => { "PMCEID0_EL0" };
+    (armv7, pmceid0) => { "PMCEID0" };
+    (aarch64, pmceid1) => { "PMCEID1_EL0" };
+    (armv7, pmceid1) => { "PMCEID1" };
+    (aarch64, pmceid) => { "PMCEID0/1_EL0" };
+    (armv7, pmceid) => { "PMCEID0/1" };
+    (aarch64, pmcr_n) => { "PMCR_EL0.N" };
+    (armv7, pmcr_n) => { "PMCR.N" };
+    (aarch64, pmu_version) => { "PMUVer" };
+    (armv7, pmu_version) => { "PerfMon" };
+    (aarch64, pmu_id) => { "ID_AA64DFR0_EL1.PMUVer" };
+    (armv7, pmu_id) => { "ID_DFR0.PerfMon" };
+    (aarch64, level) => { "EL" };
+    (armv7, level) => { "PL" };
+    (aarch64, kernel_level) => { "EL1" };
+    (armv7, kernel_level) => { "PL1" };
+    (aarch64, fp_simd) => { "FP/SIMD" };
+    (armv7, fp_simd) => { "VFP/NEON" };
+    (aarch64, serror) => { "SError" };
+    (armv7, serror) => { "Asynchronous abort" };
+    (aarch64, async_mask) => { "PSTATE.A" };
+    (armv7, async_mask) => { "CPSR.A" };
+    (aarch64, sctlr) => { "SCTLR_EL1" };
+    (armv7, sctlr) => { "SCTLR" };
+    (aarch64, regime) => { "SCTLR_EL1, MAIR_EL1, TCR_EL1 and TTBR0_EL1" };
+    (armv7, regime) => { "SCTLR, MAIR1:MAIR0, TTBCR and TTBR0" };
+    (aarch64, dc_ivac) => { "DC IVAC" };
+    (armv7, dc_ivac) => { "DCIMVAC" };
+    (aarch64, dc_cvac) => { "DC CVAC" };
+    (armv7, dc_cvac) => { "DCCMVAC" };
+    (aarch64, dc_civac) => { "DC CIVAC" };
+    (armv7, dc_civac) => { "DCCIMVAC" };
+    (aarch64, dc_cisw) => { "DC CISW" };
+    (armv7, dc_cisw) => { "DCCISW" };
+    (aarch64, clidr) => { "CLIDR_EL1" };
+    (armv7, clidr) => { "CLIDR" };
+    (aarch64, ccsidr) => { "CCSIDR_EL1" };
+    (armv7, ccsidr) => { "CCSIDR" };
+    (aarch64, at_par) => { "AT S1E1R + PAR_EL1" };
+    (armv7, at_par) => { "ATS1CPR + PAR" };
+    (aarch64, par) => { "PAR_EL1" };
+    (armv7, par) => { "PAR" };
+    (aarch64, esr) => { "ESR_EL1" };
+    (armv7, esr) => { "syndrome (ESR terms)" };
+    (aarch64, far) => { "FAR_EL1" };
+    (armv7, far) => { "DFAR/IFAR" };
+    (aarch64, elr) => { "ELR_EL1" };
+    (armv7, elr) => { "PC" };
+    (aarch64, target) => { "aarch64-unknown-none" };
+    (armv7, target) => { "armv7-unknown-linux-gnueabihf" };
+    (aarch64, zva_refused) => { "DC ZVA is prohibited here (DCZID_EL0.DZP)" };
+    (armv7, zva_refused) => { "A32 has no DC ZVA" };
+    (aarch64, device_faulting) => { "unaligned accesses and on DC ZVA" };
+    (armv7, device_faulting) => { "unaligned accesses" };
+    ($name:ident) => {
+        $crate::arch_name!(@built $name)
+    };
+    (@built $name:ident) => {
+        $crate::__arch_name_built!($name)
+    };
+}
+
+/// [`arch_name!`](crate::arch_name) of the architecture this build is for: ARMv7's.
+#[cfg(target_arch = "arm")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __arch_name_built {
+    ($name:ident) => {
+        $crate::arch_name!(armv7, $name)
+    };
+}
+
+/// [`arch_name!`](crate::arch_name) of the architecture this build is for: AArch64's.
+#[cfg(not(target_arch = "arm"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __arch_name_built {
+    ($name:ident) => {
+        $crate::arch_name!(aarch64, $name)
+    };
 }
 
 /// An ARMv7 processor mode (CPSR.M, bits 4:0), as the 32-bit image's entry reports it: its
@@ -95,6 +328,102 @@ mod tests {
         assert_eq!(Arch::by_name("armv7"), Some(Arch::Armv7));
         assert_eq!(Arch::by_name("arm64"), None);
         assert_eq!(Arch::by_name("ARMv7"), None);
+    }
+
+    #[test]
+    fn aarch64_names_are_the_image_s_strings() {
+        // The AArch64 column: exactly the strings the AArch64 image printed before the
+        // table existed; its output must not change.
+        let n = Arch::Aarch64.names();
+        let joined = [
+            n.cntvct,
+            n.cntfrq,
+            n.cntvoff,
+            n.pmccntr,
+            n.pmswinc,
+            n.pmceid0,
+            n.pmceid1,
+            n.pmceid,
+            n.pmcr_n,
+            n.pmu_version,
+            n.pmu_id,
+            n.level,
+            n.kernel_level,
+            n.fp_simd,
+            n.serror,
+            n.async_mask,
+            n.sctlr,
+            n.regime,
+            n.dc_ivac,
+            n.dc_cvac,
+            n.dc_civac,
+            n.dc_cisw,
+            n.clidr,
+            n.ccsidr,
+            n.at_par,
+            n.par,
+            n.esr,
+            n.far,
+            n.elr,
+            n.target,
+            n.zva_refused,
+            n.device_faulting,
+        ]
+        .join("|");
+        assert_eq!(
+            joined,
+            "CNTVCT_EL0|CNTFRQ_EL0|CNTVOFF_EL2|PMCCNTR_EL0|PMSWINC_EL0|PMCEID0_EL0|PMCEID1_EL0|\
+             PMCEID0/1_EL0|PMCR_EL0.N|PMUVer|ID_AA64DFR0_EL1.PMUVer|EL|EL1|FP/SIMD|SError|\
+             PSTATE.A|SCTLR_EL1|SCTLR_EL1, MAIR_EL1, TCR_EL1 and TTBR0_EL1|DC IVAC|DC CVAC|\
+             DC CIVAC|DC CISW|CLIDR_EL1|CCSIDR_EL1|AT S1E1R + PAR_EL1|PAR_EL1|ESR_EL1|FAR_EL1|\
+             ELR_EL1|aarch64-unknown-none|DC ZVA is prohibited here (DCZID_EL0.DZP)|\
+             unaligned accesses and on DC ZVA"
+        );
+        // The literals the sentences splice in are the table's, and the host's build (not
+        // 32-bit Arm) names AArch64's.
+        assert_eq!(crate::arch_name!(aarch64, dc_ivac), n.dc_ivac);
+        assert_eq!(crate::arch_name!(cntvct), n.cntvct);
+        assert_eq!(
+            concat!(crate::arch_name!(cntvct), " advances"),
+            "CNTVCT_EL0 advances"
+        );
+    }
+
+    #[test]
+    fn armv7_names() {
+        // Arm ARM DDI 0406C's names (ARMv7-A): CP15 registers without an _ELn suffix,
+        // privilege levels, the by-MVA cache operations; the regime registers in the order
+        // the 32-bit image's smp-registers check lists them.
+        let n = Arch::Armv7.names();
+        assert_eq!(
+            (n.cntvct, n.cntfrq, n.pmccntr),
+            ("CNTVCT", "CNTFRQ", "PMCCNTR")
+        );
+        assert_eq!((n.pmu_id, n.pmcr_n), ("ID_DFR0.PerfMon", "PMCR.N"));
+        assert_eq!((n.kernel_level, n.async_mask), ("PL1", "CPSR.A"));
+        assert_eq!(
+            (n.dc_ivac, n.dc_cvac, n.dc_civac),
+            ("DCIMVAC", "DCCMVAC", "DCCIMVAC")
+        );
+        assert_eq!(n.regime, "SCTLR, MAIR1:MAIR0, TTBCR and TTBR0");
+        // No ARMv7 name carries an AArch64 suffix or instruction form.
+        let a = Arch::Aarch64.names();
+        for (v7, a64) in [
+            (n.cntvct, a.cntvct),
+            (n.cntfrq, a.cntfrq),
+            (n.cntvoff, a.cntvoff),
+            (n.pmswinc, a.pmswinc),
+            (n.pmceid, a.pmceid),
+            (n.sctlr, a.sctlr),
+            (n.clidr, a.clidr),
+            (n.ccsidr, a.ccsidr),
+            (n.par, a.par),
+            (n.at_par, a.at_par),
+            (n.dc_cisw, a.dc_cisw),
+        ] {
+            assert!(!v7.contains("_EL") && !v7.starts_with("DC "), "{v7}");
+            assert_ne!(v7, a64);
+        }
     }
 
     #[test]

@@ -128,7 +128,7 @@ impl fmt::Display for NoRate {
             NoRate::Clock(errno) => {
                 write!(f, "clock_gettime(CLOCK_MONOTONIC) failed (errno {errno})")
             }
-            NoRate::Stalled => f.write_str("CNTVCT_EL0 did not move"),
+            NoRate::Stalled => f.write_str(concat!(crate::arch_name!(cntvct), " did not move")),
             NoRate::TooShort => f.write_str("the monotonic clock's span was too short"),
         }
     }
@@ -139,16 +139,25 @@ impl fmt::Display for NoRate {
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Rate::Register(hz) => write!(f, "CNTFRQ_EL0 {hz} Hz"),
+            Rate::Register(hz) => write!(f, concat!(crate::arch_name!(cntfrq), " {} Hz"), hz),
             Rate::Measured { hz, ticks, ns } => write!(
                 f,
-                "CNTFRQ_EL0 0 Hz; the counter's rate measured against CLOCK_MONOTONIC: {hz} Hz \
-                 ({ticks} ticks in {ns} ns)"
+                concat!(
+                    crate::arch_name!(cntfrq),
+                    " 0 Hz; the counter's rate measured against CLOCK_MONOTONIC: {hz} Hz \
+                     ({ticks} ticks in {ns} ns)"
+                ),
+                hz = hz,
+                ticks = ticks,
+                ns = ns
             ),
             Rate::Unknown(why) => write!(
                 f,
-                "CNTFRQ_EL0 0 Hz and the counter's rate not measured: {why}; nothing can be \
-                 timed"
+                concat!(
+                    crate::arch_name!(cntfrq),
+                    " 0 Hz and the counter's rate not measured: {why}; nothing can be timed"
+                ),
+                why = why
             ),
         }
     }

@@ -214,7 +214,10 @@ impl fmt::Display for Tells {
                     .map_or(0, |(q, _)| q);
                     write!(
                         f,
-                        "PMCCNTR_EL0 counted {} per tick of the 62.5 MHz counter (QEMU's virtual nanoseconds)",
+                        concat!(
+                            crate::arch_name!(pmccntr),
+                            " counted {} per tick of the 62.5 MHz counter (QEMU's virtual nanoseconds)"
+                        ),
                         Decimal {
                             scaled: u64::try_from(per_tick).unwrap_or(u64::MAX),
                             places: 3
@@ -223,17 +226,26 @@ impl fmt::Display for Tells {
                 }
                 Tell::QemuEvents => write!(
                     f,
-                    "PMCEID0_EL0 is {:#x}, the events of QEMU's PMU",
+                    concat!(
+                        crate::arch_name!(pmceid0),
+                        " is {:#x}, the events of QEMU's PMU"
+                    ),
                     o.pmceid0.unwrap_or(0)
                 )?,
                 Tell::CntfrqNotTheBoards => write!(
                     f,
-                    "CNTFRQ_EL0 is QEMU's 62.5 MHz, the device tree's /timer says {} Hz",
+                    concat!(
+                        crate::arch_name!(cntfrq),
+                        " is QEMU's 62.5 MHz, the device tree's /timer says {} Hz"
+                    ),
                     o.dt_timer_hz.unwrap_or(0)
                 )?,
                 Tell::CounterInMicroseconds => write!(
                     f,
-                    "CNTVCT_EL0 at 62.5 MHz moves {} ticks at a time: microseconds, as user-mode QEMU's",
+                    concat!(
+                        crate::arch_name!(cntvct),
+                        " at 62.5 MHz moves {} ticks at a time: microseconds, as user-mode QEMU's"
+                    ),
                     o.counter_step.unwrap_or(0)
                 )?,
                 Tell::CpuinfoNotArm64 => f.write_str(

@@ -216,11 +216,17 @@ impl Unavailable {
     /// The reason in words.
     pub fn why(self) -> &'static str {
         match self {
-            Unavailable::NoPmu => "no PMU (ID_AA64DFR0_EL1.PMUVer)",
-            Unavailable::NoCounters => "no event counters (PMCR_EL0.N is 0)",
+            Unavailable::NoPmu => concat!("no PMU (", crate::arch_name!(pmu_id), ")"),
+            Unavailable::NoCounters => {
+                concat!("no event counters (", crate::arch_name!(pmcr_n), " is 0)")
+            }
             Unavailable::Trapped => "event counters trapped (an access took an exception)",
             Unavailable::NoMemoryEvents => {
-                "the PMU implements none of the memory events (PMCEID0/1_EL0)"
+                concat!(
+                    "the PMU implements none of the memory events (",
+                    crate::arch_name!(pmceid),
+                    ")"
+                )
             }
         }
     }

@@ -389,7 +389,7 @@ pub struct Words {
 
 /// The firmware's: CLIDR_EL1 and the write-back type.
 pub const FIRMWARE: Words = Words {
-    lister: "CLIDR_EL1",
+    lister: crate::arch_name!(clidr),
     curve: "normal-wb",
 };
 

@@ -101,10 +101,14 @@ impl fmt::Display for Why {
             ),
             Why::Unreported { kernel, step, at } => write!(
                 f,
-                "CLIDR_EL1 reports no data cache, yet {wb} {} steps {} after {}",
+                concat!(
+                    crate::arch_name!(clidr),
+                    " reports no data cache, yet {wb} {} steps {} after {}"
+                ),
                 kernel.spec().name,
                 Times(step),
-                Bytes(at)
+                Bytes(at),
+                wb = wb
             ),
             Why::NotMeasured => write!(
                 f,
@@ -220,9 +224,10 @@ fn unreported<S: Sweep + ?Sized>(
             (Status::Warn, super::Why::CacheGeometry(why))
         }
         _ => {
-            let why = super::Why::Missing(
-                "CLIDR_EL1 reports no data or unified cache, and the sweep shows none",
-            );
+            let why = super::Why::Missing(concat!(
+                crate::arch_name!(clidr),
+                " reports no data or unified cache, and the sweep shows none"
+            ));
             (Status::NotApplicable, why)
         }
     }

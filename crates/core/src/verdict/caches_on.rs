@@ -72,7 +72,7 @@ pub enum Why {
     Missing,
 }
 
-const SET: &str = "SCTLR_EL1.C and I are set";
+const SET: &str = concat!(crate::arch_name!(sctlr), ".C and I are set");
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -83,9 +83,9 @@ impl fmt::Display for Why {
         match *self {
             Why::Disabled { c, i } => {
                 let which = match (c, i) {
-                    (false, false) => "SCTLR_EL1.C and I are clear",
-                    (false, true) => "SCTLR_EL1.C is clear",
-                    _ => "SCTLR_EL1.I is clear",
+                    (false, false) => concat!(crate::arch_name!(sctlr), ".C and I are clear"),
+                    (false, true) => concat!(crate::arch_name!(sctlr), ".C is clear"),
+                    _ => concat!(crate::arch_name!(sctlr), ".I is clear"),
                 };
                 write!(
                     f,

@@ -64,12 +64,18 @@ pub enum Why {
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Why::Emulated => f.write_str(
-                "under QEMU PMCCNTR_EL0 counts virtual nanoseconds, not core cycles",
-            ),
+            Why::Emulated => f.write_str(concat!(
+                "under QEMU ",
+                crate::arch_name!(pmccntr),
+                " counts virtual nanoseconds, not core cycles"
+            )),
             Why::Stopped { ticks } => write!(
                 f,
-                "PMCCNTR_EL0 did not advance over {ticks} timer ticks: the cycle counter does not count"
+                concat!(
+                    crate::arch_name!(pmccntr),
+                    " did not advance over {ticks} timer ticks: the cycle counter does not count"
+                ),
+                ticks = ticks
             ),
             Why::Rate {
                 centi_mhz,

@@ -83,7 +83,11 @@ impl fmt::Display for Why {
                 ..
             } => write!(
                 f,
-                "; DRAM past the {} system cache CLIDR_EL1 does not report",
+                concat!(
+                    "; DRAM past the {} system cache ",
+                    crate::arch_name!(clidr),
+                    " does not report"
+                ),
                 Bytes(cache)
             ),
             Why::Cliff {
@@ -91,9 +95,14 @@ impl fmt::Display for Why {
                 ..
             } => write!(
                 f,
-                "; capped: DRAM is {DRAM_TIMES}x the {} system cache CLIDR_EL1 does not report, {}, more than the buffer holds (mairbench.buffer=), so these reads may still hit it",
+                concat!(
+                    "; capped: DRAM is {DRAM_TIMES}x the {} system cache ",
+                    crate::arch_name!(clidr),
+                    " does not report, {}, more than the buffer holds (mairbench.buffer=), so these reads may still hit it"
+                ),
                 Bytes(cache),
-                Bytes(bound)
+                Bytes(bound),
+                DRAM_TIMES = DRAM_TIMES
             ),
             _ => Ok(()),
         }

@@ -87,12 +87,24 @@ impl fmt::Display for Why {
         match self {
             Why::Ok => write!(
                 f,
-                "data cleaned through {wb} read back through {nc}, and DC IVAC made {wb} read what {nc} wrote"
+                concat!(
+                    "data cleaned through {wb} read back through {nc}, and ",
+                    crate::arch_name!(dc_ivac),
+                    " made {wb} read what {nc} wrote"
+                ),
+                wb = wb,
+                nc = nc
             ),
             Why::CleanLost | Why::CleanLostOnErratum => {
                 write!(
                     f,
-                    "data written through {wb} and cleaned with DC CVAC did not read back through {nc}"
+                    concat!(
+                        "data written through {wb} and cleaned with ",
+                        crate::arch_name!(dc_cvac),
+                        " did not read back through {nc}"
+                    ),
+                    wb = wb,
+                    nc = nc
                 )?;
                 f.write_str(match self {
                     Why::CleanLost => ": maintenance does not reach the point of coherency",
@@ -101,7 +113,13 @@ impl fmt::Display for Why {
             }
             Why::InvalidateKept => write!(
                 f,
-                "after DC IVAC {wb} still read its old line instead of what {nc} wrote: the invalidate did not reach the cache holding it"
+                concat!(
+                    "after ",
+                    crate::arch_name!(dc_ivac),
+                    " {wb} still read its old line instead of what {nc} wrote: the invalidate did not reach the cache holding it"
+                ),
+                wb = wb,
+                nc = nc
             ),
             Why::InvalidateUntried => write!(
                 f,
@@ -110,11 +128,21 @@ impl fmt::Display for Why {
             Why::LineNotHeld | Why::CleanInvalidates => {
                 write!(
                     f,
-                    "cleaned data read back through {nc}, but {wb} read memory's new data before DC IVAC: "
+                    concat!(
+                        "cleaned data read back through {nc}, but {wb} read memory's new data before ",
+                        crate::arch_name!(dc_ivac),
+                        ": "
+                    ),
+                    nc = nc,
+                    wb = wb
                 )?;
                 f.write_str(match self {
                     Why::LineNotHeld => "the line was not held in a cache",
-                    _ => "on this core revision an erratum's workaround makes DC CVAC clean and invalidate (the core note), so the clean dropped the line",
+                    _ => concat!(
+                        "on this core revision an erratum's workaround makes ",
+                        crate::arch_name!(dc_cvac),
+                        " clean and invalidate (the core note), so the clean dropped the line"
+                    ),
                 })?;
                 f.write_str(", so the invalidate tested nothing")
             }

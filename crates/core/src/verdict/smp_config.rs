@@ -94,8 +94,13 @@ impl fmt::Display for Why {
             Why::Single => f.write_str("only the boot CPU runs"),
             Why::Ok { started } => write!(
                 f,
-                "all {} CPUs run with the boot CPU's SCTLR_EL1, MAIR_EL1, TCR_EL1 and TTBR0_EL1, and a shared {wb} line read back across cores",
-                u64::from(started)
+                concat!(
+                    "all {} CPUs run with the boot CPU's ",
+                    crate::arch_name!(regime),
+                    ", and a shared {wb} line read back across cores"
+                ),
+                u64::from(started),
+                wb = wb
             ),
             Why::Missing { started, cpus } => write!(
                 f,
