@@ -131,7 +131,7 @@ fn sweep(records: &[Fields]) -> Results {
     for r in results {
         let point = (|| {
             let spec = kernel::by_name(str_of(r, "kernel")?)?;
-            let memtype = memtype::by_name(str_of(r, "memtype")?)?;
+            let memtype = memtype::by_any_name(str_of(r, "memtype")?)?;
             let granule = match str_of(r, "granule").unwrap_or("4K") {
                 g if g == Granule::Block.name() => Granule::Block,
                 _ => Granule::Page,
