@@ -1,7 +1,7 @@
 //! How a comparison names its runs: short labels for titles (file stems), and one line per
 //! run with its platform and CPU.
 
-use crate::read::model::Run;
+use crate::read::model::{self, distinct, Run};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -84,6 +84,70 @@ pub fn describe(run: &Run) -> String {
         s += ", emulated";
     }
     s
+}
+
+/// Where `a` and `b` are logs of two architectures, what the comparison says of it: that
+/// they differ, that points are compared by row of core's kernel and memory-type tables under
+/// A's names, B's names that differ from A's for the rows B measured, and B's kernels and
+/// types A's architecture has no row of (their points are not compared); `None` for one
+/// architecture.
+pub fn arches(a: &Run, b: &Run) -> Option<String> {
+    let (arch_a, arch_b) = (a.arch_tables(), b.arch_tables());
+    if arch_a == arch_b {
+        return None;
+    }
+    let mut renamed: Vec<String> = Vec::new();
+    let mut alone: Vec<&str> = Vec::new();
+    let kernels = distinct(b.measurements.iter().map(|m| m.kernel.as_str()));
+    for name in &kernels {
+        match model::kernel_row(name).map(|k| arch_a.kernel(k)) {
+            Some(Some(k)) if k.name != *name => renamed.push(format!("{name} is {}", k.name)),
+            Some(Some(_)) => {}
+            _ => alone.push(name),
+        }
+    }
+    for name in distinct(
+        b.measurements
+            .iter()
+            .map(|m| model::series_memtype(&m.memtype)),
+    ) {
+        match model::memtype_row(name).map(|r| arch_a.memtype(r)) {
+            Some(Some(t)) if t.name != name => renamed.push(format!("{name} is {}", t.name)),
+            Some(Some(_)) => {}
+            _ => alone.push(name),
+        }
+    }
+    // A's kernels B's architecture has no loop for.
+    let only_a: Vec<&str> = distinct(a.measurements.iter().map(|m| m.kernel.as_str()))
+        .into_iter()
+        .filter(|name| model::kernel_row(name).is_some_and(|k| arch_b.kernel(k).is_none()))
+        .collect();
+    let mut s = format!(
+        "architectures differ: A is {}, B {}; points are compared by row of core's kernel and \
+         memory-type tables, under A's names",
+        arch_a.name(),
+        arch_b.name()
+    );
+    if !renamed.is_empty() {
+        let _ = write!(s, " (B's {})", renamed.join(", "));
+    }
+    if !only_a.is_empty() {
+        let _ = write!(
+            s,
+            "; {} has no {} (A's points of it are not compared)",
+            arch_b.name(),
+            only_a.join(", ")
+        );
+    }
+    if !alone.is_empty() {
+        let _ = write!(
+            s,
+            "; {} has no {} (B's points of them are not compared)",
+            arch_a.name(),
+            alone.join(", ")
+        );
+    }
+    Some(s)
 }
 
 #[cfg(test)]
