@@ -394,4 +394,85 @@ mod tests {
         );
         assert!(j["logs"][0]["figures"]["wt_wb_write_l1"]["missing"].is_string());
     }
+
+    #[test]
+    fn a_fleet_of_both_architectures_compares_the_same_rows() {
+        use crate::analyse::table::figures::figure;
+        use crate::read::model::named_as;
+        let v7 = crate::read::armv7_sample::run();
+        // The same points as an AArch64 log would name them.
+        let a64 = Run {
+            arch: Some("aarch64".into()),
+            ..named_as(&v7, Arch::Aarch64)
+        };
+        let (ra, rb) = (row(Path::new("a.log"), &a64), row(Path::new("b.log"), &v7));
+        assert_eq!((ra.arch.as_str(), rb.arch.as_str()), ("aarch64", "armv7"));
+        // WB-noalloc/WB write at the L1set (16 KiB): write-line on the hinted row, found
+        // in both logs, under each log's own name.
+        let (fa, fb) = (
+            ra.figures[2].clone().unwrap(),
+            rb.figures[2].clone().unwrap(),
+        );
+        assert_eq!((fa.kernel, fa.memtype), ("write-line", "normal-wb-noalloc"));
+        assert_eq!((fb.kernel, fb.memtype), ("write-line", "normal-wb-nowa"));
+        assert_eq!(fa.value, fb.value);
+        assert!((fb.value - 64795.0 / 66038.0).abs() < 1e-12, "{}", fb.value);
+        // NC/WB has no normal-nc point in either: the armv7 row says so in its own names.
+        let nc = rb.figures[1].clone().unwrap_err();
+        assert!(nc.contains("no write-line point of normal-nc"), "{nc}");
+        // Device/WB read at DRAM size: read-ldm's in the armv7 log's words.
+        let dev = rb.figures[0].clone().unwrap_err();
+        assert!(
+            dev.starts_with("no read-ldm point of normal-wb at DRAM size"),
+            "{dev}"
+        );
+        // A kernel only AArch64 has is said to be missing, not failed on.
+        let zva = Key {
+            kernel: Kernel::FillZva,
+            ..KEYS[0]
+        };
+        let why = figure(&v7, &zva).unwrap_err();
+        assert_eq!(why, "armv7 has no fill-zva kernel (only AArch64 has it)");
+        // The table: each log's arch, and under the column what the armv7 row is.
+        let t = table(&[ra.clone(), rb.clone()]);
+        let logs: Vec<&str> = t.lines().filter(|l| l.starts_with('#')).take(2).collect();
+        assert!(
+            logs[0].contains(" aarch64 ") && logs[1].contains(" armv7 "),
+            "{t}"
+        );
+        let noalloc = t
+            .lines()
+            .find(|l| l.starts_with("WB-noalloc/WB write: "))
+            .unwrap();
+        assert!(
+            noalloc.contains(
+                "On armv7, the kernel write-stp is write-stm; the row of normal-wb-noalloc is \
+                 normal-wb-nowa, write-back, no write-allocate"
+            ),
+            "{noalloc}"
+        );
+        let device = t
+            .lines()
+            .find(|l| l.starts_with("Device/WB read: "))
+            .unwrap();
+        assert!(
+            device.ends_with(
+                "On armv7, the kernel read-ldp is read-ldm; there is no device-ngre or device-gre"
+            ),
+            "{device}"
+        );
+        // A fleet of AArch64 logs alone has no such sentence.
+        let plain = table(&[ra.clone(), ra]);
+        assert!(!plain.contains("armv7"), "{plain}");
+        let j = json(&[rb]);
+        assert_eq!(j["logs"][0]["arch"], "armv7");
+        assert_eq!(
+            j["logs"][0]["figures"]["noalloc_wb_write_l1"]["memtype"],
+            "normal-wb-nowa"
+        );
+        assert!(j["figures"][2]["meaning"]
+            .as_str()
+            .unwrap()
+            .contains("normal-wb-nowa"));
+    }
 }
