@@ -185,4 +185,45 @@ mod tests {
         assert_eq!(cpu(&r), "MIDR 0x12345678");
         assert_eq!(cpu(&Run::default()), "unknown CPU");
     }
+
+    #[test]
+    fn two_architectures_are_said_to_differ() {
+        use crate::read::model::{named_as, Run};
+        use mairbench_core::arch::Arch;
+        let v7 = crate::read::armv7_sample::run();
+        let mut a64 = Run {
+            arch: Some("aarch64".into()),
+            ..named_as(&v7, Arch::Aarch64)
+        };
+        assert_eq!(arches(&v7, &v7), None);
+        assert_eq!(arches(&a64, &a64), None);
+        // A kernel armv7 has no loop for.
+        let mut zva = a64.measurements[0].clone();
+        zva.kernel = "fill-zva".into();
+        a64.measurements.push(zva);
+        let said = arches(&a64, &v7).unwrap();
+        assert!(
+            said.starts_with("architectures differ: A is aarch64, B armv7"),
+            "{said}"
+        );
+        assert!(
+            said.contains(
+                "(B's read-ldm is read-ldp, write-stm is write-stp, maint-dccimvac is \
+                 maint-civac, normal-wb-nowa is normal-wb-noalloc)"
+            ),
+            "{said}"
+        );
+        assert!(
+            said.ends_with("; armv7 has no fill-zva (A's points of it are not compared)"),
+            "{said}"
+        );
+        // The other way round: B's names are AArch64's, and A's (armv7) lacks no kernel of B
+        // but fill-zva.
+        let back = arches(&v7, &a64).unwrap();
+        assert!(back.contains("(B's read-ldp is read-ldm"), "{back}");
+        assert!(
+            back.ends_with("; armv7 has no fill-zva (B's points of them are not compared)"),
+            "{back}"
+        );
+    }
 }
