@@ -272,7 +272,9 @@ secondary_entry:
 // fault on Strongly-ordered memory, which is what every data access is with the MMU off. So,
 // on a core with LPAE, the MMU goes on at once with the data cache still off: the 2 MiB
 // blocks of the image and of the device tree are Normal memory (non-cacheable while SCTLR.C
-// is clear), everything else Strongly-ordered and execute-never, as with the MMU off. The
+// is clear), everything else Strongly-ordered and execute-never, as with the MMU off (a core
+// without LPAE, the Cortex-A5, A8 or A9, gets the same map in 1 MiB short-descriptor sections:
+// early_map_short). The
 // attribute slots are the firmware's own (MAIR0/MAIR1 from core's table: slot 0 Normal
 // write-back, slot 4 Strongly-ordered), so memory set-up switches to its tables with the same
 // attributes for the code that runs. r4 = the DTB address; uses r0-r3, r10-r12.
@@ -283,7 +285,7 @@ early_map:
     mrc     p15, 0, r0, c0, c1, 4   // ID_MMFR0
     and     r0, r0, #0xf
     cmp     r0, #5
-    bxlo    lr                      // no LPAE: the MMU stays off
+    blo     early_map_short         // no LPAE: 1 MiB sections
     push    {lr}                    // on the SVC stack, set up before
     ladr    r10, mb_early_tables    // level 1 (4 entries), then level 2 (512) at +4 KiB
     add     r11, r10, #4096
@@ -349,6 +351,61 @@ early_map:
     mcr     p15, 0, r0, c1, c0, 0
     isb
     pop     {pc}
+
+// The early identity map of a core without LPAE: one first-level table of 4096 sections of
+// 1 MiB, Strongly-ordered and execute-never (TEX 000, C 0, B 0, XN), but the image's and the
+// device tree's, Normal (TEX 001, C 1, B 1: write-back write-allocate, non-cacheable while
+// SCTLR.C is clear; Shareable); PL1 read-write (AP 01), domain 0 a client (DACR), TTBCR 0
+// (Arm ARM DDI 0406C, B3.5.1 "Short-descriptor translation table format"). The firmware's own
+// tables are LPAE-only so far: memory set-up says so and the run ends there. r4 = the DTB
+// address; uses r0-r3, r10-r12.
+.equ SECTION_SO,      0x412                 // section, XN, AP 01
+.equ SECTION_NORMAL,  0x1140e               // section, B, C, AP 01, TEX 001, S
+early_map_short:
+    push    {lr}
+    ladr    r10, mb_early_tables    // 16 KiB, 16 KiB-aligned
+    ldr     r2, =SECTION_SO
+    mov     r0, #0
+1:  orr     r1, r2, r0, lsl #20
+    str     r1, [r10, r0, lsl #2]
+    add     r0, r0, #1
+    cmp     r0, #4096
+    blo     1b
+    ladr    r0, _head
+    ladr    r1, __image_end
+    bl      early_sections
+    movs    r0, r4
+    tsteq   r4, #7                  // (r4 = 0: nothing to map)
+    addne   r1, r4, #(1 << 20)
+    blne    early_sections
+    dsb
+    ldr     r0, =0x55555555         // DACR: every domain a client
+    mcr     p15, 0, r0, c3, c0, 0
+    mov     r0, #0
+    mcr     p15, 0, r0, c2, c0, 2   // TTBCR: short descriptors, TTBR0 only
+    mcr     p15, 0, r10, c2, c0, 0  // TTBR0 (walks non-cacheable)
+    isb
+    mcr     p15, 0, r0, c8, c7, 0   // TLBIALL
+    dsb
+    isb
+    mrc     p15, 0, r0, c1, c0, 0
+    orr     r0, r0, #SCTLR_M
+    mcr     p15, 0, r0, c1, c0, 0
+    isb
+    pop     {pc}
+
+// The sections of [r0, r1) Normal (r10: the table). Uses r0-r3.
+early_sections:
+    lsr     r0, r0, #20
+    sub     r1, r1, #1
+    lsr     r1, r1, #20
+    ldr     r3, =SECTION_NORMAL
+2:  cmp     r0, r1
+    bxhi    lr
+    orr     r2, r3, r0, lsl #20
+    str     r2, [r10, r0, lsl #2]
+    add     r0, r0, #1
+    b       2b
 
 // The level-2 entries (r11) of the 2 MiB blocks that [r0, r1) touches, Normal (in the GiB
 // whose base is r12). Uses r0-r3.

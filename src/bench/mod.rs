@@ -63,9 +63,8 @@ impl Engine<'_> {
     /// intact afterwards. When the sweep looks past its plan ([`beyond`]), the latency kernel
     /// runs first, so that the sizes it adds reach every kernel.
     pub fn run(&mut self) {
-        let first = self.plan.probe.then(|| spec(Kernel::Latency)).flatten();
-        let rest = selected(self.plan.kernels).filter(move |&k| Some(k) != first);
-        let first = first.map(|f| f.kernel);
+        let first = self.plan.probe.then_some(Kernel::Latency);
+        let rest = selected(self.plan.kernels).filter(move |k| Some(k.kernel) != first);
         for spec in first.and_then(spec).into_iter().chain(rest) {
             if core::mem::take(&mut self.disturb_selftest) {
                 let middle = self.plan.sizes.get(self.plan.sizes.len() / 2);

@@ -2,14 +2,13 @@
 //! the upper half of the VA space (the memory map as the report shows it: `report`).
 
 use crate::arch::image::ImageLayout;
-use crate::arch::smp;
 use crate::arch::MEMTYPES;
+use crate::arch::{mmu, smp};
 use mairbench_core::memtype;
 use mairbench_core::paging::{Access, Granule};
 
 pub(super) const KIB: u64 = 1 << 10;
 pub(super) const MIB: u64 = 1 << 20;
-pub(super) const GIB: u64 = 1 << 30;
 pub(super) const PAGE: u64 = 4 * KIB;
 
 /// The image's six parts, the console, the device tree and the framebuffer.
@@ -165,29 +164,17 @@ pub(super) fn identity_map(
 }
 
 /// Where alias `i` (the page aliases in memory-type order, then the block aliases) of a
-/// buffer of `size` bytes starts: slots from `alias_base`, 1 GiB-aligned where `room` (the
-/// address space above `alias_base`) holds all of them so, as every 64-bit layout does, else
-/// 2 MiB-aligned (a 32-bit address space: the block aliases need no more); slot
+/// buffer of `size` bytes starts: slots from `alias_base`, each aligned to the architecture's
+/// `mmu::ALIAS_ALIGN` (1 GiB on AArch64, 2 MiB in a 32-bit address space); slot
 /// [`ALIASES`](super::ALIASES) stays unmapped (the `unmapped-load` fault probe).
-pub(super) fn alias_va(alias_base: u64, room: u64, size: u64, i: usize) -> u64 {
-    alias_base + i as u64 * alias_slot(room, size)
+pub(super) fn alias_va(alias_base: u64, size: u64, i: usize) -> u64 {
+    alias_base + i as u64 * align_up(size, mmu::ALIAS_ALIGN)
 }
 
-/// The bytes between two aliases' starts (see [`alias_va`]).
-pub(super) fn alias_slot(room: u64, size: u64) -> u64 {
-    let slots = super::ALIASES as u64 + 1;
-    let gib = align_up(size, GIB);
-    if gib.saturating_mul(slots) <= room {
-        gib
-    } else {
-        align_up(size, 2 * MIB)
-    }
-}
-
-/// Whether every alias slot of a buffer of `size` bytes, the unmapped one too, fits in
-/// `room` (see [`alias_va`]).
-pub(super) fn aliases_fit(room: u64, size: u64) -> bool {
-    alias_slot(room, size).saturating_mul(super::ALIASES as u64 + 1) <= room
+/// The address space every alias slot of a buffer of `size` bytes takes, the unmapped one
+/// too.
+pub(super) fn alias_span(size: u64) -> u64 {
+    align_up(size, mmu::ALIAS_ALIGN).saturating_mul(super::ALIASES as u64 + 1)
 }
 
 /// The granule of alias `i`: pages for the first of each memory type, blocks for the second.

@@ -52,8 +52,7 @@ pub fn setup(
         .ok_or("the image is not inside any RAM region of the device tree")?;
     let dtb_range = dtb.map(|(addr, blob)| layout::pages_of(addr as u64, blob.len() as u64));
     let va_layout = mmu::va_layout()?;
-    let alias_base = 1u64 << (va_layout.va_bits - 1);
-    let room = va_layout.va_limit() - alias_base;
+
     let (pool, pool_pa) = mmu::table_pool().ok_or("translation tables already built")?;
     let tables_total = pool.len();
 
@@ -63,6 +62,8 @@ pub fn setup(
         .framebuffer
         .map(|(base, size)| layout::pages_of(base, size));
     let regions = layout::identity_map(&image, platform.console.base, dtb_range, fb, secondaries);
+    let taken = regions.iter().map(|r| (r.base, r.size));
+    let (alias_base, room) = mmu::alias_window(va_layout.va_limit(), taken);
 
     // 2. The buffer, shrunk until the pool can map it.
     let fit = Fit {
@@ -99,7 +100,7 @@ pub fn setup(
             .map_err(|_| "mapping the image, console or device tree failed")?;
     }
     let alias_va: [u64; ALIASES] =
-        core::array::from_fn(|i| layout::alias_va(alias_base, room, buffer.size, i));
+        core::array::from_fn(|i| layout::alias_va(alias_base, buffer.size, i));
     let memtypes: [&'static memtype::MemType; ALIASES] =
         core::array::from_fn(layout::alias_memtype);
     let attr_index = |i: usize, t: &memtype::MemType| {
@@ -158,7 +159,7 @@ pub fn setup(
         tables_used: mapper.tables_used(),
         tables_total,
         regions,
-        unmapped_va: layout::alias_va(alias_base, room, buffer.size, ALIASES),
+        unmapped_va: layout::alias_va(alias_base, buffer.size, ALIASES),
         reserved: platform.reserved,
     })
 }
@@ -283,7 +284,7 @@ impl Fit<'_> {
                 .map_err(|_| {
                     "no room in RAM for the test buffer clear of the image, the device tree and the reserved ranges"
                 })?;
-            let fits = layout::aliases_fit(self.room, placed.size);
+            let fits = layout::alias_span(placed.size) <= self.room;
             if fits && self.tables_for(placed.size) <= self.tables {
                 return Ok(placed);
             }
@@ -306,7 +307,7 @@ impl Fit<'_> {
         let regions = core::iter::from_fn(move || match identity.next() {
             Some(r) => Some((r.base, r.size, Granule::Page)),
             None => aliases.next().map(|i| {
-                let va = layout::alias_va(self.alias_base, self.room, size, i);
+                let va = layout::alias_va(self.alias_base, size, i);
                 (va, size, layout::alias_granule(i))
             }),
         });

@@ -123,8 +123,14 @@ pub enum Kernel {
 }
 
 impl Kernel {
-    /// The kernel's entry in [`KERNELS`].
+    /// The kernel's entry in [`KERNELS`]; in a build for 32-bit Arm (the 32-bit image and the
+    /// twin there, whose loops are A32), its A32 entry where it has one ([`armv7::spec`]), so
+    /// that every sentence names the loop that ran.
     pub fn spec(self) -> &'static KernelSpec {
+        #[cfg(target_arch = "arm")]
+        if let Some(a32) = armv7::spec(self) {
+            return a32;
+        }
         // `KERNELS[k as usize].kernel == k` is checked at compile time below; `find` keeps
         // this free of indexing all the same.
         KERNELS

@@ -164,6 +164,39 @@ pub fn parse_size(s: &str) -> Option<u64> {
     (bytes != 0).then_some(bytes)
 }
 
+/// The largest `align`-aligned stretch of `[align, limit)` that no range of `taken`
+/// (start, length) touches: its start and length, `(0, 0)` when there is none. The 32-bit
+/// image puts its buffer aliases there when its RAM, and so its identity map, lies in the
+/// upper half of the address space (`align` a power of two).
+pub fn largest_gap(
+    limit: u64,
+    align: u64,
+    taken: impl Iterator<Item = (u64, u64)> + Clone,
+) -> (u64, u64) {
+    let up = |x: u64| x.checked_next_multiple_of(align).unwrap_or(u64::MAX);
+    let end_of = |(base, len): (u64, u64)| base.saturating_add(len);
+    let starts = core::iter::once(align).chain(taken.clone().map(|r| up(end_of(r))));
+    let mut best = (0, 0);
+    for start in starts {
+        // The stretch ends at the first range at or above its start; none may begin below
+        // it and reach into it.
+        let mut end = limit;
+        let mut clear = start < limit;
+        for r in taken.clone() {
+            if r.0 >= start {
+                end = end.min(r.0 & !align.wrapping_sub(1));
+            } else if end_of(r) > start {
+                clear = false;
+            }
+        }
+        let len = end.saturating_sub(start);
+        if clear && len > best.1 {
+            best = (start, len);
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, reason = "tests")]
 mod tests {
@@ -408,5 +441,41 @@ mod tests {
         ] {
             assert_eq!(parse_size(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn the_largest_gap_is_found() {
+        const MIB: u64 = 1 << 20;
+        // The i.MX6UL EVK: its UART low, its RAM (image, device tree) at 2 GiB.
+        let taken = [
+            (0x0202_0000, 0x1000),
+            (0x8001_0000, 0xa0_0000),
+            (0x8800_0000, 0x1_0000),
+        ];
+        let (start, len) = largest_gap(1 << 32, 2 * MIB, taken.iter().copied());
+        assert_eq!((start, start + len), (0x0220_0000, 0x8000_0000));
+        // Nothing taken: everything from `align` up.
+        assert_eq!(
+            largest_gap(1 << 32, 2 * MIB, [].iter().copied()),
+            (2 * MIB, (1 << 32) - 2 * MIB)
+        );
+        // The top stretch wins when it is larger.
+        let low = [(0x4000_0000, 0x100_0000)];
+        assert_eq!(
+            largest_gap(1 << 32, 2 * MIB, low.iter().copied()),
+            (0x4100_0000, 0xbf00_0000)
+        );
+        // Overlapping and unaligned ranges; a range reaching past the limit.
+        let odd = [
+            (0x1000, 0x20_0000),
+            (0x10_0000, 0x40_0000),
+            (0xffff_0000, 0x2_0000),
+        ];
+        let (s, l) = largest_gap(1 << 32, 2 * MIB, odd.iter().copied());
+        assert_eq!((s, s + l), (0x60_0000, 0xffe0_0000));
+        assert_eq!(
+            largest_gap(4 * MIB, 2 * MIB, [(0, 4 * MIB)].iter().copied()),
+            (0, 0)
+        );
     }
 }

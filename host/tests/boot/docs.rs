@@ -633,3 +633,25 @@ fn the_counts_the_docs_write_are_the_tables() {
     assert_eq!(count_word(17), "seventeen");
     assert_eq!(count_word(22), "22");
 }
+
+/// docs/kernels.md's table of the kernels on 32-bit Arm (between its `a32` markers) is what
+/// core's A32 column renders (`MAIRBENCH_BLESS=1` rewrites it).
+#[test]
+fn the_a32_kernels_table_is_cores() {
+    let mut table = String::new();
+    mairbench_core::kernel::armv7::write_markdown(&mut table).unwrap();
+    let path = common::root().join("docs/kernels.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (begin, end) = ("<!-- a32:begin -->\n", "<!-- a32:end -->\n");
+    let (head, rest) = text.split_once(begin).expect("the begin marker");
+    let (generated, tail) = rest.split_once(end).expect("the end marker");
+    if std::env::var_os("MAIRBENCH_BLESS").is_some() {
+        std::fs::write(&path, format!("{head}{begin}{table}{end}{tail}")).unwrap();
+    } else {
+        assert!(
+            generated == table,
+            "docs/kernels.md is out of date with core's kernel::armv7::A32: regenerate it with\n  \
+             MAIRBENCH_BLESS=1 cargo host-test -p mairbench-host --test boot the_a32_kernels_table_is_cores"
+        );
+    }
+}

@@ -160,3 +160,13 @@ fn par(va: u64) -> Par {
 pub fn mapper(pool: &mut [Table], pool_pa: u64, layout: Layout) -> Result<Mapper<'_>, MapError> {
     Mapper::new(pool, pool_pa, layout)
 }
+
+/// How the buffer's alias slots are aligned: 1 GiB, in a 48-bit address space.
+pub const ALIAS_ALIGN: u64 = 1 << 30;
+
+/// Where the buffer's aliases go: half the address space up, where no physical address this
+/// core supports lies (the identity map is below it), so `_taken` never meets them.
+pub fn alias_window(va_limit: u64, _taken: impl Iterator<Item = (u64, u64)> + Clone) -> (u64, u64) {
+    let half = va_limit / 2;
+    (half, va_limit - half)
+}

@@ -45,10 +45,18 @@ fn cpsr() -> u32 {
 }
 
 /// Whether the core has the generic timer (ID_PFR1.GenTimer): the Cortex-A7 and A15 do,
-/// the A8 and A9 do not.
+/// the A8 and A9 do not. Read once.
 pub fn generic_timer() -> bool {
-    let id = read::<IdPfr1>();
-    mairbench_core::arch::armv7_features(0, id).generic_timer
+    static KNOWN: AtomicU8 = AtomicU8::new(0);
+    match KNOWN.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            let has = mairbench_core::arch::armv7_features(0, read::<IdPfr1>()).generic_timer;
+            KNOWN.store(if has { 1 } else { 2 }, Ordering::Relaxed);
+            has
+        }
+    }
 }
 
 /// The counter frequency the run uses (0: not set, CNTFRQ is read instead).
@@ -101,17 +109,26 @@ pub fn counter_errata() -> Errata {
 }
 
 /// The virtual counter, read after the instructions before it (ISB), without the errata's
-/// workarounds: for waits (`super::timer`). 0 without a generic timer.
+/// workarounds: for waits (`super::timer`). 0 without a generic timer (the Cortex-A8 and A9:
+/// no other clock times the 32-bit image yet, so its timer check fails and every wait ends at
+/// once, with CNTFRQ 0).
 #[inline(always)]
 pub fn counter() -> u64 {
     isb();
-    read64::<CntVct>()
+    if generic_timer() {
+        read64::<CntVct>()
+    } else {
+        0
+    }
 }
 
 /// The virtual counter CNTVCT, ordered after the instructions before it, read by this CPU's
-/// errata rules ([`own_counter_errata`]).
+/// errata rules ([`own_counter_errata`]); 0 without a generic timer (see [`counter`]).
 pub fn ticks() -> u64 {
     isb();
+    if !generic_timer() {
+        return 0;
+    }
     counter::read(counter_errata(), read64::<CntVct>)
 }
 

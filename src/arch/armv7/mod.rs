@@ -76,16 +76,17 @@ global_asm!(
     ttbcr = const mairbench_core::paging::lpae::TTBCR,
 );
 
-/// The early identity map's two tables (boot/armv7/entry.S, `early_map`): level 1, then one
-/// level 2 table. Only the entry code writes them; they stay in use until memory set-up
-/// switches to its own tables.
+/// The early identity map's tables (boot/armv7/entry.S, `early_map`): LPAE's level 1 and one
+/// level 2 table in the first 8 KiB, or a short-descriptor first-level table in all 16 KiB.
+/// Only the entry code writes them; they stay in use until memory set-up switches to its own
+/// tables.
 #[export_name = "mb_early_tables"]
 #[link_section = ".bss.early_tables"]
-static mut EARLY_TABLES: EarlyTables = EarlyTables([[0; 512]; 2]);
+static mut EARLY_TABLES: EarlyTables = EarlyTables([0; 4096]);
 
-/// Two page-aligned translation tables.
-#[repr(C, align(4096))]
-struct EarlyTables([[u64; 512]; 2]);
+/// 16 KiB of translation tables, aligned as a short-descriptor first-level table must be.
+#[repr(C, align(16384))]
+struct EarlyTables([u32; 4096]);
 
 global_asm!(include_str!("../../../boot/armv7/entry.S"), options(raw));
 global_asm!(include_str!("../../../boot/armv7/vectors.S"), options(raw));

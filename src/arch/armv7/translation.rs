@@ -162,3 +162,20 @@ pub fn at_s1e1r(va: u64) -> Par {
 pub fn mapper(pool: &mut [Table], pool_pa: u64, layout: Layout) -> Result<Mapper<'_>, MapError> {
     Mapper::new(pool, pool_pa, layout).map(Mapper::armv7)
 }
+
+/// How the buffer's alias slots are aligned: 2 MiB (what the block aliases need), in a 4 GiB address space.
+pub const ALIAS_ALIGN: u64 = 2 << 20;
+
+/// Where the buffer's aliases go: half the address space up where the identity map (`taken`:
+/// start, length) leaves it free, else the largest 2 MiB-aligned stretch it leaves (a board
+/// whose RAM is in the upper half, as the i.MX6UL EVK's at 0x8000_0000).
+pub fn alias_window(va_limit: u64, taken: impl Iterator<Item = (u64, u64)> + Clone) -> (u64, u64) {
+    let half = va_limit / 2;
+    if taken
+        .clone()
+        .all(|(base, len)| base.saturating_add(len) <= half)
+    {
+        return (half, va_limit - half);
+    }
+    mairbench_core::placement::largest_gap(va_limit, ALIAS_ALIGN, taken)
+}

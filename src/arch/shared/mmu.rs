@@ -11,7 +11,8 @@ use super::probes;
 use super::translation::enable;
 pub(super) use super::translation::SCTLR_MMU_ON;
 pub use super::translation::{
-    at_s1e1r, data_cache_off, mapper, registers, va_layout, Par, Regime, REGISTERS,
+    alias_window, at_s1e1r, data_cache_off, mapper, registers, va_layout, Par, Regime, ALIAS_ALIGN,
+    REGISTERS,
 };
 use mairbench_core::memtype::NORMAL_WB;
 use mairbench_core::paging::{Access, Mapper, Table};

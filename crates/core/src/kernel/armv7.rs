@@ -123,6 +123,7 @@ pub const A32: [Option<A32>; ROWS.len()] = [
 ];
 
 /// How many rows have an A32 loop.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
 const COUNT: usize = {
     let mut n = 0;
     let mut i = 0;
@@ -137,6 +138,7 @@ const COUNT: usize = {
 
 /// The kernels the 32-bit image measures, in table order: the rows with an A32 loop, with
 /// its name and summary.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
 pub const KERNELS: [KernelSpec; COUNT] = {
     let mut out = [ROWS[0]; COUNT];
     let (mut i, mut n) = (0, 0);
@@ -162,6 +164,25 @@ pub fn by_name(name: &str) -> Option<&'static KernelSpec> {
 /// The 32-bit image's row of `kernel`, if A32 has it.
 pub fn spec(kernel: Kernel) -> Option<&'static KernelSpec> {
     KERNELS.iter().find(|k| k.kernel == kernel)
+}
+
+/// Writes the A32 column as a Markdown table (docs/kernels.md's "On 32-bit Arm", checked
+/// by a test): each row's name in the table, its A32 name (or that A32 has none) and what
+/// its A32 loop does.
+pub fn write_markdown(out: &mut impl core::fmt::Write) -> core::fmt::Result {
+    writeln!(out, "| kernel | on 32-bit Arm | the A32 loop |")?;
+    writeln!(out, "| --- | --- | --- |")?;
+    for (row, a32) in ROWS.iter().zip(&A32) {
+        match a32 {
+            Some(a) => writeln!(out, "| `{}` | `{}` | {} |", row.name, a.name, a.summary)?,
+            None => writeln!(
+                out,
+                "| `{}` | none | A32 has no such instruction |",
+                row.name
+            )?,
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -166,6 +166,7 @@ pub const ARMV7: [Option<Armv7Type>; ROWS.len()] = [
 /// LPAE attribute bytes (in `mair`, the MAIR0/MAIR1 byte) and summaries. A row's role (what it
 /// stands for in the comparisons) is the table's: `normal-wb-nowa` is the write-back row
 /// without write allocation.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
 pub const MEMTYPES: [MemType; 6] = {
     let mut out = [ROWS[0]; 6];
     let mut i = 0;
@@ -197,6 +198,7 @@ pub fn by_name(name: &str) -> Option<(usize, &'static Armv7Type)> {
 /// MAIR0 and MAIR1 under LPAE: attribute byte `n` (MAIR0 for slots 0-3, MAIR1 for 4-7,
 /// slot `n % 4` at bits `[8k+7:8k]`) is the [`ARMV7`] entry's; a slot without a type holds
 /// `0x00`, Strongly-ordered, which no descriptor selects.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
 pub const fn mair0_mair1() -> (u32, u32) {
     let (mut mair0, mut mair1) = (0u32, 0u32);
     let mut n = 0;

@@ -53,12 +53,18 @@ pub(super) const fn position(role: Role) -> usize {
     }
 }
 
-/// The name of the first type of `role`, as the sentences print it.
+/// The name of the first type of `role`, as the sentences print it: in a build for 32-bit
+/// Arm, the name of its row on ARMv7 ([`memtype::armv7::MEMTYPES`]: `normal-wb-nowa` for
+/// the hinted write-back row), so that a sentence names the alias the run measured.
 #[allow(clippy::indexing_slicing)] // a position the table gave
 pub(super) const fn named(role: Role) -> &'static str {
+    #[cfg(target_arch = "arm")]
+    const TABLE: &[memtype::MemType] = &memtype::armv7::MEMTYPES;
+    #[cfg(not(target_arch = "arm"))]
+    const TABLE: &[memtype::MemType] = &MEMTYPES;
     match memtype::position(role) {
-        Some(i) => MEMTYPES[i].name,
-        None => "(none)",
+        Some(i) if i < TABLE.len() => TABLE[i].name,
+        _ => "(none)",
     }
 }
 
