@@ -29,3 +29,56 @@ pub(crate) const LOG: &str = r#"
 pub(crate) fn run() -> Run {
     crate::read::log::parse(LOG.as_bytes()).run
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::model::{distinct, in_table_order, kernel_row, memtype_row, named_as};
+    use mairbench_core::arch::Arch;
+    use mairbench_core::memtype;
+
+    #[test]
+    fn an_armv7_log_is_read_by_row_under_its_own_names() {
+        use mairbench_core::kernel::Kernel;
+        use mairbench_core::memtype::Role;
+        let run = run();
+        assert_eq!((run.arch(), run.arch_tables()), ("armv7", Arch::Armv7));
+        assert_eq!(run.measurements.len(), 12);
+        // Its own names for the rows, from core's tables.
+        assert_eq!(run.kernel_name(Kernel::ReadLdp), Some("read-ldm"));
+        assert_eq!(run.kernel_name(Kernel::MaintCivac), Some("maint-dccimvac"));
+        assert_eq!(run.kernel_name(Kernel::FillZva), None);
+        let hinted = memtype::position(Role::WriteBackHinted).unwrap();
+        assert_eq!(run.memtype_name(hinted), Some("normal-wb-nowa"));
+        assert_eq!(
+            Run::default().memtype_name(hinted),
+            Some("normal-wb-noalloc")
+        );
+        // Its records' names stand for the rows.
+        assert_eq!(kernel_row("write-stm"), Some(Kernel::WriteStp));
+        assert_eq!(kernel_row("write-stp"), Some(Kernel::WriteStp));
+        assert_eq!(memtype_row("normal-wb-nowa"), Some(hinted));
+        assert_eq!(memtype_row("normal-wb-noalloc"), Some(hinted));
+        assert_eq!((kernel_row("read-ldq"), memtype_row("anon")), (None, None));
+        // Ordered as the table's rows: the hinted write-back type second, not after them all.
+        let order = in_table_order(run.measurements.iter().map(|m| m.memtype.as_str()));
+        assert_eq!(order, ["normal-wb", "normal-wb-nowa", "device-ngnre"]);
+        // Renamed as AArch64 names the rows: every point, and nothing else.
+        let a64 = named_as(&run, Arch::Aarch64);
+        let names = |r: &Run| distinct(r.measurements.iter().map(|m| m.kernel.as_str())).join(",");
+        assert_eq!(names(&run), "read-ldm,write-stm,maint-dccimvac,write-line");
+        assert_eq!(names(&a64), "read-ldp,write-stp,maint-civac,write-line");
+        let types = distinct(a64.measurements.iter().map(|m| m.memtype.as_str()));
+        assert_eq!(types, ["normal-wb", "normal-wb-noalloc", "device-ngnre"]);
+        let values = |r: &Run| {
+            r.measurements
+                .iter()
+                .map(|m| (m.size, m.best))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(values(&a64), values(&run));
+        assert_eq!(a64.arch, run.arch);
+        // And back.
+        assert_eq!(named_as(&a64, Arch::Armv7), run);
+    }
+}

@@ -307,32 +307,7 @@ pub fn figure(run: &Run, key: &Key) -> Result<Figure, String> {
             .filter_map(|&s| Some(point(run, kernel, wb_row, s)?.best));
         return Ok(spread_of(values, base.best, base.cv_pct, size, kname, wb));
     };
-    // The rows of the role that the log's architecture has (ARMv7 has no Device-nGRE or
-    // Device-GRE).
-    let candidates: Vec<usize> = if role == Role::Device {
-        device_rows().collect()
-    } else {
-        memtype::position(role).into_iter().collect()
-    };
-    let candidates: Vec<usize> = candidates
-        .into_iter()
-        .filter(|&r| run.memtype_name(r).is_some())
-        .collect();
-    if candidates.is_empty() {
-        return Err(format!("{arch} has no {} type", named(role)));
-    }
-    let found = candidates
-        .iter()
-        .find_map(|&r| point(run, kernel, r, size).map(|m| (r, m)));
-    let Some((row, m)) = found else {
-        let names: Vec<&str> = candidates.iter().map(|&r| type_name(run, r)).collect();
-        return Err(format!(
-            "no {kname} point of {} at {} ({})",
-            names.join(" or "),
-            key.at.label(),
-            size_label(size)
-        ));
-    };
+    let (row, m) = numerator(run, kernel, role, size, key.at)?;
     let memtype = type_name(run, row);
     let ratios = region.iter().filter_map(|&s| {
         Some(point(run, kernel, row, s)?.best / point(run, kernel, wb_row, s)?.best)
@@ -346,6 +321,48 @@ pub fn figure(run: &Run, key: &Key) -> Result<Figure, String> {
         kname,
         memtype,
     ))
+}
+
+/// The numerator's row and point of a ratio figure: the first of `role`'s rows that `run`'s
+/// architecture has (ARMv7 has no Device-nGRE or Device-GRE) with a point of `kernel` at
+/// `size`; or why there is none, in the log's own names.
+fn numerator(
+    run: &Run,
+    kernel: Kernel,
+    role: Role,
+    size: u64,
+    at: At,
+) -> Result<(usize, &Measurement), String> {
+    let candidates: Vec<usize> = if role == Role::Device {
+        device_rows().collect()
+    } else {
+        memtype::position(role).into_iter().collect()
+    };
+    let candidates: Vec<usize> = candidates
+        .into_iter()
+        .filter(|&r| run.memtype_name(r).is_some())
+        .collect();
+    if candidates.is_empty() {
+        return Err(format!("{} has no {} type", run.arch(), named(role)));
+    }
+    let found = candidates
+        .iter()
+        .find_map(|&r| point(run, kernel, r, size).map(|m| (r, m)));
+    found.ok_or_else(|| {
+        let names: Vec<&str> = candidates.iter().map(|&r| type_name(run, r)).collect();
+        format!(
+            "no {} point of {} at {} ({})",
+            kernel_named(run, kernel),
+            names.join(" or "),
+            at.label(),
+            size_label(size)
+        )
+    })
+}
+
+/// The name `run`'s architecture gives `kernel` (core's where it has none).
+fn kernel_named(run: &Run, kernel: Kernel) -> &'static str {
+    run.kernel_name(kernel).unwrap_or(kernel.spec().name)
 }
 
 /// The figure of `values` (one per size of the region; `at` the value at the defining point,
