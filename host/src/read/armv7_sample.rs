@@ -81,4 +81,23 @@ mod tests {
         // And back.
         assert_eq!(named_as(&a64, Arch::Armv7), run);
     }
+
+    #[test]
+    fn a_rows_name_is_the_one_the_points_carry() {
+        use mairbench_core::kernel::Kernel;
+        use mairbench_core::memtype::Role;
+        let hinted = memtype::position(Role::WriteBackHinted).unwrap();
+        // An armv7 run whose points carry AArch64's names (as the 32-bit twin's records may):
+        // those, not its architecture's.
+        let a64_names = Run {
+            arch: Some("armv7".into()),
+            ..named_as(&run(), Arch::Aarch64)
+        };
+        assert_eq!(a64_names.kernel_name(Kernel::ReadLdp), Some("read-ldp"));
+        assert_eq!(a64_names.memtype_name(hinted), Some("normal-wb-noalloc"));
+        // A row it has no point of: its architecture's name.
+        assert_eq!(a64_names.kernel_name(Kernel::Latency), Some("latency"));
+        assert_eq!(a64_names.kernel_name(Kernel::ReadLdpQ), Some("read-vld1"));
+        assert_eq!(run().kernel_name(Kernel::WriteStp), Some("write-stm"));
+    }
 }

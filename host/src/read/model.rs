@@ -1,7 +1,7 @@
 //! What a run reported, as the host tool works with it: the measurements and the context
 //! needed to read them (caches, platform), taken from the `@mb` records of a log.
 
-use mairbench_core::arch::Arch;
+use mairbench_core::arch::{Arch, ARCHES};
 use mairbench_core::kernel;
 use mairbench_core::memtype::{self, MEMTYPES, NORMAL_WB};
 use mairbench_core::source;
@@ -360,18 +360,38 @@ impl Run {
         Arch::by_name(self.arch()).unwrap_or(Arch::Aarch64)
     }
 
-    /// Row `kernel` of core's kernel table under the name this run's architecture gives it
-    /// (`read-ldm` for [`kernel::Kernel::ReadLdp`] on armv7); `None` where it has no such
-    /// kernel.
+    /// Row `kernel` of core's kernel table under the name this run gives it: the name its
+    /// points carry (either architecture's), else its architecture's (`read-ldm` for
+    /// [`kernel::Kernel::ReadLdp`] on armv7); `None` where neither has it.
     pub fn kernel_name(&self, kernel: kernel::Kernel) -> Option<&'static str> {
-        self.arch_tables().kernel(kernel).map(|k| k.name)
+        let names = ARCHES
+            .into_iter()
+            .filter_map(|a| a.kernel(kernel))
+            .map(|k| k.name);
+        self.used(names)
+            .or_else(|| self.arch_tables().kernel(kernel).map(|k| k.name))
     }
 
-    /// Row `row` of core's memory-type table under the name this run's architecture gives it
-    /// (`normal-wb-nowa` for the write-back row without write allocation on armv7); `None`
-    /// where it has no such type.
+    /// Row `row` of core's memory-type table under the name this run gives it: the name its
+    /// points carry, else its architecture's (`normal-wb-nowa` for the write-back row without
+    /// write allocation on armv7); `None` where neither has it.
     pub fn memtype_name(&self, row: usize) -> Option<&'static str> {
-        self.arch_tables().memtype(row).map(|t| t.name)
+        let names = ARCHES
+            .into_iter()
+            .filter_map(|a| a.memtype(row))
+            .map(|t| t.name);
+        self.used(names)
+            .or_else(|| self.arch_tables().memtype(row).map(|t| t.name))
+    }
+
+    /// The first of `names` a point of this run carries as its kernel or memory type.
+    fn used(&self, names: impl Iterator<Item = &'static str>) -> Option<&'static str> {
+        let mut names = names;
+        names.find(|n| {
+            self.measurements
+                .iter()
+                .any(|m| m.kernel == *n || series_memtype(&m.memtype) == *n)
+        })
     }
 }
 
