@@ -2,6 +2,7 @@
 //! run with its platform and CPU.
 
 use crate::read::model::{self, distinct, Run};
+use mairbench_core::arch::Arch;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -52,12 +53,25 @@ pub fn labels(a: &Path, b: &Path) -> (String, String) {
     }
 }
 
-/// The CPU of a run: core's name for its MIDR (`Cortex-A72`), else the MIDR, else
-/// `unknown CPU`.
+/// The CPU of a run: core's name for its MIDR (`Cortex-A72`; in an armv7 log also core's
+/// ARMv7 cores, `Cortex-A7`), else the MIDR, else `unknown CPU`.
 pub fn cpu(run: &Run) -> String {
     let midr = u64::from_str_radix(run.midr.trim_start_matches("0x"), 16).ok();
-    match midr.and_then(mairbench_core::cores::by_midr) {
-        Some(core) => core.name.to_string(),
+    // ARMv7 cores are in core's table of their SMP bits, by part number.
+    let armv7 = |midr: u64| {
+        let arm = midr >> 24 & 0xff == 0x41;
+        mairbench_core::cores::armv7::ARMV7_SMP
+            .iter()
+            .find(|c| arm && u64::from(c.part) == midr >> 4 & 0xfff)
+            .map(|c| c.name)
+    };
+    let name = midr.and_then(|m| {
+        mairbench_core::cores::by_midr(m)
+            .map(|c| c.name)
+            .or_else(|| armv7(m).filter(|_| run.arch_tables() == Arch::Armv7))
+    });
+    match name {
+        Some(core) => core.to_string(),
         None if !run.midr.is_empty() => format!("MIDR {}", run.midr),
         None => "unknown CPU".to_string(),
     }
@@ -225,5 +239,18 @@ mod tests {
             back.ends_with("; armv7 has no fill-zva (B's points of them are not compared)"),
             "{back}"
         );
+    }
+
+    #[test]
+    fn an_armv7_core_is_named() {
+        let v7 = crate::read::armv7_sample::run();
+        assert_eq!(cpu(&v7), "Cortex-A7");
+        assert!(describe(&v7).starts_with("linux,dummy-virt, Cortex-A7 (MIDR 0x410fc075"));
+        // The same MIDR in a log that says no architecture is not taken for a 32-bit core.
+        let old = Run {
+            midr: v7.midr.clone(),
+            ..Run::default()
+        };
+        assert_eq!(cpu(&old), "MIDR 0x410fc075");
     }
 }
