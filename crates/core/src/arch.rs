@@ -262,6 +262,44 @@ macro_rules! __arch_name_built {
     };
 }
 
+/// Each architecture's tables: what its image measures, under its names. Not in the AArch64
+/// image, which holds no ARMv7 table; the host reads logs of both with them.
+#[cfg(not(target_arch = "aarch64"))]
+impl Arch {
+    /// The memory types its image maps, in slot order (a type's `index` is its row of
+    /// [`crate::memtype::MEMTYPES`]).
+    pub fn memtypes(self) -> &'static [crate::memtype::MemType] {
+        match self {
+            Arch::Aarch64 => &crate::memtype::MEMTYPES,
+            Arch::Armv7 => &crate::memtype::armv7::MEMTYPES,
+        }
+    }
+
+    /// The kernels its image measures, in table order (a kernel's `kernel` is its row of
+    /// [`crate::kernel::KERNELS`]).
+    pub fn kernels(self) -> &'static [crate::kernel::KernelSpec] {
+        match self {
+            Arch::Aarch64 => &crate::kernel::KERNELS,
+            Arch::Armv7 => &crate::kernel::armv7::KERNELS,
+        }
+    }
+
+    /// Row `kernel` of the kernel table as this architecture has it (its name, its summary);
+    /// `None` where it has no such loop (`read-ldnp`, `write-stnp`, `fill-zva` on ARMv7).
+    pub fn kernel(
+        self,
+        kernel: crate::kernel::Kernel,
+    ) -> Option<&'static crate::kernel::KernelSpec> {
+        self.kernels().iter().find(|k| k.kernel == kernel)
+    }
+
+    /// Row `row` of the memory-type table as this architecture has it; `None` where it has
+    /// no such type (Device-nGRE and Device-GRE on ARMv7).
+    pub fn memtype(self, row: usize) -> Option<&'static crate::memtype::MemType> {
+        self.memtypes().iter().find(|t| usize::from(t.index) == row)
+    }
+}
+
 /// An ARMv7 processor mode (CPSR.M, bits 4:0), as the 32-bit image's entry reports it: its
 /// name and the exception level it stands for in records (`entry_el`; Arm ARM DDI 0406C,
 /// "ARM processor modes": User is PL0, the exception modes and System PL1, Hyp PL2, Monitor
@@ -424,6 +462,46 @@ mod tests {
             assert!(!v7.contains("_EL") && !v7.starts_with("DC "), "{v7}");
             assert_ne!(v7, a64);
         }
+    }
+
+    #[test]
+    fn each_architecture_names_the_rows_it_has() {
+        use crate::kernel::{Kernel, KERNELS};
+        use crate::memtype::{self, Role, MEMTYPES};
+        for arch in ARCHES {
+            for t in arch.memtypes() {
+                let row = usize::from(t.index);
+                assert_eq!(arch.memtype(row), Some(t));
+                // A name both architectures use finds the AArch64 row's entry: the same row.
+                let found = memtype::by_any_name(t.name).map(|f| (f.index, f.role));
+                assert_eq!(found, Some((t.index, t.role)), "{}", t.name);
+                assert_eq!(t.role, MEMTYPES[row].role, "{}", t.name);
+            }
+            for k in arch.kernels() {
+                assert_eq!(arch.kernel(k.kernel), Some(k));
+                let found = crate::kernel::by_name(k.name).map(|f| f.kernel);
+                assert_eq!(found, Some(k.kernel), "{}", k.name);
+            }
+        }
+        assert_eq!(Arch::Aarch64.kernels().len(), KERNELS.len());
+        assert_eq!(Arch::Aarch64.memtypes().len(), MEMTYPES.len());
+        let v7 = Arch::Armv7;
+        assert_eq!(v7.kernel(Kernel::ReadLdp).map(|k| k.name), Some("read-ldm"));
+        assert_eq!(
+            v7.kernel(Kernel::MaintIvac).map(|k| k.name),
+            Some("maint-dcimvac")
+        );
+        assert_eq!(v7.kernel(Kernel::FillZva), None);
+        let hinted = memtype::position(Role::WriteBackHinted).unwrap();
+        assert_eq!(v7.memtype(hinted).map(|t| t.name), Some("normal-wb-nowa"));
+        assert_eq!(v7.memtype(7), None);
+        let nowa = memtype::by_any_name("normal-wb-nowa").unwrap();
+        assert_eq!(
+            (usize::from(nowa.index), nowa.role),
+            (hinted, Role::WriteBackHinted)
+        );
+        assert_eq!(memtype::by_name("normal-wb-nowa"), None);
+        assert_eq!(memtype::by_any_name("normal-wb-wa"), None);
     }
 
     #[test]

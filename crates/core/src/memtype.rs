@@ -207,6 +207,16 @@ pub fn by_name(name: &str) -> Option<&'static MemType> {
     MEMTYPES.iter().find(|t| t.name == name)
 }
 
+/// The memory type called `name` by either architecture (exact match): a row of
+/// [`MEMTYPES`] by its name, or a row of [`armv7::MEMTYPES`] by its ARMv7 name
+/// (`normal-wb-nowa`). Either way its `index` is its row and its `role` the row's, so records
+/// of both architectures are compared by row. Not in the AArch64 image, which never reads
+/// ARMv7 names (as [`crate::kernel::by_name`] finds A32 names outside it only).
+#[cfg(not(target_arch = "aarch64"))]
+pub fn by_any_name(name: &str) -> Option<&'static MemType> {
+    by_name(name).or_else(|| armv7::MEMTYPES.iter().find(|t| t.name == name))
+}
+
 /// The MAIR_EL1 value: attribute field `n` (bits `[8n+7:8n]`) is `MEMTYPES[n].mair`.
 #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
 pub const fn mair_el1() -> u64 {

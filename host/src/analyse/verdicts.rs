@@ -131,7 +131,7 @@ fn sweep(records: &[Fields]) -> Results {
     for r in results {
         let point = (|| {
             let spec = kernel::by_name(str_of(r, "kernel")?)?;
-            let memtype = memtype::by_name(str_of(r, "memtype")?)?;
+            let memtype = memtype::by_any_name(str_of(r, "memtype")?)?;
             let granule = match str_of(r, "granule").unwrap_or("4K") {
                 g if g == Granule::Block.name() => Granule::Block,
                 _ => Granule::Page,
@@ -498,5 +498,22 @@ mod tests {
         let json = json(&r);
         assert_eq!(json["clusters"][0]["cluster"], 1);
         assert_eq!(json["clusters"][0]["verdicts"][0]["status"], "fail");
+    }
+
+    #[test]
+    fn an_armv7_sweep_is_judged_by_row() {
+        use mairbench_core::kernel::Kernel;
+        use mairbench_core::memtype::{self, Role};
+        use mairbench_core::verdict::Sweep as _;
+        let records = last_boot(crate::read::armv7_sample::LOG.as_bytes());
+        let results = sweep(&records);
+        // write-stm on normal-wb-nowa is write-stp's point on the hinted write-back row,
+        // which write-allocate judges.
+        let hinted = memtype::position(Role::WriteBackHinted).unwrap();
+        let best = |k, row| results.best(k, row, Granule::Page, 16384);
+        assert_eq!(best(Kernel::WriteStp, hinted), Some(6593));
+        assert_eq!(best(Kernel::WriteLine, hinted), Some(64795));
+        assert_eq!(best(Kernel::ReadLdp, memtype::NORMAL_WB), Some(6481));
+        assert_eq!(best(Kernel::MaintCivac, memtype::DEVICE_NGNRE), Some(160));
     }
 }

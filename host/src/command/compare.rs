@@ -5,7 +5,7 @@
 use super::{load, print_written, usage, Fail};
 use crate::analyse::{classify, compare, report};
 use crate::draw::Pair;
-use crate::read::model::{Run, FIRMWARE_BASELINE, TWIN_BASELINE};
+use crate::read::model::{self, Run, FIRMWARE_BASELINE, TWIN_BASELINE};
 use crate::write;
 use std::path::Path;
 
@@ -22,6 +22,12 @@ pub fn run(a_path: &Path, b_path: &Path, out: Option<&Path>) -> Result<(), Fail>
         classify_logs(fw, fw_path, lx, lx_path, out)?;
         return a_failure.or(b_failure).map_or(Ok(()), Err);
     }
+    // Logs of two architectures are compared by row of core's tables, B under A's names.
+    let arches = compare::arches(&a, &b);
+    let b = match &arches {
+        Some(_) => model::named_as(&b, a.arch_tables()),
+        None => b,
+    };
     let changes = compare::changes(&a, &b);
     let loaded = compare::loaded_changes(&a, &b);
     if changes.is_empty() && loaded.is_empty() && a.verdicts.is_empty() && b.verdicts.is_empty() {
@@ -39,6 +45,9 @@ pub fn run(a_path: &Path, b_path: &Path, out: Option<&Path>) -> Result<(), Fail>
         b_path.display(),
         compare::describe(&b)
     );
+    if let Some(note) = &arches {
+        say!("{note}\n");
+    }
     let summaries = print_comparison(&a, &b, &changes);
     let failure = a_failure.or(b_failure);
     let Some(out) = out else {

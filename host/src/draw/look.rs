@@ -99,7 +99,7 @@ pub(super) const EXTRA_COLOURS: [RGBColor; 4] = [
 /// 2 px wide.
 pub(super) fn look(memtype: &str) -> (Look, bool) {
     let base = model::series_memtype(memtype);
-    if let Some(t) = memtype::by_name(base) {
+    if let Some(t) = memtype::by_any_name(base) {
         let marked = base != memtype;
         return (
             LOOKS[usize::from(t.index)],
@@ -109,7 +109,7 @@ pub(super) fn look(memtype: &str) -> (Look, bool) {
     if let Some(spec) = source::by_name(memtype) {
         let device = spec
             .expected
-            .and_then(memtype::by_name)
+            .and_then(memtype::by_any_name)
             .is_some_and(|t| t.class() == Class::Device);
         return (SOURCE_LOOKS[spec.kind as usize], !device);
     }

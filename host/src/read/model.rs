@@ -1,7 +1,7 @@
 //! What a run reported, as the host tool works with it: the measurements and the context
 //! needed to read them (caches, platform), taken from the `@mb` records of a log.
 
-use mairbench_core::arch::Arch;
+use mairbench_core::arch::{Arch, ARCHES};
 use mairbench_core::kernel;
 use mairbench_core::memtype::{self, MEMTYPES, NORMAL_WB};
 use mairbench_core::source;
@@ -353,6 +353,94 @@ impl Run {
     pub fn arch(&self) -> &str {
         self.arch.as_deref().unwrap_or(Arch::Aarch64.name())
     }
+
+    /// The run's architecture as core's [`Arch`], whose tables name its kernels and memory
+    /// types; AArch64 for an `arch` core does not know.
+    pub fn arch_tables(&self) -> Arch {
+        Arch::by_name(self.arch()).unwrap_or(Arch::Aarch64)
+    }
+
+    /// Row `kernel` of core's kernel table under the name this run gives it: the name its
+    /// points carry (either architecture's), else its architecture's (`read-ldm` for
+    /// [`kernel::Kernel::ReadLdp`] on armv7); `None` where neither has it.
+    pub fn kernel_name(&self, kernel: kernel::Kernel) -> Option<&'static str> {
+        let names = ARCHES
+            .into_iter()
+            .filter_map(|a| a.kernel(kernel))
+            .map(|k| k.name);
+        self.used(names)
+            .or_else(|| self.arch_tables().kernel(kernel).map(|k| k.name))
+    }
+
+    /// Row `row` of core's memory-type table under the name this run gives it: the name its
+    /// points carry, else its architecture's (`normal-wb-nowa` for the write-back row without
+    /// write allocation on armv7); `None` where neither has it.
+    pub fn memtype_name(&self, row: usize) -> Option<&'static str> {
+        let names = ARCHES
+            .into_iter()
+            .filter_map(|a| a.memtype(row))
+            .map(|t| t.name);
+        self.used(names)
+            .or_else(|| self.arch_tables().memtype(row).map(|t| t.name))
+    }
+
+    /// The first of `names` a point of this run carries as its kernel or memory type.
+    fn used(&self, names: impl Iterator<Item = &'static str>) -> Option<&'static str> {
+        let mut names = names;
+        names.find(|n| {
+            self.measurements
+                .iter()
+                .any(|m| m.kernel == *n || series_memtype(&m.memtype) == *n)
+        })
+    }
+}
+
+/// The row of core's kernel table a record's kernel name stands for, whichever
+/// architecture's name it is (`read-ldp` and `read-ldm` are both [`kernel::Kernel::ReadLdp`]).
+pub fn kernel_row(name: &str) -> Option<kernel::Kernel> {
+    kernel::by_name(name).map(|k| k.kernel)
+}
+
+/// The row of core's memory-type table (its slot) a record's memory type name stands for,
+/// whichever architecture's name it is (`normal-wb-noalloc` and `normal-wb-nowa` are both the
+/// write-back row without (write) allocation).
+pub fn memtype_row(name: &str) -> Option<usize> {
+    memtype::by_any_name(name).map(|t| usize::from(t.index))
+}
+
+/// `run` with its kernels and memory types named as `arch` names their rows (a row `arch`
+/// lacks keeps its name): what two logs of different architectures are compared under, by
+/// row. The measurements, skipped points, scaling and loaded-latency points are renamed.
+pub fn named_as(run: &Run, arch: Arch) -> Run {
+    let kernel = |name: &mut String| {
+        if let Some(k) = kernel_row(name).and_then(|k| arch.kernel(k)) {
+            *name = k.name.to_string();
+        }
+    };
+    let memtype = |name: &mut String| {
+        if let Some(t) = memtype_row(name).and_then(|r| arch.memtype(r)) {
+            *name = t.name.to_string();
+        }
+    };
+    let mut out = run.clone();
+    for m in &mut out.measurements {
+        kernel(&mut m.kernel);
+        memtype(&mut m.memtype);
+    }
+    for m in &mut out.skipped {
+        kernel(&mut m.kernel);
+        memtype(&mut m.memtype);
+    }
+    for m in &mut out.scaling {
+        kernel(&mut m.kernel);
+        memtype(&mut m.memtype);
+    }
+    for m in &mut out.loaded_latency {
+        kernel(&mut m.kernel);
+        memtype(&mut m.memtype);
+        memtype(&mut m.chase_memtype);
+    }
+    out
 }
 
 /// The granule of a `result` record that names none: logs from before the `granule` field
@@ -394,10 +482,10 @@ pub fn series_memtype(name: &str) -> &str {
 }
 
 /// Where a row name made by [`series`] sorts in tables and charts: the place of its memory
-/// type in core's [`MEMTYPES`], `MEMTYPES.len()` (after them all) for a type the table does
+/// type in core's [`MEMTYPES`] (either architecture's name, [`memtype_row`]), `MEMTYPES.len()` (after them all) for a type the table does
 /// not know (a twin's source).
 pub fn table_position(name: &str) -> usize {
-    memtype::by_name(series_memtype(name)).map_or(MEMTYPES.len(), |t| usize::from(t.index))
+    memtype_row(series_memtype(name)).unwrap_or(MEMTYPES.len())
 }
 
 /// What a run's rows are and the row they are divided by: the words every writer (tables,

@@ -29,8 +29,15 @@ pub fn files(
     for kernel in compare::common_kernels(runs.a, changes) {
         let name = format!("compare-{kernel}.svg");
         let moved = compare::moved_note(summaries, kernel);
+        // Logs of two architectures (B's points under A's names): the name B's architecture
+        // gives the kernel, where it differs.
+        let b_name = crate::read::model::kernel_row(kernel)
+            .and_then(|k| runs.b.arch_tables().kernel(k))
+            .map(|k| k.name)
+            .filter(|b| *b != kernel)
+            .map_or(String::new(), |b| format!(" (B: {b})"));
         let title = format!(
-            "{kernel}: B/A, {} over {}{moved}",
+            "{kernel}{b_name}: B/A, {} over {}{moved}",
             runs.label_b, runs.label_a
         );
         written.chart(dir, &name, draw::compare(runs, kernel, &title, changes))?;

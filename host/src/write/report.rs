@@ -13,7 +13,8 @@ use std::path::Path;
 /// The charts of a report: kernels drawn side by side, and the chart's title. Each group
 /// present in a run gives `<kernels>.svg` (best value over size) and `ratio-<kernels>.svg`
 /// (over the baseline's, [`RowKind::baseline`](crate::read::model::RowKind::baseline)), named after the kernels of the group
-/// the run measured (their names in core's kernel table).
+/// the run measured, under the names its architecture gives them (core's kernel table, or
+/// its A32 column in an armv7 log: `read-ldm-write-stm.svg`).
 pub const CHARTS: [(&[Kernel], &str); 9] = [
     (&[Kernel::ReadLdp, Kernel::WriteStp], "Streaming bandwidth"),
     (
@@ -82,7 +83,7 @@ pub fn files(run: &Run, dir: &Path) -> Result<Written, String> {
     for (group, title) in CHARTS {
         let present: Vec<&str> = group
             .iter()
-            .map(|k| k.spec().name)
+            .filter_map(|&k| run.kernel_name(k))
             .filter(|k| run.measurements.iter().any(|m| m.kernel == *k))
             .collect();
         if present.is_empty() {
@@ -99,11 +100,11 @@ pub fn files(run: &Run, dir: &Path) -> Result<Written, String> {
         let svg = draw::ratio(run, &present, baseline, &ratio_title);
         w.chart(dir, &format!("ratio-{stem}.svg"), svg)?;
     }
-    let strided = STRIDED.map(|k| k.spec().name);
+    let strided = STRIDED.map(|k| run.kernel_name(k));
     if run
         .measurements
         .iter()
-        .any(|m| strided.contains(&m.kernel.as_str()))
+        .any(|m| strided.contains(&Some(m.kernel.as_str())))
     {
         let svg = draw::strided(run, "Strided reads: what a prefetcher follows");
         w.chart(dir, "strided.svg", svg)?;

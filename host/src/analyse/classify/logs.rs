@@ -4,7 +4,7 @@
 
 use super::features::{common_points, features, restrict, samples};
 use super::label::{classify_with, Classification};
-use crate::read::model::{distinct, Run, Source, FIRMWARE_BASELINE, TWIN_BASELINE};
+use crate::read::model::{self, distinct, Run, Source, FIRMWARE_BASELINE, TWIN_BASELINE};
 
 /// Whether a run's timings are an emulator's: its start record says `emulated`, or its
 /// platform is QEMU's (`linux,dummy-virt`, or a name with `qemu` in it) and nothing says
@@ -98,8 +98,11 @@ impl Comparison {
 }
 
 /// Classifies the twin log `linux`'s sources against the firmware log `firmware`'s memory
-/// types by the method of the module doc.
+/// types by the method of the module doc. The twin's kernels are taken under the names the
+/// firmware's architecture gives their rows (an armv7 firmware log's `read-ldm` is the
+/// twin's `read-ldp` where its records use AArch64's names).
 pub fn compare(firmware: &Run, linux: &Run) -> Comparison {
+    let linux = &model::named_as(linux, firmware.arch_tables());
     let mut notes = Vec::new();
     let [fw, lx] = [
         (firmware, FIRMWARE_BASELINE, "firmware", true),
@@ -188,5 +191,43 @@ mod tests {
                     .into()
             )
         );
+    }
+
+    /// An armv7 firmware log (A32 kernel names) and a twin log of the same board whose
+    /// records name the kernels as AArch64 does: compared by row.
+    #[test]
+    fn an_armv7_firmware_log_meets_its_twin_by_row() {
+        use crate::read::model::{Measurement, Unit};
+        let fw = crate::read::armv7_sample::run();
+        let point = |source: &str, kernel: &str, best: f64| Measurement {
+            memtype: source.into(),
+            kernel: kernel.into(),
+            granule: "4K".into(),
+            size: 16384,
+            unit: Unit::MegabytesPerSecond,
+            best,
+            median: best,
+            cv_pct: 1.0,
+            reps: 3,
+            pmu: None,
+            start: None,
+            line_state: None,
+        };
+        let lx = Run {
+            twin: true,
+            arch: Some("armv7".into()),
+            platform: fw.platform.clone(),
+            midr: fw.midr.clone(),
+            measurements: vec![
+                point(TWIN_BASELINE, "read-ldp", 6400.0),
+                point("udmabuf", "read-ldp", 6300.0),
+                point(TWIN_BASELINE, "write-stp", 6600.0),
+                point("udmabuf", "write-stp", 6500.0),
+            ],
+            ..Run::default()
+        };
+        let c = compare(&fw, &lx);
+        let kernels: Vec<&str> = c.points.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(kernels, ["read-ldm", "write-stm"], "{:?}", c.points);
     }
 }

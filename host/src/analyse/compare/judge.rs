@@ -161,7 +161,7 @@ pub fn kernel_noise(changes: &[Change]) -> BTreeMap<String, f64> {
 /// The class a series belongs to for its reference: 0 Normal, 1 Device, 2 a name core's
 /// table does not know (a twin's source).
 pub(super) fn class_of(series: &str) -> u8 {
-    match memtype::by_name(model::series_memtype(series)).map(|t| t.class()) {
+    match memtype::by_any_name(model::series_memtype(series)).map(|t| t.class()) {
         Some(Class::Device) => 1,
         Some(_) => 0,
         None => 2,

@@ -62,7 +62,7 @@ pub use judge::{
     MIN_GROUP, NOISE_TIMES, RUN_SIZES, SERIES_TIMES, SHIFT_SHARE,
 };
 pub use loaded::{loaded_changes, loaded_csv, loaded_table, LoadedChange};
-pub use names::{cpu, describe, labels, short_label};
+pub use names::{arches, cpu, describe, labels, short_label};
 pub use summary::{class_shifts, summary, ClassShift, KernelSummary, CLASS_MIN_PCT};
 pub use text::{
     class_shift_table, common_kernels, csv, moved_note, overall_line, summary_table, table,

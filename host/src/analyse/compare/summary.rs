@@ -202,7 +202,7 @@ mod tests {
         let mut b = noisy_run(2, 1.0, |_, _, _| false, None);
         for m in &mut b.measurements {
             let s = m.size.trailing_zeros() - 12;
-            let t = memtype::by_name(&m.memtype).unwrap().index;
+            let t = memtype::by_any_name(&m.memtype).unwrap().index;
             if m.kernel == "read-ldp" && (1..=6).contains(&s) && t >= 4 {
                 let scatter = 1.0 + 0.08 * jitter(7, usize::from(t), s, 3).signum();
                 (m.best, m.median) = (m.best / 2.1 * scatter, m.median / 2.1 * scatter);

@@ -4,6 +4,7 @@
 
 use crate::read::model::{distinct, Cluster, Run, FIRMWARE_BASELINE};
 use crate::read::text::{csv_row, or_dash, size_label};
+use mairbench_core::kernel::Kernel;
 use std::fmt::Write as _;
 
 /// The sweep a cluster's figures come from: the run's own for the boot CPU's cluster, its
@@ -49,7 +50,7 @@ pub(super) fn clusters_section(out: &mut String, run: &Run) {
     }
     let _ = writeln!(
         out,
-        "\nclusters: one row per kind of core; read-ldp on normal-wb in MB/s at the smallest \
+        "\nclusters: one row per kind of core; read-ldp (read-ldm on armv7) on normal-wb in MB/s at the smallest \
          and largest size (MB = 10^6 B), latency in ns at the largest (docs/output.md)"
     );
     let _ = writeln!(
@@ -68,8 +69,10 @@ pub(super) fn clusters_section(out: &mut String, run: &Run) {
     );
     for c in &run.clusters {
         let sweep = sweep_of(run, c);
-        let read = sweep.and_then(|r| ends(r, "read-ldp"));
-        let latency = sweep.and_then(|r| ends(r, "latency")).map(|(_, l)| l);
+        // A cluster's sweep is the run's architecture's: its kernels go by the run's names.
+        let of = |k: Kernel| sweep.zip(run.kernel_name(k)).and_then(|(r, k)| ends(r, k));
+        let read = of(Kernel::ReadLdp);
+        let latency = of(Kernel::Latency).map(|(_, l)| l);
         let cell =
             |v: Option<f64>, places: usize| v.map_or("-".into(), |v| format!("{v:.places$}"));
         let _ = writeln!(

@@ -14,7 +14,7 @@ and only the device tree is QEMU's";
 pub const EMULATED_STEPS: &str = "under QEMU the curves step where the host CPU's own caches \
      end (its L1 and L2 data caches, whatever the cache: lines say) and where a sweep outgrows \
      QEMU's software TLB (4 KiB entries: 1 MiB by default, 2 MiB or more once a boot loader \
-     has grown it; latency rises about ten times there, read-ldp about 1.5 times); between \
+     has grown it; latency rises about ten times there, the streaming reads (read-ldp, read-ldm on armv7) about 1.5 times); between \
      Normal rows, and for latency from 2 MiB up, a ratio to normal-wb (vs wb, the prediction \
      sheet) is host noise: single points 0.7x to 1.7x apart on a loaded host (docs/lab.md, \
      step 2e)";

@@ -5,6 +5,7 @@ use super::cells::state;
 use crate::read::model::{distinct, Measurement, Run, Unit};
 use crate::read::text::{or_dash, size_label};
 use mairbench_core::diagnosis;
+use mairbench_core::kernel::Kernel;
 use std::fmt::Write as _;
 
 /// The twin's header: what ran where, then one line per source.
@@ -66,6 +67,8 @@ pub fn twin_diagnosis(run: &Run) -> String {
                 && m.unit == Unit::MegabytesPerSecond
         })
     };
+    // The kernels as the log names them (A32 names in an armv7 twin's records).
+    let name = |k: Kernel| run.kernel_name(k).unwrap_or(k.spec().name);
     let series = |kernel: &str, row: &str| {
         diagnosis::Series::of(sizes.iter().map(|&size| {
             let figure = at(kernel, base, size)
@@ -91,9 +94,9 @@ pub fn twin_diagnosis(run: &Run) -> String {
     for row in rows {
         let figures = diagnosis::Figures::new(
             &sweep,
-            series("read-ldp", row),
-            series("write-stp", row),
-            series("copy-from", row),
+            series(name(Kernel::ReadLdp), row),
+            series(name(Kernel::WriteStp), row),
+            series(name(Kernel::CopyFrom), row),
         );
         let _ = write!(
             out,

@@ -1,7 +1,7 @@
 //! Each log's points (the L1 set, DRAM size, by the verdicts' rule) and key figures, and its
 //! row of the fleet table.
 
-use crate::read::model::{Measurement, Run};
+use crate::read::model::{kernel_row, memtype_row, Measurement, Run};
 use crate::read::text::{civil_date, size_label};
 use mairbench_core::kernel::Kernel;
 use mairbench_core::memtype::{self, Role, MEMTYPES};
@@ -107,9 +107,10 @@ pub struct Figure {
     pub sizes: usize,
     /// The region's defining point (the L1 set, the DRAM point), bytes.
     pub size: u64,
-    /// The kernel measured.
+    /// The kernel measured, as the log names it (`read-ldm` in an armv7 log).
     pub kernel: &'static str,
-    /// The numerator's memory type (latency: the write-back reference).
+    /// The numerator's memory type (latency: the write-back reference), as the log names it
+    /// (`normal-wb-nowa` in an armv7 log).
     pub memtype: &'static str,
 }
 
@@ -124,6 +125,8 @@ pub struct Row {
     pub midr: String,
     /// `version` of the start record.
     pub firmware: String,
+    /// The log's architecture (`arch` of the start record; `aarch64` in older logs).
+    pub arch: String,
     /// The log file's modification date (UTC, `YYYY-MM-DD`): the start record has no date;
     /// `-` when the file system gives none.
     pub date: String,
@@ -145,30 +148,43 @@ pub(super) fn named(role: Role) -> &'static str {
 
 /// The Device types in the verdicts' order (`points::devices`): device-nGnRE's slot first.
 pub(super) fn devices() -> impl Iterator<Item = &'static str> {
-    std::iter::once(MEMTYPES[memtype::DEVICE_NGNRE].name).chain(
+    device_rows().map(|i| MEMTYPES[i].name)
+}
+
+/// The rows of [`devices`].
+fn device_rows() -> impl Iterator<Item = usize> {
+    std::iter::once(memtype::DEVICE_NGNRE).chain(
         memtype::with_role(Role::Device)
-            .filter(|t| usize::from(t.index) != memtype::DEVICE_NGNRE)
-            .map(|t| t.name),
+            .map(|t| usize::from(t.index))
+            .filter(|&i| i != memtype::DEVICE_NGNRE),
     )
 }
 
-/// The log's point of `kernel` on `memtype` at `size`, by the granule rule of the module.
-fn point<'a>(run: &'a Run, kernel: Kernel, memtype: &str, size: u64) -> Option<&'a Measurement> {
+/// The log's point of `kernel` on the memory type of row `row` at `size`, by the granule rule
+/// of the module. Kernel and type are matched by their rows of core's tables, so an armv7
+/// log's `read-ldm` on `normal-wb-nowa` is the point of read-ldp on the hinted write-back row.
+fn point(run: &Run, kernel: Kernel, row: usize, size: u64) -> Option<&Measurement> {
     let (first, second) = if kernel == Kernel::Latency {
         (Granule::Block, Granule::Page)
     } else {
         (Granule::Page, Granule::Block)
     };
-    let name = kernel.spec().name;
     [first, second].into_iter().find_map(|g| {
         run.measurements.iter().find(|m| {
-            m.kernel == name
-                && m.memtype == memtype
-                && m.size == size
+            m.size == size
                 && m.granule == g.name()
                 && m.best > 0.0
+                && kernel_row(&m.kernel) == Some(kernel)
+                && memtype_row(&m.memtype) == Some(row)
         })
     })
+}
+
+/// The name `run`'s architecture gives row `row` of the memory-type table (core's name where
+/// it has none, which no point of the log then carries).
+fn type_name(run: &Run, row: usize) -> &'static str {
+    run.memtype_name(row)
+        .unwrap_or_else(|| MEMTYPES.get(row).map_or("(none)", |t| t.name))
 }
 
 /// The measured sizes, ascending.
@@ -199,7 +215,7 @@ pub fn l1_set(run: &Run) -> Option<u64> {
 /// What the log's latency curve shows past the reported caches (core's rule): the write-back
 /// reference's ns per load, on blocks where measured; not looked at in an emulated run.
 pub fn finding(run: &Run) -> Finding {
-    let wb = named(Role::WriteBack);
+    let wb = memtype::NORMAL_WB;
     let curve = Curve::new(sizes(run).into_iter().filter_map(|s| {
         let m = point(run, Kernel::Latency, wb, s)?;
         Some((s, (m.best * 100.0).round() as u64))
@@ -218,7 +234,7 @@ pub fn finding(run: &Run) -> Finding {
 /// well (4× the last cache step).
 pub fn dram(run: &Run, kernel: Kernel) -> (Option<u64>, u64) {
     let f = finding(run);
-    let wb = named(Role::WriteBack);
+    let wb = memtype::NORMAL_WB;
     let measured = sizes(run)
         .into_iter()
         .filter(|&s| point(run, kernel, wb, s).is_some());
@@ -231,7 +247,7 @@ pub fn dram(run: &Run, kernel: Kernel) -> (Option<u64>, u64) {
 
 /// The write kernel of the log (see the module).
 pub fn write_kernel(run: &Run) -> Kernel {
-    let wb = named(Role::WriteBack);
+    let wb = memtype::NORMAL_WB;
     match l1_set(run) {
         Some(s) if point(run, Kernel::WriteLine, wb, s).is_some() => Kernel::WriteLine,
         _ => Kernel::WriteStp,
@@ -245,8 +261,16 @@ pub fn figure(run: &Run, key: &Key) -> Result<Figure, String> {
     } else {
         key.kernel
     };
-    let kname = kernel.spec().name;
-    let wb = named(Role::WriteBack);
+    // Each log's own names: read-ldm, normal-wb-nowa in an armv7 log.
+    let arch = run.arch();
+    let Some(kname) = run.kernel_name(kernel) else {
+        return Err(format!(
+            "{arch} has no {} kernel (only AArch64 has it)",
+            kernel.spec().name
+        ));
+    };
+    let wb_row = memtype::NORMAL_WB;
+    let wb = type_name(run, wb_row);
     let size = match key.at {
         At::L1Set => {
             l1_set(run).ok_or_else(|| "the log has no measured point at all".to_string())?
@@ -262,7 +286,7 @@ pub fn figure(run: &Run, key: &Key) -> Result<Figure, String> {
             }
         },
     };
-    let base = point(run, kernel, wb, size).ok_or_else(|| {
+    let base = point(run, kernel, wb_row, size).ok_or_else(|| {
         format!(
             "no {kname} point of {wb} at {} ({})",
             key.at.label(),
@@ -280,30 +304,13 @@ pub fn figure(run: &Run, key: &Key) -> Result<Figure, String> {
     let Some(role) = key.over else {
         let values = region
             .iter()
-            .filter_map(|&s| Some(point(run, kernel, wb, s)?.best));
+            .filter_map(|&s| Some(point(run, kernel, wb_row, s)?.best));
         return Ok(spread_of(values, base.best, base.cv_pct, size, kname, wb));
     };
-    let candidates: Vec<&'static str> = if role == Role::Device {
-        devices().collect()
-    } else {
-        memtype::position(role)
-            .map(|i| MEMTYPES[i].name)
-            .into_iter()
-            .collect()
-    };
-    let found = candidates
-        .iter()
-        .find_map(|t| point(run, kernel, t, size).map(|m| (*t, m)));
-    let Some((memtype, m)) = found else {
-        return Err(format!(
-            "no {kname} point of {} at {} ({})",
-            candidates.join(" or "),
-            key.at.label(),
-            size_label(size)
-        ));
-    };
+    let (row, m) = numerator(run, kernel, role, size, key.at)?;
+    let memtype = type_name(run, row);
     let ratios = region.iter().filter_map(|&s| {
-        Some(point(run, kernel, memtype, s)?.best / point(run, kernel, wb, s)?.best)
+        Some(point(run, kernel, row, s)?.best / point(run, kernel, wb_row, s)?.best)
     });
     let cv = m.cv_pct.hypot(base.cv_pct);
     Ok(spread_of(
@@ -314,6 +321,48 @@ pub fn figure(run: &Run, key: &Key) -> Result<Figure, String> {
         kname,
         memtype,
     ))
+}
+
+/// The numerator's row and point of a ratio figure: the first of `role`'s rows that `run`'s
+/// architecture has (ARMv7 has no Device-nGRE or Device-GRE) with a point of `kernel` at
+/// `size`; or why there is none, in the log's own names.
+fn numerator(
+    run: &Run,
+    kernel: Kernel,
+    role: Role,
+    size: u64,
+    at: At,
+) -> Result<(usize, &Measurement), String> {
+    let candidates: Vec<usize> = if role == Role::Device {
+        device_rows().collect()
+    } else {
+        memtype::position(role).into_iter().collect()
+    };
+    let candidates: Vec<usize> = candidates
+        .into_iter()
+        .filter(|&r| run.memtype_name(r).is_some())
+        .collect();
+    if candidates.is_empty() {
+        return Err(format!("{} has no {} type", run.arch(), named(role)));
+    }
+    let found = candidates
+        .iter()
+        .find_map(|&r| point(run, kernel, r, size).map(|m| (r, m)));
+    found.ok_or_else(|| {
+        let names: Vec<&str> = candidates.iter().map(|&r| type_name(run, r)).collect();
+        format!(
+            "no {} point of {} at {} ({})",
+            kernel_named(run, kernel),
+            names.join(" or "),
+            at.label(),
+            size_label(size)
+        )
+    })
+}
+
+/// The name `run`'s architecture gives `kernel` (core's where it has none).
+fn kernel_named(run: &Run, kernel: Kernel) -> &'static str {
+    run.kernel_name(kernel).unwrap_or(kernel.spec().name)
 }
 
 /// The figure of `values` (one per size of the region; `at` the value at the defining point,
@@ -348,16 +397,6 @@ fn spread_of(
     }
 }
 
-/// The firmware column: the version, and the architecture where it is not AArch64's, so
-/// that a fleet of both says which rows are 32-bit.
-fn firmware(run: &Run) -> String {
-    match run.arch() {
-        "aarch64" => run.version.clone(),
-        arch if run.version.is_empty() => arch.to_owned(),
-        arch => format!("{} {arch}", run.version),
-    }
-}
-
 /// The row of the log at `path`, read as `run`.
 pub fn row(path: &Path, run: &Run) -> Row {
     let date = std::fs::metadata(path)
@@ -369,7 +408,8 @@ pub fn row(path: &Path, run: &Run) -> Row {
         log: path.display().to_string(),
         board: run.platform.clone(),
         midr: run.midr.clone(),
-        firmware: firmware(run),
+        firmware: run.version.clone(),
+        arch: run.arch().to_string(),
         date,
         emulated: run.emulated,
         accel: run.accel.clone(),
@@ -545,20 +585,13 @@ mod tests {
         );
         assert_eq!(rows[1].verdicts[0].as_deref(), Some("fail"));
         assert_eq!(rows[0].verdicts[0], None);
-        // A 32-bit run says so beside its version; an AArch64 one, or an older log, does not.
+        // Each row says its log's architecture; an older log's is AArch64.
         let armv7 = Run {
             arch: Some("armv7".into()),
             ..run.clone()
         };
-        assert_eq!(super::rows(Path::new("b.log"), &armv7)[0].firmware, "armv7");
-        let versioned = Run {
-            version: "0.1.0".into(),
-            ..armv7
-        };
-        assert_eq!(
-            super::rows(Path::new("b.log"), &versioned)[0].firmware,
-            "0.1.0 armv7"
-        );
+        assert_eq!(super::rows(Path::new("b.log"), &armv7)[0].arch, "armv7");
+        assert_eq!(rows[0].arch, "aarch64");
         assert_eq!(rows[0].firmware, "");
         // One cluster: the log's row alone, named as it is.
         let one =

@@ -36,4 +36,4 @@ pub mod text;
 pub use figures::{
     dram, figure, finding, l1_set, row, rows, write_kernel, At, Figure, Key, Row, KEYS,
 };
-pub use text::{csv, json, meaning, table};
+pub use text::{arch_note, csv, json, meaning, meaning_in, table};

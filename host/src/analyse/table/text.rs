@@ -1,9 +1,11 @@
 //! The fleet table for the terminal, `fleet.csv` and `fleet.json`.
 
 use super::figures::{devices, named, At, Figure, Key, Row, KEYS};
+use crate::read::model::distinct;
 use crate::read::text::{csv_row, or_dash};
+use mairbench_core::arch::Arch;
 use mairbench_core::kernel::Kernel;
-use mairbench_core::memtype::Role;
+use mairbench_core::memtype::{self, armv7::Remap, Role, MEMTYPES};
 use mairbench_core::verdict::VERDICTS;
 use serde_json::{json, Value};
 
@@ -70,6 +72,7 @@ pub fn table(rows: &[Row]) -> String {
                 or_dash(&r.board).to_string(),
                 or_dash(&r.midr).to_string(),
                 or_dash(&r.firmware).to_string(),
+                r.arch.clone(),
                 r.date.clone(),
                 emulated(r),
                 r.log.clone(),
@@ -78,7 +81,9 @@ pub fn table(rows: &[Row]) -> String {
         .collect();
     push_table(
         &mut out,
-        &heads(&["", "board", "MIDR", "firmware", "date", "emulated", "log"]),
+        &heads(&[
+            "", "board", "MIDR", "firmware", "arch", "date", "emulated", "log",
+        ]),
         &logs,
     );
     out.push_str("\nverdicts (- : the log has no record of it):\n");
@@ -125,9 +130,98 @@ pub fn table(rows: &[Row]) -> String {
     }
     out.push('\n');
     for key in &KEYS {
-        out.push_str(&format!("{}: {}\n", key.heading, meaning(key)));
+        out.push_str(&format!("{}: {}\n", key.heading, meaning_in(key, rows)));
     }
     out
+}
+
+/// The architectures of `rows` other than AArch64 (whose names are core's), in first-seen
+/// order.
+fn other_arches(rows: &[Row]) -> Vec<Arch> {
+    distinct(rows.iter().map(|r| r.arch.as_str()))
+        .into_iter()
+        .filter_map(Arch::by_name)
+        .filter(|&a| a != Arch::Aarch64)
+        .collect()
+}
+
+/// Row `row` of the memory-type table in words on `arch`: its summary, and under TEX remap
+/// (ARMv7) its region's cacheability, which says the allocation in the report's terms.
+fn type_in_words(arch: Arch, row: usize) -> Option<String> {
+    let t = arch.memtype(row)?;
+    let remap = memtype::armv7::ARMV7
+        .get(row)
+        .copied()
+        .flatten()
+        .map(|v| v.remap)
+        .filter(|_| arch == Arch::Armv7);
+    Some(match remap {
+        Some(Remap::Normal { inner, .. }) => {
+            format!("{}, {} ({})", t.name, inner.words(), t.summary)
+        }
+        _ => format!("{} ({})", t.name, t.summary),
+    })
+}
+
+/// What `key`'s kernels and rows are called on the architectures of `rows` whose names
+/// differ from core's (AArch64's): one sentence per architecture, e.g. on armv7 read-ldm
+/// for read-ldp and the write-back row without allocation as `normal-wb-nowa`, which
+/// allocates on reads; a kernel or type the architecture lacks is named so. `None` when
+/// every log is AArch64's.
+pub fn arch_note(key: &Key, rows: &[Row]) -> Option<String> {
+    let kernels: Vec<Kernel> = if key.writes {
+        vec![Kernel::WriteStp, Kernel::WriteLine]
+    } else {
+        vec![key.kernel]
+    };
+    let types: Vec<usize> = match key.over {
+        Some(Role::Device) => memtype::with_role(Role::Device)
+            .map(|t| usize::from(t.index))
+            .collect(),
+        Some(role) => memtype::position(role).into_iter().collect(),
+        None => vec![],
+    };
+    let notes: Vec<String> = other_arches(rows)
+        .into_iter()
+        .filter_map(|arch| {
+            let mut said = Vec::new();
+            for k in &kernels {
+                let core = k.spec().name;
+                match arch.kernel(*k) {
+                    Some(spec) if spec.name != core => {
+                        said.push(format!("the kernel {core} is {}", spec.name));
+                    }
+                    Some(_) => {}
+                    None => said.push(format!("there is no {core}")),
+                }
+            }
+            let missing: Vec<&str> = types
+                .iter()
+                .filter(|&&r| arch.memtype(r).is_none())
+                .map(|&r| MEMTYPES[r].name)
+                .collect();
+            for &r in &types {
+                let differs = arch.memtype(r).is_some_and(|t| t.name != MEMTYPES[r].name);
+                if let Some(words) = type_in_words(arch, r).filter(|_| differs) {
+                    said.push(format!("the row of {} is {words}", MEMTYPES[r].name));
+                }
+            }
+            if !missing.is_empty() {
+                said.push(format!("there is no {}", missing.join(" or ")));
+            }
+            (!said.is_empty()).then(|| format!("On {}, {}", arch.name(), said.join("; ")))
+        })
+        .collect();
+    (!notes.is_empty()).then(|| notes.join(". "))
+}
+
+/// [`meaning`], and where `rows` hold logs of another architecture what its names are
+/// ([`arch_note`]): each log is measured by the same rows of core's tables.
+pub fn meaning_in(key: &Key, rows: &[Row]) -> String {
+    match arch_note(key, rows) {
+        Some(note) => format!("{}. {note}", meaning(key)),
+        None => meaning(key),
+    }
 }
 
 /// What a key figure is, in words, with core's names.
@@ -169,7 +263,7 @@ pub fn meaning(key: &Key) -> String {
 /// lacks the point.
 pub fn csv(rows: &[Row]) -> String {
     let mut head: Vec<String> = [
-        "log", "board", "midr", "firmware", "date", "emulated", "accel",
+        "log", "board", "midr", "firmware", "date", "emulated", "accel", "arch",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -197,6 +291,7 @@ pub fn csv(rows: &[Row]) -> String {
             r.date.clone(),
             r.emulated.to_string(),
             r.accel.clone().unwrap_or_default(),
+            r.arch.clone(),
         ];
         cells.extend(r.verdicts.iter().map(|v| v.clone().unwrap_or_default()));
         for f in &r.figures {
@@ -223,7 +318,7 @@ pub fn csv(rows: &[Row]) -> String {
 pub fn json(rows: &[Row]) -> Value {
     let keys: Vec<Value> = KEYS
         .iter()
-        .map(|k| json!({"id": k.id, "heading": k.heading, "meaning": meaning(k)}))
+        .map(|k| json!({"id": k.id, "heading": k.heading, "meaning": meaning_in(k, rows)}))
         .collect();
     let logs: Vec<Value> = rows
         .iter()
@@ -250,6 +345,7 @@ pub fn json(rows: &[Row]) -> Value {
                 .collect();
             json!({
                 "log": r.log, "board": r.board, "midr": r.midr, "firmware": r.firmware,
+                "arch": r.arch,
                 "date": r.date, "date_from": "the log file's modification time (UTC)",
                 "emulated": r.emulated, "accel": r.accel,
                 "verdicts": verdicts, "figures": figures,
@@ -287,7 +383,7 @@ mod tests {
         let csv = csv(&[r.clone(), r.clone()]);
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 3);
-        let cols = 7 + VERDICTS.len() + 6 * KEYS.len();
+        let cols = 8 + VERDICTS.len() + 6 * KEYS.len();
         assert_eq!(lines[0].split(',').count(), cols);
         assert_eq!(lines[1].split(',').count(), cols);
         assert!(lines[0].contains("device_wb_read_dram_cv_pct"));
@@ -297,5 +393,86 @@ mod tests {
             4 << 20
         );
         assert!(j["logs"][0]["figures"]["wt_wb_write_l1"]["missing"].is_string());
+    }
+
+    #[test]
+    fn a_fleet_of_both_architectures_compares_the_same_rows() {
+        use crate::analyse::table::figures::figure;
+        use crate::read::model::named_as;
+        let v7 = crate::read::armv7_sample::run();
+        // The same points as an AArch64 log would name them.
+        let a64 = Run {
+            arch: Some("aarch64".into()),
+            ..named_as(&v7, Arch::Aarch64)
+        };
+        let (ra, rb) = (row(Path::new("a.log"), &a64), row(Path::new("b.log"), &v7));
+        assert_eq!((ra.arch.as_str(), rb.arch.as_str()), ("aarch64", "armv7"));
+        // WB-noalloc/WB write at the L1set (16 KiB): write-line on the hinted row, found
+        // in both logs, under each log's own name.
+        let (fa, fb) = (
+            ra.figures[2].clone().unwrap(),
+            rb.figures[2].clone().unwrap(),
+        );
+        assert_eq!((fa.kernel, fa.memtype), ("write-line", "normal-wb-noalloc"));
+        assert_eq!((fb.kernel, fb.memtype), ("write-line", "normal-wb-nowa"));
+        assert_eq!(fa.value, fb.value);
+        assert!((fb.value - 64795.0 / 66038.0).abs() < 1e-12, "{}", fb.value);
+        // NC/WB has no normal-nc point in either: the armv7 row says so in its own names.
+        let nc = rb.figures[1].clone().unwrap_err();
+        assert!(nc.contains("no write-line point of normal-nc"), "{nc}");
+        // Device/WB read at DRAM size: read-ldm's in the armv7 log's words.
+        let dev = rb.figures[0].clone().unwrap_err();
+        assert!(
+            dev.starts_with("no read-ldm point of normal-wb at DRAM size"),
+            "{dev}"
+        );
+        // A kernel only AArch64 has is said to be missing, not failed on.
+        let zva = Key {
+            kernel: Kernel::FillZva,
+            ..KEYS[0]
+        };
+        let why = figure(&v7, &zva).unwrap_err();
+        assert_eq!(why, "armv7 has no fill-zva kernel (only AArch64 has it)");
+        // The table: each log's arch, and under the column what the armv7 row is.
+        let t = table(&[ra.clone(), rb.clone()]);
+        let logs: Vec<&str> = t.lines().filter(|l| l.starts_with('#')).take(2).collect();
+        assert!(
+            logs[0].contains(" aarch64 ") && logs[1].contains(" armv7 "),
+            "{t}"
+        );
+        let noalloc = t
+            .lines()
+            .find(|l| l.starts_with("WB-noalloc/WB write: "))
+            .unwrap();
+        assert!(
+            noalloc.contains(
+                "On armv7, the kernel write-stp is write-stm; the row of normal-wb-noalloc is \
+                 normal-wb-nowa, write-back, no write-allocate"
+            ),
+            "{noalloc}"
+        );
+        let device = t
+            .lines()
+            .find(|l| l.starts_with("Device/WB read: "))
+            .unwrap();
+        assert!(
+            device.ends_with(
+                "On armv7, the kernel read-ldp is read-ldm; there is no device-ngre or device-gre"
+            ),
+            "{device}"
+        );
+        // A fleet of AArch64 logs alone has no such sentence.
+        let plain = table(&[ra.clone(), ra]);
+        assert!(!plain.contains("armv7"), "{plain}");
+        let j = json(&[rb]);
+        assert_eq!(j["logs"][0]["arch"], "armv7");
+        assert_eq!(
+            j["logs"][0]["figures"]["noalloc_wb_write_l1"]["memtype"],
+            "normal-wb-nowa"
+        );
+        assert!(j["figures"][2]["meaning"]
+            .as_str()
+            .unwrap()
+            .contains("normal-wb-nowa"));
     }
 }
