@@ -4,8 +4,8 @@
 # matrix, the output contract, error paths, UEFI, U-Boot), the Linux twin, the boards' tools
 # (LAVA, the serial console), the runner and toolchain, and the host tool on its own.
 # First, once, before any test: the Rust targets (armv7-unknown-linux-gnueabihf, the 32-bit
-# image's; armv7a-none-eabi, which .ci/run lints core for; i686-unknown-linux-gnu, where core's
-# unit tests run with a 32-bit usize) and tools (qemu/toolchain), every system package the
+# image's and the 32-bit twin's; i686-unknown-linux-gnu, where core's unit tests run with a
+# 32-bit usize) and tools (qemu/toolchain), every system package the
 # tests use (qemu/deps test: one apt-get update at most, one apt-get install of what is
 # missing; the table is qemu/packages, qemu-system-arm and U-Boot's qemu_arm among them), and
 # the downloads kept outside the repository (Debian's arm64 kernel and busybox, the boards'
@@ -15,22 +15,19 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-qemu/toolchain armv7-unknown-linux-gnueabihf armv7a-none-eabi i686-unknown-linux-gnu
+qemu/toolchain armv7-unknown-linux-gnueabihf i686-unknown-linux-gnu
 qemu/deps test
 qemu/dtbs >/dev/null
 lava/deps dispatcher >/dev/null
-# The firmware: the AArch64 image (`cargo build --release`) and the 32-bit one (issue 32; `cargo
-# build --release --target armv7-unknown-linux-gnueabihf -p mairbench`), which
-# host/tests/boot/armv7.rs boots in qemu-system-arm. One cargo for both targets, so that their
-# crates build side by side on two cores: from nothing, 40 s instead of 58 s for the two
-# cargo commands one after the other (a shared 2-core machine, load average 5).
-cargo build --release -p mairbench --target aarch64-unknown-none --target armv7-unknown-linux-gnueabihf
+# The firmware and the Linux twin, each for AArch64 and for 32-bit Arm (issue 32): the images
+# the boot tests boot in QEMU (host/tests/boot, the 32-bit one in armv7.rs) and the twins
+# host/tests/linux runs under user-mode QEMU (qemu-aarch64, qemu-arm). One cargo for the four,
+# so that their crates build side by side on two cores (the firmware alone: 40 s instead of
+# 58 s for one cargo command per target).
+cargo build --release -p mairbench -p mairbench-linux --target aarch64-unknown-none \
+    --target armv7-unknown-linux-gnueabihf
 # The runner (runner/), which the boot tests start directly: built once, before them.
 qemu/runner-bin >/dev/null
-# mairbench-linux, which host/tests/linux/twin.rs runs under user-mode QEMU (qemu-aarch64).
-cargo build --release -p mairbench-linux
-# The twin on 32-bit Arm Linux (issue 32), run under qemu-arm by host/tests/linux/twin_armv7.rs.
-cargo build --release -p mairbench-linux --target armv7a-none-eabi
 MAIRBENCH_INSTALL=0 cargo host-test "$@"
 # Core's unit tests where usize has 32 bits, as on the 32-bit image's target (issue 32); all of
 # them whatever the arguments, which name the host tests.

@@ -30,7 +30,7 @@
 //! touches is cleaned and invalidated (DC CIVAC, which Linux lets EL0 issue) right before
 //! its warm-up, here through the source's own mapping.
 //!
-//! On 32-bit Arm Linux (`--target armv7a-none-eabi`) the same program runs the 32-bit
+//! On 32-bit Arm Linux (`--target armv7-unknown-linux-gnueabihf`, the 32-bit image's target) the same program runs the 32-bit
 //! firmware's A32 loops under the table's names (`sys/arm.rs` says which stands for which),
 //! without the non-temporal pairs, which A32 lacks, and every point starts `warm`: ARMv7 gives
 //! PL0 no cache maintenance to the point of coherency.

@@ -1,8 +1,8 @@
-//! mairbench-linux on 32-bit Arm (armv7a-none-eabi: a static EABI executable, the A32 loops
+//! mairbench-linux on 32-bit Arm (armv7-unknown-linux-gnueabihf: a static EABI executable, the A32 loops
 //! of src/arch/armv7/kernels) under user-mode QEMU (`qemu-arm`, Debian's qemu-user, with
 //! `-cpu cortex-a15` and `-cpu cortex-a7`): no kernel boot, the twin's system calls served by
 //! QEMU's Linux emulation. ./test.sh builds it (`cargo build --release -p mairbench-linux
-//! --target armv7a-none-eabi`).
+//! --target armv7-unknown-linux-gnueabihf`).
 //!
 //! qemu-arm (QEMU 10) defines only the AArch64 generic timer registers in user mode: the
 //! twin finds CNTVCT undefined at PL0 and times with CLOCK_MONOTONIC, which these runs say.
@@ -21,16 +21,16 @@ use std::process::Command;
 const CPUS: [&str; 2] = ["cortex-a15", "cortex-a7"];
 
 /// The 32-bit twin's ELF, built by `cargo build --release -p mairbench-linux --target
-/// armv7a-none-eabi` (./test.sh does), in the target directory cargo builds into.
+/// armv7-unknown-linux-gnueabihf` (./test.sh does), in the target directory cargo builds into.
 fn twin() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .map_or_else(|| common::root().join("target"), |t| common::root().join(t));
-    let elf = target.join("armv7a-none-eabi/release/mairbench-linux");
+    let elf = target.join("armv7-unknown-linux-gnueabihf/release/mairbench-linux");
     assert!(
         elf.exists(),
         "no armv7 twin at {}: run `cargo build --release -p mairbench-linux --target \
-         armv7a-none-eabi` first (./test.sh does)",
+         armv7-unknown-linux-gnueabihf` first (./test.sh does)",
         elf.display()
     );
     elf

@@ -152,13 +152,18 @@ fn nothing_is_added_when_everything_is_there() {
 
 #[test]
 fn a_target_named_is_added_when_missing() {
-    // ./test.sh names armv7a-none-eabi, which .ci/run lints core for.
+    // ./test.sh names armv7-unknown-linux-gnueabihf, the 32-bit image's and twin's target.
     let fake = FakeRustup::new("extra", &ALL);
-    let out = run_with("qemu/toolchain", &["armv7a-none-eabi"], Some(&fake));
+    let out = run_with(
+        "qemu/toolchain",
+        &["armv7-unknown-linux-gnueabihf"],
+        Some(&fake),
+    );
     assert_eq!(out.status, 0, "{}", out.stderr);
-    assert_eq!(fake.changes(), ["target add armv7a-none-eabi"]);
+    assert_eq!(fake.changes(), ["target add armv7-unknown-linux-gnueabihf"]);
     assert!(
-        out.stderr.contains("adding the armv7a-none-eabi target"),
+        out.stderr
+            .contains("adding the armv7-unknown-linux-gnueabihf target"),
         "{}",
         out.stderr
     );

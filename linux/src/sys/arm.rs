@@ -14,6 +14,15 @@ use mairbench_core::kernel::{Kernel, Mask, ALL_KERNELS};
 // The 32-bit firmware's measured loops and their symbols, the very same file.
 include!("../../../src/arch/armv7/kernels/loops.rs");
 
+// memcpy, memmove, memset, memcmp and bcmp: the target's `core` expects a C library to provide
+// them, and the twin links none; the 32-bit firmware's own (the same file).
+global_asm!(include_str!("../../../src/arch/armv7/mem.S"), options(raw));
+
+/// Named by the unwind tables of the target's prebuilt `compiler_builtins`; never called: the
+/// twin aborts on a panic and unwinds nothing.
+#[no_mangle]
+extern "C" fn rust_eh_personality() {}
+
 /// The architecture the start record names.
 pub const ARCH: Arch = Arch::Armv7;
 

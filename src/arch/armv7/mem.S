@@ -1,6 +1,7 @@
-// memcpy, memmove, memset, memcmp and bcmp for the 32-bit image: its target's core expects a
-// C library to provide them (armv7-unknown-linux-gnueabihf; see .cargo/config.toml). The
-// firmware calls them for struct copies, clears and string comparisons (never in a timed
+// memcpy, memmove, memset, memcmp, bcmp and strlen for the 32-bit image and the twin on 32-bit
+// Linux: their target's core, and the compiler (which turns a byte-counting loop into strlen),
+// expect a C library to provide them (armv7-unknown-linux-gnueabihf; see .cargo/config.toml),
+// and neither links one. The firmware calls them for struct copies, clears and string comparisons (never in a timed
 // loop; the kernels are assembly of their own). Word accesses only when both addresses and
 // the length are multiples of 4, else bytes: with the MMU off, data accesses are
 // Strongly-ordered, where an unaligned access faults. A32, AAPCS.
@@ -82,4 +83,16 @@ bcmp:
     ldrb    r3, [r1], #1
     subs    r0, r0, r3
     beq     1b
+    bx      lr
+
+// size_t strlen(const char *s r0): the bytes before the first NUL.
+    .global strlen
+    .type strlen, %function
+strlen:
+    mov     r1, r0
+1:  ldrb    r2, [r1], #1
+    cmp     r2, #0
+    bne     1b
+    sub     r0, r1, r0
+    sub     r0, r0, #1
     bx      lr
