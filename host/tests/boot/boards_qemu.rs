@@ -94,7 +94,7 @@ fn assert_raspi4b_start(run: &Run) {
     assert_eq!(start["ram_size"], 960u64 << 20);
     assert_eq!(
         start["bootargs"],
-        common::with_host("mairbench.quick").as_str()
+        common::with_host(&matrix::QUICK_SMALL.join(" ")).as_str()
     );
 }
 
@@ -245,7 +245,7 @@ fn imx8mp_evk_console_on_uart2_proof_and_four_psci_cpus() {
     assert_eq!(start["ram_size"], 6u64 << 30);
     assert_eq!(
         start["bootargs"],
-        common::with_host("mairbench.quick").as_str()
+        common::with_host(&matrix::QUICK_SMALL.join(" ")).as_str()
     );
     run.assert_memory_proven();
     assert_four_cpus(run, 2);
