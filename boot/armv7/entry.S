@@ -210,6 +210,15 @@ secondary_entry:
     mrs     r5, cpsr
     hyp_to_svc
     pl1_state
+    // The SMP bits the boot CPU's core needs (mb_smp_needs, src/arch/armv7/cpu.rs), set
+    // before this CPU's caches go on; a write ACTLR does not take here is ignored.
+    ladr    r3, mb_smp_needs
+    ldr     r1, [r3]
+    cmp     r1, #0
+    mrcne   p15, 0, r0, c1, c0, 1
+    orrne   r0, r0, r1
+    mcrne   p15, 0, r0, c1, c0, 1
+    isb
     ladr    r3, mb_secondary_handoff
 1:  ldr     r0, [r3]                // published (its low word)
     dmb

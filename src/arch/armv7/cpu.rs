@@ -7,7 +7,7 @@ use super::regs::{
     read, read64, write, Actlr, Ccsidr, Clidr, CntFrq, CntVct, Csselr, IdPfr1, Midr, Mpidr, Sctlr,
     Tpidrprw,
 };
-use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 use mairbench_core::cores::armv7::{Actlr as SmpBits, SmpSetup};
 use mairbench_core::counter::{self, Errata};
 
@@ -204,6 +204,12 @@ pub fn mmu_on() -> bool {
 /// MPIDR's affinity fields on ARMv7: Aff2..Aff0 \[23:0\].
 pub const AFFINITY: u64 = 0xff_ffff;
 
+/// The ACTLR bits the boot CPU's core needs to take part in coherency (0: none known), which
+/// each secondary sets in its entry code (`secondary_entry`, boot/armv7/entry.S) before its
+/// caches go on, as Linux's secondary start-up does (its `__v7_setup` runs on every CPU).
+#[export_name = "mb_smp_needs"]
+static SMP_NEEDS: AtomicU32 = AtomicU32::new(0);
+
 /// What [`set_smp_bits`] found and did.
 static SMP_SETUP: Global<Option<SmpSetup>> = Global::new(None);
 
@@ -214,7 +220,12 @@ static SMP_SETUP: Global<Option<SmpSetup>> = Global::new(None);
 pub fn set_smp_bits() {
     let midr = read::<Midr>();
     let found = read::<Actlr>();
-    if let SmpBits::Missing(_, bits) = mairbench_core::cores::armv7::judge(midr, found) {
+    let judged = mairbench_core::cores::armv7::judge(midr, found);
+    if let SmpBits::Set(core) | SmpBits::Missing(core, _) = judged {
+        // With the data cache off: memory holds it for the secondaries' entry.
+        SMP_NEEDS.store(core.needs, Ordering::Relaxed);
+    }
+    if let SmpBits::Missing(_, bits) = judged {
         // SAFETY: sets bits that only take this core into coherency, with its data cache off
         // (the early map runs with SCTLR.C clear); where ACTLR is not writable here the write
         // is ignored, and a trap is caught.
