@@ -19,14 +19,6 @@ qemu/toolchain armv7-unknown-linux-gnueabihf i686-unknown-linux-gnu
 qemu/deps test
 qemu/dtbs >/dev/null
 lava/deps dispatcher >/dev/null
-# Core's unit tests where usize has 32 bits, as on the 32-bit image's target (issue 32), built
-# meanwhile, in a target directory of their own (two cargos cannot share one), where the
-# builds below leave a core idle (their single-threaded LTO and link steps); run at the end.
-i686_dir=target/i686-core-tests
-mkdir -p "$i686_dir"
-CARGO_TARGET_DIR=$i686_dir cargo test -q -p mairbench-core --lib --target i686-unknown-linux-gnu \
-    --no-run > "$i686_dir/build.log" 2>&1 &
-i686_build=$!
 # The firmware and the Linux twin, each for AArch64 and for 32-bit Arm (issue 32): the images
 # the boot tests boot in QEMU (host/tests/boot, the 32-bit one in armv7.rs) and the twins
 # host/tests/linux runs under user-mode QEMU (qemu-aarch64, qemu-arm). One cargo for the four,
@@ -37,7 +29,6 @@ cargo build --release -p mairbench -p mairbench-linux --target aarch64-unknown-n
 # The runner (runner/), which the boot tests start directly: built once, before them.
 qemu/runner-bin >/dev/null
 MAIRBENCH_INSTALL=0 cargo host-test "$@"
-# The 32-bit core tests built above: all of them whatever the arguments, which name the host
-# tests.
-wait "$i686_build" || { cat "$i686_dir/build.log"; exit 1; }
-CARGO_TARGET_DIR=$i686_dir cargo test -q -p mairbench-core --lib --target i686-unknown-linux-gnu
+# Core's unit tests where usize has 32 bits, as on the 32-bit image's target (issue 32); all of
+# them whatever the arguments, which name the host tests.
+cargo test -q -p mairbench-core --lib --target i686-unknown-linux-gnu
