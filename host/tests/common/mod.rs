@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod deps;
+pub mod disasm;
 pub mod dtb;
 pub mod gdb;
 pub mod tool;

@@ -328,58 +328,6 @@ fn armv7_a_fatal_signal_is_reported_and_ends_the_run() {
     assert_eq!(status, 1, "{stdout}");
 }
 
-/// `elf`, disassembled by the toolchain's llvm-objdump.
-fn disassemble(elf: &std::path::Path) -> String {
-    let sysroot = Command::new("rustc")
-        .args(["--print", "sysroot"])
-        .output()
-        .unwrap();
-    let sysroot = String::from_utf8(sysroot.stdout).unwrap();
-    let tool = std::fs::read_dir(format!("{}/lib/rustlib", sysroot.trim()))
-        .unwrap()
-        .filter_map(|e| Some(e.ok()?.path().join("bin/llvm-objdump")))
-        .find(|p| p.exists())
-        .expect("llvm-objdump (rustup component llvm-tools, see rust-toolchain.toml)");
-    let out = Command::new(tool)
-        .args(["-d", "--no-show-raw-insn"])
-        .arg(elf)
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// The instructions of function `symbol`, as (address, mnemonic, operands), nops left out.
-fn function(disassembly: &str, symbol: &str) -> Vec<(u64, String, String)> {
-    let mut body = Vec::new();
-    let mut inside = false;
-    for line in disassembly.lines() {
-        if line.ends_with(&format!("<{symbol}>:")) {
-            inside = true;
-            continue;
-        }
-        if !inside {
-            continue;
-        }
-        if line.trim().is_empty() || line.ends_with(">:") {
-            break;
-        }
-        let Some((addr, rest)) = line.trim().split_once(':') else {
-            continue;
-        };
-        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else {
-            continue;
-        };
-        let mut parts = rest.split_whitespace();
-        let mnemonic = parts.next().unwrap_or("").to_owned();
-        let operands = parts.collect::<Vec<_>>().join(" ");
-        if mnemonic != "nop" {
-            body.push((addr, mnemonic, operands));
-        }
-    }
-    assert!(!body.is_empty(), "no {symbol} in the disassembly");
-    body
-}
-
 /// The span of `symbol`'s timed loop: from the earliest target of a backward branch in it to
 /// the last such branch (a nested loop, read-stride's, lies inside).
 fn loop_span(body: &[(u64, String, String)]) -> (u64, u64) {
@@ -409,7 +357,7 @@ fn loop_span(body: &[(u64, String, String)]) -> (u64, u64) {
 /// page), and is made of the instruction forms its contract names.
 #[test]
 fn armv7_loops_are_placed_and_made_of_their_instructions() {
-    let d = disassemble(&twin());
+    let d = crate::common::disasm::disassemble(&twin());
     for (symbol, forms, per_iteration) in [
         ("mb_k_read_ldm", &["ldm"][..], 8),
         ("mb_k_write_stm", &["stm"], 8),
@@ -480,7 +428,7 @@ fn armv7_read_random_is_cores_random_order() {
             .collect();
         assert_eq!(a32, core, "2^{k} lines");
     }
-    let d = disassemble(&twin());
+    let d = crate::common::disasm::disassemble(&twin());
     let body = function(&d, "mb_k_read_random");
     let immediates: Vec<String> = body
         .iter()
@@ -511,4 +459,12 @@ fn armv7_read_random_is_cores_random_order() {
     let mut want = ["mla", "and", "rbit", "lsr", "ldr"].repeat(4);
     want.extend(["subs", "bne"]);
     assert_eq!(forms, want);
+}
+
+/// The instructions of function `symbol`, nops (alignment padding) left out.
+fn function(disassembly: &str, symbol: &str) -> Vec<(u64, String, String)> {
+    let mut body = crate::common::disasm::function(disassembly, symbol);
+    body.retain(|(_, mnemonic, _)| mnemonic != "nop");
+    assert!(!body.is_empty(), "no {symbol} in the disassembly");
+    body
 }

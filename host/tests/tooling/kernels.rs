@@ -2,36 +2,7 @@
 //! streaming loops are at least 80 % loads and stores, using the named instruction forms.
 
 use crate::common;
-use std::process::Command;
-
-/// The instructions of function `symbol`, as (address, mnemonic, operands).
-fn function(disassembly: &str, symbol: &str) -> Vec<(u64, String, String)> {
-    let mut body = Vec::new();
-    let mut inside = false;
-    for line in disassembly.lines() {
-        if line.ends_with(&format!("<{symbol}>:")) {
-            inside = true;
-            continue;
-        }
-        if !inside {
-            continue;
-        }
-        if line.trim().is_empty() || line.ends_with(">:") {
-            break;
-        }
-        let Some((addr, rest)) = line.trim().split_once(':') else {
-            continue;
-        };
-        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else {
-            continue;
-        };
-        let mut parts = rest.split_whitespace();
-        let mnemonic = parts.next().unwrap_or("").to_owned();
-        let operands = parts.collect::<Vec<_>>().join(" ");
-        body.push((addr, mnemonic, operands));
-    }
-    body
-}
+use crate::common::disasm::{disassemble, function};
 
 /// The first and last address of the loop of kernel `symbol`: from the target of its
 /// closing `b.ne` to the branch.
@@ -65,26 +36,6 @@ fn loop_of(disassembly: &str, symbol: &str) -> Vec<(String, String)> {
 /// The firmware image, disassembled by the toolchain's llvm-objdump.
 fn disassembly() -> String {
     disassemble(&common::firmware())
-}
-
-/// `elf`, disassembled by the toolchain's llvm-objdump.
-fn disassemble(elf: &std::path::Path) -> String {
-    let objdump = Command::new("rustc")
-        .args(["--print", "sysroot"])
-        .output()
-        .unwrap();
-    let sysroot = String::from_utf8(objdump.stdout).unwrap();
-    let tool = std::fs::read_dir(format!("{}/lib/rustlib", sysroot.trim()))
-        .unwrap()
-        .filter_map(|e| Some(e.ok()?.path().join("bin/llvm-objdump")))
-        .find(|p| p.exists())
-        .expect("llvm-objdump (rustup component llvm-tools, see rust-toolchain.toml)");
-    let out = Command::new(tool)
-        .args(["-d", "--no-show-raw-insn"])
-        .arg(elf)
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The mnemonics of the image in address order, each with its line.

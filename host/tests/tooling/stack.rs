@@ -12,27 +12,12 @@
 //!   `secondary_el1`, says more).
 
 use crate::common;
+use crate::common::disasm::objdump;
 use std::collections::{BTreeMap, HashSet};
 use std::process::Command;
 
 /// The main stack's size (linker.ld `.stacks`).
 const MAIN_STACK: u64 = 128 * 1024;
-
-/// llvm-objdump of the toolchain's llvm-tools (rust-toolchain.toml installs them).
-fn objdump() -> std::path::PathBuf {
-    let sysroot = Command::new("rustc")
-        .args(["--print", "sysroot"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default();
-    std::fs::read_dir(std::path::Path::new(&sysroot).join("lib/rustlib"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|d| d.path().join("bin/llvm-objdump"))
-        .find(|p| p.is_file())
-        .expect("llvm-objdump of the llvm-tools component (qemu/toolchain adds it)")
-}
 
 /// `#imm` or `#imm, lsl #12` of an instruction's operands, in bytes.
 fn immediate(operands: &str) -> Option<u64> {
