@@ -5,7 +5,6 @@
 //! caught fault and a reason, never the end of the run. Under QEMU the cycle counter counts
 //! virtual nanoseconds, not cycles, and no event counts memory traffic.
 
-use super::cpu::ticks;
 use super::exceptions::{probe, Fault};
 use super::sysreg::{PMCR, PMCR_EL0, PMEVTYPER};
 use aarch64_cpu::registers::{ReadWriteable, Readable, ID_AA64DFR0_EL1};
@@ -65,26 +64,12 @@ pub fn cycles() -> u64 {
     c
 }
 
-/// PMCCNTR_EL0's rate over about 1 ms of CNTVCT_EL0 at `timer_hz`, Hz; `None` without a
-/// timer frequency or when the timer does not advance. Call only once the cycle counter
-/// counts ([`start_cycle_counter`] succeeded). A first, one-tick pass brings the code in (an
-/// emulator translates it, silicon fetches it), so that the counter reads at both ends of the
-/// measured interval are equally late.
-pub fn cycle_rate_hz(timer_hz: u64) -> Option<u64> {
-    let _ = rate_over(1, timer_hz);
-    rate_over((timer_hz / 1000).max(1), timer_hz)
-}
+/// The bits PMCCNTR_EL0 counts in (with PMCR_EL0.LC set: all 64).
+const CYCLE_MASK: u64 = u64::MAX;
 
-fn rate_over(span: u64, timer_hz: u64) -> Option<u64> {
-    let t0 = ticks();
-    let c0 = cycles();
-    // A bound on the spin: a timer that stops is not a hang (100 M reads is seconds).
-    let t1 = (0..100_000_000u32)
-        .map(|_| ticks())
-        .find(|t| t.wrapping_sub(t0) >= span)?;
-    let c1 = cycles();
-    mairbench_core::pmu::cycle_rate_hz(c1.wrapping_sub(c0), t1.wrapping_sub(t0), timer_hz)
-}
+#[path = "../shared/cycle_rate.rs"]
+mod cycle_rate;
+pub use cycle_rate::cycle_rate_hz;
 
 /// What the event counters are: PMCEID0/1_EL0 and PMCR_EL0.N, as read at EL1.
 #[derive(Clone, Copy, Debug)]

@@ -3,7 +3,6 @@
 //! PMXEVCNTR. The event numbers are the architecture's common ones, shared with AArch64
 //! (Arm ARM DDI 0406C, C12.8 "Event numbers"), so core chooses them the same way.
 
-use super::cpu::ticks;
 use super::exceptions::{probe, Fault};
 use super::regs::{read, IdDfr0};
 use core::arch::asm;
@@ -68,22 +67,12 @@ pub fn cycles() -> u64 {
     c.into()
 }
 
-/// The cycle counter's rate against the counter's, as the AArch64 image measures it.
-pub fn cycle_rate_hz(timer_hz: u64) -> Option<u64> {
-    let _ = rate_over(1, timer_hz);
-    rate_over((timer_hz / 1000).max(1), timer_hz)
-}
+/// The bits PMCCNTR counts in: 32 on ARMv7.
+const CYCLE_MASK: u64 = u32::MAX as u64;
 
-fn rate_over(span: u64, timer_hz: u64) -> Option<u64> {
-    let t0 = ticks();
-    let c0 = cycles();
-    let t1 = (0..100_000_000u32)
-        .map(|_| ticks())
-        .find(|t| t.wrapping_sub(t0) >= span)?;
-    let c1 = cycles();
-    let counted = (c1 as u32).wrapping_sub(c0 as u32);
-    mairbench_core::pmu::cycle_rate_hz(counted.into(), t1.wrapping_sub(t0), timer_hz)
-}
+#[path = "../shared/cycle_rate.rs"]
+mod cycle_rate;
+pub use cycle_rate::cycle_rate_hz;
 
 /// The common events the PMU implements, and its counters.
 #[derive(Clone, Copy, Debug)]
