@@ -18,19 +18,25 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The twin's ELF, built by `cargo build --release -p mairbench-linux` (./test.sh does), in
-/// the target directory cargo builds into.
-fn twin() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
+/// The twin's ELF for `target`, built by ./test.sh (`cargo build --release -p mairbench-linux
+/// --target ...`), in the target directory cargo builds into.
+pub(crate) fn elf_for(target: &str) -> PathBuf {
+    let dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .map_or_else(|| common::root().join("target"), |t| common::root().join(t));
-    let elf = target.join("aarch64-unknown-none/release/mairbench-linux");
+    let elf = dir.join(target).join("release/mairbench-linux");
     assert!(
         elf.exists(),
-        "no twin at {}: run `cargo build --release -p mairbench-linux` first (./test.sh does)",
+        "no twin at {}: run `cargo build --release -p mairbench-linux --target {target}` \
+         first (./test.sh does)",
         elf.display()
     );
     elf
+}
+
+/// The AArch64 twin's ELF.
+fn twin() -> PathBuf {
+    elf_for("aarch64-unknown-none")
 }
 
 /// Runs the twin with `args`: exit status, stdout.
@@ -45,7 +51,7 @@ fn run(args: &[&str]) -> (i32, String) {
 }
 
 /// The records of a run, each checked against the schema, and the log read without problems.
-fn conforming(stdout: &str) -> Vec<Value> {
+pub(crate) fn conforming(stdout: &str) -> Vec<Value> {
     let records = records(stdout).expect("every record line is JSON");
     for (i, r) in records.iter().enumerate() {
         let wrong = log::mismatches(r.as_object().unwrap());
@@ -56,7 +62,7 @@ fn conforming(stdout: &str) -> Vec<Value> {
     records
 }
 
-fn of_kind<'r>(records: &'r [Value], kind: &str) -> Vec<&'r Value> {
+pub(crate) fn of_kind<'r>(records: &'r [Value], kind: &str) -> Vec<&'r Value> {
     records.iter().filter(|r| r["kind"] == kind).collect()
 }
 
@@ -457,30 +463,50 @@ fn a_fatal_signal_is_reported_and_ends_the_run() {
 /// The twin under user-mode QEMU with its system calls traced (`-d strace` into a file): exit
 /// status, stdout, stderr, the trace.
 fn traced(args: &[&str]) -> (i32, String, String, String) {
+    under("qemu-aarch64", &[], &twin(), args, true)
+}
+
+/// `elf` under the user-mode QEMU `qemu` (with `options`, e.g. `-cpu`), its system calls
+/// traced when `trace` (`-d strace` into a file): exit status, stdout, stderr, the trace.
+pub(crate) fn under(
+    qemu: &str,
+    options: &[&str],
+    elf: &std::path::Path,
+    args: &[&str],
+    trace: bool,
+) -> (i32, String, String, String) {
     let log = std::env::temp_dir().join(format!(
-        "mairbench-twin-strace-{}-{:?}.log",
+        "mairbench-{qemu}-strace-{}-{:?}.log",
         std::process::id(),
         std::thread::current().id()
     ));
-    let out = Command::new("qemu-aarch64")
-        .args(["-d", "strace", "-D"])
-        .arg(&log)
-        .arg(twin())
+    let mut command = Command::new(qemu);
+    command.args(options);
+    if trace {
+        command.args(["-d", "strace", "-D"]).arg(&log);
+    }
+    let out = command
+        .arg(elf)
         .args(args)
         .output()
-        .expect("qemu-aarch64 (Debian's qemu-user; ./test.sh installs it)");
-    let trace = std::fs::read_to_string(&log).unwrap_or_default();
-    let _ = std::fs::remove_file(&log);
+        .unwrap_or_else(|e| panic!("{qemu} (Debian's qemu-user; ./test.sh installs it): {e}"));
+    let traced = if trace {
+        let t = std::fs::read_to_string(&log).unwrap_or_default();
+        let _ = std::fs::remove_file(&log);
+        t
+    } else {
+        String::new()
+    };
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
-        trace,
+        traced,
     )
 }
 
 /// The system calls of a trace (`PID name(...`), by name.
-fn syscalls(trace: &str) -> Vec<&str> {
+pub(crate) fn syscalls(trace: &str) -> Vec<&str> {
     trace
         .lines()
         .filter_map(|l| {

@@ -8,93 +8,23 @@
 //! twin finds CNTVCT undefined at PL0 and times with CLOCK_MONOTONIC, which these runs say.
 //! As for the arm64 twin (twin.rs), the runs name their sources: `/dev` is the host's.
 
-use crate::common;
+use super::twin::{conforming, elf_for, of_kind, syscalls, under};
 
 use mairbench_core::kernel::{self, Kernel, KERNELS, RANDOM_INCREMENT, RANDOM_MULTIPLIER};
-use mairbench_host::read::log;
-use mairbench_host::records;
-use serde_json::Value;
 use std::path::PathBuf;
-use std::process::Command;
 
 /// The CPUs the twin runs on here: the LPAE cores the issue's boards have.
 const CPUS: [&str; 2] = ["cortex-a15", "cortex-a7"];
 
-/// The 32-bit twin's ELF, built by `cargo build --release -p mairbench-linux --target
-/// armv7-unknown-linux-gnueabihf` (./test.sh does), in the target directory cargo builds into.
+/// The 32-bit twin's ELF.
 fn twin() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map_or_else(|| common::root().join("target"), |t| common::root().join(t));
-    let elf = target.join("armv7-unknown-linux-gnueabihf/release/mairbench-linux");
-    assert!(
-        elf.exists(),
-        "no armv7 twin at {}: run `cargo build --release -p mairbench-linux --target \
-         armv7-unknown-linux-gnueabihf` first (./test.sh does)",
-        elf.display()
-    );
-    elf
+    elf_for("armv7-unknown-linux-gnueabihf")
 }
 
 /// Runs the twin on `cpu` with `args`, its system calls traced when `trace`: exit status,
 /// stdout, stderr, the trace.
 fn run_on(cpu: &str, args: &[&str], trace: bool) -> (i32, String, String, String) {
-    let log = std::env::temp_dir().join(format!(
-        "mairbench-twin-armv7-strace-{}-{:?}.log",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    let mut qemu = Command::new("qemu-arm");
-    qemu.args(["-cpu", cpu]);
-    if trace {
-        qemu.args(["-d", "strace", "-D"]).arg(&log);
-    }
-    let out = qemu
-        .arg(twin())
-        .args(args)
-        .output()
-        .expect("qemu-arm (Debian's qemu-user; ./test.sh installs it)");
-    let traced = if trace {
-        let t = std::fs::read_to_string(&log).unwrap_or_default();
-        let _ = std::fs::remove_file(&log);
-        t
-    } else {
-        String::new()
-    };
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        traced,
-    )
-}
-
-/// The system calls of a trace (`PID name(...`), by name.
-fn syscalls(trace: &str) -> Vec<&str> {
-    trace
-        .lines()
-        .filter_map(|l| {
-            let (pid, rest) = l.split_once(' ')?;
-            pid.parse::<u32>().ok()?;
-            rest.split_once('(').map(|(name, _)| name)
-        })
-        .collect()
-}
-
-/// The records of a run, each checked against the schema, and the log read without problems.
-fn conforming(stdout: &str) -> Vec<Value> {
-    let records = records(stdout).expect("every record line is JSON");
-    for (i, r) in records.iter().enumerate() {
-        let wrong = log::mismatches(r.as_object().unwrap());
-        assert!(wrong.is_empty(), "record {i}: {wrong:?} in\n{r}");
-    }
-    let parsed = log::parse(stdout.as_bytes());
-    assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
-    records
-}
-
-fn of_kind<'r>(records: &'r [Value], kind: &str) -> Vec<&'r Value> {
-    records.iter().filter(|r| r["kind"] == kind).collect()
+    under("qemu-arm", &["-cpu", cpu], &twin(), args, trace)
 }
 
 /// The kernels the 32-bit twin runs: the table's twin column less the non-temporal pairs,
