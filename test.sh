@@ -28,7 +28,36 @@ cargo build --release -p mairbench -p mairbench-linux --target aarch64-unknown-n
     --target armv7-unknown-linux-gnueabihf
 # The runner (runner/), which the boot tests start directly: built once, before them.
 qemu/runner-bin >/dev/null
-MAIRBENCH_INSTALL=0 cargo host-test "$@"
-# Core's unit tests where usize has 32 bits, as on the 32-bit image's target (issue 32); all of
-# them whatever the arguments, which name the host tests.
-cargo test -q -p mairbench-core --lib --target i686-unknown-linux-gnu
+export MAIRBENCH_INSTALL=0
+# Core's unit tests where usize has 32 bits, as on the 32-bit image's target (issue 32).
+i686() { cargo test -q -p mairbench-core --lib --target i686-unknown-linux-gnu; }
+if [ $# -gt 0 ]; then
+    # Arguments name tests (`./test.sh --test boot -- matrix`): the host tests they select,
+    # in one cargo, then core's 32-bit unit tests, all of them.
+    cargo host-test "$@"
+    i686
+    exit
+fi
+# Every test, in two lanes. The boot tests (two QEMUs at a time) leave a third of the two
+# cores idle while QEMUs wait for each other; every other test binary, many of which wait on
+# terminals, timers and user-mode QEMU, runs beside them, its output kept and shown after the
+# boot tests' (CI on a clean clone: 7:10 in one lane).
+cargo host-test --no-run
+others=()
+for t in host/tests/*/main.rs host/tests/*.rs; do
+    t=${t#host/tests/} && t=${t%/main.rs} && t=${t%.rs}
+    [ "$t" = boot ] || others+=(--test "$t")
+done
+lane=$(mktemp) && trap 'rm -f "$lane"' EXIT
+(
+    cargo host-test --exclude mairbench-host &&
+        cargo test -p mairbench-host --target host-tuple --lib --bins "${others[@]}" &&
+        i686
+) >"$lane" 2>&1 &
+other=$!
+booted=0 && cargo test -p mairbench-host --target host-tuple --test boot || booted=$?
+finished=0 && wait "$other" || finished=$?
+cat "$lane"
+[ "$booted" = 0 ] || echo "test.sh: the boot tests failed (above the other tests' output)" >&2
+[ "$finished" = 0 ] || echo "test.sh: a test outside the boot tests failed (above)" >&2
+[ "$booted" = 0 ] && [ "$finished" = 0 ]
