@@ -538,10 +538,10 @@ pub const MATRIX: &[Row] = &[
                  Count("cluster", 2), Also("the PPTT's second cluster swept", uefi::pptt_clusters),
                  Count("core_to_core", 6)]),
     // EDK2's shell cannot run startup.nsh's command and waits: the runner says so at its limit
-    // (10 s: whether EDK2 reached its shell by then or not, no line of mairbench came).
+    // (5 s: whether EDK2 reached its shell by then or not, no line of mairbench came).
     row("firmware_that_never_starts_the_image_times_out_clearly",
         "virt", "cortex-a72", 1, 1, UefiDt, QUICK)
-        .env(&[("MAIRBENCH_UEFI_IMAGE", "0"), ("MAIRBENCH_TIMEOUT", "10")]).ends(Status(124))
+        .env(&[("MAIRBENCH_UEFI_IMAGE", "0"), ("MAIRBENCH_TIMEOUT", "5")]).ends(Status(124))
         .shows(&[Stderr("the firmware (uefi-dt) never started the image"), NoRecords]),
     // U-Boot that finds no image says so and powers off: a failed run, not a hang.
     row("uboot_without_the_image_fails_clearly", "virt", "cortex-a72", 1, 1, UbootEfi, QUICK)
