@@ -569,8 +569,8 @@ pub const MATRIX: &[Row] = &[
     // a scaling that has nothing to run, and more CPUs than a GICv2 serves.
     row("two_cpus_quick",       "virt", "cortex-a72", 2,  1, Kernel, QUICK),
     row("three_cpus_quick",     "virt", "cortex-a72", 3,  1, Kernel, QUICK),
-    row("four_cores_from_el1",  "virt", "cortex-a72", 4,  1, Kernel, QUICK),
-    row("four_cores_from_el2",  "virt", "cortex-a72", 4,  2, Kernel, QUICK),
+    row("four_cores_from_el1",  "virt", "cortex-a72", 4,  1, Kernel, QUICK_SMALL),
+    row("four_cores_from_el2",  "virt", "cortex-a72", 4,  2, Kernel, QUICK_SMALL),
     row("six_cpus_reduced",     "virt", "cortex-a72", 6,  1, Kernel, REDUCED),
     row("eight_cpus_reduced",   "virt", "cortex-a72", 8,  1, Kernel, REDUCED),
     row("sixteen_cpus_reduced", "virt", "cortex-a72", 16, 1, Kernel, REDUCED)
