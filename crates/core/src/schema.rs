@@ -1359,7 +1359,7 @@ pub const CORE_TO_CORE: Kind = Kind {
         Field::always("to", Hex, "", "MPIDR affinity of the other CPU."),
         Field::always("from_cluster", U64, "", "from's cluster index (the cluster records); null when in none.").or_null(),
         Field::always("to_cluster", U64, "", "to's cluster index; null when in none.").or_null(),
-        Field::always("rounds", U64, "round trips", "Timed round trips (1000 on hardware, 50 under emulation)."),
+        Field::always("rounds", U64, "round trips", "Timed round trips (1000 on hardware, 1 under emulation)."),
         Field::always("ticks", U64, TICKS, "The timed round trips on from's counter; null when the pair did not finish within 2 s (both gave up).").or_null(),
         Field::always("freq_hz", U64, "Hz", "Counter frequency."),
         Field::always("ns_per_hop", Decimal, "ns", "One-way time: ticks over 2 x rounds hops, in ns, two decimals; null when the pair did not finish.").or_null(),
