@@ -50,10 +50,11 @@ fn tenths_mhz(hz: u64) -> u64 {
 const SW_INCR_WRITES: u32 = 100;
 
 /// What the boot code promised: relocated, and timer, FP/SIMD and PMU usable from EL1; then
-/// what the PMU counts (cycle rate, event counters programmed for the memory events). Not
-/// inlined into `main`: inside that large frame the same code takes more instructions.
+/// what the PMU counts (cycle rate, event counters programmed for the memory events), and
+/// whether the counter can time the loops. Not inlined into `main`: inside that large frame
+/// the same code takes more instructions.
 #[inline(never)]
-pub fn boot_checks(cpu: &CpuId, bad_relocs: u64) -> PmuState {
+pub fn boot_checks(cpu: &CpuId, bad_relocs: u64) -> (PmuState, bool) {
     run::check(
         "relocations",
         bad_relocs == 0,
@@ -64,9 +65,10 @@ pub fn boot_checks(cpu: &CpuId, bad_relocs: u64) -> PmuState {
         .map(|_| ticks())
         .find(|&t| t != t0)
         .unwrap_or(t0);
+    let clock = t1 > t0 && cpu.cntfrq != 0;
     run::check(
         "timer",
-        t1 > t0 && cpu.cntfrq != 0,
+        clock,
         format_args!(
             concat!(
                 arch_name!(cntvct),
@@ -77,6 +79,11 @@ pub fn boot_checks(cpu: &CpuId, bad_relocs: u64) -> PmuState {
             cpu.cntfrq
         ),
     );
+    (pmu_checks(cpu), clock)
+}
+
+/// The FP/SIMD check, then what the PMU offers.
+fn pmu_checks(cpu: &CpuId) -> PmuState {
     run::check(
         "fp-simd",
         probes::fp_simd_works(),

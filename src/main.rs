@@ -140,7 +140,7 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
     };
     start.report(&platform);
 
-    let pmu = boot_checks(&cpu, bad_relocs);
+    let (pmu, clock) = boot_checks(&cpu, bad_relocs);
     entry_checks(entry_sctlr, setway_ops);
 
     let options = bootargs::parse(bootargs, |note| {
@@ -224,6 +224,15 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
             }
             selftest(options.selftest);
             match global::results_store() {
+                // Loops timed by a counter that does not count would print figures of nothing.
+                _ if !clock => {
+                    say!(
+                        "benchmark: not run: no clock to time it (the timer check failed; a core \
+                         without the generic timer, as the Cortex-A8 and A9, needs PMCCNTR or \
+                         the SoC's timer, which this image does not use yet)"
+                    );
+                    verdicts::print(&verdicts::judge(&verdict::NoSweep, &gathered));
+                }
                 Some(results) => {
                     let events = pmu.events.ok();
                     let mut engine = bench::engine::Engine::new(

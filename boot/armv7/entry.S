@@ -237,10 +237,18 @@ secondary_entry:
     mcr     p15, 0, r0, c10, c2, 1  // MAIR1
     ldr     r0, [r3, #HANDOFF_TCR]
     mcr     p15, 0, r0, c2, c0, 2   // TTBCR
+    ldr     r6, =SCTLR_MMU_ON_SHORT // the SCTLR bits to set, kept in r6 (no stack yet)
+    tst     r0, #(1 << 31)          // EAE: LPAE, else short descriptors (no MCRR there)
     ldr     r0, [r3, #HANDOFF_TTBR0]
+    beq     3f
     ldr     r1, [r3, #(HANDOFF_TTBR0 + 4)]
-    mcrr    p15, 0, r0, r1, c2      // TTBR0
-    isb
+    mcrr    p15, 0, r0, r1, c2      // TTBR0 (64-bit)
+    ldr     r6, =SCTLR_MMU_ON
+    b       5f
+3:  mcr     p15, 0, r0, c2, c0, 0   // TTBR0 (32-bit)
+    ldr     r0, =0x55555555         // DACR: every domain a client
+    mcr     p15, 0, r0, c3, c0, 0
+5:  isb
     mov     r0, #0
     mcr     p15, 0, r0, c8, c7, 0   // TLBIALL
     dsb
@@ -249,8 +257,7 @@ secondary_entry:
     mcr     p15, 0, r0, c7, c5, 6   // BPIALL
     dsb
     mrc     p15, 0, r0, c1, c0, 0
-    ldr     r1, =SCTLR_MMU_ON
-    orr     r0, r0, r1
+    orr     r0, r0, r6
     mcr     p15, 0, r0, c1, c0, 0
     isb
     // The MMU and caches are on: the stacks are Normal write-back, as on every other CPU.
@@ -364,14 +371,15 @@ early_map:
     pop     {pc}
 
 // The early identity map of a core without LPAE: one first-level table of 4096 sections of
-// 1 MiB, Strongly-ordered and execute-never (TEX 000, C 0, B 0, XN), but the image's and the
-// device tree's, Normal (TEX 001, C 1, B 1: write-back write-allocate, non-cacheable while
-// SCTLR.C is clear; Shareable); PL1 read-write (AP 01), domain 0 a client (DACR), TTBCR 0
-// (Arm ARM DDI 0406C, B3.5.1 "Short-descriptor translation table format"). The firmware's own
-// tables are LPAE-only so far: memory set-up says so and the run ends there. r4 = the DTB
-// address; uses r0-r3, r10-r12.
-.equ SECTION_SO,      0x412                 // section, XN, AP 01
-.equ SECTION_NORMAL,  0x1140e               // section, B, C, AP 01, TEX 001, S
+// 1 MiB, with TEX remap on and the firmware's own PRRR/NMRR (core's table, as the LPAE map has
+// its MAIR0/MAIR1): Strongly-ordered and execute-never (region 4: TEX[0] 1, C 0, B 0, XN), but
+// the image's and the device tree's, Normal write-back (region 0: TEX[0] 0, C 0, B 0;
+// non-cacheable while SCTLR.C is clear; Shareable); PL1 read-write (AP 01), domain 0 a client
+// (DACR), TTBCR 0 (Arm ARM DDI 0406C, B3.5.1 "Short-descriptor translation table format", and
+// B3.8.3 "Memory region attributes, with TEX remap"). Memory set-up switches to its own tables
+// with the same regions. r4 = the DTB address; uses r0-r3, r10-r12.
+.equ SECTION_SO,      0x1412                // section, XN, AP 01, TEX[0]
+.equ SECTION_NORMAL,  0x10402               // section, AP 01, S
 early_map_short:
     push    {lr}
     ladr    r10, mb_early_tables    // 16 KiB, 16 KiB-aligned
@@ -392,6 +400,10 @@ early_map_short:
     dsb
     ldr     r0, =0x55555555         // DACR: every domain a client
     mcr     p15, 0, r0, c3, c0, 0
+    ldr     r0, =EARLY_PRRR
+    mcr     p15, 0, r0, c10, c2, 0  // PRRR
+    ldr     r0, =EARLY_NMRR
+    mcr     p15, 0, r0, c10, c2, 1  // NMRR
     mov     r0, #0
     mcr     p15, 0, r0, c2, c0, 2   // TTBCR: short descriptors, TTBR0 only
     mcr     p15, 0, r10, c2, c0, 0  // TTBR0 (walks non-cacheable)
@@ -401,6 +413,7 @@ early_map_short:
     isb
     mrc     p15, 0, r0, c1, c0, 0
     orr     r0, r0, #SCTLR_M
+    orr     r0, r0, #SCTLR_TRE
     mcr     p15, 0, r0, c1, c0, 0
     isb
     pop     {pc}

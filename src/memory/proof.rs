@@ -29,14 +29,18 @@ impl Memory {
             SAMPLES = SAMPLES
         );
         let step = align_down(self.buffer.size / SAMPLES, PAGE).max(PAGE);
+        let mut address_only_said = false;
         for a in &self.aliases {
             let mut evidence = Evidence::new();
             for k in 0..SAMPLES {
                 let off = (k * step).min(self.buffer.size - PAGE) + (k * 8) % PAGE;
-                evidence.page(match mmu::at_s1e1r(a.va() + off) {
-                    mmu::Par::Ok { pa, attr, .. } => Some((pa == self.buffer.base + off, attr)),
-                    mmu::Par::Fault { .. } => None,
-                });
+                match mmu::at_s1e1r(a.va() + off).reading() {
+                    Some((pa, None)) => evidence.page_address_only(pa == self.buffer.base + off),
+                    Some((pa, Some(attr))) => {
+                        evidence.page(Some((pa == self.buffer.base + off, attr)))
+                    }
+                    None => evidence.page(None),
+                }
             }
             let verdict = proof::judge(a.memtype, &evidence);
             let par = evidence.attr.unwrap_or(0);
@@ -76,6 +80,15 @@ impl Memory {
                     run::warn("memtype");
                     say!("     note: the core reports what it implements: {reported}");
                 }
+                Verdict::AddressOnly if !address_only_said => {
+                    address_only_said = true;
+                    say!(
+                        "     note: this PAR reports addresses only, no attributes (QEMU's \
+                         short-descriptor PAR); each alias's attribute is its tables' TEX \
+                         remap region"
+                    );
+                }
+                Verdict::AddressOnly => {}
                 Verdict::Exact => {}
             }
             let _ = Record::new(&mut Console, &schema::MEMTYPE)

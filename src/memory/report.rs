@@ -20,7 +20,7 @@ impl Memory {
     pub fn report(&self) {
         let ram = self.ram;
         let (sctlr, mair, tcr) = mmu::registers();
-        let [sctlr_name, mair_name, tcr_name] = mmu::REGISTERS;
+        let [sctlr_name, mair_name, tcr_name] = mmu::register_names();
         say!(
             "mmu: on; {mair_name} {mair:#018x}, {tcr_name} {tcr:#x}, {sctlr_name} {sctlr:#x}; {}-bit VA, 4 KiB granule",
             u64::from(self.layout.va_bits)

@@ -19,6 +19,9 @@ pub struct Evidence {
     pub attr: Option<u8>,
     /// Whether every page that translated reported the same attribute.
     pub consistent: bool,
+    /// Pages that translated to the right address with a PAR that reports no attributes
+    /// (QEMU's short-descriptor PAR: [`crate::paging::short::par_reports_attributes`]).
+    pub unattributed: u32,
 }
 
 impl Evidence {
@@ -29,7 +32,16 @@ impl Evidence {
             wrong_pa: 0,
             attr: None,
             consistent: true,
+            unattributed: 0,
         }
+    }
+
+    /// Adds one sampled page whose PAR gave its address but no attributes: `right_pa`
+    /// whether that address is the one expected.
+    pub fn page_address_only(&mut self, right_pa: bool) {
+        self.samples = self.samples.saturating_add(1);
+        self.wrong_pa = self.wrong_pa.saturating_add(u32::from(!right_pa));
+        self.unattributed = self.unattributed.saturating_add(u32::from(right_pa));
     }
 
     /// Adds one sampled page: `Some((right_pa, attr))` when it translated, `None` when the
@@ -59,6 +71,9 @@ pub enum Verdict {
     Inconsistent,
     /// The attribute is of the other class (Normal for Device, or the reverse).
     WrongAttr,
+    /// Right address on every page, and a PAR that reports no attributes (QEMU's
+    /// short-descriptor PAR): the aliasing is proven, the attribute is the tables' alone.
+    AddressOnly,
 }
 
 impl Verdict {
@@ -70,12 +85,16 @@ impl Verdict {
             Verdict::WrongPa => "wrong-pa",
             Verdict::Inconsistent => "inconsistent",
             Verdict::WrongAttr => "wrong-attr",
+            Verdict::AddressOnly => "address-only",
         }
     }
 
     /// Whether the alias is usable: the run passes.
     pub fn passes(self) -> bool {
-        matches!(self, Verdict::Exact | Verdict::ImplementedAs)
+        matches!(
+            self,
+            Verdict::Exact | Verdict::ImplementedAs | Verdict::AddressOnly
+        )
     }
 
     /// Whether it passes with a warning.
@@ -89,7 +108,9 @@ pub fn judge(expected: &MemType, e: &Evidence) -> Verdict {
     let device = |c: Class| c == Class::Device;
     match e.attr {
         _ if e.wrong_pa != 0 || e.samples == 0 => Verdict::WrongPa,
+        None if e.unattributed != 0 => Verdict::AddressOnly,
         None => Verdict::WrongPa,
+        Some(_) if e.unattributed != 0 => Verdict::Inconsistent,
         Some(_) if !e.consistent => Verdict::Inconsistent,
         Some(attr) if attr == expected.mair => Verdict::Exact,
         Some(attr) => match describe_mair_byte(attr).class() {
@@ -154,6 +175,22 @@ mod tests {
     }
 
     #[test]
+    fn a_par_without_attributes_proves_the_address_only() {
+        let wb = by_name("normal-wb");
+        let mut e = Evidence::new();
+        (0..16).for_each(|_| e.page_address_only(true));
+        let v = judge(wb, &e);
+        assert_eq!(v, Verdict::AddressOnly);
+        assert!(v.passes() && !v.is_warning());
+        // A wrong address still fails; so does a mix with pages that report attributes.
+        e.page_address_only(false);
+        assert_eq!(judge(wb, &e), Verdict::WrongPa);
+        let mut mixed = evidence(&[Some((true, 0xff))]);
+        mixed.page_address_only(true);
+        assert_eq!(judge(wb, &mixed), Verdict::Inconsistent);
+    }
+
+    #[test]
     fn names_are_the_record_values() {
         let all = [
             Verdict::Exact,
@@ -161,8 +198,9 @@ mod tests {
             Verdict::WrongPa,
             Verdict::Inconsistent,
             Verdict::WrongAttr,
+            Verdict::AddressOnly,
         ];
-        let names: [&str; 5] = all.map(Verdict::name);
+        let names: [&str; 6] = all.map(Verdict::name);
         assert_eq!(
             names,
             [
@@ -170,7 +208,8 @@ mod tests {
                 "implemented-as",
                 "wrong-pa",
                 "inconsistent",
-                "wrong-attr"
+                "wrong-attr",
+                "address-only"
             ]
         );
     }

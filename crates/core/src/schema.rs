@@ -653,8 +653,8 @@ pub const MEMTYPE: Kind = Kind {
         Field::always("par_attr", Hex, "", "PAR_EL1.ATTR the translation reported."),
         Field::always("granule", Str, "", "\"4K\" or \"2M\"."),
         Field::always("samples", U64, "pages", "Pages translated."),
-        Field::always("verdict", Str, "", "\"exact\", \"implemented-as\" (same class, what the core implements), \"wrong-pa\", \"inconsistent\" or \"wrong-attr\"."),
-        Field::always("ok", Bool, "", "Whether the verdict is exact or implemented-as."),
+        Field::always("verdict", Str, "", "\"exact\", \"implemented-as\" (same class, what the core implements), \"address-only\" (every address right, a PAR that reports no attributes: QEMU's short-descriptor PAR), \"wrong-pa\", \"inconsistent\" or \"wrong-attr\"."),
+        Field::always("ok", Bool, "", "Whether the verdict is exact, implemented-as or address-only."),
     ],
 };
 

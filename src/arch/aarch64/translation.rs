@@ -21,11 +21,16 @@ pub fn va_layout() -> Result<Layout, &'static str> {
 }
 
 /// The names of [`registers`]' three values, as the report prints them.
-pub const REGISTERS: [&str; 3] = ["SCTLR_EL1", "MAIR_EL1", "TCR_EL1"];
+pub fn register_names() -> [&'static str; 3] {
+    ["SCTLR_EL1", "MAIR_EL1", "TCR_EL1"]
+}
+
+/// The tables: VMSAv8-64's, core's mapper itself.
+pub type Tables<'a> = Mapper<'a>;
 
 impl Regime {
     /// The regime of `mapper`'s tables with the memory types' attributes.
-    pub fn of(mapper: &Mapper<'_>) -> Regime {
+    pub fn of(mapper: &Tables<'_>) -> Regime {
         Regime {
             mair: memtype::mair_el1(),
             tcr: paging::tcr_el1(&mapper.layout(), va_layout_parange()),
@@ -130,6 +135,16 @@ pub enum Par {
         /// PAR_EL1.FST.
         fst: u8,
     },
+}
+
+impl Par {
+    /// The translated address and PAR_EL1.ATTR; `None` for a fault.
+    pub fn reading(self) -> Option<(u64, Option<u8>)> {
+        match self {
+            Par::Ok { pa, attr, .. } => Some((pa, Some(attr))),
+            Par::Fault { .. } => None,
+        }
+    }
 }
 
 /// Translates `va` as an EL1 read would (`AT S1E1R`), without accessing it.

@@ -60,6 +60,7 @@ pub use mairbench_core::kernel::armv7::KERNELS;
 global_asm!(
     ".equ SECONDARY_BLOCK, {block}",
     ".equ SCTLR_MMU_ON, {mmu_on}",
+    ".equ SCTLR_MMU_ON_SHORT, {mmu_on_short}",
     ".equ HANDOFF_MAIR, {mair}",
     ".equ HANDOFF_TCR, {tcr}",
     ".equ HANDOFF_TTBR0, {ttbr0}",
@@ -67,8 +68,11 @@ global_asm!(
     ".equ EARLY_MAIR0, {mair0}",
     ".equ EARLY_MAIR1, {mair1}",
     ".equ EARLY_TTBCR, {ttbcr}",
+    ".equ EARLY_PRRR, {prrr}",
+    ".equ EARLY_NMRR, {nmrr}",
     block = const smp::BLOCK,
     mmu_on = const mmu::SCTLR_MMU_ON,
+    mmu_on_short = const translation::SCTLR_MMU_ON_SHORT,
     mair = const core::mem::offset_of!(smp::start::Handoff, mair),
     tcr = const core::mem::offset_of!(smp::start::Handoff, tcr),
     ttbr0 = const core::mem::offset_of!(smp::start::Handoff, ttbr0),
@@ -76,6 +80,8 @@ global_asm!(
     mair0 = const mairbench_core::memtype::armv7::MAIR0,
     mair1 = const mairbench_core::memtype::armv7::MAIR1,
     ttbcr = const mairbench_core::paging::lpae::TTBCR,
+    prrr = const mairbench_core::memtype::armv7::PRRR,
+    nmrr = const mairbench_core::memtype::armv7::NMRR,
 );
 
 /// The early identity map's tables (boot/armv7/entry.S, `early_map`): LPAE's level 1 and one

@@ -74,8 +74,12 @@ reg! {
     Sctlr: 1, 0, 0, 0;
     /// ACTLR: the core's own controls (its SMP bit takes it into coherency).
     Actlr: 1, 0, 0, 1;
+    /// TTBR0 as the 32-bit register of the short-descriptor format (TTBCR.EAE clear).
+    Ttbr0: 2, 0, 0, 0;
     /// TTBCR: EAE selects LPAE; the walk's attributes.
     Ttbcr: 2, 0, 0, 2;
+    /// DACR: the sixteen domains' access (short descriptors).
+    Dacr: 3, 0, 0, 0;
     /// DFSR: a data abort's status.
     Dfsr: 5, 0, 0, 0;
     /// IFSR: a prefetch abort's status.
@@ -84,11 +88,13 @@ reg! {
     Dfar: 6, 0, 0, 0;
     /// IFAR: a prefetch abort's address.
     Ifar: 6, 0, 0, 2;
+    /// PAR in the short-descriptor format (TTBCR.EAE clear).
+    Par: 7, 0, 4, 0;
     /// ATS1CPR: stage 1 translation of an address as a PL1 read; the result is in PAR.
     Ats1cpr: 7, 0, 8, 0;
-    /// MAIR0: attribute bytes 0-3 (LPAE).
+    /// MAIR0: attribute bytes 0-3 (LPAE); PRRR under TEX remap (the same encoding).
     Mair0: 10, 0, 2, 0;
-    /// MAIR1: attribute bytes 4-7 (LPAE).
+    /// MAIR1: attribute bytes 4-7 (LPAE); NMRR under TEX remap (the same encoding).
     Mair1: 10, 0, 2, 1;
     /// TPIDRPRW: a PL1-only software thread ID (this CPU's counter errata).
     Tpidrprw: 13, 0, 0, 4;

@@ -11,11 +11,11 @@ use super::probes;
 use super::translation::enable;
 pub(super) use super::translation::SCTLR_MMU_ON;
 pub use super::translation::{
-    alias_window, at_s1e1r, data_cache_off, mapper, registers, va_layout, Par, Regime, ALIAS_ALIGN,
-    REGISTERS,
+    alias_window, at_s1e1r, data_cache_off, mapper, register_names, registers, va_layout, Par,
+    Regime, Tables, ALIAS_ALIGN,
 };
 use mairbench_core::memtype::NORMAL_WB;
-use mairbench_core::paging::{Access, Mapper, Table};
+use mairbench_core::paging::{Access, Table};
 
 extern "C" {
     static mut __tables_start: Table;
@@ -102,7 +102,7 @@ pub struct Secondaries {
 /// and the device tree `dtb` (the only memory Rust objects live in); every alias maps the
 /// whole buffer read-write. Those are what [`enable`] and [`Window`] require, so this is safe.
 pub fn activate<const N: usize>(
-    mapper: &Mapper<'_>,
+    mapper: &Tables<'_>,
     buffer_pa: u64,
     buffer_len: u64,
     alias_va: [u64; N],

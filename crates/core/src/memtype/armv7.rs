@@ -229,22 +229,32 @@ pub const PRRR_SHAREABILITY: u32 = 0xff0a_0000;
 
 /// PRRR and NMRR under TEX remap: region `n` is the [`ARMV7`] entry `n`'s; a region without
 /// a type is Strongly-ordered (TRn = 0), which no descriptor selects.
-pub fn prrr_nmrr() -> (u32, u32) {
-    let mut prrr = PRRR_SHAREABILITY;
-    let mut nmrr = 0;
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // bounded by the loop
+pub const fn prrr_nmrr() -> (u32, u32) {
+    let (mut prrr, mut nmrr) = (PRRR_SHAREABILITY, 0);
     // Region n's fields are at bit 2n (TRn, IRn) and 16 + 2n (ORn).
-    for (t, at) in ARMV7.iter().zip((0u32..16).step_by(2)) {
-        match t.map(|t| t.remap) {
-            None | Some(Remap::StronglyOrdered) => {}
-            Some(Remap::Device) => prrr |= 0b01 << at,
-            Some(Remap::Normal { inner, outer }) => {
-                prrr |= 0b10 << at;
-                nmrr |= (inner as u32) << at | (outer as u32) << at.wrapping_add(16);
+    let mut n = 0;
+    while n < ARMV7.len() {
+        let at = 2 * n as u32;
+        if let Some(t) = ARMV7[n] {
+            match t.remap {
+                Remap::StronglyOrdered => {}
+                Remap::Device => prrr |= 0b01 << at,
+                Remap::Normal { inner, outer } => {
+                    prrr |= 0b10 << at;
+                    nmrr |= (inner as u32) << at | (outer as u32) << (at + 16);
+                }
             }
         }
+        n += 1;
     }
     (prrr, nmrr)
 }
+
+/// PRRR under TEX remap ([`prrr_nmrr`]).
+pub const PRRR: u32 = prrr_nmrr().0;
+/// NMRR under TEX remap ([`prrr_nmrr`]).
+pub const NMRR: u32 = prrr_nmrr().1;
 
 /// What region `n` (0-7) of `prrr` and `nmrr` is; `None` for TRn = `0b11`, which the
 /// architecture reserves.

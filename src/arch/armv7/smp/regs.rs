@@ -1,11 +1,12 @@
 //! The translation-regime registers a started CPU reports ([`Regs`]), as ARMv7 names them.
 
+use super::super::translation::ttbr0;
 use super::start::Regs;
 use crate::arch::mmu;
-use crate::arch::regs::{read64, Ttbr0Lpae};
 
 impl Regs {
-    /// The registers' names, in the order of [`Regs::values`].
+    /// The registers' names, in the order of [`Regs::values`]. Under TEX remap the second is
+    /// NMRR:PRRR, the same CP15 encodings as MAIR1:MAIR0.
     pub const NAMES: [&'static str; 4] = ["SCTLR", "MAIR1:MAIR0", "TTBCR", "TTBR0"];
 
     /// The calling CPU's own.
@@ -15,7 +16,7 @@ impl Regs {
             sctlr,
             mair,
             tcr,
-            ttbr0: read64::<Ttbr0Lpae>(),
+            ttbr0: ttbr0(),
         }
     }
 }
