@@ -61,7 +61,15 @@ pub fn setup(
     let fb = request
         .framebuffer
         .map(|(base, size)| layout::pages_of(base, size));
-    let regions = layout::identity_map(&image, platform.console.base, dtb_range, fb, secondaries);
+    let arch_device = crate::arch::outer::device(dtb.map(|(_, blob)| blob));
+    let regions = layout::identity_map(
+        &image,
+        platform.console.base,
+        dtb_range,
+        fb,
+        arch_device,
+        secondaries,
+    );
     let taken = regions.iter().map(|r| (r.base, r.size));
     let (alias_base, room) = mmu::alias_window(va_layout.va_limit(), taken);
 

@@ -33,6 +33,7 @@ pub mod kernels;
 pub mod mmio;
 #[path = "../shared/mmu.rs"]
 pub mod mmu;
+pub mod outer;
 pub mod pmu;
 pub mod probes;
 #[path = "../shared/semihosting.rs"]

@@ -1,8 +1,10 @@
 //! Data cache maintenance by virtual address: clean and invalidate, or invalidate, a range to
-//! the point of coherency, line by line (CTR.DminLine): DCCIMVAC and DCIMVAC.
+//! the point of coherency, line by line (CTR.DminLine): DCCIMVAC and DCIMVAC, with an enabled
+//! outer cache's lines of the range by physical address ([`super::outer`]).
 
 use super::barrier::dsb_sy;
 use super::regs::{read, Ctr};
+use mairbench_core::pl310::Op;
 
 /// Bytes of the smallest data cache line (CTR.DminLine, bits 19:16, log2 of words).
 pub fn dcache_line() -> u64 {
@@ -41,9 +43,11 @@ by_line!(
     ivac_range, "c6"
 );
 
-/// Cleans and invalidates `[va, va + len)` to the point of coherency.
+/// Cleans and invalidates `[va, va + len)` to the point of coherency: the CPU's caches, then
+/// an enabled outer cache ([`super::outer`]).
 pub fn clean_invalidate(va: u64, len: u64) {
     civac_range(va, len);
+    super::outer::maintain(Op::CleanInvalidate, va, len);
 }
 
 /// Invalidates `[va, va + len)` to the point of coherency: dirty data there is lost.
@@ -52,5 +56,6 @@ pub fn clean_invalidate(va: u64, len: u64) {
 /// The range holds nothing whose loss matters (stale lines of data written with the caches
 /// off, or test data).
 pub(super) unsafe fn invalidate(va: u64, len: u64) {
+    super::outer::maintain(Op::Invalidate, va, len);
     ivac_range(va, len);
 }

@@ -32,6 +32,7 @@ pub mod kernels;
 pub mod mmio;
 #[path = "../shared/mmu.rs"]
 pub mod mmu;
+pub mod outer;
 pub mod pmu;
 pub mod probes;
 pub(crate) mod regs;

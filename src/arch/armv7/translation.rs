@@ -211,6 +211,7 @@ pub(super) unsafe fn enable(regime: &Regime, stale: &[(u64, u64)]) {
     // map had the same PRRR/NMRR and TRE (boot/armv7/entry.S), so no attribute changes.
     unsafe { write::<Sctlr>(read::<Sctlr>() | on as u32) };
     isb();
+    super::outer::attach();
 }
 
 /// The current SCTLR, MAIR1:MAIR0 and TTBCR, for the report.
