@@ -54,7 +54,11 @@ const SW_INCR_WRITES: u32 = 100;
 /// whether the counter can time the loops. Not inlined into `main`: inside that large frame
 /// the same code takes more instructions.
 #[inline(never)]
-pub fn boot_checks(cpu: &CpuId, bad_relocs: u64) -> (PmuState, bool) {
+pub fn boot_checks(
+    cpu: &CpuId,
+    bad_relocs: u64,
+    soc_clock: Option<&'static str>,
+) -> (PmuState, bool) {
     run::check(
         "relocations",
         bad_relocs == 0,
@@ -66,6 +70,14 @@ pub fn boot_checks(cpu: &CpuId, bad_relocs: u64) -> (PmuState, bool) {
         .find(|&t| t != t0)
         .unwrap_or(t0);
     let clock = t1 > t0 && cpu.cntfrq != 0;
+    if let Some(name) = soc_clock {
+        run::check(
+            "timer",
+            clock,
+            format_args!("{name}: its counter advances, {} Hz", cpu.cntfrq),
+        );
+        return (pmu_checks(cpu), clock);
+    }
     run::check(
         "timer",
         clock,

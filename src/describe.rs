@@ -34,6 +34,9 @@ pub struct Start<'a> {
     pub bootargs: &'a str,
     /// Where the command line came from: "uefi", "dtb", "semihosting" or "none".
     pub bootargs_from: &'a str,
+    /// The SoC timer that is the clock, where the core has no generic timer: its name,
+    /// address and rate.
+    pub clock: Option<(&'static str, u64, u64)>,
 }
 
 impl Start<'_> {
@@ -51,6 +54,7 @@ impl Start<'_> {
             dtb,
             bootargs,
             bootargs_from,
+            clock,
         } = *self;
         let uefi = boot.uefi;
         say!("");
@@ -86,6 +90,9 @@ impl Start<'_> {
         }
         if cpu.cntfrq != crate::arch::cpu::cntfrq_register() {
             start = start.u64("counter_hz", cpu.cntfrq);
+        }
+        if let Some((name, _, _)) = clock {
+            start = start.str("clock", name);
         }
         let core = mairbench_core::cores::by_midr(cpu.midr);
         if boot.entry_el == 3 {
@@ -209,7 +216,9 @@ impl Start<'_> {
             );
         }
         let register = crate::arch::cpu::cntfrq_register();
-        if cpu.cntfrq != register {
+        if let Some((name, base, hz)) = clock {
+            say!("clock: no generic timer; {name} at {base:#x}, {hz} Hz, times the run");
+        } else if cpu.cntfrq != register {
             say!(
                 concat!(
                     "timer: the device tree's /timer clock-frequency {} Hz is used, not ",
@@ -309,11 +318,21 @@ fn describe(
         cpu.el,
         entry_el = entry_el
     );
-    say!(
-        "timer: CNTFRQ {} Hz ({} ns per tick)",
-        cpu.cntfrq,
-        1_000_000_000 / cpu.cntfrq.max(1)
-    );
+    if crate::arch::cpu::cntfrq_register() == 0 && cpu.cntfrq != 0 {
+        // No generic timer (a SoC timer is the clock), or a register left unprogrammed
+        // (the device tree's rate is used): the line says which rate, not CNTFRQ's.
+        say!(
+            "timer: CNTFRQ reads 0; the run's clock ticks at {} Hz ({} ns per tick)",
+            cpu.cntfrq,
+            1_000_000_000 / cpu.cntfrq
+        );
+    } else {
+        say!(
+            "timer: CNTFRQ {} Hz ({} ns per tick)",
+            cpu.cntfrq,
+            1_000_000_000 / cpu.cntfrq.max(1)
+        );
+    }
     say!("platform: {}; image at {base:#x}; x0 {dtb_arg:#x}", p.model);
     say!(
         "console: {} at {:#x}{}",

@@ -93,6 +93,8 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
         }
     }
 
+    // A core without the generic timer: a SoC timer the device tree names is the clock.
+    let soc_clock = arch::start_clock(dtb.map(|(_, blob)| blob));
     // Emulated: the runner's mairbench.host= (QEMU's board machines boot real boards'
     // device trees), a device tree QEMU wrote, or, when neither says so, QEMU's tells.
     let cpu = cpu::cpu_id();
@@ -137,10 +139,10 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
         dtb,
         bootargs,
         bootargs_from,
+        clock: soc_clock,
     };
     start.report(&platform);
-
-    let (pmu, clock) = boot_checks(&cpu, bad_relocs);
+    let (pmu, clock) = boot_checks(&cpu, bad_relocs, soc_clock.map(|(name, _, _)| name));
     entry_checks(entry_sctlr, setway_ops);
 
     let options = bootargs::parse(bootargs, |note| {

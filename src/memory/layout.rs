@@ -12,7 +12,7 @@ pub(super) const MIB: u64 = 1 << 20;
 pub(super) const PAGE: u64 = 4 * KIB;
 
 /// The image's six parts, the console, the device tree and the framebuffer.
-const FIXED: usize = 10;
+const FIXED: usize = 11;
 
 /// The firmware's identity map: fixed regions, and the stacks of `secondaries` secondary
 /// CPUs (generated, two per CPU, guard pages between).
@@ -95,14 +95,15 @@ pub(super) fn pages_of(addr: u64, len: u64) -> (u64, u64) {
 /// The identity map: the image W^X (guard pages below both stacks stay unmapped), the
 /// console as Device-nGnRnE, the device tree read-only, and the stacks of `secondaries`
 /// secondary CPUs; the framebuffer console's memory, when there is one, Normal non-cacheable
-/// (as Linux's `ioremap_wc` maps a framebuffer); the architecture's own device page (`arch`:
-/// its name and address; the 32-bit image's outer cache controller) as Device-nGnRnE.
+/// (as Linux's `ioremap_wc` maps a framebuffer); the architecture's own device pages (`arch`:
+/// each one's name and address; the 32-bit image's outer cache controller and SoC timer) as
+/// Device-nGnRnE.
 pub(super) fn identity_map(
     image: &ImageLayout,
     console: u64,
     dtb: Option<(u64, u64)>,
     fb: Option<(u64, u64)>,
-    arch: Option<(&'static str, u64)>,
+    arch: [Option<(&'static str, u64)>; 2],
     secondaries: usize,
 ) -> IdentityMap {
     let console = align_down(console, PAGE);
@@ -115,6 +116,12 @@ pub(super) fn identity_map(
         access,
     };
     let wb = memtype::NORMAL_WB;
+    let device = |d: Option<(&'static str, u64)>| {
+        d.map(|(what, base)| {
+            let base = align_down(base, PAGE);
+            region(what, base, base + PAGE, memtype::DEVICE_NGNRNE, rw)
+        })
+    };
     let fixed: [Option<Region>; FIXED] = [
         Some(region(
             "text",
@@ -158,10 +165,8 @@ pub(super) fn identity_map(
                 rw,
             )
         }),
-        arch.map(|(what, base)| {
-            let base = align_down(base, PAGE);
-            region(what, base, base + PAGE, memtype::DEVICE_NGNRNE, rw)
-        }),
+        device(arch[0]),
+        device(arch[1]),
     ];
     IdentityMap {
         fixed,

@@ -61,13 +61,13 @@ pub fn setup(
     let fb = request
         .framebuffer
         .map(|(base, size)| layout::pages_of(base, size));
-    let arch_device = crate::arch::outer::device(dtb.map(|(_, blob)| blob));
+    let arch_devices = crate::arch::devices(dtb.map(|(_, blob)| blob));
     let regions = layout::identity_map(
         &image,
         platform.console.base,
         dtb_range,
         fb,
-        arch_device,
+        arch_devices,
         secondaries,
     );
     let taken = regions.iter().map(|r| (r.base, r.size));

@@ -1143,6 +1143,63 @@ pub fn pl310(dtb: &[u8]) -> Option<u64> {
     })
 }
 
+/// A SoC timer that can time a run on a core without the generic timer (the Cortex-A8 and
+/// A9): how it is programmed and read, and its rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SocTimerKind {
+    /// The i.MX6 General Purpose Timer counting up, free-running, from the 24 MHz crystal
+    /// oscillator divided by 8: 3 MHz. Linux's drivers/clocksource/timer-imx-gpt.c programs
+    /// the i.MX6's GPT so (`imx6dl_gpt_setup_tctl`: `V2_TCTL_CLK_OSC_DIV8` (CLKSRC `0b101`)
+    /// with `V2_TCTL_24MEN`, PRESCALER24M 7; `V2_TIMER_RATE_OSC_DIV8` 3000000), and so does
+    /// QEMU's model (CLKSRC `0b101`: the reference clock / 8). The i.MX6Q's first silicon
+    /// revision (1.0) lacks that source, where Linux counts the peripheral clock instead: its
+    /// counter then stays still and the timer check fails.
+    ImxGptOsc8,
+}
+
+impl SocTimerKind {
+    /// Its rate, Hz.
+    pub const fn hz(self) -> u64 {
+        match self {
+            SocTimerKind::ImxGptOsc8 => 3_000_000,
+        }
+    }
+
+    /// Its name in the run's sentences.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SocTimerKind::ImxGptOsc8 => "the i.MX6 GPT (24 MHz oscillator / 8)",
+        }
+    }
+}
+
+/// The SoC timers [`soc_timer`] knows, by `compatible` string: the i.MX6 variants whose cores
+/// (Cortex-A9) have no generic timer.
+pub const SOC_TIMERS: [(&str, SocTimerKind); 4] = [
+    ("fsl,imx6q-gpt", SocTimerKind::ImxGptOsc8),
+    ("fsl,imx6dl-gpt", SocTimerKind::ImxGptOsc8),
+    ("fsl,imx6sl-gpt", SocTimerKind::ImxGptOsc8),
+    ("fsl,imx6sx-gpt", SocTimerKind::ImxGptOsc8),
+];
+
+/// The first enabled node of the device tree `dtb` that [`SOC_TIMERS`] knows: its CPU address
+/// and kind; `None` when there is none or its address does not translate.
+pub fn soc_timer(dtb: &[u8]) -> Option<(u64, SocTimerKind)> {
+    let fdt = Fdt::new(dtb).ok()?;
+    first_enabled(fdt, |node, buses| {
+        let kind = node.property("compatible").and_then(|p| {
+            p.strings().find_map(|c| {
+                SOC_TIMERS
+                    .iter()
+                    .find(|(name, _)| *name == c)
+                    .map(|&(_, k)| k)
+            })
+        });
+        kind.and_then(|k| translate(node, buses).map(|base| (base, k)))
+            .ok_or(())
+    })
+}
+
 /// The console kind of `node`: the first [`CONSOLES`] row matching its first matching
 /// `compatible` string, with a 16550's `reg-shift` (0..=7) and `reg-io-width` (1 or 4)
 /// when present; `None` when unsupported or those are out of range.

@@ -226,7 +226,13 @@ pub const START: Kind = Kind {
             "counter_hz",
             U64,
             "Hz",
-            "The counter rate the firmware times with when it is not CNTFRQ_EL0's: the device tree's /timer clock-frequency, which Linux prefers (a boot loader left the register wrong; not under an emulator, whose counter runs at its own rate); the Linux twin's, where CNTFRQ_EL0 reads 0 (user-mode QEMU 10): the rate it measured against CLOCK_MONOTONIC (core's counter_rate); absent otherwise.",
+            "The counter rate the firmware times with when it is not CNTFRQ_EL0's: the device tree's /timer clock-frequency, which Linux prefers (a boot loader left the register wrong; not under an emulator, whose counter runs at its own rate); the Linux twin's, where CNTFRQ_EL0 reads 0 (user-mode QEMU 10): the rate it measured against CLOCK_MONOTONIC (core's counter_rate); the SoC timer's that `clock` names; absent otherwise.",
+        ),
+        Field::optional(
+            "clock",
+            Str,
+            "",
+            "The SoC timer that times the run on a 32-bit core without the generic timer (the Cortex-A8 and A9), as core's platform::SocTimerKind names it (\"the i.MX6 GPT (24 MHz oscillator / 8)\"; its rate is counter_hz); absent where the generic timer does.",
         ),
         Field::optional(
             "hypervisor",

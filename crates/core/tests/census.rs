@@ -209,3 +209,44 @@ fn armhf_boards_name_their_outer_cache() {
     println!("armhf: {with} of {} board DTBs name an L2C-310", dtbs.len());
     assert!(with > 0 && with < dtbs.len(), "{with} of {}", dtbs.len());
 }
+
+/// The SoC timer each of these boards' trees names for a core without the generic timer (the
+/// i.MX6's GPT), and none on the others; how many of the package's trees name one.
+#[test]
+fn armhf_boards_name_their_soc_timer() {
+    use mairbench_core::platform::{soc_timer, SocTimerKind};
+    let Some(all) = armhf_dir() else { return };
+    for (dtb, timer) in [
+        // i.MX6Q and i.MX6DL (Cortex-A9): GPT1.
+        (
+            "imx6q-sabrelite.dtb",
+            Some((0x0209_8000, SocTimerKind::ImxGptOsc8)),
+        ),
+        (
+            "imx6dl-sabrelite.dtb",
+            Some((0x0209_8000, SocTimerKind::ImxGptOsc8)),
+        ),
+        // The i.MX6UL's GPT is compatible with the i.MX6SX's (the image uses it only on a
+        // core without the generic timer, which the i.MX6UL's Cortex-A7 is not).
+        (
+            "imx6ul-14x14-evk.dtb",
+            Some((0x0209_8000, SocTimerKind::ImxGptOsc8)),
+        ),
+        // The Cortex-A8 Cubieboard and the STM32MP157: none known.
+        ("sun4i-a10-cubieboard.dtb", None),
+        ("stm32mp157c-dk2.dtb", None),
+    ] {
+        let blob = std::fs::read(all.join(dtb)).unwrap_or_else(|e| panic!("{dtb}: {e}"));
+        assert_eq!(soc_timer(&blob), timer, "{dtb}");
+    }
+    let dtbs = board_dtbs(&all);
+    let with = dtbs
+        .iter()
+        .filter(|d| soc_timer(&std::fs::read(d).unwrap()).is_some())
+        .count();
+    println!(
+        "armhf: {with} of {} board DTBs name an i.MX6 GPT",
+        dtbs.len()
+    );
+    assert!(with > 0 && with < dtbs.len(), "{with} of {}", dtbs.len());
+}

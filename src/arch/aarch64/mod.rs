@@ -33,7 +33,6 @@ pub mod kernels;
 pub mod mmio;
 #[path = "../shared/mmu.rs"]
 pub mod mmu;
-pub mod outer;
 pub mod pmu;
 pub mod probes;
 #[path = "../shared/semihosting.rs"]
@@ -206,6 +205,21 @@ extern "C" fn el3_setup(dtb_arg: usize) {
         unsafe { core::arch::asm!("msr cntfrq_el0, {}", "isb", in(reg) hz, options(nostack)) };
         CNTFRQ_PROGRAMMED.set(Some(hz));
     }
+}
+
+/// None: every AArch64 core has the generic timer, the run's clock.
+pub fn start_clock(_dtb: Option<&[u8]>) -> Option<(&'static str, u64, u64)> {
+    None
+}
+
+/// The device pages the firmware's identity map holds for this architecture besides the
+/// console: none. Armv8-A's maintenance by VA to the point of coherency reaches every cache
+/// before it, and Linux's arm64 code has no outer-cache interface (the `outer_cache`
+/// operations of arch/arm/include/asm/outercache.h exist for 32-bit Arm only), so there is no
+/// controller to map (the 32-bit image maps an L2C-310 and, without the generic timer, a SoC
+/// timer).
+pub fn devices(_dtb: Option<&[u8]>) -> [Option<(&'static str, u64)>; 2] {
+    [None, None]
 }
 
 /// Unmasks SError at EL1 (PSTATE.A): once the vectors, the reporter and the console are in

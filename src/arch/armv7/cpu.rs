@@ -68,8 +68,12 @@ pub fn set_counter_hz(hz: u64) {
     COUNTER_HZ.store(hz, Ordering::Relaxed);
 }
 
-/// The counter's frequency, Hz: what [`set_counter_hz`] set, else CNTFRQ.
+/// The counter's frequency, Hz: a SoC timer's where one is the clock
+/// ([`super::soc_timer`]), else what [`set_counter_hz`] set, else CNTFRQ.
 pub fn counter_hz() -> u64 {
+    if let Some(hz) = super::soc_timer::hz() {
+        return hz;
+    }
     match COUNTER_HZ.load(Ordering::Relaxed) {
         0 => cntfrq_register(),
         hz => hz,
@@ -109,25 +113,25 @@ pub fn counter_errata() -> Errata {
 }
 
 /// The virtual counter, read after the instructions before it (ISB), without the errata's
-/// workarounds: for waits (`super::timer`). 0 without a generic timer (the Cortex-A8 and A9:
-/// no other clock times the 32-bit image yet, so its timer check fails and every wait ends at
-/// once, with CNTFRQ 0).
+/// workarounds: for waits (`super::timer`). Without a generic timer (the Cortex-A8 and A9),
+/// the SoC timer that is the clock ([`super::soc_timer`]), else 0 (the timer check then
+/// fails, and every wait ends at once).
 #[inline(always)]
 pub fn counter() -> u64 {
     isb();
     if generic_timer() {
         read64::<CntVct>()
     } else {
-        0
+        super::soc_timer::count().unwrap_or(0)
     }
 }
 
 /// The virtual counter CNTVCT, ordered after the instructions before it, read by this CPU's
-/// errata rules ([`own_counter_errata`]); 0 without a generic timer (see [`counter`]).
+/// errata rules ([`own_counter_errata`]); without a generic timer, as [`counter`].
 pub fn ticks() -> u64 {
     isb();
     if !generic_timer() {
-        return 0;
+        return super::soc_timer::count().unwrap_or(0);
     }
     counter::read(counter_errata(), read64::<CntVct>)
 }

@@ -39,6 +39,7 @@ pub(crate) mod regs;
 #[path = "../shared/semihosting.rs"]
 pub mod semihosting;
 pub mod smp;
+mod soc_timer;
 #[path = "../shared/timer.rs"]
 pub mod timer;
 mod translation;
@@ -84,6 +85,19 @@ global_asm!(
     prrr = const mairbench_core::memtype::armv7::PRRR,
     nmrr = const mairbench_core::memtype::armv7::NMRR,
 );
+
+/// Makes a SoC timer the run's clock where the core has no generic timer (the Cortex-A8 and
+/// A9; `soc_timer`), before the timer check: its name, address and rate.
+pub fn start_clock(dtb: Option<&[u8]>) -> Option<(&'static str, u64, u64)> {
+    soc_timer::start_from(dtb, cpu::generic_timer())
+}
+
+/// The device pages the firmware's identity map holds for this architecture besides the
+/// console, as Device memory: the outer cache controller (`outer`) and the SoC timer that is
+/// the clock.
+pub fn devices(dtb: Option<&[u8]>) -> [Option<(&'static str, u64)>; 2] {
+    [outer::device(dtb), soc_timer::region()]
+}
 
 /// The early identity map's tables (boot/armv7/entry.S, `early_map`): LPAE's level 1 and one
 /// level 2 table in the first 8 KiB, or a short-descriptor first-level table in all 16 KiB.
