@@ -59,8 +59,9 @@ pub const BOOTS: [&str; 8] = [
 /// The images' architectures, `MAIRBENCH_ARCH`'s values.
 pub const ARCHS: [&str; 2] = ["aarch64", "armv7"];
 
-/// The machines, `MAIRBENCH_MACHINE`'s values.
-pub const MACHINES: [&str; 5] = ["virt", "raspi3b", "raspi4b", "imx8mp-evk", "xlnx-zcu102"];
+/// The machines, `MAIRBENCH_MACHINE`'s values: `virt` and the boards' of
+/// [`crate::boards::BOARDS`].
+pub use crate::boards::MACHINES;
 
 impl Valid {
     /// `Err` with the message (naming `name`) when `value` is not valid.
@@ -242,7 +243,7 @@ pub const SETTINGS: &[Setting] = &[
     },
     Setting {
         name: "MAIRBENCH_MACHINE",
-        meaning: r#"`virt`, or a real board's machine booted with the board's own DTB from Debian's arm64 kernel package (kernel boot only, the machine's CPUs and RAM, the UART of the DTB's stdout-path on stdio): `raspi3b` (Raspberry Pi 3B: 4 Cortex-A53, 1 GiB, EL2, spin-table, no PSCI, mini-UART), `raspi4b` (Raspberry Pi 4B: 4 Cortex-A72, 2 GiB, EL2, spin-table, no PSCI, mini-UART), `imx8mp-evk` (i.MX 8M Plus EVK: 4 Cortex-A53, 6 GiB, EL2, PSCI, i.MX UART2), `xlnx-zcu102` (ZCU102: 4 Cortex-A53, 2 GiB, EL1 or with `MAIRBENCH_EL=2` EL2, PSCI, Cadence UART0); each machine's CPUs are started (spin-table on the Pis, PSCI on the others). The 32-bit image runs on `virt` only for now"#,
+        meaning: r#"`virt`, or a real board's machine booted with the board's own DTB from Debian's arm64 kernel package (armhf for the 32-bit boards below; kernel boot only, the machine's CPUs and RAM, the UART of the DTB's stdout-path on stdio): `raspi3b` (Raspberry Pi 3B: 4 Cortex-A53, 1 GiB, EL2, spin-table, no PSCI, mini-UART), `raspi4b` (Raspberry Pi 4B: 4 Cortex-A72, 2 GiB, EL2, spin-table, no PSCI, mini-UART), `imx8mp-evk` (i.MX 8M Plus EVK: 4 Cortex-A53, 6 GiB, EL2, PSCI, i.MX UART2), `xlnx-zcu102` (ZCU102: 4 Cortex-A53, 2 GiB, EL1 or with `MAIRBENCH_EL=2` EL2, PSCI, Cadence UART0); each machine's CPUs are started (spin-table on the Pis, PSCI on the others). The 32-bit image (`MAIRBENCH_ARCH=armv7`) runs on `virt` and on 32-bit boards' machines, each with its tree from Debian's armhf kernel package: `mcimx6ul-evk` (i.MX6UL EVK: 1 Cortex-A7, 512 MiB, HYP mode, PSCI, i.MX UART1), `orangepi-pc` (Orange Pi PC, Allwinner H3: 4 Cortex-A7, 1 GiB, HYP mode, PSCI, UART0), `raspi2b` (Raspberry Pi 2B: 4 Cortex-A7, 1 GiB, SVC mode, no PSCI, PL011), `sabrelite` (i.MX6Q SABRE Lite: 4 Cortex-A9, 1 GiB, SVC mode, no PSCI, i.MX UART2), `cubieboard` (Cubieboard, Allwinner A10: 1 Cortex-A8, 1 GiB, SVC mode, no PSCI, UART0); on those only the boot CPU runs (their trees' enable-methods, `allwinner,sun8i-a23` and `brcm,bcm2836-smp`, are not the image's), and the Cortex-A9 and A8 have no generic timer and no LPAE, so those runs fail, saying so (see [armv7.md](armv7.md)). A board of the other image's architecture is refused with status 2, naming the boards that image runs on"#,
         default: r#"`virt`"#,
         valid: Valid::OneOf(&MACHINES),
     },
