@@ -239,14 +239,14 @@ impl Config {
         u64::from_str_radix(self.load.trim_start_matches("0x"), 16).unwrap_or(0)
     }
 
-    /// What the 32-bit image cannot do (yet): it boots by QEMU's `-kernel` or U-Boot's `bootz`
-    /// under TCG, in SVC or HYP mode, with its RAM below 4 GiB (the machine: [`Config::machine_settings`]).
+    /// What the 32-bit image cannot do (yet): it boots by QEMU's `-kernel`, U-Boot's `bootz` or
+    /// U-Boot's `bootm` of a Linux kernel uImage under TCG, in SVC or HYP mode, with its RAM below 4 GiB (the machine: [`Config::machine_settings`]).
     fn arch_settings(&self) -> Result<(), String> {
         if self.arch != Arch::Armv7 {
             return Ok(());
         }
-        if !matches!(self.boot, Boot::Kernel | Boot::Uboot) {
-            return Err(format!("the 32-bit image (MAIRBENCH_ARCH=armv7) boots by QEMU's -kernel or U-Boot's bootz only for now (MAIRBENCH_BOOT=kernel or uboot), not by MAIRBENCH_BOOT={}", self.boot_name));
+        if !matches!(self.boot, Boot::Kernel | Boot::Uboot | Boot::UbootBootm) {
+            return Err(format!("the 32-bit image (MAIRBENCH_ARCH=armv7) boots by QEMU's -kernel, U-Boot's bootz or U-Boot's bootm of a uImage only for now (MAIRBENCH_BOOT=kernel, uboot or uboot-bootm), not by MAIRBENCH_BOOT={}", self.boot_name));
         }
         if self.kvm {
             return Err("MAIRBENCH_ACCEL=kvm runs the AArch64 image only, not the 32-bit image (MAIRBENCH_ARCH=armv7)".into());
@@ -529,7 +529,7 @@ mod tests {
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "raspi2b"), ("MAIRBENCH_EL", "2")], "", "raspi2b is entered at SVC mode (MAIRBENCH_EL=1); MAIRBENCH_EL=2 does not apply"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "sabrelite"), ("MAIRBENCH_EL", "3")], "", "MAIRBENCH_EL=3 does not apply"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "orangepi-pc"), ("MAIRBENCH_BOOT", "uboot")], "", "orangepi-pc boots with MAIRBENCH_BOOT=kernel only"),
-        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "cubieboard"), ("MAIRBENCH_BOOT", "uboot-bootm")], "", "not by MAIRBENCH_BOOT=uboot-bootm"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "cubieboard"), ("MAIRBENCH_BOOT", "uboot-bootm")], "", "cubieboard boots with MAIRBENCH_BOOT=kernel only"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "orangepi-pc"), ("MAIRBENCH_SMP", "2")], "", "orangepi-pc has 4 Cortex-A7 and 1 GiB: MAIRBENCH_SMP, _CLUSTERS, _MEM and _CPU do not apply"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "mcimx6ul-evk"), ("MAIRBENCH_MEM", "256M")], "", "mcimx6ul-evk has 1 Cortex-A7 and 512 MiB: MAIRBENCH_SMP, _CLUSTERS, _MEM and _CPU do not apply"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "sabrelite"), ("MAIRBENCH_MEM", "4G")], "", "sabrelite has 4 Cortex-A9 and 1 GiB"),
@@ -539,7 +539,7 @@ mod tests {
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "raspi2b"), ("MAIRBENCH_SERIAL", "none")], "", "MAIRBENCH_SERIAL=none applies to MAIRBENCH_MACHINE=virt only"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "orangepi-pc"), ("MAIRBENCH_DISPLAY", "ramfb")], "", "applies to MAIRBENCH_MACHINE=virt only"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "cubieboard"), ("MAIRBENCH_ACCEL", "kvm")], "", "MAIRBENCH_ACCEL=kvm runs the AArch64 image only"),
-        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-bootm")], "", "boots by QEMU's -kernel or U-Boot's bootz only for now (MAIRBENCH_BOOT=kernel or uboot), not by MAIRBENCH_BOOT=uboot-bootm"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-script")], "", "boots by QEMU's -kernel, U-Boot's bootz or U-Boot's bootm of a uImage only for now (MAIRBENCH_BOOT=kernel, uboot or uboot-bootm), not by MAIRBENCH_BOOT=uboot-script"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-script")], "", "not by MAIRBENCH_BOOT=uboot-script"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-efi")], "", "not by MAIRBENCH_BOOT=uboot-efi"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot"), ("MAIRBENCH_EL", "3")], "", "MAIRBENCH_EL=3 does not apply"),

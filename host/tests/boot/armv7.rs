@@ -9,7 +9,10 @@
 //!   (no nGRE or GRE) are each mapped, proven and measured;
 //! - `armv7_a15_hyp_4_cpus`: four Cortex-A15s entered in HYP mode (`virtualization=on`), which
 //!   the image leaves for SVC: every CPU runs, with the boot CPU's registers;
-//! - `armv7_a7_uboot_bootz`: Debian's `qemu_arm` U-Boot boots it by `bootz`, in SVC mode.
+//! - `armv7_a7_uboot_bootz`: Debian's `qemu_arm` U-Boot boots it by `bootz`, in SVC mode;
+//! - `armv7_a7_uboot_bootm`: the same U-Boot boots it by `bootm` of a Linux kernel uImage
+//!   (`mkimage -A arm -O linux -T kernel`), copied to the load address and entered as by
+//!   `bootz`.
 //!
 //!
 //! And on QEMU's 32-bit boards' machines, each with the board's own tree from Debian's armhf
@@ -177,7 +180,35 @@ fn uboot_bootz(run: &Run) {
         "bootz's line:\n{run}"
     );
     assert_eq!(start["image_base"], "0x40400000", "{start}");
-    // Where U-Boot said it put the tree ("Loading Device Tree to 4dcf0000, end ...").
+    uboots_tree(run);
+    run.assert_memory_proven_for(&MEMTYPES_ARMV7);
+}
+
+/// U-Boot's `bootm` of the image as a Linux kernel uImage preloaded at 0x4400_0000: U-Boot
+/// reads its header, copies the image to its load address, 0x4040_0000, and enters it there
+/// by the Linux protocol with the MMU off, in SVC mode, r2 = U-Boot's tree and the bootargs
+/// in its /chosen.
+fn uboot_bootm(run: &Run) {
+    armv7_pass(run, 0xc07, 1, 1);
+    for line in [
+        "## Booting kernel from Legacy Image at 44000000 ...",
+        "Image Type:   ARM Linux Kernel Image (uncompressed)",
+        "Load Address: 40400000",
+    ] {
+        assert!(run.console.contains(line), "no {line:?}:\n{run}");
+    }
+    let start = run.one("start");
+    assert_eq!(start["image_base"], "0x40400000", "{start}");
+    assert_eq!(start["entry_mmu"], false, "{start}");
+    assert_eq!(start["bootargs_from"], "dtb", "{start}");
+    uboots_tree(run);
+    run.assert_memory_proven_for(&MEMTYPES_ARMV7);
+}
+
+/// The image found the tree where U-Boot said it put it ("Loading Device Tree to 4dcf0000,
+/// end ...").
+fn uboots_tree(run: &Run) {
+    let start = run.one("start");
     let moved = run
         .console
         .lines()
@@ -185,7 +216,6 @@ fn uboot_bootz(run: &Run) {
         .and_then(|l| l.split(',').next())
         .unwrap_or_else(|| panic!("U-Boot did not say where the tree went:\n{run}"));
     assert_eq!(start["dtb"], format!("0x{moved}"), "{start}");
-    run.assert_memory_proven_for(&MEMTYPES_ARMV7);
 }
 
 /// A board machine's `start` record: its tree's model, console and RAM, and PSCI as the tree
@@ -430,6 +460,11 @@ fn armv7_boots_through_uboot_bootz() {
     uboot_bootz(matrix::run("armv7_a7_uboot_bootz"));
 }
 
+#[test]
+fn armv7_boots_through_uboot_bootm_of_a_linux_uimage() {
+    uboot_bootm(matrix::run("armv7_a7_uboot_bootm"));
+}
+
 /// A copy of `run` changed by `change`.
 fn changed(run: &Run, change: &dyn Fn(&mut Run)) -> Run {
     let mut copy = Run {
@@ -608,11 +643,34 @@ fn armv7_checks_fail_on_a_wrong_run() {
             set(r, "memtype", 0, "par_attr", "0xee".into())
         }),
     ];
+    let bootm: &[Change] = &[
+        ("bootz's", |r| {
+            r.console = r.console.replace("Legacy Image at", "Image at")
+        }),
+        ("a standalone uImage", |r| {
+            r.console = r
+                .console
+                .replace("ARM Linux Kernel Image", "ARM Standalone Program")
+        }),
+        ("not copied", |r| {
+            set(r, "start", 0, "image_base", "0x44000040".into())
+        }),
+        ("MMU on at entry", |r| {
+            set(r, "start", 0, "entry_mmu", true.into())
+        }),
+        ("bootargs by semihosting", |r| {
+            set(r, "start", 0, "bootargs_from", "semihosting".into())
+        }),
+        ("QEMU's tree", |r| {
+            set(r, "start", 0, "dtb", "0x40000000".into())
+        }),
+    ];
     refuse_wrong_runs(&[
         ("armv7_a7_svc", svc_on_a7, a7),
         ("armv7_a7_svc", six_types, types),
         ("armv7_a15_hyp_4_cpus", hyp_on_four_a15s, hyp),
         ("armv7_a7_uboot_bootz", uboot_bootz, uboot),
+        ("armv7_a7_uboot_bootm", uboot_bootm, bootm),
     ]);
 }
 

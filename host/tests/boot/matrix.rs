@@ -39,7 +39,8 @@ pub enum Path {
     /// The 32-bit image through Debian's `qemu_arm` U-Boot: `bootz` of its zImage header, at
     /// the runner's load address.
     Bootz,
-    /// U-Boot's `bootm` of a standalone uImage: entered with the MMU and D-cache on.
+    /// U-Boot's `bootm` of a standalone uImage: entered with the MMU and D-cache on (the
+    /// 32-bit image: of a Linux kernel uImage, entered as by `bootz`).
     Bootm,
     /// U-Boot's distro boot of `boot.scr` (boot/boot.cmd) from a virtio disk.
     Script,
@@ -621,6 +622,8 @@ pub const MATRIX: &[Row] = &[
     row("armv7_a7_svc",         "virt", "cortex-a7",  1, 1, Kernel, QUICK).env(ARMV7),
     row("armv7_a15_hyp_4_cpus", "virt", "cortex-a15", 4, 2, Kernel, REDUCED).env(ARMV7),
     row("armv7_a7_uboot_bootz", "virt", "cortex-a7",  1, 1, Bootz,  SHORT).env(ARMV7),
+    // U-Boot's bootm of the image as a Linux kernel uImage: entered as by bootz.
+    row("armv7_a7_uboot_bootm", "virt", "cortex-a7",  1, 1, Bootm,  SHORT).env(ARMV7),
     // QEMU's 32-bit boards' machines with the board's own tree from Debian's armhf kernel
     // (armv7.rs): the i.MX6UL EVK (one Cortex-A7, the report's shape) passes with the six
     // types; the Orange Pi PC and the Pi 2B pass on their boot CPU, the three others not

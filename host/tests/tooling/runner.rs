@@ -232,8 +232,9 @@ fn bad_settings_give_status_2_before_any_tool_runs() {
     let out = run_elf(&arm, &[("MAIRBENCH_BOOT", "uefi")], None);
     assert_eq!(out.status, 2, "{}", out.stderr);
     assert!(
-        out.stderr
-            .contains("boots by QEMU's -kernel or U-Boot's bootz only for now"),
+        out.stderr.contains(
+            "boots by QEMU's -kernel, U-Boot's bootz or U-Boot's bootm of a uImage only for now"
+        ),
         "{}",
         out.stderr
     );
