@@ -154,9 +154,9 @@ pub const BOARDS: [Board; 9] = [
             "stdio",
         ],
     },
-    // Allwinner H3: four Cortex-A7 (the secondaries powered off until started; the tree's
-    // enable-method is allwinner,sun8i-a23), 1 GiB at 0x40000000, HYP mode, PSCI over SMC,
-    // UART0.
+    // Allwinner H3: four Cortex-A7 (the secondaries powered off until started; the tree
+    // names no enable-method), 1 GiB at 0x40000000, HYP mode, PSCI over SMC (QEMU adds the
+    // /psci node), UART0.
     Board {
         name: "orangepi-pc",
         arch: Arch::Armv7,

@@ -23,8 +23,8 @@
 //!   the run passes with the six types mapped, proven and measured;
 //! - `orangepi-pc` (HYP mode, PSCI over SMC) and `raspi2b` (SVC mode, no PSCI, RAM at 0):
 //!   four Cortex-A7s of which the boot CPU runs; the three others are not started, a warning
-//!   each (their trees' enable-methods, `allwinner,sun8i-a23` and `brcm,bcm2836-smp`, are not
-//!   the image's), and the run passes on one CPU;
+//!   each, which names the tree's enable-method where it has one the image does not know (the
+//!   Pi 2B's `brcm,bcm2836-smp`; the H3's tree names none), and the run passes on one CPU;
 //! - `sabrelite` (Cortex-A9) and `cubieboard` (Cortex-A8): no generic timer, so the `timer`
 //!   check fails and the run ends `fail`, exit status 1, instead of hanging. Whether `mmu`
 //!   passes there (these cores have no LPAE) is not checked: short-descriptor tables will make
@@ -253,9 +253,9 @@ fn imx6ul_evk(run: &Run) {
 }
 
 /// Four Cortex-A7s of which the boot CPU runs: each other one is named, not started, with the
-/// reason (the tree's enable-method is not one the image knows), the `cpu` and `smp-config`
+/// reason (the tree names no enable-method the image knows: `method`, or none at all), the `cpu` and `smp-config`
 /// warnings are the run's only ones, and it passes with the memory proof.
-fn one_of_four_a7s(run: &Run, entry_el: u64, others: [&str; 3]) {
+fn one_of_four_a7s(run: &Run, entry_el: u64, others: [&str; 3], method: Option<&str>) {
     armv7_pass(run, 0xc07, entry_el, 1);
     let left: Vec<(&str, &str)> = run
         .of_kind("cpu")
@@ -268,8 +268,11 @@ fn one_of_four_a7s(run: &Run, entry_el: u64, others: [&str; 3]) {
             )
         })
         .collect();
-    let why = "no enable-method the firmware knows";
-    assert_eq!(left, others.map(|m| (m, why)), "{run}");
+    let why = match method {
+        Some(method) => format!("no enable-method the firmware knows (the tree names {method})"),
+        None => "no enable-method the firmware knows".to_owned(),
+    };
+    assert_eq!(left, others.map(|m| (m, why.as_str())), "{run}");
     for mpidr in others {
         let line = format!("cpu {mpidr}: not started: {why}");
         assert!(
@@ -307,7 +310,7 @@ fn one_of_four_a7s(run: &Run, entry_el: u64, others: [&str; 3]) {
 
 /// The Orange Pi PC (Allwinner H3): HYP mode, PSCI over SMC, RAM at 0x4000_0000, UART0.
 fn orangepi_pc(run: &Run) {
-    one_of_four_a7s(run, 2, ["0x1", "0x2", "0x3"]);
+    one_of_four_a7s(run, 2, ["0x1", "0x2", "0x3"], None);
     board_start(
         run,
         "Xunlong Orange Pi PC",
@@ -320,7 +323,12 @@ fn orangepi_pc(run: &Run) {
 /// The Raspberry Pi 2B (BCM2836): SVC mode, no PSCI, RAM at 0, the PL011; its CPUs' MPIDRs
 /// carry cluster 0xf.
 fn raspi2b(run: &Run) {
-    one_of_four_a7s(run, 1, ["0xf01", "0xf02", "0xf03"]);
+    one_of_four_a7s(
+        run,
+        1,
+        ["0xf01", "0xf02", "0xf03"],
+        Some("brcm,bcm2836-smp"),
+    );
     board_start(
         run,
         "Raspberry Pi 2 Model B",
@@ -731,6 +739,10 @@ fn armv7_board_checks_fail_on_a_wrong_run() {
         }),
         ("another reason", |r| {
             set(r, "cpu", 1, "why", "PSCI CPU_ON returned -2".into())
+        }),
+        ("another method named", |r| {
+            let why = "no enable-method the firmware knows (the tree names brcm,bcm2836-smp)";
+            set(r, "cpu", 2, "why", why.into())
         }),
         ("no smp-config warning", |r| {
             set(r, "end", 0, "warned", serde_json::json!(["cpu"]))
