@@ -197,8 +197,18 @@ impl<'p> Plan<'p> {
                     continue;
                 }
                 (Enable::Other, _) => {
-                    let why = format_args!("no enable-method the firmware knows");
-                    not_started(t.mpidr, why);
+                    match self.platform.unknown_enable {
+                        Some(named) => not_started(
+                            t.mpidr,
+                            format_args!(
+                                "no enable-method the firmware knows (the tree names {named})"
+                            ),
+                        ),
+                        None => not_started(
+                            t.mpidr,
+                            format_args!("no enable-method the firmware knows"),
+                        ),
+                    }
                     continue;
                 }
             };

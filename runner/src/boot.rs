@@ -2,6 +2,7 @@
 //! the files it makes first (U-Boot's environment, a uImage, boot.scr, FAT disks, EDK2's
 //! flash).
 
+use crate::arch::Arch;
 use crate::config::{Boot, Config, Serial};
 use crate::disk::{self, arg, fat_disk, flash_env, mcopy, run};
 use crate::sys::{bad, tool_failed, Fail, Sys};
@@ -89,7 +90,8 @@ pub fn boot(c: &Config, ctx: &Ctx, sys: &mut dyn Sys, q: &mut Vec<String>) -> Re
 }
 
 /// A standalone program: U-Boot calls it with its MMU and caches still on and no device tree
-/// in x0 (the firmware finds QEMU's at the base of RAM).
+/// in x0 (the firmware finds QEMU's at the base of RAM). The 32-bit image instead as a Linux
+/// kernel uImage ([`uboot_bootm_linux`]).
 fn uboot_bootm(
     c: &Config,
     ctx: &Ctx,
@@ -98,6 +100,9 @@ fn uboot_bootm(
 ) -> Result<Path, Fail> {
     if sys.which("mkimage").is_none() {
         return Err(tool_failed("mkimage missing (package u-boot-tools)"));
+    }
+    if c.arch == Arch::Armv7 {
+        return uboot_bootm_linux(c, ctx, sys, q);
     }
     let uimage = ctx.work.join("uImage");
     let args = [
@@ -126,6 +131,43 @@ fn uboot_bootm(
         by_semihosting: true,
         ..Path::default()
     })
+}
+
+/// The 32-bit image as a Linux kernel uImage (`mkimage -A arm -O linux -T kernel`), preloaded
+/// at 0x44000000: `bootm` copies the image to `MAIRBENCH_LOAD` and enters it there by the
+/// Linux protocol, as `bootz` does (MMU and caches off, SVC mode or HYP, r2 = U-Boot's device
+/// tree with the bootargs in its /chosen).
+fn uboot_bootm_linux(
+    c: &Config,
+    ctx: &Ctx,
+    sys: &mut dyn Sys,
+    q: &mut Vec<String>,
+) -> Result<Path, Fail> {
+    let uimage = ctx.work.join("uImage");
+    let args = [
+        "-A",
+        "arm",
+        "-O",
+        "linux",
+        "-T",
+        "kernel",
+        "-C",
+        "none",
+        "-a",
+        &c.load,
+        "-e",
+        &c.load,
+        "-n",
+        "mairbench",
+        "-d",
+        &arg(&ctx.image),
+        &arg(&uimage),
+    ]
+    .map(String::from);
+    run(sys, "mkimage", &args, "mkimage failed")?;
+    let cmd = "bootm 0x44000000 - ${fdtcontroladdr}";
+    uboot_direct(c, ctx, sys, q, &uimage, "0x44000000", cmd)?;
+    Ok(Path::default())
 }
 
 /// U-Boot boots at once, no prompt: the whole environment is ours; `image` preloaded at

@@ -123,6 +123,32 @@ fn uboot_bootm_of_a_standalone_uimage() {
     assert_eq!((e.status, e.message.as_str()), (3, "mkimage failed"));
 }
 
+#[test]
+fn uboot_bootm_of_the_32_bit_image_as_a_linux_uimage() {
+    // A Linux kernel uImage: bootm copies it to MAIRBENCH_LOAD and enters it as bootz does,
+    // with U-Boot's device tree (the bootargs in its /chosen, not through semihosting).
+    let mut sys = Fake::default();
+    let pairs = [
+        ("MAIRBENCH_ARCH", "armv7"),
+        ("MAIRBENCH_BOOT", "uboot-bootm"),
+    ];
+    let (line, path) = boot_line(&pairs, &mut sys).unwrap();
+    assert_eq!(
+        line,
+        "-drive if=pflash,unit=1,format=raw,file=/w/env.bin -bios /u/u-boot.bin \
+         -device loader,file=/w/uImage,addr=0x44000000,force-raw=on"
+    );
+    assert_eq!(path, Path::default());
+    assert_eq!(
+        sys.calls[0],
+        "mkimage -A arm -O linux -T kernel -C none -a 0x40400000 -e 0x40400000 -n mairbench -d /w/Image /w/uImage"
+    );
+    assert_eq!(
+        sys.text("/w/env.txt"),
+        format!("bootdelay=0\nautostart=yes\nbootcmd=setenv bootargs '{ARGS}'; bootm 0x44000000 - ${{fdtcontroladdr}}\n")
+    );
+}
+
 const UBOOT: &[u8] = b"\0\0bootcmd=run distro_bootcmd\0bootdelay=2\0distro_bootcmd=run x\0kernel_addr_r=0x40400000\0\0";
 
 #[test]

@@ -2,6 +2,7 @@
 //! (status 2) is said here, before any tool runs.
 
 use crate::arch::{Arch, MAX_MEM_32_MIB};
+use crate::boards::{self, Board};
 use crate::settings::Env;
 use std::path::PathBuf;
 
@@ -114,14 +115,6 @@ pub struct Config {
     pub dtb: Option<PathBuf>,
 }
 
-/// The board machines: name, what they have (for the refusal), the entry ELs they allow.
-const BOARDS: [(&str, &str); 4] = [
-    ("raspi3b", "4 Cortex-A53 and 1 GiB"),
-    ("raspi4b", "4 Cortex-A72 and 2 GiB"),
-    ("imx8mp-evk", "4 Cortex-A53 and 6 GiB"),
-    ("xlnx-zcu102", "4 Cortex-A53 and 2 GiB"),
-];
-
 /// The number setting `name` holds (checked by the table), else `default`.
 fn number<T: std::str::FromStr>(env: &Env, name: &str, default: T) -> T {
     env.get(name)
@@ -190,12 +183,7 @@ impl Config {
             env.get("MAIRBENCH_BOOT").unwrap_or("kernel"),
         );
         let boot = Boot::from(boot_name);
-        let board = machine != "virt";
-        let default_el = if board && machine != "xlnx-zcu102" {
-            2
-        } else {
-            1
-        };
+        let default_el = boards::find(machine).map_or(1, |b| b.el);
         let el = number(&env, "MAIRBENCH_EL", default_el);
         let smp = number(&env, "MAIRBENCH_SMP", 1);
         let serial = match env.get("MAIRBENCH_SERIAL") {
@@ -251,17 +239,14 @@ impl Config {
         u64::from_str_radix(self.load.trim_start_matches("0x"), 16).unwrap_or(0)
     }
 
-    /// What the 32-bit image cannot do (yet): it boots by QEMU's `-kernel` or U-Boot's `bootz`
-    /// on `virt` under TCG, in SVC or HYP mode, with its RAM below 4 GiB.
+    /// What the 32-bit image cannot do (yet): it boots by QEMU's `-kernel`, U-Boot's `bootz` or
+    /// U-Boot's `bootm` of a Linux kernel uImage under TCG, in SVC or HYP mode, with its RAM below 4 GiB (the machine: [`Config::machine_settings`]).
     fn arch_settings(&self) -> Result<(), String> {
         if self.arch != Arch::Armv7 {
             return Ok(());
         }
-        if self.machine != "virt" {
-            return Err(format!("MAIRBENCH_MACHINE={} is a 64-bit board: the 32-bit image (MAIRBENCH_ARCH=armv7) runs on MAIRBENCH_MACHINE=virt only", self.machine));
-        }
-        if !matches!(self.boot, Boot::Kernel | Boot::Uboot) {
-            return Err(format!("the 32-bit image (MAIRBENCH_ARCH=armv7) boots by QEMU's -kernel or U-Boot's bootz only for now (MAIRBENCH_BOOT=kernel or uboot), not by MAIRBENCH_BOOT={}", self.boot_name));
+        if !matches!(self.boot, Boot::Kernel | Boot::Uboot | Boot::UbootBootm) {
+            return Err(format!("the 32-bit image (MAIRBENCH_ARCH=armv7) boots by QEMU's -kernel, U-Boot's bootz or U-Boot's bootm of a uImage only for now (MAIRBENCH_BOOT=kernel, uboot or uboot-bootm), not by MAIRBENCH_BOOT={}", self.boot_name));
         }
         if self.kvm {
             return Err("MAIRBENCH_ACCEL=kvm runs the AArch64 image only, not the 32-bit image (MAIRBENCH_ARCH=armv7)".into());
@@ -269,7 +254,7 @@ impl Config {
         if self.el == 3 {
             return Err("the 32-bit image (MAIRBENCH_ARCH=armv7) is entered in SVC mode (MAIRBENCH_EL=1) or HYP mode (MAIRBENCH_EL=2); MAIRBENCH_EL=3 does not apply".into());
         }
-        if mebibytes(&self.mem).is_some_and(|m| m > MAX_MEM_32_MIB) {
+        if self.machine == "virt" && mebibytes(&self.mem).is_some_and(|m| m > MAX_MEM_32_MIB) {
             return Err(format!("the 32-bit image's virt (MAIRBENCH_ARCH=armv7) has at most 3G of RAM, from 0x40000000 to 4 GiB: not MAIRBENCH_MEM={}", self.mem));
         }
         Ok(())
@@ -342,7 +327,7 @@ impl Config {
         if !self.smp.is_multiple_of(self.clusters) {
             return Err(format!("MAIRBENCH_CLUSTERS must be a count of clusters that divides MAIRBENCH_SMP={} evenly, not '{}'", self.smp, self.clusters));
         }
-        let Some((name, has)) = BOARDS.iter().find(|(n, _)| *n == self.machine) else {
+        let Some(board) = boards::find(self.machine) else {
             if self.gic == 2 && self.smp > 8 {
                 return Err(format!(
                     "MAIRBENCH_GIC=2 serves at most 8 CPUs, not MAIRBENCH_SMP={}",
@@ -351,15 +336,30 @@ impl Config {
             }
             return Ok(());
         };
-        if *name == "xlnx-zcu102" {
-            if self.el == 3 {
-                return Err(format!("xlnx-zcu102 is entered at EL1, or EL2 with MAIRBENCH_EL=2; MAIRBENCH_EL={} does not apply", self.el));
-            }
-        } else if self.el != 2 {
-            return Err(format!(
-                "{name} is entered at EL2; MAIRBENCH_EL={} does not apply",
-                self.el
-            ));
+        self.board_settings(board)
+    }
+
+    /// What a board's machine allows: the image of its architecture, the mode QEMU enters it
+    /// in, `-kernel`, its own CPUs and RAM, and a way out.
+    fn board_settings(&self, board: &Board) -> Result<(), String> {
+        let Board { name, has, .. } = *board;
+        if board.arch != self.arch {
+            return Err(match board.arch {
+                Arch::Aarch64 => format!("MAIRBENCH_MACHINE={name} is a 64-bit board: the 32-bit image (MAIRBENCH_ARCH=armv7) runs on MAIRBENCH_MACHINE=virt and on the 32-bit boards' machines {}", boards::names(Arch::Armv7)),
+                Arch::Armv7 => format!("MAIRBENCH_MACHINE={name} is a 32-bit board ({has}): the 32-bit image runs on it (MAIRBENCH_ARCH=armv7); the AArch64 image runs on MAIRBENCH_MACHINE=virt and on {}", boards::names(Arch::Aarch64)),
+            });
+        }
+        let el_ok = self.el == board.el || (board.el2_too && self.el == 2);
+        if !el_ok {
+            return Err(if board.el2_too {
+                format!("{name} is entered at EL1, or EL2 with MAIRBENCH_EL=2; MAIRBENCH_EL={} does not apply", self.el)
+            } else {
+                format!(
+                    "{name} is entered at {}; MAIRBENCH_EL={} does not apply",
+                    board.entry(),
+                    self.el
+                )
+            });
         }
         if self.boot != Boot::Kernel {
             return Err(format!("{name} boots with MAIRBENCH_BOOT=kernel only"));
@@ -377,7 +377,7 @@ impl Config {
                 "{name} has {has}: MAIRBENCH_SMP, _CLUSTERS, _MEM and _CPU do not apply"
             ));
         }
-        if name.starts_with("raspi") && !self.semihosting {
+        if !board.psci && !self.semihosting {
             return Err(format!(
                 "{name} has no PSCI: MAIRBENCH_SEMIHOSTING=0 would leave no way to exit"
             ));
@@ -520,8 +520,26 @@ mod tests {
         (&[("MAIRBENCH_ACCEL", "kvm"), ("MAIRBENCH_ICOUNT", "1")], "", "needs TCG"),
         (&[("MAIRBENCH_DTB", "/nonexistent.dtb")], "", "no device tree at /nonexistent.dtb"),
         (&[("MAIRBENCH_ARCH", "armv8")], "", "MAIRBENCH_ARCH must be aarch64 or armv7, not 'armv8'"),
-        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "raspi3b")], "", "MAIRBENCH_MACHINE=raspi3b is a 64-bit board: the 32-bit image (MAIRBENCH_ARCH=armv7) runs on MAIRBENCH_MACHINE=virt only"),
-        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-bootm")], "", "boots by QEMU's -kernel or U-Boot's bootz only for now (MAIRBENCH_BOOT=kernel or uboot), not by MAIRBENCH_BOOT=uboot-bootm"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "raspi3b")], "", "MAIRBENCH_MACHINE=raspi3b is a 64-bit board: the 32-bit image (MAIRBENCH_ARCH=armv7) runs on MAIRBENCH_MACHINE=virt and on the 32-bit boards' machines mcimx6ul-evk orangepi-pc raspi2b sabrelite cubieboard"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "xlnx-zcu102")], "", "MAIRBENCH_MACHINE=xlnx-zcu102 is a 64-bit board"),
+        // The 32-bit boards: the AArch64 image, and what their machines fix.
+        (&[("MAIRBENCH_MACHINE", "raspi2b")], "", "MAIRBENCH_MACHINE=raspi2b is a 32-bit board (4 Cortex-A7 and 1 GiB): the 32-bit image runs on it (MAIRBENCH_ARCH=armv7); the AArch64 image runs on MAIRBENCH_MACHINE=virt and on raspi3b raspi4b imx8mp-evk xlnx-zcu102"),
+        (&[("MAIRBENCH_ARCH", "aarch64"), ("MAIRBENCH_MACHINE", "mcimx6ul-evk")], "", "MAIRBENCH_MACHINE=mcimx6ul-evk is a 32-bit board (1 Cortex-A7 and 512 MiB)"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "mcimx6ul-evk"), ("MAIRBENCH_EL", "1")], "", "mcimx6ul-evk is entered at HYP mode (MAIRBENCH_EL=2); MAIRBENCH_EL=1 does not apply"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "raspi2b"), ("MAIRBENCH_EL", "2")], "", "raspi2b is entered at SVC mode (MAIRBENCH_EL=1); MAIRBENCH_EL=2 does not apply"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "sabrelite"), ("MAIRBENCH_EL", "3")], "", "MAIRBENCH_EL=3 does not apply"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "orangepi-pc"), ("MAIRBENCH_BOOT", "uboot")], "", "orangepi-pc boots with MAIRBENCH_BOOT=kernel only"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "cubieboard"), ("MAIRBENCH_BOOT", "uboot-bootm")], "", "cubieboard boots with MAIRBENCH_BOOT=kernel only"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "orangepi-pc"), ("MAIRBENCH_SMP", "2")], "", "orangepi-pc has 4 Cortex-A7 and 1 GiB: MAIRBENCH_SMP, _CLUSTERS, _MEM and _CPU do not apply"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "mcimx6ul-evk"), ("MAIRBENCH_MEM", "256M")], "", "mcimx6ul-evk has 1 Cortex-A7 and 512 MiB: MAIRBENCH_SMP, _CLUSTERS, _MEM and _CPU do not apply"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "sabrelite"), ("MAIRBENCH_MEM", "4G")], "", "sabrelite has 4 Cortex-A9 and 1 GiB"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "cubieboard"), ("MAIRBENCH_CPU", "cortex-a8")], "", "cubieboard has 1 Cortex-A8 and 1 GiB"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "raspi2b"), ("MAIRBENCH_SEMIHOSTING", "0")], "", "raspi2b has no PSCI"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "sabrelite"), ("MAIRBENCH_SEMIHOSTING", "0")], "", "sabrelite has no PSCI"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "raspi2b"), ("MAIRBENCH_SERIAL", "none")], "", "MAIRBENCH_SERIAL=none applies to MAIRBENCH_MACHINE=virt only"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "orangepi-pc"), ("MAIRBENCH_DISPLAY", "ramfb")], "", "applies to MAIRBENCH_MACHINE=virt only"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "cubieboard"), ("MAIRBENCH_ACCEL", "kvm")], "", "MAIRBENCH_ACCEL=kvm runs the AArch64 image only"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-script")], "", "boots by QEMU's -kernel, U-Boot's bootz or U-Boot's bootm of a uImage only for now (MAIRBENCH_BOOT=kernel, uboot or uboot-bootm), not by MAIRBENCH_BOOT=uboot-script"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-script")], "", "not by MAIRBENCH_BOOT=uboot-script"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-efi")], "", "not by MAIRBENCH_BOOT=uboot-efi"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot"), ("MAIRBENCH_EL", "3")], "", "MAIRBENCH_EL=3 does not apply"),
@@ -580,6 +598,55 @@ mod tests {
             [mebibytes(""), mebibytes("1.5G"), mebibytes("G")],
             [None; 3]
         );
+    }
+
+    #[test]
+    fn the_32_bit_boards_take_the_32_bit_image_in_the_mode_qemu_enters() {
+        for (machine, el) in [
+            ("mcimx6ul-evk", 2),
+            ("orangepi-pc", 2),
+            ("raspi2b", 1),
+            ("sabrelite", 1),
+            ("cubieboard", 1),
+        ] {
+            let armv7 = [("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", machine)];
+            let c = read(&armv7, "mairbench.quick").unwrap();
+            assert_eq!(
+                (c.arch, c.machine, c.el, c.boot),
+                (Arch::Armv7, machine, el, Boot::Kernel)
+            );
+            // The mode named as QEMU enters it is no refusal.
+            let el = el.to_string();
+            let named = [armv7[0], armv7[1], ("MAIRBENCH_EL", el.as_str())];
+            assert!(read(&named, "").is_ok(), "{machine}");
+            // The ELF's architecture is enough.
+            let env = Env::from_pairs([("MAIRBENCH_MACHINE", machine)]);
+            assert!(
+                Config::read_as(Some(Arch::Armv7), env, "").is_ok(),
+                "{machine}"
+            );
+        }
+        // Where the tree names PSCI, the run may power off through it.
+        for machine in ["mcimx6ul-evk", "orangepi-pc"] {
+            let off = [
+                ("MAIRBENCH_ARCH", "armv7"),
+                ("MAIRBENCH_MACHINE", machine),
+                ("MAIRBENCH_SEMIHOSTING", "0"),
+            ];
+            assert!(read(&off, "").is_ok(), "{machine}");
+        }
+        // The AArch64 boards keep what they had.
+        for machine in ["raspi3b", "raspi4b", "imx8mp-evk", "xlnx-zcu102"] {
+            assert!(
+                read(&[("MAIRBENCH_MACHINE", machine)], "").is_ok(),
+                "{machine}"
+            );
+        }
+        let unknown = read(
+            &[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "bpim2u")],
+            "",
+        );
+        assert!(unknown.unwrap_err().contains("cubieboard"));
     }
 
     #[test]

@@ -14,7 +14,8 @@
 //! directly, once it is built, instead of the shim.
 //!
 //! Modules, lowest first: [`settings`] (the table), [`arch`] (which image an ELF is, and the
-//! CPU models that run it) and [`sys`] (tools and files, faked in the tests); [`config`] (one run's settings, checked together); [`qemu`] (the machine's command
+//! CPU models that run it), [`boards`] (the real boards' machines, one table for both images)
+//! and [`sys`] (tools and files, faked in the tests); [`config`] (one run's settings, checked together); [`qemu`] (the machine's command
 //! line), [`disk`] (U-Boot's environment, FAT disks), [`boot`] (the boot paths) and [`linux`]
 //! (the Linux boot and its initramfs); [`console`] (QEMU under the time limit) and [`judge`];
 //! [`run`], one run from start to end.
@@ -25,6 +26,7 @@
 #![warn(missing_docs)]
 
 pub mod arch;
+pub mod boards;
 pub mod boot;
 pub mod config;
 pub mod console;

@@ -21,70 +21,21 @@ fn words(list: &[&str]) -> Vec<String> {
 /// tree (MAIRBENCH_DTB or the board's own). Then `-accel kvm` and `-icount` when set.
 pub fn machine(c: &Config, board_dtb: Option<&Path>) -> Vec<String> {
     let dtb = board_dtb.map_or(String::new(), |p| p.display().to_string());
-    let mut q = match c.machine {
-        // serial0 is the PL011, serial1 the mini-UART that the Pi's device tree names as
-        // console (stdout-path serial1); QEMU starts both Pis at EL2.
-        "raspi3b" | "raspi4b" => words(&[
-            QEMU,
-            "-machine",
-            c.machine,
-            "-nographic",
-            "-monitor",
-            "none",
-            "-serial",
-            "null",
-            "-serial",
-            "stdio",
-            "-dtb",
-            &dtb,
-        ]),
-        // serial<i> is UART<i+1>; the EVK's stdout-path is UART2 (serial@30890000). Four
-        // Cortex-A53, RAM at 0x40000000, entered non-secure at EL2, PSCI over SMC.
-        "imx8mp-evk" => words(&[
-            QEMU,
-            "-machine",
-            "imx8mp-evk",
-            "-smp",
-            "4",
-            "-m",
-            "6G",
-            "-nographic",
-            "-monitor",
-            "none",
-            "-serial",
-            "null",
-            "-serial",
-            "stdio",
-            "-dtb",
-            &dtb,
-        ]),
-        // serial0 is UART0, the ZCU102's stdout-path; no sound (DisplayPort audio). 2 GiB, not
-        // the board's 4: QEMU puts RAM beyond 2 GiB at 0x800000000 but writes /memory as one
-        // range from 0, which would name the hole at 0x80000000 as RAM.
-        "xlnx-zcu102" => {
-            let m = if c.el == 2 {
-                "xlnx-zcu102,virtualization=on"
+    let mut q = match crate::boards::find(c.machine) {
+        // A board's machine: its QEMU, CPUs, RAM and console from the table; the ZCU102 at
+        // EL2 with virtualization=on.
+        Some(board) => {
+            let m = if board.el2_too && c.el == 2 {
+                format!("{},virtualization=on", board.name)
             } else {
-                "xlnx-zcu102"
+                board.name.to_owned()
             };
-            words(&[
-                QEMU,
-                "-machine",
-                m,
-                "-m",
-                "2G",
-                "-nographic",
-                "-monitor",
-                "none",
-                "-audio",
-                "none",
-                "-serial",
-                "stdio",
-                "-dtb",
-                &dtb,
-            ])
+            let mut q = words(&[board.arch.qemu(), "-machine", &m]);
+            q.extend(words(board.args));
+            q.extend(words(&["-dtb", &dtb]));
+            q
         }
-        _ => virt(c),
+        None => virt(c),
     };
     if c.kvm {
         // The guest on the host's own cores, with the host's CPU.
@@ -303,6 +254,37 @@ mod tests {
         assert_eq!(
             line(&[("MAIRBENCH_MACHINE", "xlnx-zcu102"), ("MAIRBENCH_EL", "2")]),
             format!("{QEMU} -machine xlnx-zcu102,virtualization=on {zcu}")
+        );
+    }
+
+    #[test]
+    fn each_32_bit_board_machine() {
+        let on = |machine| line(&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", machine)]);
+        let dtb = "-dtb /d/board.dtb";
+        let uart0 = "-nographic -monitor none -serial stdio";
+        assert_eq!(
+            on("mcimx6ul-evk"),
+            format!("{QEMU_ARM} -machine mcimx6ul-evk -m 512M {uart0} {dtb}")
+        );
+        assert_eq!(
+            on("orangepi-pc"),
+            format!("{QEMU_ARM} -machine orangepi-pc -m 1G {uart0} {dtb}")
+        );
+        assert_eq!(
+            on("raspi2b"),
+            format!("{QEMU_ARM} -machine raspi2b {uart0} {dtb}")
+        );
+        // The SABRE Lite's console is UART2, QEMU's serial1.
+        assert_eq!(
+            on("sabrelite"),
+            format!(
+                "{QEMU_ARM} -machine sabrelite -m 1G -nographic -monitor none -serial null \
+                 -serial stdio {dtb}"
+            )
+        );
+        assert_eq!(
+            on("cubieboard"),
+            format!("{QEMU_ARM} -machine cubieboard -m 1G {uart0} {dtb}")
         );
     }
 

@@ -191,19 +191,17 @@ fn now() -> String {
     )
 }
 
-/// A board machine's device tree: MAIRBENCH_DTB, else the board's own from qemu/dtbs's cache.
+/// A board machine's device tree: MAIRBENCH_DTB, else the board's own from qemu/dtbs's cache
+/// (that of the kernel package of the board's architecture: arm64 or armhf).
 fn board_dtb(c: &Config, root: &Path) -> Result<Option<PathBuf>, Fail> {
-    let name = match c.machine {
-        "raspi3b" => "bcm2837-rpi-3-b.dtb",
-        "raspi4b" => "bcm2711-rpi-4-b.dtb",
-        "imx8mp-evk" => "imx8mp-evk.dtb",
-        "xlnx-zcu102" => "zynqmp-zcu102-rev1.0.dtb",
-        _ => return Ok(None),
+    let Some(board) = crate::boards::find(c.machine) else {
+        return Ok(None);
     };
     if let Some(dtb) = &c.dtb {
         return Ok(Some(dtb.clone()));
     }
     let out = std::process::Command::new(root.join("qemu/dtbs"))
+        .arg(board.package())
         .stdin(std::process::Stdio::null())
         .output()
         .ok()
@@ -214,7 +212,7 @@ fn board_dtb(c: &Config, root: &Path) -> Result<Option<PathBuf>, Fail> {
                 c.machine
             ))
         })?;
-    let dtb = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim_end()).join(name);
+    let dtb = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim_end()).join(board.dtb);
     if !dtb.is_file() {
         return Err(tool_failed(format!(
             "no device tree at {} (qemu/dtbs did not fetch it)",

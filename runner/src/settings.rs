@@ -59,8 +59,9 @@ pub const BOOTS: [&str; 8] = [
 /// The images' architectures, `MAIRBENCH_ARCH`'s values.
 pub const ARCHS: [&str; 2] = ["aarch64", "armv7"];
 
-/// The machines, `MAIRBENCH_MACHINE`'s values.
-pub const MACHINES: [&str; 5] = ["virt", "raspi3b", "raspi4b", "imx8mp-evk", "xlnx-zcu102"];
+/// The machines, `MAIRBENCH_MACHINE`'s values: `virt` and the boards' of
+/// [`crate::boards::BOARDS`].
+pub use crate::boards::MACHINES;
 
 impl Valid {
     /// `Err` with the message (naming `name`) when `value` is not valid.
@@ -140,7 +141,7 @@ pub const SETTINGS: &[Setting] = &[
     },
     Setting {
         name: "MAIRBENCH_BOOT",
-        meaning: r#"`kernel`: QEMU `-kernel`; `uboot`: Debian's U-Boot as `-bios`, running `booti` without a prompt; `uboot-bootm`: U-Boot's `bootm` of a standalone uImage (MMU and caches on at entry, no DTB in x0); `uboot-script`: U-Boot's distro boot finds `boot.scr` (`boot/boot.cmd`) on a virtio FAT disk; `uefi`: EDK2 (Debian's `qemu-efi-aarch64`) with QEMU's ACPI tables starts the image as a UEFI application from a FAT disk (its shell's `startup.nsh`, the bootargs as load options); `uefi-dt`: the same with `-machine virt,acpi=off` (the device tree as a configuration table); `uboot-efi`: U-Boot's `bootefi` of the image from that disk (see [uefi.md](uefi.md)); `linux`: Debian's arm64 Linux 6.12 (bookworm-backports, fetched once by `qemu/deps linux`) with an initramfs the runner writes, running the Linux twin with the bootargs as its arguments (see [twin.md](twin.md)). The 32-bit image boots by `kernel` (QEMU's `-kernel`, the Linux protocol: SVC mode, r2 = the device tree) and by `uboot`, which is then `bootz` of its zImage header in Debian's `qemu_arm` U-Boot; the other paths are refused with status 2 for now"#,
+        meaning: r#"`kernel`: QEMU `-kernel`; `uboot`: Debian's U-Boot as `-bios`, running `booti` without a prompt; `uboot-bootm`: U-Boot's `bootm` of a standalone uImage (MMU and caches on at entry, no DTB in x0); `uboot-script`: U-Boot's distro boot finds `boot.scr` (`boot/boot.cmd`) on a virtio FAT disk; `uefi`: EDK2 (Debian's `qemu-efi-aarch64`) with QEMU's ACPI tables starts the image as a UEFI application from a FAT disk (its shell's `startup.nsh`, the bootargs as load options); `uefi-dt`: the same with `-machine virt,acpi=off` (the device tree as a configuration table); `uboot-efi`: U-Boot's `bootefi` of the image from that disk (see [uefi.md](uefi.md)); `linux`: Debian's arm64 Linux 6.12 (bookworm-backports, fetched once by `qemu/deps linux`) with an initramfs the runner writes, running the Linux twin with the bootargs as its arguments (see [twin.md](twin.md)). The 32-bit image boots by `kernel` (QEMU's `-kernel`, the Linux protocol: SVC mode, r2 = the device tree) by `uboot`, which is then `bootz` of its zImage header in Debian's `qemu_arm` U-Boot, and by `uboot-bootm`, which is then that U-Boot's `bootm` of a Linux kernel uImage (`mkimage -A arm -O linux -T kernel`: entered as by `bootz`, at `MAIRBENCH_LOAD`, r2 = U-Boot's device tree); the other paths are refused with status 2 for now"#,
         default: r#"`kernel`"#,
         valid: Valid::OneOf(&BOOTS),
     },
@@ -242,7 +243,7 @@ pub const SETTINGS: &[Setting] = &[
     },
     Setting {
         name: "MAIRBENCH_MACHINE",
-        meaning: r#"`virt`, or a real board's machine booted with the board's own DTB from Debian's arm64 kernel package (kernel boot only, the machine's CPUs and RAM, the UART of the DTB's stdout-path on stdio): `raspi3b` (Raspberry Pi 3B: 4 Cortex-A53, 1 GiB, EL2, spin-table, no PSCI, mini-UART), `raspi4b` (Raspberry Pi 4B: 4 Cortex-A72, 2 GiB, EL2, spin-table, no PSCI, mini-UART), `imx8mp-evk` (i.MX 8M Plus EVK: 4 Cortex-A53, 6 GiB, EL2, PSCI, i.MX UART2), `xlnx-zcu102` (ZCU102: 4 Cortex-A53, 2 GiB, EL1 or with `MAIRBENCH_EL=2` EL2, PSCI, Cadence UART0); each machine's CPUs are started (spin-table on the Pis, PSCI on the others). The 32-bit image runs on `virt` only for now"#,
+        meaning: r#"`virt`, or a real board's machine booted with the board's own DTB from Debian's arm64 kernel package (armhf for the 32-bit boards below; kernel boot only, the machine's CPUs and RAM, the UART of the DTB's stdout-path on stdio): `raspi3b` (Raspberry Pi 3B: 4 Cortex-A53, 1 GiB, EL2, spin-table, no PSCI, mini-UART), `raspi4b` (Raspberry Pi 4B: 4 Cortex-A72, 2 GiB, EL2, spin-table, no PSCI, mini-UART), `imx8mp-evk` (i.MX 8M Plus EVK: 4 Cortex-A53, 6 GiB, EL2, PSCI, i.MX UART2), `xlnx-zcu102` (ZCU102: 4 Cortex-A53, 2 GiB, EL1 or with `MAIRBENCH_EL=2` EL2, PSCI, Cadence UART0); each machine's CPUs are started (spin-table on the Pis, PSCI on the others). The 32-bit image (`MAIRBENCH_ARCH=armv7`) runs on `virt` and on 32-bit boards' machines, each with its tree from Debian's armhf kernel package: `mcimx6ul-evk` (i.MX6UL EVK: 1 Cortex-A7, 512 MiB, HYP mode, PSCI, i.MX UART1), `orangepi-pc` (Orange Pi PC, Allwinner H3: 4 Cortex-A7, 1 GiB, HYP mode, PSCI, UART0), `raspi2b` (Raspberry Pi 2B: 4 Cortex-A7, 1 GiB, SVC mode, no PSCI, PL011), `sabrelite` (i.MX6Q SABRE Lite: 4 Cortex-A9, 1 GiB, SVC mode, no PSCI, i.MX UART2), `cubieboard` (Cubieboard, Allwinner A10: 1 Cortex-A8, 1 GiB, SVC mode, no PSCI, UART0); on those only the boot CPU runs (the Pi 2B's tree names the enable-method `brcm,bcm2836-smp`, which the image does not know, the Orange Pi PC's none), and the Cortex-A9 and A8 have no generic timer and no LPAE, so those runs fail, saying so (see [armv7.md](armv7.md)). A board of the other image's architecture is refused with status 2, naming the boards that image runs on"#,
         default: r#"`virt`"#,
         valid: Valid::OneOf(&MACHINES),
     },

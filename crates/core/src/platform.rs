@@ -578,6 +578,11 @@ pub struct Platform<'a> {
     cpu_count: usize,
     /// CPUs of `/cpus` beyond the first [`MAX_CPUS`]: counted, not kept.
     pub cpus_beyond_cap: usize,
+    /// The first `enable-method` of a CPU of [`Enable::Other`] that the tree names, its own or
+    /// else `/cpus`'s (where some 32-bit SoCs' trees put it, `allwinner,sun8i-a23` on the
+    /// A23 and A33, and Linux's ARM code reads it): the method the firmware does not know, for the
+    /// warning of a CPU it cannot start. `None` when no such CPU names one.
+    pub unknown_enable: Option<&'a str>,
 }
 
 /// Which root table listed the tables.
@@ -825,6 +830,7 @@ impl Platform<'static> {
             cpus: [NO_CPU; MAX_CPUS],
             cpu_count: 0,
             cpus_beyond_cap: 0,
+            unknown_enable: None,
         }
     }
 }
@@ -1002,9 +1008,13 @@ impl<'a> Iterator for CpuNodes<'a> {
 }
 
 /// The CPUs of `/cpus` ([`cpu_nodes`]), at most [`MAX_CPUS`]; the rest counted.
-fn cpus(fdt: Fdt<'_>, p: &mut Platform<'_>) {
+fn cpus<'a>(fdt: Fdt<'a>, p: &mut Platform<'a>) {
+    let parent = fdt
+        .find_node("/cpus")
+        .and_then(|n| prop_str(n, "enable-method"));
     for (node, mpidr) in cpu_nodes(fdt) {
-        let enable = match prop_str(node, "enable-method") {
+        let own = prop_str(node, "enable-method");
+        let enable = match own {
             Some("psci") => Enable::Psci,
             Some("spin-table") => match release_address(node) {
                 Some(release) => Enable::SpinTable { release },
@@ -1012,6 +1022,9 @@ fn cpus(fdt: Fdt<'_>, p: &mut Platform<'_>) {
             },
             _ => Enable::Other,
         };
+        if enable == Enable::Other && p.unknown_enable.is_none() {
+            p.unknown_enable = own.or(parent);
+        }
         p.push_cpu(Cpu { mpidr, enable });
     }
 }

@@ -1134,6 +1134,56 @@ fn every_cpu_up_to_the_cap_and_the_rest_counted() {
 }
 
 #[test]
+fn an_enable_method_the_firmware_does_not_know_is_kept_for_its_warning() {
+    // Each CPU's own (the Pi 2B's brcm,bcm2836-smp).
+    let dtb = many_cpus(4, "brcm,bcm2836-smp");
+    let p = discover(Some(&dtb));
+    assert!(p.cpus().iter().all(|c| c.enable == Enable::Other));
+    assert_eq!(p.unknown_enable, Some("brcm,bcm2836-smp"));
+    // Known methods leave it empty.
+    for known in ["psci", "spin-table"] {
+        assert_eq!(discover(Some(&many_cpus(4, known))).unknown_enable, None);
+    }
+    // /cpus's, where the H3's tree puts it; a CPU's own comes first.
+    for (own, named) in [
+        (None, "allwinner,sun8i-a23"),
+        (Some("brcm,bcm2836-smp"), "brcm,bcm2836-smp"),
+    ] {
+        let dtb = minimal_tree("/uart@1c090000", |b| {
+            b.begin("cpus")
+                .cells("#address-cells", &[1])
+                .cells("#size-cells", &[0])
+                .str("enable-method", "allwinner,sun8i-a23");
+            for i in 0..2 {
+                b.begin(&format!("cpu@{i}"))
+                    .str("device_type", "cpu")
+                    .cells("reg", &[i]);
+                if let Some(own) = own {
+                    b.str("enable-method", own);
+                }
+                b.end();
+            }
+            b.end();
+        });
+        let p = discover(Some(&dtb));
+        assert_eq!(p.cpus().len(), 2);
+        assert!(p.cpus().iter().all(|c| c.enable == Enable::Other));
+        assert_eq!(p.unknown_enable, Some(named));
+    }
+    // No method at all: nothing to name.
+    let dtb = minimal_tree("/uart@1c090000", |b| {
+        b.begin("cpus")
+            .cells("#address-cells", &[1])
+            .cells("#size-cells", &[0]);
+        b.begin("cpu@0")
+            .str("device_type", "cpu")
+            .cells("reg", &[0]);
+        b.end().end();
+    });
+    assert_eq!(discover(Some(&dtb)).unknown_enable, None);
+}
+
+#[test]
 fn spin_table_cpus_carry_their_release_address() {
     let dtb = many_cpus(4, "spin-table");
     let p = discover(Some(&dtb));

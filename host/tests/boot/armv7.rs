@@ -9,10 +9,30 @@
 //!   (no nGRE or GRE) are each mapped, proven and measured;
 //! - `armv7_a15_hyp_4_cpus`: four Cortex-A15s entered in HYP mode (`virtualization=on`), which
 //!   the image leaves for SVC: every CPU runs, with the boot CPU's registers;
-//! - `armv7_a7_uboot_bootz`: Debian's `qemu_arm` U-Boot boots it by `bootz`, in SVC mode.
+//! - `armv7_a7_uboot_bootz`: Debian's `qemu_arm` U-Boot boots it by `bootz`, in SVC mode;
+//! - `armv7_a7_uboot_bootm`: the same U-Boot boots it by `bootm` of a Linux kernel uImage
+//!   (`mkimage -A arm -O linux -T kernel`), copied to the load address and entered as by
+//!   `bootz`.
 //!
-//! Each row's checks are a function of the run, and [`armv7_checks_fail_on_a_wrong_run`] makes
-//! sure each of them fails on a run that differs in what it checks.
+//!
+//! And on QEMU's 32-bit boards' machines, each with the board's own tree from Debian's armhf
+//! kernel (fetched by qemu/dtbs, not committed: a missing tree is named by the runner, exit
+//! status 3, and the row fails), the `armv7_board_*` rows:
+//!
+//! - `mcimx6ul-evk`: one Cortex-A7 entered in HYP mode, RAM at 0x8000_0000, PSCI over SMC:
+//!   the run passes with the six types mapped, proven and measured;
+//! - `orangepi-pc` (HYP mode, PSCI over SMC) and `raspi2b` (SVC mode, no PSCI, RAM at 0):
+//!   four Cortex-A7s of which the boot CPU runs; the three others are not started, a warning
+//!   each, which names the tree's enable-method where it has one the image does not know (the
+//!   Pi 2B's `brcm,bcm2836-smp`; the H3's tree names none), and the run passes on one CPU;
+//! - `sabrelite` (Cortex-A9) and `cubieboard` (Cortex-A8): no generic timer, so the `timer`
+//!   check fails and the run ends `fail`, exit status 1, instead of hanging. Whether `mmu`
+//!   passes there (these cores have no LPAE) is not checked: short-descriptor tables will make
+//!   it pass.
+//!
+//! Each row's checks are a function of the run, and [`armv7_checks_fail_on_a_wrong_run`] (and
+//! [`armv7_board_checks_fail_on_a_wrong_run`]) make sure each of them fails on a run that
+//! differs in what it checks.
 
 use crate::common::{Run, MEMTYPES_ARMV7};
 use crate::matrix;
@@ -160,7 +180,35 @@ fn uboot_bootz(run: &Run) {
         "bootz's line:\n{run}"
     );
     assert_eq!(start["image_base"], "0x40400000", "{start}");
-    // Where U-Boot said it put the tree ("Loading Device Tree to 4dcf0000, end ...").
+    uboots_tree(run);
+    run.assert_memory_proven_for(&MEMTYPES_ARMV7);
+}
+
+/// U-Boot's `bootm` of the image as a Linux kernel uImage preloaded at 0x4400_0000: U-Boot
+/// reads its header, copies the image to its load address, 0x4040_0000, and enters it there
+/// by the Linux protocol with the MMU off, in SVC mode, r2 = U-Boot's tree and the bootargs
+/// in its /chosen.
+fn uboot_bootm(run: &Run) {
+    armv7_pass(run, 0xc07, 1, 1);
+    for line in [
+        "## Booting kernel from Legacy Image at 44000000 ...",
+        "Image Type:   ARM Linux Kernel Image (uncompressed)",
+        "Load Address: 40400000",
+    ] {
+        assert!(run.console.contains(line), "no {line:?}:\n{run}");
+    }
+    let start = run.one("start");
+    assert_eq!(start["image_base"], "0x40400000", "{start}");
+    assert_eq!(start["entry_mmu"], false, "{start}");
+    assert_eq!(start["bootargs_from"], "dtb", "{start}");
+    uboots_tree(run);
+    run.assert_memory_proven_for(&MEMTYPES_ARMV7);
+}
+
+/// The image found the tree where U-Boot said it put it ("Loading Device Tree to 4dcf0000,
+/// end ...").
+fn uboots_tree(run: &Run) {
+    let start = run.one("start");
     let moved = run
         .console
         .lines()
@@ -168,7 +216,236 @@ fn uboot_bootz(run: &Run) {
         .and_then(|l| l.split(',').next())
         .unwrap_or_else(|| panic!("U-Boot did not say where the tree went:\n{run}"));
     assert_eq!(start["dtb"], format!("0x{moved}"), "{start}");
+}
+
+/// A board machine's `start` record: its tree's model, console and RAM, and PSCI as the tree
+/// names it.
+fn board_start(run: &Run, platform: &str, console: (&str, &str), ram_base: &str, psci: &str) {
+    let start = run.one("start");
+    assert_eq!(start["platform"], platform, "{start}");
+    assert_eq!(start["console"], console.0, "{start}");
+    assert_eq!(start["console_base"], console.1, "{start}");
+    assert_eq!(start["ram_base"], ram_base, "{start}");
+    assert_eq!(start["psci"], psci, "{start}");
+    assert_eq!(start["bootargs_from"], "dtb", "{start}");
+}
+
+/// The i.MX6UL EVK: one Cortex-A7 entered in HYP mode, the board's 512 MiB at 0x8000_0000 (the
+/// image loaded 64 KiB in), PSCI over SMC, the console on UART1; nothing warned.
+fn imx6ul_evk(run: &Run) {
+    armv7_pass(run, 0xc07, 2, 1);
+    board_start(
+        run,
+        "Freescale i.MX6 UltraLite 14x14 EVK Board",
+        ("imx", "0x2020000"),
+        "0x80000000",
+        "smc",
+    );
+    let start = run.one("start");
+    assert_eq!(start["ram_size"], 512u64 << 20, "{start}");
+    assert_eq!(start["image_base"], "0x80010000", "{start}");
+    assert_eq!(run.one("end")["warnings"], 0, "{}", run.one("end"));
+    assert!(
+        run.of_kind("cpu").is_empty(),
+        "one CPU, none left:
+{run}"
+    );
+}
+
+/// Four Cortex-A7s of which the boot CPU runs: each other one is named, not started, with the
+/// reason (the tree names no enable-method the image knows: `method`, or none at all), the `cpu` and `smp-config`
+/// warnings are the run's only ones, and it passes with the memory proof.
+fn one_of_four_a7s(run: &Run, entry_el: u64, others: [&str; 3], method: Option<&str>) {
+    armv7_pass(run, 0xc07, entry_el, 1);
+    let left: Vec<(&str, &str)> = run
+        .of_kind("cpu")
+        .iter()
+        .map(|c| {
+            assert_eq!(c["started"], false, "{c}");
+            (
+                c["mpidr"].as_str().unwrap_or(""),
+                c["why"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    let why = match method {
+        Some(method) => format!("no enable-method the firmware knows (the tree names {method})"),
+        None => "no enable-method the firmware knows".to_owned(),
+    };
+    assert_eq!(left, others.map(|m| (m, why.as_str())), "{run}");
+    for mpidr in others {
+        let line = format!("cpu {mpidr}: not started: {why}");
+        assert!(
+            run.console.contains(&line),
+            "no {line:?}:
+{run}"
+        );
+    }
+    let end = run.one("end");
+    assert_eq!(
+        end["warned"],
+        serde_json::json!(["cpu", "smp-config"]),
+        "{end}"
+    );
+    let verdict = run
+        .of_kind("verdict")
+        .into_iter()
+        .find(|v| v["name"] == "smp-config")
+        .unwrap_or_else(|| {
+            panic!(
+                "no smp-config verdict:
+{run}"
+            )
+        });
+    assert_eq!(verdict["status"], "warn", "{verdict}");
+    assert_eq!(verdict["evidence"]["cpus"], 4, "{verdict}");
+    assert_eq!(verdict["evidence"]["started"], 1, "{verdict}");
+    assert!(
+        run.console.contains("cpus: 1 of 4 running"),
+        "no 'cpus: 1 of 4 running':
+{run}"
+    );
     run.assert_memory_proven_for(&MEMTYPES_ARMV7);
+}
+
+/// The Orange Pi PC (Allwinner H3): HYP mode, PSCI over SMC, RAM at 0x4000_0000, UART0.
+fn orangepi_pc(run: &Run) {
+    one_of_four_a7s(run, 2, ["0x1", "0x2", "0x3"], None);
+    board_start(
+        run,
+        "Xunlong Orange Pi PC",
+        ("ns16550", "0x1c28000"),
+        "0x40000000",
+        "smc",
+    );
+}
+
+/// The Raspberry Pi 2B (BCM2836): SVC mode, no PSCI, RAM at 0, the PL011; its CPUs' MPIDRs
+/// carry cluster 0xf.
+fn raspi2b(run: &Run) {
+    one_of_four_a7s(
+        run,
+        1,
+        ["0xf01", "0xf02", "0xf03"],
+        Some("brcm,bcm2836-smp"),
+    );
+    board_start(
+        run,
+        "Raspberry Pi 2 Model B",
+        ("pl011", "0x3f201000"),
+        "0x0",
+        "none",
+    );
+    assert_eq!(
+        run.one("start")["image_base"],
+        "0x10000",
+        "{}",
+        run.one("start")
+    );
+}
+
+/// A core without the generic timer (MIDR part `core`: 0xc09 Cortex-A9, 0xc08 Cortex-A8),
+/// entered in SVC mode: the `timer` check fails saying the counter's frequency is 0 Hz, the run
+/// ends `fail` with `timer` among its failed checks and the runner's exit status is 1, and the
+/// runner's explanation names it. The `mmu` check is not looked at.
+fn no_generic_timer(run: &Run, core: u64, platform: &str) {
+    run.assert_framed();
+    assert_eq!(
+        run.status, 1,
+        "runner status:
+{run}"
+    );
+    let start = run.one("start");
+    assert_eq!(start["arch"], "armv7", "{start}");
+    assert_eq!(start["entry_el"], 1, "{start}");
+    assert_eq!(start["platform"], platform, "{start}");
+    assert_eq!(start["cntfrq_hz"], 0, "{start}");
+    assert_eq!(part(run), core, "MIDR part: {start}");
+    let timer: Vec<&Value> = run
+        .of_kind("check")
+        .into_iter()
+        .filter(|c| c["name"] == "timer")
+        .collect();
+    assert_eq!(
+        timer.len(),
+        1,
+        "timer checks:
+{run}"
+    );
+    assert_eq!(timer[0]["ok"], false, "{}", timer[0]);
+    assert_eq!(
+        timer[0]["detail"], "CNTVCT advances, CNTFRQ 0 Hz",
+        "{}",
+        timer[0]
+    );
+    assert!(
+        run.console
+            .contains("FAIL timer: CNTVCT advances, CNTFRQ 0 Hz"),
+        "the timer's FAIL line:
+{run}"
+    );
+    let end = run.one("end");
+    assert_eq!(end["status"], "fail", "{end}");
+    let failed = end["failed_checks"].as_array().cloned().unwrap_or_default();
+    assert!(failed.contains(&"timer".into()), "{end}");
+    assert!(
+        run.stderr
+            .contains("check timer failed: CNTVCT advances, CNTFRQ 0 Hz"),
+        "the runner's why:
+{}",
+        run.stderr
+    );
+}
+
+/// The i.MX6Q SABRE Lite: Cortex-A9s, RAM at 0x1000_0000, console on UART2.
+fn sabrelite(run: &Run) {
+    no_generic_timer(run, 0xc09, "Freescale i.MX6 Quad SABRE Lite Board");
+    board_start(
+        run,
+        "Freescale i.MX6 Quad SABRE Lite Board",
+        ("imx", "0x21e8000"),
+        "0x10000000",
+        "none",
+    );
+}
+
+/// The Cubieboard (Allwinner A10): one Cortex-A8, RAM at 0x4000_0000, UART0.
+fn cubieboard(run: &Run) {
+    no_generic_timer(run, 0xc08, "Cubietech Cubieboard");
+    board_start(
+        run,
+        "Cubietech Cubieboard",
+        ("ns16550", "0x1c28000"),
+        "0x40000000",
+        "none",
+    );
+}
+
+#[test]
+fn armv7_on_the_imx6ul_evk_machine_one_cortex_a7_with_the_six_types() {
+    let run = matrix::run("armv7_board_mcimx6ul_evk");
+    imx6ul_evk(run);
+    six_types(run);
+}
+
+#[test]
+fn armv7_on_the_orangepi_pc_machine_runs_on_its_boot_cpu_and_warns_of_the_others() {
+    orangepi_pc(matrix::run("armv7_board_orangepi_pc"));
+}
+
+#[test]
+fn armv7_on_the_raspi2b_machine_runs_on_its_boot_cpu_and_warns_of_the_others() {
+    raspi2b(matrix::run("armv7_board_raspi2b"));
+}
+
+#[test]
+fn armv7_on_the_sabrelite_machine_fails_for_want_of_a_generic_timer() {
+    sabrelite(matrix::run("armv7_board_sabrelite"));
+}
+
+#[test]
+fn armv7_on_the_cubieboard_machine_fails_for_want_of_a_generic_timer() {
+    cubieboard(matrix::run("armv7_board_cubieboard"));
 }
 
 #[test]
@@ -189,6 +466,11 @@ fn armv7_hyp_entry_on_four_cortex_a15s_runs_every_cpu_in_svc() {
 #[test]
 fn armv7_boots_through_uboot_bootz() {
     uboot_bootz(matrix::run("armv7_a7_uboot_bootz"));
+}
+
+#[test]
+fn armv7_boots_through_uboot_bootm_of_a_linux_uimage() {
+    uboot_bootm(matrix::run("armv7_a7_uboot_bootm"));
 }
 
 /// A copy of `run` changed by `change`.
@@ -223,7 +505,6 @@ fn set(run: &mut Run, kind: &str, nth: usize, field: &str, v: Value) {
 /// are the rows' own: no boot of its own.
 #[test]
 fn armv7_checks_fail_on_a_wrong_run() {
-    type Change = (&'static str, fn(&mut Run));
     let a7: &[Change] = &[
         ("arch aarch64", |r| {
             set(r, "start", 0, "arch", "aarch64".into())
@@ -370,16 +651,46 @@ fn armv7_checks_fail_on_a_wrong_run() {
             set(r, "memtype", 0, "par_attr", "0xee".into())
         }),
     ];
-    /// A row, a check of its run, and the changes the check must refuse.
-    type Case<'a> = (&'a str, fn(&Run), &'a [Change]);
-    let cases: [Case; 4] = [
+    let bootm: &[Change] = &[
+        ("bootz's", |r| {
+            r.console = r.console.replace("Legacy Image at", "Image at")
+        }),
+        ("a standalone uImage", |r| {
+            r.console = r
+                .console
+                .replace("ARM Linux Kernel Image", "ARM Standalone Program")
+        }),
+        ("not copied", |r| {
+            set(r, "start", 0, "image_base", "0x44000040".into())
+        }),
+        ("MMU on at entry", |r| {
+            set(r, "start", 0, "entry_mmu", true.into())
+        }),
+        ("bootargs by semihosting", |r| {
+            set(r, "start", 0, "bootargs_from", "semihosting".into())
+        }),
+        ("QEMU's tree", |r| {
+            set(r, "start", 0, "dtb", "0x40000000".into())
+        }),
+    ];
+    refuse_wrong_runs(&[
         ("armv7_a7_svc", svc_on_a7, a7),
         ("armv7_a7_svc", six_types, types),
         ("armv7_a15_hyp_4_cpus", hyp_on_four_a15s, hyp),
         ("armv7_a7_uboot_bootz", uboot_bootz, uboot),
-    ];
+        ("armv7_a7_uboot_bootm", uboot_bootm, bootm),
+    ]);
+}
+
+/// A change of a run: what it changes, and how.
+type Change = (&'static str, fn(&mut Run));
+/// A row, a check of its run, and the changes the check must refuse.
+type Case<'a> = (&'a str, fn(&Run), &'a [Change]);
+
+/// Each case's check passes its row's run and fails on each of its changes of it.
+fn refuse_wrong_runs(cases: &[Case]) {
     let mut passed = Vec::new();
-    for (row, check, changes) in cases {
+    for &(row, check, changes) in cases {
         let run = matrix::run(row);
         check(run);
         for (what, change) in changes {
@@ -394,4 +705,110 @@ fn armv7_checks_fail_on_a_wrong_run() {
         "checks that passed a wrong run:\n  {}",
         passed.join("\n  ")
     );
+}
+
+/// The board rows' checks, as [`armv7_checks_fail_on_a_wrong_run`] does for virt's.
+#[test]
+fn armv7_board_checks_fail_on_a_wrong_run() {
+    let evk: &[Change] = &[
+        ("entered in SVC", |r| {
+            set(r, "start", 0, "entry_el", 1.into())
+        }),
+        ("another board", |r| {
+            set(
+                r,
+                "start",
+                0,
+                "platform",
+                "Freescale i.MX6 Quad SABRE Lite Board".into(),
+            )
+        }),
+        ("RAM elsewhere", |r| {
+            set(r, "start", 0, "ram_base", "0x40000000".into())
+        }),
+        ("128 MiB", |r| {
+            set(r, "start", 0, "ram_size", (128u64 << 20).into())
+        }),
+        ("no PSCI", |r| set(r, "start", 0, "psci", "none".into())),
+        ("a warning", |r| set(r, "end", 0, "warnings", 1.into())),
+        ("exit status 1", |r| r.status = 1),
+    ];
+    let orangepi: &[Change] = &[
+        ("all four started", |r| {
+            r.records.retain(|c| c["kind"] != "cpu");
+        }),
+        ("another reason", |r| {
+            set(r, "cpu", 1, "why", "PSCI CPU_ON returned -2".into())
+        }),
+        ("another method named", |r| {
+            let why = "no enable-method the firmware knows (the tree names brcm,bcm2836-smp)";
+            set(r, "cpu", 2, "why", why.into())
+        }),
+        ("no smp-config warning", |r| {
+            set(r, "end", 0, "warned", serde_json::json!(["cpu"]))
+        }),
+        ("4 of 4 running", |r| {
+            r.console = r
+                .console
+                .replace("cpus: 1 of 4 running", "cpus: 4 of 4 running");
+        }),
+        ("entered in SVC", |r| {
+            set(r, "start", 0, "entry_el", 1.into())
+        }),
+        ("the PL011", |r| {
+            set(r, "start", 0, "console", "pl011".into())
+        }),
+    ];
+    let pi2: &[Change] = &[
+        ("entered in HYP", |r| {
+            set(r, "start", 0, "entry_el", 2.into())
+        }),
+        ("PSCI", |r| set(r, "start", 0, "psci", "smc".into())),
+        ("a second CPU running", |r| {
+            let hello = record(r, "hello", 0).clone();
+            r.records.insert(2, hello);
+        }),
+        ("a wrong PAR attribute", |r| {
+            set(r, "memtype", 1, "par_attr", "0xff".into())
+        }),
+    ];
+    let a9: &[Change] = &[
+        ("the timer passed", |r| {
+            let at = r
+                .records
+                .iter()
+                .position(|c| c["kind"] == "check" && c["name"] == "timer")
+                .unwrap();
+            r.records[at]["ok"] = true.into();
+        }),
+        ("exit status 0", |r| r.status = 0),
+        ("a Cortex-A7", |r| {
+            set(r, "start", 0, "midr", "0x410fc075".into())
+        }),
+        ("timer not among the failed", |r| {
+            set(r, "end", 0, "failed_checks", serde_json::json!(["mmu"]))
+        }),
+        ("no FAIL line", |r| {
+            r.console = r.console.replace("FAIL timer", "ok   timer");
+        }),
+        ("the runner silent", |r| r.stderr.clear()),
+    ];
+    let a8: &[Change] = &[
+        ("entered in HYP", |r| {
+            set(r, "start", 0, "entry_el", 2.into())
+        }),
+        ("a Cortex-A9", |r| {
+            set(r, "start", 0, "midr", "0x410fc090".into())
+        }),
+        ("a timer frequency", |r| {
+            set(r, "start", 0, "cntfrq_hz", 62_500_000.into())
+        }),
+    ];
+    refuse_wrong_runs(&[
+        ("armv7_board_mcimx6ul_evk", imx6ul_evk, evk),
+        ("armv7_board_orangepi_pc", orangepi_pc, orangepi),
+        ("armv7_board_raspi2b", raspi2b, pi2),
+        ("armv7_board_sabrelite", sabrelite, a9),
+        ("armv7_board_cubieboard", cubieboard, a8),
+    ]);
 }

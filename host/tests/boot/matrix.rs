@@ -39,7 +39,8 @@ pub enum Path {
     /// The 32-bit image through Debian's `qemu_arm` U-Boot: `bootz` of its zImage header, at
     /// the runner's load address.
     Bootz,
-    /// U-Boot's `bootm` of a standalone uImage: entered with the MMU and D-cache on.
+    /// U-Boot's `bootm` of a standalone uImage: entered with the MMU and D-cache on (the
+    /// 32-bit image: of a Linux kernel uImage, entered as by `bootz`).
     Bootm,
     /// U-Boot's distro boot of `boot.scr` (boot/boot.cmd) from a virtio disk.
     Script,
@@ -226,7 +227,9 @@ pub struct Row {
     pub machine: &'static str,
     /// The CPU model: `MAIRBENCH_CPU` on virt; a real board's machine has its own.
     pub cpu: &'static str,
-    /// Emulated CPUs: `MAIRBENCH_SMP` on virt; a real board's machine has four.
+    /// Emulated CPUs: `MAIRBENCH_SMP` on virt; on a real board's machine the CPUs that run
+    /// (the AArch64 boards' four; the 32-bit boards' boot CPU: the image does not start the
+    /// others).
     pub cpus: usize,
     /// The EL the firmware is entered at (`MAIRBENCH_EL`, where the machine offers a choice).
     pub el: u64,
@@ -274,10 +277,11 @@ impl Row {
         Row { shows, ..self }
     }
 
-    /// The EL QEMU enters a real board's machine at unless told otherwise.
+    /// The EL QEMU enters a real board's machine at unless told otherwise (the 32-bit
+    /// image's: the mode, SVC 1, HYP 2).
     fn machine_el(&self) -> u64 {
         match self.machine {
-            "virt" | "xlnx-zcu102" => 1,
+            "virt" | "xlnx-zcu102" | "raspi2b" | "sabrelite" | "cubieboard" => 1,
             _ => 2,
         }
     }
@@ -618,6 +622,23 @@ pub const MATRIX: &[Row] = &[
     row("armv7_a7_svc",         "virt", "cortex-a7",  1, 1, Kernel, QUICK).env(ARMV7),
     row("armv7_a15_hyp_4_cpus", "virt", "cortex-a15", 4, 2, Kernel, REDUCED).env(ARMV7),
     row("armv7_a7_uboot_bootz", "virt", "cortex-a7",  1, 1, Bootz,  SHORT).env(ARMV7),
+    // U-Boot's bootm of the image as a Linux kernel uImage: entered as by bootz.
+    row("armv7_a7_uboot_bootm", "virt", "cortex-a7",  1, 1, Bootm,  SHORT).env(ARMV7),
+    // QEMU's 32-bit boards' machines with the board's own tree from Debian's armhf kernel
+    // (armv7.rs): the i.MX6UL EVK (one Cortex-A7, the report's shape) passes with the six
+    // types; the Orange Pi PC and the Pi 2B pass on their boot CPU, the three others not
+    // started (their trees' enable-methods are not the image's); the SABRE Lite (Cortex-A9)
+    // and the Cubieboard (Cortex-A8) fail, saying why: no generic timer.
+    row("armv7_board_mcimx6ul_evk", "mcimx6ul-evk", "cortex-a7", 1, 2, Kernel, QUICK_SMALL)
+        .env(ARMV7),
+    row("armv7_board_orangepi_pc",  "orangepi-pc",  "cortex-a7", 1, 2, Kernel, QUICK_SMALL)
+        .env(ARMV7),
+    row("armv7_board_raspi2b",      "raspi2b",      "cortex-a7", 1, 1, Kernel, QUICK_SMALL)
+        .env(ARMV7),
+    row("armv7_board_sabrelite",    "sabrelite",    "cortex-a9", 1, 1, Kernel, SHORT)
+        .env(ARMV7).ends(Fail),
+    row("armv7_board_cubieboard",   "cubieboard",   "cortex-a8", 1, 1, Kernel, SHORT)
+        .env(ARMV7).ends(Fail),
 
     // Failures on purpose (contract.rs, failures.rs, memory.rs, the documentation).
     row("fault",       "virt", "cortex-a72", 1, 1, Kernel, &["mairbench.selftest=fault"])

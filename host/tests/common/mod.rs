@@ -490,11 +490,16 @@ pub fn slot(cpus: usize) -> Slot {
 }
 
 /// The emulated CPUs of a machine the runner starts with these settings: a real board's
-/// machine has four; virt has MAIRBENCH_SMP (one unless set).
+/// machine has four, but the i.MX6UL EVK's and the Cubieboard's one; virt has MAIRBENCH_SMP
+/// (one unless set).
 fn cpus_of(env: &[(&str, &str)]) -> usize {
     let setting = |key: &str| env.iter().rev().find(|(k, _)| *k == key).map(|(_, v)| *v);
     match setting("MAIRBENCH_MACHINE") {
-        Some("raspi3b" | "raspi4b" | "imx8mp-evk" | "xlnx-zcu102") => 4,
+        Some("mcimx6ul-evk" | "cubieboard") => 1,
+        Some(
+            "raspi3b" | "raspi4b" | "imx8mp-evk" | "xlnx-zcu102" | "orangepi-pc" | "raspi2b"
+            | "sabrelite",
+        ) => 4,
         _ => setting("MAIRBENCH_SMP")
             .and_then(|n| n.parse().ok())
             .unwrap_or(1),

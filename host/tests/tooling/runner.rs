@@ -232,11 +232,28 @@ fn bad_settings_give_status_2_before_any_tool_runs() {
     let out = run_elf(&arm, &[("MAIRBENCH_BOOT", "uefi")], None);
     assert_eq!(out.status, 2, "{}", out.stderr);
     assert!(
-        out.stderr
-            .contains("boots by QEMU's -kernel or U-Boot's bootz only for now"),
+        out.stderr.contains(
+            "boots by QEMU's -kernel, U-Boot's bootz or U-Boot's bootm of a uImage only for now"
+        ),
         "{}",
         out.stderr
     );
+    // A board of the other image's architecture, each way, named by the ELF alone; and a
+    // setting a 32-bit board's machine fixes.
+    let boards: [(&std::path::Path, &str, &str); 3] = [
+        (&arm, "raspi4b", "MAIRBENCH_MACHINE=raspi4b is a 64-bit board: the 32-bit image (MAIRBENCH_ARCH=armv7) runs on MAIRBENCH_MACHINE=virt and on the 32-bit boards' machines mcimx6ul-evk orangepi-pc raspi2b sabrelite cubieboard"),
+        (&bogus, "mcimx6ul-evk", "MAIRBENCH_MACHINE=mcimx6ul-evk is a 32-bit board (1 Cortex-A7 and 512 MiB): the 32-bit image runs on it (MAIRBENCH_ARCH=armv7)"),
+        (&arm, "sabrelite", "sabrelite has 4 Cortex-A9 and 1 GiB: MAIRBENCH_SMP, _CLUSTERS, _MEM and _CPU do not apply"),
+    ];
+    for (elf, machine, says) in boards {
+        let mut env = vec![("MAIRBENCH_MACHINE", machine)];
+        if machine == "sabrelite" {
+            env.push(("MAIRBENCH_MEM", "2G"));
+        }
+        let out = run_elf(elf, &env, None);
+        assert_eq!(out.status, 2, "{machine}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{machine}: {}", out.stderr);
+    }
     let usage = script("run", &[], &[], None);
     assert_eq!(usage.status, 2, "{}", usage.stderr);
     assert!(usage.stderr.contains("usage"), "{}", usage.stderr);
