@@ -25,10 +25,13 @@
 //!   four Cortex-A7s of which the boot CPU runs; the three others are not started, a warning
 //!   each, which names the tree's enable-method where it has one the image does not know (the
 //!   Pi 2B's `brcm,bcm2836-smp`; the H3's tree names none), and the run passes on one CPU;
-//! - `sabrelite` (Cortex-A9) and `cubieboard` (Cortex-A8): no generic timer, so the `timer`
-//!   check fails and the run ends `fail`, exit status 1, instead of hanging. Whether `mmu`
-//!   passes there (these cores have no LPAE) is not checked: short-descriptor tables will make
-//!   it pass.
+//! - `sabrelite` (Cortex-A9) and `cubieboard` (Cortex-A8): no generic timer and no LPAE, so
+//!   the image builds short-descriptor tables with TEX remap and proves each alias by its
+//!   address (QEMU's short-descriptor PAR reports no attributes). On the SABRE Lite the
+//!   i.MX6's GPT times the run, the L2C-310 is mapped and said disabled, and the run passes on
+//!   the boot CPU; the Cubieboard's A10 has no timer the image knows, so its `timer` check
+//!   fails, the benchmark is not run, and the run ends `fail`, exit status 1, instead of
+//!   hanging.
 //!
 //! Each row's checks are a function of the run, and [`armv7_checks_fail_on_a_wrong_run`] (and
 //! [`armv7_board_checks_fail_on_a_wrong_run`]) make sure each of them fails on a run that
@@ -344,10 +347,10 @@ fn raspi2b(run: &Run) {
     );
 }
 
-/// A core without the generic timer (MIDR part `core`: 0xc09 Cortex-A9, 0xc08 Cortex-A8),
-/// entered in SVC mode: the `timer` check fails saying the counter's frequency is 0 Hz, the run
-/// ends `fail` with `timer` among its failed checks and the runner's exit status is 1, and the
-/// runner's explanation names it. The `mmu` check is not looked at.
+/// A core without the generic timer (MIDR part `core`, 0xc08 Cortex-A8) and without a SoC
+/// timer the image knows, entered in SVC mode: the `timer` check fails saying the counter's
+/// frequency is 0 Hz, the run ends `fail` with `timer` among its failed checks and the runner's
+/// exit status is 1, and the runner's explanation names it.
 fn no_generic_timer(run: &Run, core: u64, platform: &str) {
     run.assert_framed();
     assert_eq!(
@@ -397,9 +400,75 @@ fn no_generic_timer(run: &Run, core: u64, platform: &str) {
     );
 }
 
-/// The i.MX6Q SABRE Lite: Cortex-A9s, RAM at 0x1000_0000, console on UART2.
+/// A core without LPAE (the Cortex-A8 and A9): the firmware's own short-descriptor tables with
+/// TEX remap (TTBCR 0; NMRR:PRRR from core's table in place of MAIR1:MAIR0; SCTLR's M, C and
+/// TRE), and each alias proven by its address alone: QEMU's short-descriptor PAR reports no
+/// attributes (`address-only`, said once).
+fn short_descriptors(run: &Run) {
+    let mmu = run.one("mmu");
+    assert_eq!(mmu["tcr"], "0x0", "TTBCR: {mmu}");
+    assert_eq!(mmu["mair"], "0x002d002dff0a04aa", "NMRR:PRRR: {mmu}");
+    let sctlr = u64::from_str_radix(
+        mmu["sctlr"].as_str().unwrap_or("").trim_start_matches("0x"),
+        16,
+    )
+    .unwrap_or_else(|_| panic!("no SCTLR in {mmu}"));
+    assert_eq!(
+        sctlr & (1 | 1 << 2 | 1 << 28),
+        1 | 1 << 2 | 1 << 28,
+        "M, C, TRE: {mmu}"
+    );
+    let proofs = run.of_kind("memtype");
+    let names: Vec<&str> = MEMTYPES_ARMV7.iter().map(|(n, _)| *n).collect();
+    let proven: Vec<&str> = proofs
+        .iter()
+        .map(|m| m["name"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        proven,
+        [names.clone(), names].concat(),
+        "page, then block aliases"
+    );
+    for m in &proofs {
+        assert_eq!(m["verdict"], "address-only", "{m}");
+        assert_eq!(m["ok"], true, "{m}");
+    }
+    assert_eq!(
+        run.console
+            .matches("this PAR reports addresses only")
+            .count(),
+        1,
+        "the note, once:\n{run}"
+    );
+}
+
+/// The device pages a board's identity map holds besides the console: (name, address).
+fn device_pages(run: &Run) -> Vec<(String, String)> {
+    run.of_kind("map")
+        .into_iter()
+        .filter(|m| m["memtype"] == "device-ngnrne" && m["what"] != "console")
+        .filter(|m| !m["what"].as_str().unwrap_or("").starts_with("buffer"))
+        .map(|m| (m["what"].to_string(), m["va"].to_string()))
+        .collect()
+}
+
+/// The i.MX6Q SABRE Lite: Cortex-A9s (no generic timer, no LPAE), RAM at 0x1000_0000,
+/// console on UART2, no PSCI. The GPT times the run (the start record's `clock`, its 3 MHz
+/// in `counter_hz`, the timer check in its name), the L2C-310 is mapped and said disabled
+/// (nothing enabled it), the tables are short descriptors, and the run passes on the boot
+/// CPU, the others warned of.
 fn sabrelite(run: &Run) {
-    no_generic_timer(run, 0xc09, "Freescale i.MX6 Quad SABRE Lite Board");
+    run.assert_pass();
+    let start = run.one("start");
+    assert_eq!(start["arch"], "armv7", "{start}");
+    assert_eq!(start["entry_el"], 1, "{start}");
+    assert_eq!(part(run), 0xc09, "MIDR part: {start}");
+    assert_eq!(start["cntfrq_hz"], 0, "{start}");
+    assert_eq!(start["counter_hz"], 3_000_000, "{start}");
+    assert_eq!(
+        start["clock"], "the i.MX6 GPT (24 MHz oscillator / 8)",
+        "{start}"
+    );
     board_start(
         run,
         "Freescale i.MX6 Quad SABRE Lite Board",
@@ -407,9 +476,42 @@ fn sabrelite(run: &Run) {
         "0x10000000",
         "none",
     );
+    let timer = run
+        .of_kind("check")
+        .into_iter()
+        .find(|c| c["name"] == "timer")
+        .unwrap_or_else(|| panic!("no timer check:\n{run}"));
+    assert_eq!(
+        timer["detail"], "the i.MX6 GPT (24 MHz oscillator / 8): its counter advances, 3000000 Hz",
+        "{timer}"
+    );
+    assert_eq!(timer["ok"], true, "{timer}");
+    assert_eq!(
+        device_pages(run),
+        [
+            ("\"outer cache\"".to_owned(), "\"0xa02000\"".to_owned()),
+            ("\"clock\"".to_owned(), "\"0x2098000\"".to_owned())
+        ],
+        "the L2C-310's and the GPT's pages"
+    );
+    assert!(
+        run.console.contains(
+            "outer cache: L2C-310 at 0xa02000 (CACHE_ID part 3, RTL release 8), disabled"
+        ),
+        "{run}"
+    );
+    short_descriptors(run);
+    assert!(!run.results().is_empty(), "no results:\n{run}");
+    assert_eq!(
+        run.of_kind("cpu").len(),
+        3,
+        "three CPUs not started:\n{run}"
+    );
 }
 
-/// The Cubieboard (Allwinner A10): one Cortex-A8, RAM at 0x4000_0000, UART0.
+/// The Cubieboard (Allwinner A10): one Cortex-A8 (no generic timer, no LPAE), RAM at
+/// 0x4000_0000, UART0. No SoC timer the image knows: the timer check fails, the tables are
+/// short descriptors all the same, and the benchmark is not run, with a sentence.
 fn cubieboard(run: &Run) {
     no_generic_timer(run, 0xc08, "Cubietech Cubieboard");
     board_start(
@@ -418,6 +520,16 @@ fn cubieboard(run: &Run) {
         ("ns16550", "0x1c28000"),
         "0x40000000",
         "none",
+    );
+    short_descriptors(run);
+    assert!(
+        run.console
+            .contains("benchmark: not run: no clock to time it (the timer check failed"),
+        "{run}"
+    );
+    assert!(
+        run.results().is_empty(),
+        "results timed by no clock:\n{run}"
     );
 }
 
@@ -439,12 +551,12 @@ fn armv7_on_the_raspi2b_machine_runs_on_its_boot_cpu_and_warns_of_the_others() {
 }
 
 #[test]
-fn armv7_on_the_sabrelite_machine_fails_for_want_of_a_generic_timer() {
+fn armv7_on_the_sabrelite_machine_short_descriptors_and_the_gpt_clock() {
     sabrelite(matrix::run("armv7_board_sabrelite"));
 }
 
 #[test]
-fn armv7_on_the_cubieboard_machine_fails_for_want_of_a_generic_timer() {
+fn armv7_on_the_cubieboard_machine_short_descriptors_and_no_clock() {
     cubieboard(matrix::run("armv7_board_cubieboard"));
 }
 
@@ -773,25 +885,47 @@ fn armv7_board_checks_fail_on_a_wrong_run() {
         }),
     ];
     let a9: &[Change] = &[
-        ("the timer passed", |r| {
+        ("the timer failed", |r| {
             let at = r
                 .records
                 .iter()
                 .position(|c| c["kind"] == "check" && c["name"] == "timer")
                 .unwrap();
-            r.records[at]["ok"] = true.into();
+            r.records[at]["ok"] = false.into();
         }),
-        ("exit status 0", |r| r.status = 0),
+        ("exit status 1", |r| r.status = 1),
         ("a Cortex-A7", |r| {
             set(r, "start", 0, "midr", "0x410fc075".into())
         }),
-        ("timer not among the failed", |r| {
-            set(r, "end", 0, "failed_checks", serde_json::json!(["mmu"]))
+        ("no clock named", |r| {
+            if let Some(start) = record(r, "start", 0).as_object_mut() {
+                start.remove("clock");
+            }
         }),
-        ("no FAIL line", |r| {
-            r.console = r.console.replace("FAIL timer", "ok   timer");
+        ("another rate", |r| {
+            set(r, "start", 0, "counter_hz", 62_500_000.into())
         }),
-        ("the runner silent", |r| r.stderr.clear()),
+        ("an exact proof", |r| {
+            set(r, "memtype", 3, "verdict", "exact".into())
+        }),
+        ("LPAE's TTBCR", |r| {
+            set(r, "mmu", 0, "tcr", "0x80803500".into())
+        }),
+        ("MAIR1:MAIR0", |r| {
+            set(r, "mmu", 0, "mair", "0x0000040044aaeeff".into())
+        }),
+        ("no outer cache page", |r| {
+            r.records.retain(|m| m["what"] != "outer cache");
+        }),
+        ("the note on every alias", |r| {
+            r.console = r.console.replace(
+                "ok   memtype",
+                "     note: this PAR reports addresses only\nok   memtype",
+            );
+        }),
+        ("no results", |r| {
+            r.records.retain(|m| m["kind"] != "result")
+        }),
     ];
     let a8: &[Change] = &[
         ("entered in HYP", |r| {
@@ -802,6 +936,12 @@ fn armv7_board_checks_fail_on_a_wrong_run() {
         }),
         ("a timer frequency", |r| {
             set(r, "start", 0, "cntfrq_hz", 62_500_000.into())
+        }),
+        ("a wrong-attr proof", |r| {
+            set(r, "memtype", 0, "verdict", "wrong-attr".into())
+        }),
+        ("a benchmark run", |r| {
+            r.console = r.console.replace("benchmark: not run", "benchmark: run");
         }),
     ];
     refuse_wrong_runs(&[
