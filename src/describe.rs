@@ -322,7 +322,7 @@ fn describe(
         // No generic timer (a SoC timer is the clock), or a register left unprogrammed
         // (the device tree's rate is used): the line says which rate, not CNTFRQ's.
         say!(
-            "timer: CNTFRQ reads 0; the run's clock ticks at {} Hz ({} ns per tick)",
+            "timer: CNTFRQ 0 Hz; clock {} Hz ({} ns per tick)",
             cpu.cntfrq,
             1_000_000_000 / cpu.cntfrq
         );

@@ -228,11 +228,7 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
             match global::results_store() {
                 // Loops timed by a counter that does not count would print figures of nothing.
                 _ if !clock => {
-                    say!(
-                        "benchmark: not run: no clock to time it (the timer check failed; a core \
-                         without the generic timer, as the Cortex-A8 and A9, needs PMCCNTR or \
-                         the SoC's timer, which this image does not use yet)"
-                    );
+                    say!("benchmark: not run: no clock (the timer check failed)");
                     verdicts::print(&verdicts::judge(&verdict::NoSweep, &gathered));
                 }
                 Some(results) => {

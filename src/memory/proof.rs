@@ -82,11 +82,7 @@ impl Memory {
                 }
                 Verdict::AddressOnly if !address_only_said => {
                     address_only_said = true;
-                    say!(
-                        "     note: this PAR reports addresses only, no attributes (QEMU's \
-                         short-descriptor PAR); each alias's attribute is its tables' TEX \
-                         remap region"
-                    );
+                    say!("     note: this PAR gives addresses only (QEMU's)");
                 }
                 Verdict::AddressOnly => {}
                 Verdict::Exact => {}

@@ -232,7 +232,7 @@ pub const START: Kind = Kind {
             "clock",
             Str,
             "",
-            "The SoC timer that times the run on a 32-bit core without the generic timer (the Cortex-A8 and A9), as core's platform::SocTimerKind names it (\"the i.MX6 GPT (24 MHz oscillator / 8)\"; its rate is counter_hz); absent where the generic timer does.",
+            "The SoC timer that times a 32-bit run without the generic timer (core's SocTimerKind::name; its rate: counter_hz).",
         ),
         Field::optional(
             "hypervisor",
@@ -659,7 +659,7 @@ pub const MEMTYPE: Kind = Kind {
         Field::always("par_attr", Hex, "", "PAR_EL1.ATTR the translation reported."),
         Field::always("granule", Str, "", "\"4K\" or \"2M\"."),
         Field::always("samples", U64, "pages", "Pages translated."),
-        Field::always("verdict", Str, "", "\"exact\", \"implemented-as\" (same class, what the core implements), \"address-only\" (every address right, a PAR that reports no attributes: QEMU's short-descriptor PAR), \"wrong-pa\", \"inconsistent\" or \"wrong-attr\"."),
+        Field::always("verdict", Str, "", "\"exact\", \"implemented-as\" (same class, what the core implements), \"address-only\" (a PAR without attributes: QEMU's short-descriptor one), \"wrong-pa\", \"inconsistent\" or \"wrong-attr\"."),
         Field::always("ok", Bool, "", "Whether the verdict is exact, implemented-as or address-only."),
     ],
 };
