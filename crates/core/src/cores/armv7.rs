@@ -1,6 +1,6 @@
 //! The ARMv7 cores' SMP bits (issue 32's `smp-config` on 32-bit Arm): which bits of the
 //! Auxiliary Control Register a core needs set to take part in coherency, and what a read
-//! ACTLR says. Kept apart from [`CORES`](super::CORES), whose rows the AArch64 image holds.
+//! ACTLR says. Each core's name is its row of [`CORES`](super::CORES), under the same part.
 //!
 //! Linux sets them before it turns the MMU on, in an SMP build only: arch/arm/mm/proc-v7.S
 //! `__v7_ca5mp_setup`/`__v7_ca9mp_setup` set SMP (bit 6) and FW (bit 0, cache and TLB
@@ -20,14 +20,22 @@ pub const FW: u32 = 1 << 0;
 /// What an ARMv7 core needs of ACTLR.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SmpBits {
-    /// Its name, e.g. `Cortex-A7`.
-    pub name: &'static str,
     /// MIDR.PartNum (bits 15:4); the implementer is Arm (0x41).
     pub part: u16,
     /// The bits Linux's SMP setup sets ([`SMP`], and [`FW`] on the A5 and A9).
     pub needs: u32,
     /// What a clear SMP bit does on this core, where its manual says.
     pub clear: Option<&'static Cited>,
+}
+
+impl SmpBits {
+    /// Its name, e.g. `Cortex-A7`: its row's of [`CORES`](super::CORES).
+    pub fn name(&self) -> &'static str {
+        super::CORES
+            .iter()
+            .find(|c| c.implementer == 0x41 && c.part == self.part)
+            .map_or("an Arm core", |c| c.name)
+    }
 }
 
 const A9_CLEAR: Cited = Cited {
@@ -41,37 +49,31 @@ const A9_CLEAR: Cited = Cited {
 /// is a uniprocessor.
 pub const ARMV7_SMP: [SmpBits; 6] = [
     SmpBits {
-        name: "Cortex-A5",
         part: 0xc05,
         needs: SMP | FW,
         clear: None,
     },
     SmpBits {
-        name: "Cortex-A7",
         part: 0xc07,
         needs: SMP,
         clear: None,
     },
     SmpBits {
-        name: "Cortex-A9",
         part: 0xc09,
         needs: SMP | FW,
         clear: Some(&A9_CLEAR),
     },
     SmpBits {
-        name: "Cortex-A12",
         part: 0xc0d,
         needs: SMP,
         clear: None,
     },
     SmpBits {
-        name: "Cortex-A15",
         part: 0xc0f,
         needs: SMP,
         clear: None,
     },
     SmpBits {
-        name: "Cortex-A17",
         part: 0xc0e,
         needs: SMP,
         clear: None,
@@ -149,7 +151,7 @@ impl core::fmt::Display for SmpSetup {
                 f,
                 "ACTLR {:#x}: {}'s {} set by the boot loader, so its caches take part in coherency",
                 self.actlr,
-                c.name,
+                c.name(),
                 names(c.needs)
             ),
             (Actlr::Missing(c, bits), Actlr::Set(_)) => write!(
@@ -157,7 +159,7 @@ impl core::fmt::Display for SmpSetup {
                 "ACTLR.{} was clear at entry: set before the caches went on, as Linux's SMP setup \
                  does (arch/arm/mm/proc-v7.S), so {}'s caches take part in coherency",
                 names(bits),
-                c.name
+                c.name()
             ),
             (Actlr::Missing(c, _), Actlr::Missing(_, bits)) => {
                 write!(
@@ -166,7 +168,7 @@ impl core::fmt::Display for SmpSetup {
                      PL1 without NSACR.NS_SMP): its caches are out of coherency with the other \
                      cores'",
                     self.actlr,
-                    c.name,
+                    c.name(),
                     names(bits)
                 )?;
                 if let Some(clear) = c.clear {
@@ -189,7 +191,7 @@ mod tests {
         // A Cortex-A7 r0p5 (MIDR 0x410fc075) and a Cortex-A9 r4p1 (0x414fc091).
         let a7 = 0x410f_c075;
         let a9 = 0x414f_c091;
-        assert!(matches!(judge(a7, SMP), Actlr::Set(c) if c.name == "Cortex-A7"));
+        assert!(matches!(judge(a7, SMP), Actlr::Set(c) if c.name() == "Cortex-A7"));
         assert!(matches!(judge(a7, 0), Actlr::Missing(c, SMP) if c.clear.is_none()));
         assert!(matches!(judge(a9, SMP), Actlr::Missing(c, FW) if c.clear.is_some()));
         assert!(matches!(judge(a9, SMP | FW | 0x40_0000), Actlr::Set(_)));
@@ -201,11 +203,11 @@ mod tests {
     #[test]
     fn table_shape() {
         for (i, c) in ARMV7_SMP.iter().enumerate() {
-            assert!(c.needs & SMP != 0, "{}", c.name);
+            assert!(c.needs & SMP != 0, "{}", c.name());
             assert!(
                 ARMV7_SMP[..i].iter().all(|o| o.part != c.part),
                 "{}",
-                c.name
+                c.name()
             );
         }
     }
