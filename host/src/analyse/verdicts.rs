@@ -2,11 +2,12 @@
 //! today's logic and today's table of cores: the log of an old firmware, or a board's
 //! captured last month. Every input comes from a record: `start` (emulated, MIDR), `mmu`
 //! (SCTLR_EL1), `cache`, `result` (each point's best value in its unit and its PMU counts per
-//! line), `coherence` (the run without maintenance), `maintenance`, `smp`, `config`
+//! line), `coherence` (the run without maintenance), `maintenance`, `smp`, `smp_bits`, `config`
 //! (`cycle_hz`) and `timer`; what a log lacks is named, and the verdicts that needed it say
 //! "not measured" as the firmware would.
 
 use mairbench_core::cache::{CacheLevel, CacheType};
+use mairbench_core::cores::armv7::SmpSetup;
 use mairbench_core::kernel::{self, Unit};
 use mairbench_core::memtype;
 use mairbench_core::paging::Granule;
@@ -212,6 +213,7 @@ pub fn rejudge(bytes: &[u8]) -> Rejudged {
     let stale = stale_of(&records, &mut missing);
     let maintenance = maintenance_of(first("maintenance"), &mut missing);
     let smp = smp_of(&records, &mut missing);
+    let smp_bits = first("smp_bits").and_then(|r| smp_bits_of(r, midr));
     let clock = clock_of(&records, start, &mut missing);
     let results = sweep(&records);
     let inputs = Inputs {
@@ -223,6 +225,7 @@ pub fn rejudge(bytes: &[u8]) -> Rejudged {
         stale,
         maintenance,
         smp,
+        smp_bits,
         clock,
         core: midr.and_then(mairbench_core::cores::by_midr),
         revision: midr.map(mairbench_core::cores::Revision::of),
@@ -269,6 +272,7 @@ fn cluster_verdicts(
         stale: None,
         maintenance: None,
         smp: None,
+        smp_bits: None,
         clock: None,
         core: midr.and_then(mairbench_core::cores::by_midr),
         revision: midr.map(mairbench_core::cores::Revision::of),
@@ -355,6 +359,13 @@ fn smp_of(records: &[Fields], missing: &mut Vec<String>) -> Option<Smp> {
         missing.push("no smp record (firmware before it wrote one), though secondary CPUs said hello: smp-config is not judged".into());
     }
     smp
+}
+
+/// The `smp_bits` record's ACTLR at entry and after the image's write, judged again on the
+/// core the `start` record's MIDR names (a 32-bit log's).
+fn smp_bits_of(record: &Fields, midr: Option<u64>) -> Option<SmpSetup> {
+    let word = |key| hex_of(record, key).and_then(|v| u32::try_from(v).ok());
+    SmpSetup::of(u32::try_from(midr?).ok()?, word("entry")?, word("actlr")?)
 }
 
 /// The clock verdict's input: the `config` record's cycle rate (`cycle_hz`, else `cycle_mhz`

@@ -135,3 +135,55 @@ fn compare_across_architectures_by_row() {
     let chart = d.file("compare-read-ldp.svg");
     assert!(chart.contains("read-ldp (B: read-ldm)"), "{chart}");
 }
+
+/// The armv7 log as a board would have written it: not emulated, and its `smp_bits` record
+/// saying the Cortex-A7's SMP bit was clear at entry and stayed clear (a vendor loader that
+/// left it so, the image in Non-secure SVC without NSACR.NS_SMP).
+fn on_a_board_with_smp_clear() -> std::path::PathBuf {
+    let log = std::fs::read_to_string(data(ARMV7)).unwrap();
+    let mut out = String::new();
+    for line in log.lines() {
+        if line.starts_with("@mb {\"kind\":\"start\"") {
+            out.push_str(&line.replace("\"emulated\":true", "\"emulated\":false"));
+            out.push_str(
+                "\n@mb {\"kind\":\"smp_bits\",\"core\":\"Cortex-A7\",\"needs\":\"0x40\",\
+                 \"entry\":\"0x0\",\"actlr\":\"0x0\",\"missing\":\"0x40\",\
+                 \"set_by_image\":false}\n",
+            );
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    let path = tool::scratch("armv7", "smp-clear-log").join("board.log");
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+#[test]
+fn verdicts_judge_the_smp_bits_of_a_32_bit_board() {
+    let log = on_a_board_with_smp_clear();
+    let d = tool::run(
+        "armv7",
+        &["verdicts".as_ref(), log.as_os_str()],
+        "smp-clear",
+    );
+    let line = d
+        .stdout
+        .lines()
+        .find(|l| l.contains("smp-config") && l.contains("ACTLR"))
+        .unwrap_or_else(|| panic!("{}\n{}", d.stdout, d.stderr));
+    assert!(line.contains("warn"), "{line}");
+    assert!(
+        line.contains("the Cortex-A7's SMP clear and the image's write to set it ignored"),
+        "{line}"
+    );
+    assert!(
+        line.contains("DDI 0464") && line.contains("NSACR.NS_SMP"),
+        "{line}"
+    );
+    // The checked-in log is QEMU's: its SMP bits are not judged there (no smp_bits record
+    // either), and smp-config stays as logged.
+    let d = run("verdicts-qemu", "verdicts", &[ARMV7]);
+    assert!(!d.stdout.contains("ACTLR"), "{}", d.stdout);
+}
