@@ -6,6 +6,7 @@
 //! (`cycle_hz`) and `timer`; what a log lacks is named, and the verdicts that needed it say
 //! "not measured" as the firmware would.
 
+use mairbench_core::arch::Arch;
 use mairbench_core::cache::{CacheLevel, CacheType};
 use mairbench_core::cores::armv7::SmpSetup;
 use mairbench_core::kernel::{self, Unit};
@@ -32,6 +33,9 @@ pub struct Rejudged {
     pub logged: Vec<(String, String, String)>,
     /// Each other cluster's sweep, judged again on its own (a big.LITTLE board).
     pub clusters: Vec<ClusterVerdicts>,
+    /// The log's architecture (its `start` record's `arch`; AArch64 when it says none), whose
+    /// names today's sentences are shown in ([`Rejudged::said`]).
+    pub arch: Arch,
 }
 
 /// One other cluster's verdicts, judged again from the records that carry its index: the
@@ -46,6 +50,13 @@ pub struct ClusterVerdicts {
 }
 
 impl Rejudged {
+    /// `text`, a sentence of today's judgement (core words it with AArch64's names on the
+    /// host), in the names of the log's architecture: `DCIMVAC`, `read-ldm`, `SCTLR` in an
+    /// armv7 log.
+    pub fn said(&self, text: &str) -> String {
+        self.arch.in_names(text).to_string()
+    }
+
     /// Whether a verdict fails today, the machine's or a cluster's.
     pub fn must_fail(&self) -> bool {
         self.verdicts.must_fail()
@@ -68,7 +79,7 @@ impl Rejudged {
             .iter()
             .filter_map(|v| {
                 let name = v.name.id();
-                let today = (v.status.name(), v.why.to_string());
+                let today = (v.status.name(), self.said(&v.why.to_string()));
                 let logged = self
                     .logged
                     .iter()
@@ -244,11 +255,16 @@ pub fn rejudge(bytes: &[u8]) -> Rejudged {
             Some(cluster_verdicts(index, hex_of(c, "midr"), &own, &inputs))
         })
         .collect();
+    let arch = start
+        .and_then(|s| str_of(s, "arch"))
+        .and_then(Arch::by_name)
+        .unwrap_or(Arch::Aarch64);
     Rejudged {
         verdicts: verdict::judge(&inputs),
         missing,
         logged: logged(&records),
         clusters,
+        arch,
     }
 }
 
@@ -425,13 +441,19 @@ fn logged(records: &[Fields]) -> Vec<(String, String, String)> {
 
 /// A verdict's record as the firmware writes it (without its kind), with the log's own
 /// status and why from `logged`.
-fn record_with_log(v: &Verdict, logged: &[(String, String, String)]) -> Value {
+fn record_with_log(r: &Rejudged, v: &Verdict, logged: &[(String, String, String)]) -> Value {
     let mut line = String::new();
     let _ = v.record(&mut line);
     let mut rec = crate::read::log::record(line.as_bytes())
         .and_then(Result::ok)
         .unwrap_or_default();
     rec.remove("kind");
+    // Its sentences in the log's names.
+    for key in ["why", "core_note"] {
+        if let Some(Value::String(text)) = rec.get_mut(key) {
+            *text = r.said(text);
+        }
+    }
     let logged = logged.iter().find(|(n, _, _)| n == v.name.id());
     rec.insert(
         "log_status".into(),
@@ -450,7 +472,7 @@ pub fn json(r: &Rejudged) -> Value {
     let verdicts: Vec<Value> = r
         .verdicts
         .iter()
-        .map(|v| record_with_log(v, &r.logged))
+        .map(|v| record_with_log(r, v, &r.logged))
         .collect();
     let clusters: Vec<Value> = r
         .clusters
@@ -459,12 +481,13 @@ pub fn json(r: &Rejudged) -> Value {
             let verdicts: Vec<Value> = c
                 .verdicts
                 .iter()
-                .map(|v| record_with_log(v, &c.logged))
+                .map(|v| record_with_log(r, v, &c.logged))
                 .collect();
             serde_json::json!({ "cluster": c.index, "verdicts": verdicts })
         })
         .collect();
-    serde_json::json!({ "verdicts": verdicts, "missing": r.missing, "clusters": clusters })
+    let missing: Vec<String> = r.missing.iter().map(|m| r.said(m)).collect();
+    serde_json::json!({ "verdicts": verdicts, "missing": missing, "clusters": clusters })
 }
 
 #[cfg(test)]
