@@ -255,6 +255,8 @@ pub fn entry_checks(entry_sctlr: u64, setway_ops: u64) {
         )),
     );
     if let Some(setup) = crate::arch::cpu::smp_bits() {
+        // What was found and done, for the smp-config verdict and the host's re-judging.
+        let _ = setup.record(&mut crate::console::Console);
         if setup.ok() {
             run::check("smp-bits", true, format_args!("{setup}"));
         } else if run::emulated() {

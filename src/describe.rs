@@ -5,7 +5,7 @@ use crate::arch::boot::{Boot, Psci};
 use crate::arch::cpu::CpuId;
 use crate::arch::uefi::Handoff;
 use crate::console::Console;
-use crate::{run, say};
+use crate::{run, say, say_inline};
 use mairbench_core::arch_name;
 use mairbench_core::cores::Revision;
 use mairbench_core::emulation::{Emulation, Tell};
@@ -305,9 +305,15 @@ fn describe(
     base: usize,
     dtb_arg: usize,
 ) {
+    // Core's name for the MIDR, where its table of cores has it: `Cortex-A7 r0p5, `.
+    if let Some(core) = mairbench_core::cores::by_midr(cpu.midr) {
+        say_inline!("cpu: {} {}, ", core.name, Revision::of(cpu.midr));
+    } else {
+        say_inline!("cpu: ");
+    }
     say!(
         concat!(
-            "cpu: MIDR {:#x}, MPIDR {:#x}; entered at ",
+            "MIDR {:#x}, MPIDR {:#x}; entered at ",
             arch_name!(level),
             "{entry_el}, running at ",
             arch_name!(level),

@@ -81,6 +81,7 @@ pub fn judge_on(
         stale: gathered.stale,
         maintenance: gathered.maintenance,
         smp: gathered.smp,
+        smp_bits: cpu::smp_bits(),
         clock: gathered.clock,
         core: mairbench_core::cores::by_midr(midr),
         revision: Some(Revision::of(midr)),

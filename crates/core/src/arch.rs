@@ -119,6 +119,46 @@ pub struct Names {
     pub device_faulting: &'static str,
 }
 
+impl Names {
+    /// Every name, in the fields' order.
+    pub const fn each(&self) -> [&'static str; 32] {
+        [
+            self.cntvct,
+            self.cntfrq,
+            self.cntvoff,
+            self.pmccntr,
+            self.pmswinc,
+            self.pmceid0,
+            self.pmceid1,
+            self.pmceid,
+            self.pmcr_n,
+            self.pmu_version,
+            self.pmu_id,
+            self.level,
+            self.kernel_level,
+            self.fp_simd,
+            self.serror,
+            self.async_mask,
+            self.sctlr,
+            self.regime,
+            self.dc_ivac,
+            self.dc_cvac,
+            self.dc_civac,
+            self.dc_cisw,
+            self.clidr,
+            self.ccsidr,
+            self.at_par,
+            self.par,
+            self.esr,
+            self.far,
+            self.elr,
+            self.target,
+            self.zva_refused,
+            self.device_faulting,
+        ]
+    }
+}
+
 /// The [`Names`] of `$arch` (`aarch64` or `armv7`), from [`arch_name!`](crate::arch_name).
 macro_rules! names_of {
     ($arch:ident) => {
@@ -300,6 +340,88 @@ impl Arch {
     }
 }
 
+/// Sentences that a build for another architecture than 32-bit Arm wrote (the host's: its
+/// [`arch_name!`](crate::arch_name) and kernel and memory-type names are AArch64's), in the
+/// names of a log's architecture: what the host prints when it judges a log again. Not in
+/// the AArch64 image.
+#[cfg(not(target_arch = "aarch64"))]
+impl Arch {
+    /// Each name that differs on this architecture, as (AArch64's, this one's): the
+    /// registers, instructions and levels of [`Names`], then the kernels and the memory types
+    /// it has.
+    pub fn renames(self) -> impl Iterator<Item = (&'static str, &'static str)> {
+        let names = AARCH64_NAMES.each().into_iter().zip(self.names().each());
+        let kernels = Arch::Aarch64
+            .kernels()
+            .iter()
+            .filter_map(move |k| Some((k.name, self.kernel(k.kernel)?.name)));
+        let memtypes = Arch::Aarch64
+            .memtypes()
+            .iter()
+            .filter_map(move |t| Some((t.name, self.memtype(usize::from(t.index))?.name)));
+        names.chain(kernels).chain(memtypes).filter(|(a, b)| a != b)
+    }
+
+    /// The longest name of [`Arch::renames`] that starts `text` and ends at a word's end
+    /// (not followed by a letter, digit, `_` or `-`), with this architecture's name for it.
+    fn rename_at(self, text: &str) -> Option<(&'static str, &'static str)> {
+        self.renames()
+            .filter(|(from, _)| {
+                text.strip_prefix(from)
+                    .is_some_and(|rest| !rest.starts_with(is_word))
+            })
+            .max_by_key(|(from, _)| from.len())
+    }
+
+    /// `text` in this architecture's names ([`InNames`]).
+    pub fn in_names(self, text: &str) -> InNames<'_> {
+        InNames { arch: self, text }
+    }
+}
+
+/// A character that continues a name.
+#[cfg(not(target_arch = "aarch64"))]
+fn is_word(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// A sentence written with AArch64's names, displayed in [`InNames::arch`]'s: every name of
+/// [`Arch::renames`] that stands as a word of its own (`DC IVAC` becomes `DCIMVAC`, `read-ldp`
+/// `read-ldm`, `SCTLR_EL1` `SCTLR`), the rest as it is.
+#[cfg(not(target_arch = "aarch64"))]
+#[derive(Debug, Clone, Copy)]
+pub struct InNames<'a> {
+    /// The architecture whose names it is shown in.
+    pub arch: Arch,
+    /// The sentence.
+    pub text: &'a str,
+}
+
+#[cfg(not(target_arch = "aarch64"))]
+impl core::fmt::Display for InNames<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if self.arch == Arch::Aarch64 {
+            return f.write_str(self.text);
+        }
+        let mut rest = self.text;
+        let mut at_start = true;
+        while let Some(c) = rest.chars().next() {
+            if at_start {
+                if let Some((from, to)) = self.arch.rename_at(rest) {
+                    f.write_str(to)?;
+                    rest = rest.get(from.len()..).unwrap_or("");
+                    at_start = false;
+                    continue;
+                }
+            }
+            write!(f, "{c}")?;
+            at_start = !is_word(c);
+            rest = rest.get(c.len_utf8()..).unwrap_or("");
+        }
+        Ok(())
+    }
+}
+
 /// An ARMv7 processor mode (CPSR.M, bits 4:0), as the 32-bit image's entry reports it: its
 /// name and the exception level it stands for in records (`entry_el`; Arm ARM DDI 0406C,
 /// "ARM processor modes": User is PL0, the exception modes and System PL1, Hyp PL2, Monitor
@@ -366,6 +488,43 @@ mod tests {
         assert_eq!(Arch::by_name("armv7"), Some(Arch::Armv7));
         assert_eq!(Arch::by_name("arm64"), None);
         assert_eq!(Arch::by_name("ARMv7"), None);
+    }
+
+    #[test]
+    fn sentences_in_a_log_s_names() {
+        extern crate std;
+        use std::string::ToString;
+        let v7 = |text: &str| Arch::Armv7.in_names(text).to_string();
+        // The host's sentences of an armv7 log, as core words them for AArch64.
+        assert_eq!(
+            v7("SCTLR_EL1.C and I are set but no measurement shows a cache: normal-wb reads"),
+            "SCTLR.C and I are set but no measurement shows a cache: normal-wb reads"
+        );
+        assert_eq!(
+            v7("under QEMU PMCCNTR_EL0 counts virtual nanoseconds, not core cycles"),
+            "under QEMU PMCCNTR counts virtual nanoseconds, not core cycles"
+        );
+        assert_eq!(
+            v7("and DC IVAC made normal-wb read what normal-nc wrote"),
+            "and DCIMVAC made normal-wb read what normal-nc wrote"
+        );
+        assert_eq!(
+            v7("normal-wb-noalloc writes (write-stp) at 4 KiB"),
+            "normal-wb-nowa writes (write-stm) at 4 KiB"
+        );
+        assert_eq!(
+            v7("all 4 CPUs run with the boot CPU's SCTLR_EL1, MAIR_EL1, TCR_EL1 and TTBR0_EL1"),
+            "all 4 CPUs run with the boot CPU's SCTLR, MAIR1:MAIR0, TTBCR and TTBR0"
+        );
+        // Only whole words: a longer name, or one inside another word, stays.
+        assert_eq!(v7("read-ldpx EL2 xDC IVAC"), "read-ldpx EL2 xDC IVAC");
+        assert_eq!(v7("at EL1."), "at PL1.");
+        // AArch64's own logs are shown as written.
+        let text = "DC IVAC on normal-wb-noalloc";
+        assert_eq!(Arch::Aarch64.in_names(text).to_string(), text);
+        // Every rename is of a name that differs, none of a name to itself.
+        assert!(Arch::Armv7.renames().all(|(a, b)| a != b && !a.is_empty()));
+        assert!(Arch::Aarch64.renames().next().is_none());
     }
 
     #[test]

@@ -3,6 +3,11 @@
 //! document that makes it. A core that is not in the table, or a question its row leaves
 //! empty, gets only the architecture's guarantees; the verdicts then say so.
 //!
+//! The 32-bit cores (Cortex-A5 to A17, ARMv7-A) are rows too, keyed by MIDR, whose fields
+//! are laid out as MIDR_EL1's: a 32-bit log names its core, and the verdicts quote what its
+//! TRM documents. The bits of their Auxiliary Control Register that SMP needs are
+//! [`armv7`]'s.
+//!
 //! Only what a public source states is here. Sources, as the rows cite them:
 //! - the core's Technical Reference Manual (Arm document number and section);
 //! - TF-A (`ARM-software/arm-trusted-firmware`): `include/lib/cpus/aarch64/<core>.h` and
@@ -24,7 +29,9 @@
 //! no-allocate hint (TF-A defines CPUACTLR_EL1 bit 49, `NO_ALLOC_WBWA`, for it but sets it for
 //! no A72 erratum); the reset value of the A55's CPUECTLR_EL1.L2WSCTL; the titles of the A53's
 //! erratum 855873 and the A57's 806969 and 828024 (Arm's errata notices, not read: what is
-//! here is what TF-A, U-Boot and Linux do about them).
+//! here is what TF-A, U-Boot and Linux do about them); of the 32-bit cores, how the A7, A8,
+//! A12 and A17 treat write-through memory, the A15's write streaming thresholds, and anything
+//! about the A8, A12 and A17 but their part numbers.
 
 use crate::counter::Erratum;
 
@@ -109,9 +116,9 @@ impl core::fmt::Display for Revised {
 pub struct Core {
     /// Its name, e.g. `Cortex-A53`.
     pub name: &'static str,
-    /// MIDR_EL1.Implementer (bits 31:24).
+    /// MIDR_EL1.Implementer (bits 31:24; MIDR's on a 32-bit core).
     pub implementer: u8,
-    /// MIDR_EL1.PartNum (bits 15:4), as [`MIDR_SOURCE`] gives it.
+    /// MIDR_EL1.PartNum (bits 15:4; MIDR's on a 32-bit core), as [`MIDR_SOURCE`] gives it.
     pub part: u16,
     /// CPUECTLR_EL1.SMPEN (bit 6 of `S3_1_C15_C2_1`) exists and must be set before the
     /// caches and the MMU are enabled (TF-A's reset code sets it at EL3); `None`: the core has
@@ -133,8 +140,9 @@ pub struct Core {
     /// execute as DC CIVAC, so a clean also drops the line. mairbench's EL3 entry sets it
     /// too (boot/aarch64/entry.S, checked against this field by a test).
     pub clean_as_civac: Option<&'static Revised>,
-    /// On these revisions an erratum workaround that firmware applies at EL3 disables the
-    /// no-allocate hint: write-back no-allocate memory then allocates like write-back.
+    /// On these revisions the no-allocate hint is not honoured: an erratum workaround that
+    /// firmware applies at EL3 disables it, or the core does not implement it; write-back
+    /// no-allocate memory then allocates like write-back.
     pub noalloc_disabled: Option<&'static Revised>,
     /// A generic-counter erratum Linux matches by this core's MIDR, every revision.
     pub counter: Option<Erratum>,
@@ -151,7 +159,9 @@ pub const VERDICT_EVENTS: [u16; 4] = [0x03, 0x13, 0x17, 0x19];
 
 /// The source of every row's implementer and part number (one for the whole table, not a
 /// field of each row, which would cost the firmware 16 bytes of relocated data a row).
-pub const MIDR_SOURCE: &str = "Linux arch/arm64/include/asm/cputype.h";
+pub const MIDR_SOURCE: &str = "Linux arch/arm64/include/asm/cputype.h; the 32-bit cores' \
+                                (parts 0xc05 to 0xc0f) arch/arm/include/asm/cputype.h \
+                                ARM_CPU_PART_CORTEX_A*";
 
 /// What TF-A's reset code setting CPUECTLR_EL1.SMPEN does, in every row that cites it.
 const SMPEN: &str = "CPUECTLR_EL1.SMPEN (bit 6 of S3_1_C15_C2_1) must be set before the data \
@@ -206,8 +216,37 @@ const fn dynamiq(
     }
 }
 
+/// A 32-bit (ARMv7-A) core: no CPUECTLR_EL1 (its SMP bit is ACTLR's, [`armv7`]), no
+/// cleaning errata, no counter erratum known.
+const fn armv7(
+    name: &'static str,
+    part: u16,
+    wt_as_nc: Option<&'static Cited>,
+    streaming: Option<&'static Cited>,
+    noalloc_disabled: Option<&'static Revised>,
+) -> Core {
+    Core {
+        name,
+        implementer: ARM,
+        part,
+        smpen: None,
+        wt_as_nc,
+        streaming,
+        ivac_as_civac: None,
+        clean_errata: None,
+        clean_as_civac: None,
+        noalloc_disabled,
+        counter: None,
+    }
+}
+
+/// The Cortex-A5 TRM's treatment of memory attributes, cited by each of its statements.
+const A5_MEMORY_TYPES: &str = "Cortex-A5 TRM (DDI 0433), Level 1 Memory System, the treatment \
+                               of each memory type (restated in Microchip's SAMA5 datasheets, \
+                               \"Memory Types\", \"Treatment of Memory Attributes\")";
+
 /// Every core with documented behaviour, by part number.
-pub const CORES: [Core; 15] = [
+pub const CORES: [Core; 22] = [
     Core {
         name: "Cortex-A53",
         implementer: ARM,
@@ -434,6 +473,71 @@ pub const CORES: [Core; 15] = [
         streaming_by_events!("ARM-software/data pmu/neoverse-v2.json, L1D_CACHE_WB (0x15)"),
         None,
     ),
+    armv7(
+        "Cortex-A5",
+        0xc05,
+        Some(&Cited {
+            says: "does not support write-through caching: memory marked write-through is \
+                   treated as non-cacheable",
+            source: A5_MEMORY_TYPES,
+        }),
+        Some(&Cited {
+            says: "can switch write-back write-allocate memory dynamically to no write \
+                   allocate when more than three full cache lines are written in succession",
+            source: A5_MEMORY_TYPES,
+        }),
+        Some(&Revised {
+            first: Revision::new(0, 0),
+            last: None,
+            cited: Cited {
+                says: "does not support write-back no write-allocate: such memory is treated \
+                       as write-back write-allocate",
+                source: A5_MEMORY_TYPES,
+            },
+        }),
+    ),
+    armv7(
+        "Cortex-A7",
+        0xc07,
+        None,
+        Some(&Cited {
+            says: "switches into L1 read allocate mode (writes that miss stop allocating in \
+                   L1) once a full cache line is written before its linefill completes on 3 \
+                   consecutive lines, and into an equivalent L2 mode after 127; ACTLR.L1RADIS \
+                   and L2RADIS disable them",
+            source: "Arm knowledge article KA16133 (Cortex-A7 read allocate mode); Cortex-A7 \
+                     TRM (DDI 0464) \"Auxiliary Control Register\" L1RADIS, L2RADIS",
+        }),
+        None,
+    ),
+    armv7("Cortex-A8", 0xc08, None, None, None),
+    armv7(
+        "Cortex-A9",
+        0xc09,
+        Some(&Cited {
+            says: "treats all pages marked write-through as non-cacheable (and, while \
+                   ACTLR.SMP is clear, all pages marked Shared)",
+            source: "Cortex-A9 TRM (DDI 0388) section 7.4.3 \"Cortex-A9 behavior for Normal \
+                     Memory Cacheable memory regions\"",
+        }),
+        None,
+        None,
+    ),
+    armv7("Cortex-A12", 0xc0d, None, None, None),
+    armv7(
+        "Cortex-A15",
+        0xc0f,
+        Some(&Cited {
+            says: "treats all write-through pages as write-through no-allocate: no line of a \
+                   write-through page allocates in L1 or L2, and their requests go to the AXI \
+                   master without a cache lookup",
+            source: "Cortex-A15 TRM (DDI 0438C) chapter 6, Level 1 Memory System, memory \
+                     types, \"Write-Through\"",
+        }),
+        None,
+        None,
+    ),
+    armv7("Cortex-A17", 0xc0e, None, None, None),
 ];
 
 /// The source of [`VERDICT_EVENTS`] for every row.
@@ -584,6 +688,33 @@ mod tests {
         // Another implementer's part 0xd03 is not an A53; an unknown part is no row.
         assert_eq!(by_midr(0x510f_d030), None);
         assert_eq!(by_midr(0x410f_d990), None);
+        // The 32-bit cores, by MIDR: a QEMU Cortex-A7 r0p5, an i.MX6Q's A9 r2p10, a
+        // Cortex-A8 r3p2, an A15 r2p4; no SMPEN (their SMP bit is ACTLR's).
+        for (midr, name) in [
+            (0x410f_c075, "Cortex-A7"),
+            (0x412f_c09a, "Cortex-A9"),
+            (0x413f_c082, "Cortex-A8"),
+            (0x412f_c0f4, "Cortex-A15"),
+            (0x410f_c051, "Cortex-A5"),
+            (0x410f_c0e1, "Cortex-A17"),
+        ] {
+            let c = by_midr(midr).unwrap();
+            assert_eq!(c.name, name);
+            assert!(c.smpen.is_none() && c.counter.is_none(), "{name}");
+        }
+        assert!(by_midr(0x412f_c09a)
+            .unwrap()
+            .wt_as_nc
+            .unwrap()
+            .source
+            .contains("DDI 0388"));
+        // The Cortex-A5 never honours the no-allocate hint, on every revision.
+        let a5 = by_midr(0x410f_c051).unwrap().noalloc_disabled.unwrap();
+        assert!(a5.holds_for(Revision::new(0, 0)) && a5.holds_for(Revision::new(0, 1)));
+        // Every core whose SMP bits core knows has a row, under the same part.
+        for c in &armv7::ARMV7_SMP {
+            assert!(by_midr(0x410f_0000 | u64::from(c.part) << 4).is_some());
+        }
         // SMPEN: the pre-DynamIQ cores only.
         assert!(by_midr(0x410f_d034).unwrap().smpen.is_some());
         assert!(by_midr(0x410f_d050).unwrap().smpen.is_none());

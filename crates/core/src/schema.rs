@@ -378,6 +378,50 @@ pub const CHECK: Kind = Kind {
     ],
 };
 
+/// The boot CPU's ACTLR SMP bits on 32-bit Arm.
+pub const SMP_BITS: Kind = Kind {
+    name: "smp_bits",
+    doc: "The boot CPU's Auxiliary Control Register bits that take it into coherency (SMP, \
+          and FW on the Cortex-A5 and A9), as found at entry and after the image set the \
+          missing ones before the caches went on; the smp-config verdict judges them. Only \
+          in a 32-bit (armv7) log, on a core of core's cores::armv7 table.",
+    fields: &[
+        Field::always("core", Str, "", "The core, e.g. \"Cortex-A7\"."),
+        Field::always(
+            "needs",
+            Hex,
+            "",
+            "The ACTLR bits the core needs: SMP 0x40, with FW 0x1 on the A5 and A9.",
+        ),
+        Field::always(
+            "entry",
+            Hex,
+            "",
+            "ACTLR at entry, as the boot loader left it.",
+        ),
+        Field::always(
+            "actlr",
+            Hex,
+            "",
+            "ACTLR after the image's write (the same as entry when nothing was missing, or \
+             where the write is ignored: Non-secure PL1 without NSACR.NS_SMP, or QEMU).",
+        ),
+        Field::always(
+            "missing",
+            Hex,
+            "",
+            "The bits of needs that are clear in actlr; 0x0 when the core takes part in \
+             coherency.",
+        ),
+        Field::always(
+            "set_by_image",
+            Bool,
+            "",
+            "Whether the image's write set bits the boot loader had left clear.",
+        ),
+    ],
+};
+
 /// The options in force.
 pub const CONFIG: Kind = Kind {
     name: "config",
@@ -1579,6 +1623,7 @@ pub const END: Kind = Kind {
 pub const KINDS: &[&Kind] = &[
     &START,
     &CHECK,
+    &SMP_BITS,
     &CONFIG,
     &MMU,
     &MAP,

@@ -2,11 +2,13 @@
 //! today's logic and today's table of cores: the log of an old firmware, or a board's
 //! captured last month. Every input comes from a record: `start` (emulated, MIDR), `mmu`
 //! (SCTLR_EL1), `cache`, `result` (each point's best value in its unit and its PMU counts per
-//! line), `coherence` (the run without maintenance), `maintenance`, `smp`, `config`
+//! line), `coherence` (the run without maintenance), `maintenance`, `smp`, `smp_bits`, `config`
 //! (`cycle_hz`) and `timer`; what a log lacks is named, and the verdicts that needed it say
 //! "not measured" as the firmware would.
 
+use mairbench_core::arch::Arch;
 use mairbench_core::cache::{CacheLevel, CacheType};
+use mairbench_core::cores::armv7::SmpSetup;
 use mairbench_core::kernel::{self, Unit};
 use mairbench_core::memtype;
 use mairbench_core::paging::Granule;
@@ -31,6 +33,9 @@ pub struct Rejudged {
     pub logged: Vec<(String, String, String)>,
     /// Each other cluster's sweep, judged again on its own (a big.LITTLE board).
     pub clusters: Vec<ClusterVerdicts>,
+    /// The log's architecture (its `start` record's `arch`; AArch64 when it says none), whose
+    /// names today's sentences are shown in ([`Rejudged::said`]).
+    pub arch: Arch,
 }
 
 /// One other cluster's verdicts, judged again from the records that carry its index: the
@@ -45,6 +50,13 @@ pub struct ClusterVerdicts {
 }
 
 impl Rejudged {
+    /// `text`, a sentence of today's judgement (core words it with AArch64's names on the
+    /// host), in the names of the log's architecture: `DCIMVAC`, `read-ldm`, `SCTLR` in an
+    /// armv7 log.
+    pub fn said(&self, text: &str) -> String {
+        self.arch.in_names(text).to_string()
+    }
+
     /// Whether a verdict fails today, the machine's or a cluster's.
     pub fn must_fail(&self) -> bool {
         self.verdicts.must_fail()
@@ -67,7 +79,7 @@ impl Rejudged {
             .iter()
             .filter_map(|v| {
                 let name = v.name.id();
-                let today = (v.status.name(), v.why.to_string());
+                let today = (v.status.name(), self.said(&v.why.to_string()));
                 let logged = self
                     .logged
                     .iter()
@@ -212,6 +224,7 @@ pub fn rejudge(bytes: &[u8]) -> Rejudged {
     let stale = stale_of(&records, &mut missing);
     let maintenance = maintenance_of(first("maintenance"), &mut missing);
     let smp = smp_of(&records, &mut missing);
+    let smp_bits = first("smp_bits").and_then(|r| smp_bits_of(r, midr));
     let clock = clock_of(&records, start, &mut missing);
     let results = sweep(&records);
     let inputs = Inputs {
@@ -223,6 +236,7 @@ pub fn rejudge(bytes: &[u8]) -> Rejudged {
         stale,
         maintenance,
         smp,
+        smp_bits,
         clock,
         core: midr.and_then(mairbench_core::cores::by_midr),
         revision: midr.map(mairbench_core::cores::Revision::of),
@@ -241,11 +255,16 @@ pub fn rejudge(bytes: &[u8]) -> Rejudged {
             Some(cluster_verdicts(index, hex_of(c, "midr"), &own, &inputs))
         })
         .collect();
+    let arch = start
+        .and_then(|s| str_of(s, "arch"))
+        .and_then(Arch::by_name)
+        .unwrap_or(Arch::Aarch64);
     Rejudged {
         verdicts: verdict::judge(&inputs),
         missing,
         logged: logged(&records),
         clusters,
+        arch,
     }
 }
 
@@ -269,6 +288,7 @@ fn cluster_verdicts(
         stale: None,
         maintenance: None,
         smp: None,
+        smp_bits: None,
         clock: None,
         core: midr.and_then(mairbench_core::cores::by_midr),
         revision: midr.map(mairbench_core::cores::Revision::of),
@@ -357,6 +377,13 @@ fn smp_of(records: &[Fields], missing: &mut Vec<String>) -> Option<Smp> {
     smp
 }
 
+/// The `smp_bits` record's ACTLR at entry and after the image's write, judged again on the
+/// core the `start` record's MIDR names (a 32-bit log's).
+fn smp_bits_of(record: &Fields, midr: Option<u64>) -> Option<SmpSetup> {
+    let word = |key| hex_of(record, key).and_then(|v| u32::try_from(v).ok());
+    SmpSetup::of(u32::try_from(midr?).ok()?, word("entry")?, word("actlr")?)
+}
+
 /// The clock verdict's input: the `config` record's cycle rate (`cycle_hz`, else `cycle_mhz`
 /// rounded) against the timer's frequency (the `timer` record's, else the start record's).
 fn clock_of(
@@ -414,13 +441,19 @@ fn logged(records: &[Fields]) -> Vec<(String, String, String)> {
 
 /// A verdict's record as the firmware writes it (without its kind), with the log's own
 /// status and why from `logged`.
-fn record_with_log(v: &Verdict, logged: &[(String, String, String)]) -> Value {
+fn record_with_log(r: &Rejudged, v: &Verdict, logged: &[(String, String, String)]) -> Value {
     let mut line = String::new();
     let _ = v.record(&mut line);
     let mut rec = crate::read::log::record(line.as_bytes())
         .and_then(Result::ok)
         .unwrap_or_default();
     rec.remove("kind");
+    // Its sentences in the log's names.
+    for key in ["why", "core_note"] {
+        if let Some(Value::String(text)) = rec.get_mut(key) {
+            *text = r.said(text);
+        }
+    }
     let logged = logged.iter().find(|(n, _, _)| n == v.name.id());
     rec.insert(
         "log_status".into(),
@@ -439,7 +472,7 @@ pub fn json(r: &Rejudged) -> Value {
     let verdicts: Vec<Value> = r
         .verdicts
         .iter()
-        .map(|v| record_with_log(v, &r.logged))
+        .map(|v| record_with_log(r, v, &r.logged))
         .collect();
     let clusters: Vec<Value> = r
         .clusters
@@ -448,12 +481,13 @@ pub fn json(r: &Rejudged) -> Value {
             let verdicts: Vec<Value> = c
                 .verdicts
                 .iter()
-                .map(|v| record_with_log(v, &c.logged))
+                .map(|v| record_with_log(r, v, &c.logged))
                 .collect();
             serde_json::json!({ "cluster": c.index, "verdicts": verdicts })
         })
         .collect();
-    serde_json::json!({ "verdicts": verdicts, "missing": r.missing, "clusters": clusters })
+    let missing: Vec<String> = r.missing.iter().map(|m| r.said(m)).collect();
+    serde_json::json!({ "verdicts": verdicts, "missing": missing, "clusters": clusters })
 }
 
 #[cfg(test)]

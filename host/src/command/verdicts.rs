@@ -27,10 +27,12 @@ pub fn run(path: &Path, out: Option<&Path>) -> Result<(), Fail> {
         v.count(Status::Fail),
         v.count(Status::NotApplicable)
     );
+    // Each sentence in the names of the log's architecture.
+    let said = |text: &dyn std::fmt::Display| r.said(&text.to_string());
     for verdict in v.iter() {
-        say!("  {verdict}");
+        say!("  {}", said(verdict));
         if let Some(note) = verdict.core_note {
-            say!("    core: {note}");
+            say!("    core: {}", said(&note));
         }
     }
     for c in &r.clusters {
@@ -44,16 +46,16 @@ pub fn run(path: &Path, out: Option<&Path>) -> Result<(), Fail> {
             count(Status::NotApplicable)
         );
         for verdict in &c.verdicts {
-            say!("  {verdict}");
+            say!("  {}", said(verdict));
             if let Some(note) = verdict.core_note {
-                say!("    core: {note}");
+                say!("    core: {}", said(&note));
             }
         }
     }
     if !r.missing.is_empty() {
         say!("\ninputs the log lacks:");
         for m in &r.missing {
-            say!("  - {m}");
+            say!("  - {}", said(m));
         }
     }
     print_differences(&r);

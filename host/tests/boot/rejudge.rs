@@ -195,6 +195,7 @@ fn board_log(b: &Board) -> (String, Verdicts) {
         stale: Some(stale),
         maintenance: Some(maintenance),
         smp: Some(smp),
+        smp_bits: None,
         clock: Some(Clock {
             cycles: 1_500_000_000,
             ticks: 54_000_000,

@@ -343,6 +343,7 @@ mod tests {
             }),
             maintenance: None,
             smp: None,
+            smp_bits: None,
             clock: None,
             core: None,
             revision: None,

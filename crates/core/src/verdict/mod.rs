@@ -364,6 +364,9 @@ pub struct Inputs<'a, S: Sweep + ?Sized> {
     pub maintenance: Option<Maintenance>,
     /// The secondary CPUs, when more than the boot CPU was tried.
     pub smp: Option<Smp>,
+    /// The boot CPU's ACTLR SMP bits on 32-bit Arm, found and set at entry (the `smp_bits`
+    /// record), when its core is one whose bits core knows.
+    pub smp_bits: Option<crate::cores::armv7::SmpSetup>,
     /// The clock cross-check, when the PMU cycle counter is usable.
     pub clock: Option<Clock>,
     /// The boot CPU's row of core's table of cores ([`crate::cores::by_midr`]), when it has
@@ -1025,6 +1028,7 @@ mod tests {
             stale: None,
             maintenance: None,
             smp: None,
+            smp_bits: None,
             clock: None,
             core: None,
             revision: None,

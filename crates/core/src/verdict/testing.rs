@@ -213,6 +213,7 @@ pub(super) fn inputs<'a>(caches: &'a [CacheLevel], sweep: &'a Synthetic) -> Inpu
             first_differing: None,
             shared_line_ok: true,
         }),
+        smp_bits: None,
         clock: Some(Clock {
             cycles: 1_500_000_000,
             ticks: 54_000_000,

@@ -2,7 +2,6 @@
 //! run with its platform and CPU.
 
 use crate::read::model::{self, distinct, Run};
-use mairbench_core::arch::Arch;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -53,23 +52,11 @@ pub fn labels(a: &Path, b: &Path) -> (String, String) {
     }
 }
 
-/// The CPU of a run: core's name for its MIDR (`Cortex-A72`; in an armv7 log also core's
-/// ARMv7 cores, `Cortex-A7`), else the MIDR, else `unknown CPU`.
+/// The CPU of a run: core's name for its MIDR (`Cortex-A72`, `Cortex-A7`), else the MIDR,
+/// else `unknown CPU`.
 pub fn cpu(run: &Run) -> String {
     let midr = u64::from_str_radix(run.midr.trim_start_matches("0x"), 16).ok();
-    // ARMv7 cores are in core's table of their SMP bits, by part number.
-    let armv7 = |midr: u64| {
-        let arm = midr >> 24 & 0xff == 0x41;
-        mairbench_core::cores::armv7::ARMV7_SMP
-            .iter()
-            .find(|c| arm && u64::from(c.part) == midr >> 4 & 0xfff)
-            .map(|c| c.name)
-    };
-    let name = midr.and_then(|m| {
-        mairbench_core::cores::by_midr(m)
-            .map(|c| c.name)
-            .or_else(|| armv7(m).filter(|_| run.arch_tables() == Arch::Armv7))
-    });
+    let name = midr.and_then(|m| mairbench_core::cores::by_midr(m).map(|c| c.name));
     match name {
         Some(core) => core.to_string(),
         None if !run.midr.is_empty() => format!("MIDR {}", run.midr),
@@ -246,11 +233,17 @@ mod tests {
         let v7 = crate::read::armv7_sample::run();
         assert_eq!(cpu(&v7), "Cortex-A7");
         assert!(describe(&v7).starts_with("linux,dummy-virt, Cortex-A7 (MIDR 0x410fc075"));
-        // The same MIDR in a log that says no architecture is not taken for a 32-bit core.
+        // Arm's part numbers name one core whatever the architecture a log says: the same
+        // MIDR in a log that says none is still the Cortex-A7 (core's table of cores has it).
         let old = Run {
             midr: v7.midr.clone(),
             ..Run::default()
         };
-        assert_eq!(cpu(&old), "MIDR 0x410fc075");
+        assert_eq!(cpu(&old), "Cortex-A7");
+        let unknown = Run {
+            midr: "0x410fc0a0".into(),
+            ..Run::default()
+        };
+        assert_eq!(cpu(&unknown), "MIDR 0x410fc0a0");
     }
 }
