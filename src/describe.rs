@@ -324,21 +324,15 @@ fn describe(
         cpu.el,
         entry_el = entry_el
     );
-    if crate::arch::cpu::cntfrq_register() == 0 && cpu.cntfrq != 0 {
-        // No generic timer (a SoC timer is the clock), or a register left unprogrammed
-        // (the device tree's rate is used): the line says which rate, not CNTFRQ's.
-        say!(
-            "timer: CNTFRQ 0 Hz; clock {} Hz ({} ns per tick)",
-            cpu.cntfrq,
-            1_000_000_000 / cpu.cntfrq
-        );
-    } else {
-        say!(
-            "timer: CNTFRQ {} Hz ({} ns per tick)",
-            cpu.cntfrq,
-            1_000_000_000 / cpu.cntfrq.max(1)
-        );
-    }
+    // No generic timer (a SoC timer is the clock), or a register left unprogrammed (the
+    // device tree's rate is used): the line says which rate, not CNTFRQ's.
+    let other = crate::arch::cpu::cntfrq_register() == 0 && cpu.cntfrq != 0;
+    say!(
+        "timer: CNTFRQ {}{} Hz ({} ns per tick)",
+        if other { "0 Hz; clock " } else { "" },
+        cpu.cntfrq,
+        1_000_000_000 / cpu.cntfrq.max(1)
+    );
     say!("platform: {}; image at {base:#x}; x0 {dtb_arg:#x}", p.model);
     say!(
         "console: {} at {:#x}{}",

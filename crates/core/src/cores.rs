@@ -245,8 +245,9 @@ const A5_MEMORY_TYPES: &str = "Cortex-A5 TRM (DDI 0433), Level 1 Memory System, 
                                of each memory type (restated in Microchip's SAMA5 datasheets, \
                                \"Memory Types\", \"Treatment of Memory Attributes\")";
 
-/// Every core with documented behaviour, by part number.
-pub const CORES: [Core; 22] = [
+/// Every 64-bit core with documented behaviour, by part number ([`CORES_ARMV7`]: the 32-bit
+/// ones; [`all`]: both).
+pub const CORES: [Core; 15] = [
     Core {
         name: "Cortex-A53",
         implementer: ARM,
@@ -473,6 +474,11 @@ pub const CORES: [Core; 22] = [
         streaming_by_events!("ARM-software/data pmu/neoverse-v2.json, L1D_CACHE_WB (0x15)"),
         None,
     ),
+];
+
+/// Every 32-bit (ARMv7-A) core with documented behaviour, by part number: a table of its own,
+/// so that the AArch64 image, which never meets them, holds none of their text ([`all`]).
+pub const CORES_ARMV7: [Core; 7] = [
     armv7(
         "Cortex-A5",
         0xc05,
@@ -540,6 +546,18 @@ pub const CORES: [Core; 22] = [
     armv7("Cortex-A17", 0xc0e, None, None, None),
 ];
 
+/// The rows [`all`] adds to [`CORES`]: none in the AArch64 image.
+#[cfg(all(target_arch = "aarch64", target_os = "none"))]
+const ARMV7_ROWS: &[Core] = &[];
+/// The rows [`all`] adds to [`CORES`]: the 32-bit cores.
+#[cfg(not(all(target_arch = "aarch64", target_os = "none")))]
+const ARMV7_ROWS: &[Core] = &CORES_ARMV7;
+
+/// Every row: [`CORES`], then [`CORES_ARMV7`] (but in the AArch64 image).
+pub fn all() -> impl Iterator<Item = &'static Core> + Clone {
+    CORES.iter().chain(ARMV7_ROWS)
+}
+
 /// The source of [`VERDICT_EVENTS`] for every row.
 pub const EVENTS_SOURCE: &str = "ARM-software/data pmu/<core>.json (Arm's event lists)";
 
@@ -558,7 +576,7 @@ pub fn write_markdown<W: core::fmt::Write + ?Sized>(w: &mut W) -> core::fmt::Res
             None => (["-", ""], false),
         }
     };
-    for c in &CORES {
+    for c in all() {
         write!(w, "| {} | {:#04x}/{:#05x} |", c.name, c.implementer, c.part)?;
         for fact in [c.smpen, c.wt_as_nc, c.streaming, c.ivac_as_civac] {
             match cell(fact) {
@@ -584,9 +602,7 @@ pub fn write_markdown<W: core::fmt::Write + ?Sized>(w: &mut W) -> core::fmt::Res
 pub fn by_midr(midr: u64) -> Option<&'static Core> {
     let implementer = (midr >> 24) & 0xff;
     let part = (midr >> 4) & 0xfff;
-    CORES
-        .iter()
-        .find(|c| u64::from(c.implementer) == implementer && u64::from(c.part) == part)
+    all().find(|c| u64::from(c.implementer) == implementer && u64::from(c.part) == part)
 }
 
 /// The generic-counter erratum the core of MIDR_EL1 `midr` has (its row's `counter`), for
@@ -648,8 +664,9 @@ mod tests {
 
     #[test]
     fn rows_are_distinct_and_sourced() {
-        for (i, c) in CORES.iter().enumerate() {
-            for other in &CORES[i + 1..] {
+        let rows: std::vec::Vec<&Core> = all().collect();
+        for (i, c) in rows.iter().enumerate() {
+            for other in &rows[i + 1..] {
                 assert!(
                     (c.implementer, c.part) != (other.implementer, other.part),
                     "{}",

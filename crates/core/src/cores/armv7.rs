@@ -1,6 +1,6 @@
 //! The ARMv7 cores' SMP bits (issue 32's `smp-config` on 32-bit Arm): which bits of the
 //! Auxiliary Control Register a core needs set to take part in coherency, and what a read
-//! ACTLR says. Each core's name is its row of [`CORES`](super::CORES), under the same part.
+//! ACTLR says. Each core's name is its row of [`CORES_ARMV7`](super::CORES_ARMV7), under the same part.
 //!
 //! Linux sets them before it turns the MMU on, in an SMP build only: arch/arm/mm/proc-v7.S
 //! `__v7_ca5mp_setup`/`__v7_ca9mp_setup` set SMP (bit 6) and FW (bit 0, cache and TLB
@@ -32,9 +32,9 @@ pub struct SmpBits {
 }
 
 impl SmpBits {
-    /// Its name, e.g. `Cortex-A7`: its row's of [`CORES`](super::CORES).
+    /// Its name, e.g. `Cortex-A7`: its row's of [`CORES_ARMV7`](super::CORES_ARMV7).
     pub fn name(&self) -> &'static str {
-        super::CORES
+        super::CORES_ARMV7
             .iter()
             .find(|c| c.implementer == 0x41 && c.part == self.part)
             .map_or("an Arm core", |c| c.name)
