@@ -1168,6 +1168,12 @@ pub enum SocTimerKind {
     /// revision (1.0) lacks that source, where Linux counts the peripheral clock instead: its
     /// counter then stays still and the timer check fails.
     ImxGptOsc8,
+    /// Timer 1 of the Allwinner A10's timer block (and the A10s' and A13's: Cortex-A8),
+    /// counting down from 0xffff_ffff, reloading, from the 24 MHz oscillator undivided, as
+    /// Linux's drivers/clocksource/timer-sun4i.c makes it its clocksource (`TIMER_CTL_ENABLE |
+    /// TIMER_CTL_RELOAD | TIMER_CTL_CLK_SRC(TIMER_CTL_CLK_SRC_OSC24M)`, read inverted) and as
+    /// QEMU's `allwinner-a10-pit` counts it (clock source 1: 24 MHz).
+    Sun4iTimer1Osc24,
 }
 
 impl SocTimerKind {
@@ -1175,6 +1181,7 @@ impl SocTimerKind {
     pub const fn hz(self) -> u64 {
         match self {
             SocTimerKind::ImxGptOsc8 => 3_000_000,
+            SocTimerKind::Sun4iTimer1Osc24 => 24_000_000,
         }
     }
 
@@ -1182,17 +1189,20 @@ impl SocTimerKind {
     pub const fn name(self) -> &'static str {
         match self {
             SocTimerKind::ImxGptOsc8 => "the i.MX6 GPT (24 MHz oscillator / 8)",
+            SocTimerKind::Sun4iTimer1Osc24 => "the Allwinner A10 timer 1 (24 MHz oscillator)",
         }
     }
 }
 
 /// The SoC timers [`soc_timer`] knows, by `compatible` string: the i.MX6 variants whose cores
-/// (Cortex-A9) have no generic timer.
-pub const SOC_TIMERS: [(&str, SocTimerKind); 4] = [
+/// (Cortex-A9) have no generic timer, and the Allwinner A10's (Cortex-A8; its A20 sibling, a
+/// Cortex-A7 with the generic timer, names it too).
+pub const SOC_TIMERS: [(&str, SocTimerKind); 5] = [
     ("fsl,imx6q-gpt", SocTimerKind::ImxGptOsc8),
     ("fsl,imx6dl-gpt", SocTimerKind::ImxGptOsc8),
     ("fsl,imx6sl-gpt", SocTimerKind::ImxGptOsc8),
     ("fsl,imx6sx-gpt", SocTimerKind::ImxGptOsc8),
+    ("allwinner,sun4i-a10-timer", SocTimerKind::Sun4iTimer1Osc24),
 ];
 
 /// The first enabled node of the device tree `dtb` that [`SOC_TIMERS`] knows: its CPU address

@@ -211,7 +211,8 @@ fn armhf_boards_name_their_outer_cache() {
 }
 
 /// The SoC timer each of these boards' trees names for a core without the generic timer (the
-/// i.MX6's GPT), and none on the others; how many of the package's trees name one.
+/// i.MX6's GPT, the Allwinner A10's timer), and none on the others; how many of the package's
+/// trees name one.
 #[test]
 fn armhf_boards_name_their_soc_timer() {
     use mairbench_core::platform::{soc_timer, SocTimerKind};
@@ -232,8 +233,12 @@ fn armhf_boards_name_their_soc_timer() {
             "imx6ul-14x14-evk.dtb",
             Some((0x0209_8000, SocTimerKind::ImxGptOsc8)),
         ),
-        // The Cortex-A8 Cubieboard and the STM32MP157: none known.
-        ("sun4i-a10-cubieboard.dtb", None),
+        // The Cubieboard's Allwinner A10 (Cortex-A8): its timer block.
+        (
+            "sun4i-a10-cubieboard.dtb",
+            Some((0x01c2_0c00, SocTimerKind::Sun4iTimer1Osc24)),
+        ),
+        // The STM32MP157: none known.
         ("stm32mp157c-dk2.dtb", None),
     ] {
         let blob = std::fs::read(all.join(dtb)).unwrap_or_else(|e| panic!("{dtb}: {e}"));
@@ -245,7 +250,7 @@ fn armhf_boards_name_their_soc_timer() {
         .filter(|d| soc_timer(&std::fs::read(d).unwrap()).is_some())
         .count();
     println!(
-        "armhf: {with} of {} board DTBs name an i.MX6 GPT",
+        "armhf: {with} of {} board DTBs name a SoC timer the image knows",
         dtbs.len()
     );
     assert!(with > 0 && with < dtbs.len(), "{with} of {}", dtbs.len());

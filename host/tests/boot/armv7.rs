@@ -29,9 +29,10 @@
 //!   the image builds short-descriptor tables with TEX remap and proves each alias by its
 //!   address (QEMU's short-descriptor PAR reports no attributes). On the SABRE Lite the
 //!   i.MX6's GPT times the run, the L2C-310 is mapped and said disabled, and the run passes on
-//!   the boot CPU; the Cubieboard's A10 has no timer the image knows, so its `timer` check
-//!   fails, the benchmark is not run, and the run ends `fail`, exit status 1, instead of
-//!   hanging.
+//!   the boot CPU; on the Cubieboard the A10's timer 1 times it, and the run ends `fail`,
+//!   exit status 1, on the `serror` check alone. The Cubieboard's tree without its timer
+//!   block leaves the image no clock: the `timer` check fails and the benchmark is not run,
+//!   instead of hanging or printing figures of nothing.
 //!
 //! Each row's checks are a function of the run, and [`armv7_checks_fail_on_a_wrong_run`] (and
 //! [`armv7_board_checks_fail_on_a_wrong_run`]) make sure each of them fails on a run that
@@ -510,10 +511,22 @@ fn sabrelite(run: &Run) {
 }
 
 /// The Cubieboard (Allwinner A10): one Cortex-A8 (no generic timer, no LPAE), RAM at
-/// 0x4000_0000, UART0. No SoC timer the image knows: the timer check fails, the tables are
-/// short descriptors all the same, and the benchmark is not run, with a sentence.
+/// 0x4000_0000, UART0, no PSCI. The A10's timer 1 times the run (24 MHz), the tables are short
+/// descriptors, the benchmark runs; the run ends `fail`, exit status 1, on the `serror` check
+/// alone (QEMU's Cubieboard reports no external abort for the probe).
 fn cubieboard(run: &Run) {
-    no_generic_timer(run, 0xc08, "Cubietech Cubieboard");
+    run.assert_framed();
+    assert_eq!(run.status, 1, "runner status:\n{run}");
+    let start = run.one("start");
+    assert_eq!(start["arch"], "armv7", "{start}");
+    assert_eq!(start["entry_el"], 1, "{start}");
+    assert_eq!(part(run), 0xc08, "MIDR part: {start}");
+    assert_eq!(start["cntfrq_hz"], 0, "{start}");
+    assert_eq!(start["counter_hz"], 24_000_000, "{start}");
+    assert_eq!(
+        start["clock"], "the Allwinner A10 timer 1 (24 MHz oscillator)",
+        "{start}"
+    );
     board_start(
         run,
         "Cubietech Cubieboard",
@@ -521,7 +534,68 @@ fn cubieboard(run: &Run) {
         "0x40000000",
         "none",
     );
+    let timer = run
+        .of_kind("check")
+        .into_iter()
+        .find(|c| c["name"] == "timer")
+        .unwrap_or_else(|| panic!("no timer check:\n{run}"));
+    assert_eq!(timer["ok"], true, "{timer}");
     short_descriptors(run);
+    assert!(!run.results().is_empty(), "no results:\n{run}");
+    let end = run.one("end");
+    assert_eq!(end["status"], "fail", "{end}");
+    assert_eq!(end["failed_checks"], serde_json::json!(["serror"]), "{end}");
+}
+
+/// Where the board trees are (qemu/dtbs: `MAIRBENCH_DTB_DIR`, else the user's cache).
+fn dtb_dir() -> std::path::PathBuf {
+    if let Some(dir) = std::env::var_os("MAIRBENCH_DTB_DIR") {
+        return dir.into();
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME").map_or_else(
+        || std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache"),
+        Into::into,
+    );
+    cache.join("mairbench/dtbs")
+}
+
+/// The Cubieboard with its tree's timer block taken out: a core without the generic timer and
+/// without a SoC timer the image knows. The timer check fails, the tables and the proof are
+/// made all the same, and the benchmark is not run, with a sentence, rather than timed by a
+/// counter that reads 0; exit status 1.
+#[test]
+fn armv7_a_core_with_no_clock_at_all_runs_no_benchmark() {
+    let tree = dtb_dir().join("all-armhf/sun4i-a10-cubieboard.dtb");
+    let blob = std::fs::read(&tree).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (the test command fetches it: qemu/dtbs)",
+            tree.display()
+        )
+    });
+    let cut = crate::common::dtb::without(&blob, &["/soc/timer@1c20c00"]);
+    assert_ne!(
+        cut.len(),
+        blob.len(),
+        "no /soc/timer@1c20c00 in {}",
+        tree.display()
+    );
+    let path = crate::common::dtb::tmp("cubieboard-without-its-timer.dtb");
+    std::fs::write(&path, cut).unwrap();
+    let run = crate::common::boot(
+        &[
+            ("MAIRBENCH_ARCH", "armv7"),
+            ("MAIRBENCH_MACHINE", "cubieboard"),
+            ("MAIRBENCH_DTB", path.to_str().unwrap()),
+        ],
+        matrix::SHORT,
+    );
+    no_generic_timer(&run, 0xc08, "Cubietech Cubieboard");
+    assert!(
+        run.one("start").get("clock").is_none(),
+        "{}",
+        run.one("start")
+    );
+    short_descriptors(&run);
     assert!(
         run.console
             .contains("benchmark: not run: no clock (the timer check failed)"),
@@ -934,15 +1008,39 @@ fn armv7_board_checks_fail_on_a_wrong_run() {
         ("a Cortex-A9", |r| {
             set(r, "start", 0, "midr", "0x410fc090".into())
         }),
-        ("a timer frequency", |r| {
-            set(r, "start", 0, "cntfrq_hz", 62_500_000.into())
+        ("the i.MX6's clock", |r| {
+            set(
+                r,
+                "start",
+                0,
+                "clock",
+                "the i.MX6 GPT (24 MHz oscillator / 8)".into(),
+            )
+        }),
+        ("the timer failed", |r| {
+            let at = r
+                .records
+                .iter()
+                .position(|c| c["kind"] == "check" && c["name"] == "timer")
+                .unwrap();
+            r.records[at]["ok"] = false.into();
         }),
         ("a wrong-attr proof", |r| {
             set(r, "memtype", 0, "verdict", "wrong-attr".into())
         }),
-        ("a benchmark run", |r| {
-            r.console = r.console.replace("benchmark: not run", "benchmark: run");
+        ("no results", |r| {
+            r.records.retain(|m| m["kind"] != "result")
         }),
+        ("the timer among the failed", |r| {
+            set(
+                r,
+                "end",
+                0,
+                "failed_checks",
+                serde_json::json!(["serror", "timer"]),
+            )
+        }),
+        ("exit status 0", |r| r.status = 0),
     ];
     refuse_wrong_runs(&[
         ("armv7_board_mcimx6ul_evk", imx6ul_evk, evk),
