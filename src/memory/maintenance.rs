@@ -15,7 +15,8 @@ use mairbench_core::verdict::Maintenance;
 const RANGE: u64 = 4 * KIB;
 
 impl Memory {
-    /// (1) data A written through normal-wb and cleaned with `DC CVAC` must read back as A
+    /// (1) data A written through normal-wb and cleaned with `DC CVAC` (and, on a 32-bit
+    /// board with an enabled L2C-310, its lines by physical address) must read back as A
     /// through normal-nc; (2) data B written through normal-nc, read through normal-wb without
     /// maintenance (silicon still holds the clean line of A; an emulator reads B); (3) `DC
     /// IVAC` through normal-wb, which must then read B. `None` when the run has no
@@ -36,6 +37,7 @@ impl Memory {
         let _ = wb.mismatches(a);
         wb.fill(a);
         Loop::cvac(&wb)?.run();
+        wb.clean_outer();
         let cleaned_visible = nc.mismatches(a).0 == 0;
 
         nc.fill(b);

@@ -59,3 +59,10 @@ pub(super) unsafe fn invalidate(va: u64, len: u64) {
     super::outer::maintain(Op::Invalidate, va, len);
     ivac_range(va, len);
 }
+
+/// Cleans an enabled outer cache's lines of `[va, va + len)` by physical address
+/// ([`super::outer`]): what a driver adds to a clean by VA (`DCCMVAC`) for the data to reach
+/// memory past an L2C-310, as Linux's `outer_clean_range` does. Nothing without one.
+pub fn outer_clean(va: u64, len: u64) {
+    super::outer::clean(va, len);
+}

@@ -20,6 +20,8 @@ static BASE: Global<u64> = Global::new(0);
 static ON: Global<bool> = Global::new(false);
 /// The first failure of its maintenance, said once.
 static FAILED: Global<bool> = Global::new(false);
+/// Whether [`clean`] has said what it adds to the maintenance experiment.
+static CLEAN_SAID: Global<bool> = Global::new(false);
 
 /// The controller the device tree `dtb` names, as the identity map's region: its name and
 /// base. Remembered for [`attach`].
@@ -89,4 +91,21 @@ pub fn maintain(op: Op, va: u64, len: u64) {
         }
         at = page_end;
     }
+}
+
+/// Cleans the outer cache's lines of `[va, va + len)` after the CPU's own clean by VA (the
+/// maintenance experiment's `DCCMVAC`), saying so the first time: a clean by VA alone leaves
+/// the data in an enabled L2C-310, where a Non-cacheable read does not see it.
+pub fn clean(va: u64, len: u64) {
+    if !ON.get() {
+        return;
+    }
+    if !CLEAN_SAID.get() {
+        CLEAN_SAID.set(true);
+        say!(
+            "outer cache: each clean by VA below is followed by CLEAN_LINE_PA of the L2C-310, as a \
+             driver's clean to memory must be (Linux's outer_clean_range)"
+        );
+    }
+    maintain(Op::Clean, va, len);
 }

@@ -168,6 +168,12 @@ impl Window {
         cache::clean_invalidate(self.va, self.len);
     }
 
+    /// Cleans an outer cache's lines of the window by physical address (an L2C-310 that the
+    /// CPU's maintenance by VA does not reach; nothing where there is none).
+    pub fn clean_outer(&self) {
+        cache::outer_clean(self.va, self.len);
+    }
+
     /// Invalidates the window to the point of coherency (dirty data is lost), then DSB SY.
     pub fn invalidate(&self) {
         // SAFETY: the window holds no Rust object, so dropping its dirty lines loses only
