@@ -333,7 +333,16 @@ fn describe(
         cpu.cntfrq,
         1_000_000_000 / cpu.cntfrq.max(1)
     );
-    say!("platform: {}; image at {base:#x}; x0 {dtb_arg:#x}", p.model);
+    say!(
+        concat!(
+            "platform: {}; image at {base:#x}; ",
+            arch_name!(dtb_reg),
+            " {dtb_arg:#x}"
+        ),
+        p.model,
+        base = base,
+        dtb_arg = dtb_arg
+    );
     say!(
         "console: {} at {:#x}{}",
         p.console.kind.name(),

@@ -117,11 +117,14 @@ pub struct Names {
     /// What real cores fault on in Device memory, as the device-fault line lists it.
     /// `unaligned accesses and on DC ZVA` or `unaligned accesses`.
     pub device_faulting: &'static str,
+    /// The register a boot loader passes the device tree's address in (Linux's boot
+    /// protocols: Documentation/arch/arm64/booting.rst, arm/booting.rst). `x0` or `r2`.
+    pub dtb_reg: &'static str,
 }
 
 impl Names {
     /// Every name, in the fields' order.
-    pub const fn each(&self) -> [&'static str; 32] {
+    pub const fn each(&self) -> [&'static str; 33] {
         [
             self.cntvct,
             self.cntfrq,
@@ -155,6 +158,7 @@ impl Names {
             self.target,
             self.zva_refused,
             self.device_faulting,
+            self.dtb_reg,
         ]
     }
 }
@@ -195,6 +199,7 @@ macro_rules! names_of {
             target: crate::arch_name!($arch, target),
             zva_refused: crate::arch_name!($arch, zva_refused),
             device_faulting: crate::arch_name!($arch, device_faulting),
+            dtb_reg: crate::arch_name!($arch, dtb_reg),
         }
     };
 }
@@ -274,6 +279,8 @@ macro_rules! arch_name {
     (armv7, zva_refused) => { "A32 has no DC ZVA" };
     (aarch64, device_faulting) => { "unaligned accesses and on DC ZVA" };
     (armv7, device_faulting) => { "unaligned accesses" };
+    (aarch64, dtb_reg) => { "x0" };
+    (armv7, dtb_reg) => { "r2" };
     ($name:ident) => {
         $crate::arch_name!(@built $name)
     };
@@ -570,6 +577,7 @@ mod tests {
             n.target,
             n.zva_refused,
             n.device_faulting,
+            n.dtb_reg,
         ]
         .join("|");
         assert_eq!(
@@ -579,7 +587,7 @@ mod tests {
              PSTATE.A|SCTLR_EL1|SCTLR_EL1, MAIR_EL1, TCR_EL1 and TTBR0_EL1|DC IVAC|DC CVAC|\
              DC CIVAC|DC CISW|CLIDR_EL1|CCSIDR_EL1|AT S1E1R + PAR_EL1|PAR_EL1|ESR_EL1|FAR_EL1|\
              ELR_EL1|aarch64-unknown-none|DC ZVA is prohibited here (DCZID_EL0.DZP)|\
-             unaligned accesses and on DC ZVA"
+             unaligned accesses and on DC ZVA|x0"
         );
         // The literals the sentences splice in are the table's, and the host's build (not
         // 32-bit Arm) names AArch64's.
