@@ -547,25 +547,14 @@ fn cubieboard(run: &Run) {
     assert_eq!(end["failed_checks"], serde_json::json!(["serror"]), "{end}");
 }
 
-/// Where the board trees are (qemu/dtbs: `MAIRBENCH_DTB_DIR`, else the user's cache).
-fn dtb_dir() -> std::path::PathBuf {
-    if let Some(dir) = std::env::var_os("MAIRBENCH_DTB_DIR") {
-        return dir.into();
-    }
-    let cache = std::env::var_os("XDG_CACHE_HOME").map_or_else(
-        || std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache"),
-        Into::into,
-    );
-    cache.join("mairbench/dtbs")
-}
-
 /// The Cubieboard with its tree's timer block taken out: a core without the generic timer and
 /// without a SoC timer the image knows. The timer check fails, the tables and the proof are
 /// made all the same, and the benchmark is not run, with a sentence, rather than timed by a
 /// counter that reads 0; exit status 1.
 #[test]
 fn armv7_a_core_with_no_clock_at_all_runs_no_benchmark() {
-    let tree = dtb_dir().join("all-armhf/sun4i-a10-cubieboard.dtb");
+    let tree = crate::common::deps::cache("MAIRBENCH_DTB_DIR", "dtbs")
+        .join("all-armhf/sun4i-a10-cubieboard.dtb");
     let blob = std::fs::read(&tree).unwrap_or_else(|e| {
         panic!(
             "{}: {e} (the test command fetches it: qemu/dtbs)",
