@@ -8,7 +8,7 @@
 # 32-bit usize) and tools (qemu/toolchain), every system package the
 # tests use (qemu/deps test: one apt-get update at most, one apt-get install of what is
 # missing; the table is qemu/packages, qemu-system-arm and U-Boot's qemu_arm among them), and
-# the downloads kept outside the repository (Debian's arm64 kernel and busybox, the boards'
+# the downloads kept outside the repository (Debian's arm64 and armhf kernels and busybox, the boards'
 # device trees, LAVA's dispatcher; never installed); then the builds the tests use, the
 # AArch64 image and the 32-bit one among them. The tests themselves install nothing
 # (MAIRBENCH_INSTALL=0): a missing package is named, and fails the test under CI=true.

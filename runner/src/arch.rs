@@ -90,6 +90,45 @@ impl Arch {
         }
     }
 
+    /// The Linux boot's kernel (`qemu/deps` group and cache directory alike): `linux`, Debian's
+    /// arm64 kernel, or `linux-armhf`, Debian's armhf LPAE kernel (`linux-image-armmp-lpae`,
+    /// which runs on `virt`'s Cortex-A7 and A15).
+    pub const fn linux(self) -> &'static str {
+        match self {
+            Arch::Aarch64 => "linux",
+            Arch::Armv7 => "linux-armhf",
+        }
+    }
+
+    /// The setting that names that kernel's cache.
+    pub const fn linux_dir(self) -> &'static str {
+        match self {
+            Arch::Aarch64 => "MAIRBENCH_LINUX_DIR",
+            Arch::Armv7 => "MAIRBENCH_LINUX_ARMHF_DIR",
+        }
+    }
+
+    /// How that kernel is named in messages.
+    pub const fn linux_kernel(self) -> &'static str {
+        match self {
+            Arch::Aarch64 => "Debian's arm64 kernel",
+            Arch::Armv7 => "Debian's armhf LPAE kernel",
+        }
+    }
+
+    /// The architecture of the Linux kernel image whose first bytes are `head`: an arm64
+    /// `Image` (magic `ARM\x64` at 0x38, Linux's arm64/booting.rst) or a 32-bit `zImage`
+    /// (0x016F2818 at 0x24, Linux's arm/booting.rst); `None` for anything else.
+    pub fn of_kernel(head: &[u8]) -> Option<Arch> {
+        if head.get(0x38..0x3c) == Some(b"ARM\x64") {
+            Some(Arch::Aarch64)
+        } else if head.get(0x24..0x28) == Some(&0x016F_2818u32.to_le_bytes()) {
+            Some(Arch::Armv7)
+        } else {
+            None
+        }
+    }
+
     /// binutils' objcopy for it, where LLVM's is missing.
     pub const fn gnu_objcopy(self) -> &'static str {
         match self {

@@ -240,13 +240,18 @@ impl Config {
     }
 
     /// What the 32-bit image cannot do (yet): it boots by QEMU's `-kernel`, U-Boot's `bootz` or
-    /// U-Boot's `bootm` of a Linux kernel uImage under TCG, in SVC or HYP mode, with its RAM below 4 GiB (the machine: [`Config::machine_settings`]).
+    /// U-Boot's `bootm` of a Linux kernel uImage under TCG, in SVC or HYP mode, with its RAM
+    /// below 4 GiB (the machine: [`Config::machine_settings`]); its twin runs under Debian's
+    /// armhf Linux (`linux`).
     fn arch_settings(&self) -> Result<(), String> {
         if self.arch != Arch::Armv7 {
             return Ok(());
         }
-        if !matches!(self.boot, Boot::Kernel | Boot::Uboot | Boot::UbootBootm) {
-            return Err(format!("the 32-bit image (MAIRBENCH_ARCH=armv7) boots by QEMU's -kernel, U-Boot's bootz or U-Boot's bootm of a uImage only for now (MAIRBENCH_BOOT=kernel, uboot or uboot-bootm), not by MAIRBENCH_BOOT={}", self.boot_name));
+        if !matches!(
+            self.boot,
+            Boot::Kernel | Boot::Uboot | Boot::UbootBootm | Boot::Linux
+        ) {
+            return Err(format!("the 32-bit image (MAIRBENCH_ARCH=armv7) boots by QEMU's -kernel, U-Boot's bootz or U-Boot's bootm of a uImage only for now (MAIRBENCH_BOOT=kernel, uboot or uboot-bootm; its twin by linux), not by MAIRBENCH_BOOT={}", self.boot_name));
         }
         if self.kvm {
             return Err("MAIRBENCH_ACCEL=kvm runs the AArch64 image only, not the 32-bit image (MAIRBENCH_ARCH=armv7)".into());
@@ -539,12 +544,13 @@ mod tests {
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "raspi2b"), ("MAIRBENCH_SERIAL", "none")], "", "MAIRBENCH_SERIAL=none applies to MAIRBENCH_MACHINE=virt only"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "orangepi-pc"), ("MAIRBENCH_DISPLAY", "ramfb")], "", "applies to MAIRBENCH_MACHINE=virt only"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MACHINE", "cubieboard"), ("MAIRBENCH_ACCEL", "kvm")], "", "MAIRBENCH_ACCEL=kvm runs the AArch64 image only"),
-        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-script")], "", "boots by QEMU's -kernel, U-Boot's bootz or U-Boot's bootm of a uImage only for now (MAIRBENCH_BOOT=kernel, uboot or uboot-bootm), not by MAIRBENCH_BOOT=uboot-script"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-script")], "", "boots by QEMU's -kernel, U-Boot's bootz or U-Boot's bootm of a uImage only for now (MAIRBENCH_BOOT=kernel, uboot or uboot-bootm; its twin by linux), not by MAIRBENCH_BOOT=uboot-script"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-script")], "", "not by MAIRBENCH_BOOT=uboot-script"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot-efi")], "", "not by MAIRBENCH_BOOT=uboot-efi"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uboot"), ("MAIRBENCH_EL", "3")], "", "MAIRBENCH_EL=3 does not apply"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "uefi")], "", "not by MAIRBENCH_BOOT=uefi"),
-        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "linux")], "", "not by MAIRBENCH_BOOT=linux"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "linux"), ("MAIRBENCH_MACHINE", "raspi2b")], "", "raspi2b boots with MAIRBENCH_BOOT=kernel only"),
+        (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_BOOT", "linux"), ("MAIRBENCH_EL", "3")], "", "MAIRBENCH_EL=3 does not apply"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_ACCEL", "kvm")], "", "MAIRBENCH_ACCEL=kvm runs the AArch64 image only"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_EL", "3")], "", "MAIRBENCH_EL=3 does not apply"),
         (&[("MAIRBENCH_ARCH", "armv7"), ("MAIRBENCH_MEM", "3073M")], "", "at most 3G of RAM, from 0x40000000 to 4 GiB: not MAIRBENCH_MEM=3073M"),

@@ -1,6 +1,8 @@
-//! The Linux boot: Debian's arm64 kernel (`qemu/deps linux`) with an initramfs of busybox,
-//! `/init` (`init.sh`) and the twin, whose arguments are the bootargs.
+//! The Linux boot: Debian's kernel for the image's architecture (`qemu/deps linux`: arm64;
+//! `qemu/deps linux-armhf`: armhf LPAE) with an initramfs of busybox, `/init` (`init.sh`) and
+//! the twin, whose arguments are the bootargs.
 
+use crate::arch::Arch;
 use crate::config::Config;
 use crate::disk::arg;
 use crate::sys::{bad, tool_failed, Fail, Sys};
@@ -49,10 +51,12 @@ pub fn kernel_args(mem: &str) -> (String, bool) {
 }
 
 /// The twin: MAIRBENCH_TWIN, else the image itself when it is a `mairbench-linux`, else the
-/// `mairbench-linux` beside it (built first when the image is this workspace's release
-/// firmware, so that `cargo run` never boots a stale one), else none.
+/// `mairbench-linux` beside it (built first for the image's target when the image is this
+/// workspace's release firmware, so that `cargo run` never boots a stale one), else none.
+/// The kernel's cache: the architecture's setting ([`Arch::linux_dir`]), else its directory
+/// ([`Arch::linux`]) in the user's cache.
 pub fn settings(c: &Config, elf: &Path, root: &Path) -> Result<Linux, Fail> {
-    let dir = match c.env.get("MAIRBENCH_LINUX_DIR") {
+    let dir = match c.env.get(c.arch.linux_dir()) {
         Some(d) => PathBuf::from(d),
         None => std::env::var_os("XDG_CACHE_HOME")
             .filter(|v| !v.is_empty())
@@ -60,25 +64,28 @@ pub fn settings(c: &Config, elf: &Path, root: &Path) -> Result<Linux, Fail> {
             .unwrap_or_else(|| {
                 PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache")
             })
-            .join("mairbench/linux"),
+            .join("mairbench")
+            .join(c.arch.linux()),
     };
     let beside = elf.parent().unwrap_or(Path::new("."));
     let twin = match c.env.get("MAIRBENCH_TWIN") {
         Some("none") => None,
         Some(twin) => Some(PathBuf::from(twin)),
         None => {
-            let release = root.join("target/aarch64-unknown-none/release");
+            let release = root.join("target").join(c.arch.target()).join("release");
             if same_dir(beside, &release) {
                 let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
                 let ok = std::process::Command::new(cargo)
                     .args(["build", "--release", "-q", "-p", "mairbench-linux"])
+                    .args(["--target", c.arch.target()])
                     .current_dir(root)
                     .status()
                     .is_ok_and(|s| s.success());
                 if !ok {
-                    return Err(tool_failed(
-                        "cargo build --release -p mairbench-linux failed",
-                    ));
+                    return Err(tool_failed(format!(
+                        "cargo build --release -p mairbench-linux --target {} failed",
+                        c.arch.target()
+                    )));
                 }
             }
             let name = elf
@@ -223,10 +230,34 @@ pub fn boot(
     for f in ["vmlinuz", "busybox"] {
         if sys.len(&l.dir.join(f)).unwrap_or(0) == 0 {
             return Err(tool_failed(format!(
-                "no {} (qemu/deps linux did not fetch Debian's arm64 kernel and busybox-static)",
-                l.dir.join(f).display()
+                "no {} (qemu/deps {} did not fetch {} and busybox-static)",
+                l.dir.join(f).display(),
+                c.arch.linux(),
+                c.arch.linux_kernel()
             )));
         }
+    }
+    // A kernel of the other architecture would not start: QEMU would wait out the time limit.
+    let kernel = l.dir.join("vmlinuz");
+    let head = sys.read(&kernel).unwrap_or_default();
+    let kind = |a: Option<Arch>| match a {
+        Some(Arch::Aarch64) => "an arm64 Image",
+        Some(Arch::Armv7) => "a 32-bit zImage",
+        None => "neither an arm64 Image nor a 32-bit zImage",
+    };
+    let found = Arch::of_kernel(&head);
+    if found != Some(c.arch) {
+        return Err(bad(format!(
+            "{} is {}; MAIRBENCH_ARCH={}'s Linux boot needs {} ({} names the cache; qemu/deps \
+             {} fetches {})",
+            kernel.display(),
+            kind(found),
+            c.arch.name(),
+            kind(Some(c.arch)),
+            c.arch.linux_dir(),
+            c.arch.linux(),
+            c.arch.linux_kernel()
+        )));
     }
     let cpio = work.join("initramfs.cpio");
     let archive = initramfs(&files(c, l, sys, args)?)
@@ -265,6 +296,54 @@ mod tests {
     use crate::settings::Env;
     use crate::sys::fake::Fake;
 
+    /// The first bytes of an arm64 `Image`: its magic at 0x38.
+    fn arm64_image() -> Vec<u8> {
+        let mut head = vec![0; 64];
+        head[0x38..0x3c].copy_from_slice(b"ARM\x64");
+        head
+    }
+
+    /// The same of a 32-bit `zImage`: its magic at 0x24.
+    fn zimage() -> Vec<u8> {
+        let mut head = vec![0; 64];
+        head[0x24..0x28].copy_from_slice(&0x016F_2818u32.to_le_bytes());
+        head
+    }
+
+    #[test]
+    fn a_kernel_of_the_other_architecture_is_refused_before_qemu_runs() {
+        let mut sys = Fake::default();
+        sys.files.insert("/l/busybox".into(), b"bb".to_vec());
+        let none = |arch: &str| {
+            let pairs = [
+                ("MAIRBENCH_ARCH", arch),
+                ("MAIRBENCH_BOOT", "linux"),
+                ("MAIRBENCH_LINUX_MODULES", "none"),
+            ];
+            Config::read(Env::from_pairs(pairs), "").unwrap()
+        };
+        let l = Linux {
+            twin: None,
+            dir: "/l".into(),
+        };
+        for (kernel, arch, says) in [
+            (zimage(), "aarch64", "/l/vmlinuz is a 32-bit zImage; MAIRBENCH_ARCH=aarch64's Linux boot needs an arm64 Image (MAIRBENCH_LINUX_DIR names the cache; qemu/deps linux fetches Debian's arm64 kernel)"),
+            (arm64_image(), "armv7", "/l/vmlinuz is an arm64 Image; MAIRBENCH_ARCH=armv7's Linux boot needs a 32-bit zImage (MAIRBENCH_LINUX_ARMHF_DIR names the cache; qemu/deps linux-armhf fetches Debian's armhf LPAE kernel)"),
+            (b"MZ".to_vec(), "armv7", "/l/vmlinuz is neither an arm64 Image nor a 32-bit zImage; MAIRBENCH_ARCH=armv7's"),
+        ] {
+            sys.files.insert("/l/vmlinuz".into(), kernel);
+            let mut q = vec![];
+            let e = boot(&none(arch), &l, Path::new("/w"), &mut sys, &[], &mut q).unwrap_err();
+            assert_eq!(e.status, 2, "{e:?}");
+            assert!(e.message.starts_with(says), "{e:?}");
+            assert!(q.is_empty());
+        }
+        sys.files.insert("/l/vmlinuz".into(), zimage());
+        let mut q = vec![];
+        boot(&none("armv7"), &l, Path::new("/w"), &mut sys, &[], &mut q).unwrap();
+        assert_eq!(q[..2], ["-kernel", "/l/vmlinuz"]);
+    }
+
     #[test]
     fn ram_is_hidden_from_linux_when_there_is_enough() {
         assert_eq!(
@@ -282,7 +361,7 @@ mod tests {
         let mut sys = Fake::default();
         let dir = PathBuf::from("/l");
         for (f, b) in [
-            ("vmlinuz", &b"k"[..]),
+            ("vmlinuz", &arm64_image()[..]),
             ("busybox", b"bb"),
             ("modules/order", b"a.ko.xz\nb.ko.xz\n"),
             ("modules/a.ko.xz", b"A"),
@@ -349,9 +428,8 @@ mod tests {
     #[test]
     fn what_the_linux_boot_needs_is_named_when_missing() {
         let mut sys = Fake::default();
-        for f in ["vmlinuz", "busybox"] {
-            sys.files.insert(Path::new("/l").join(f), b"x".to_vec());
-        }
+        sys.files.insert("/l/vmlinuz".into(), arm64_image());
+        sys.files.insert("/l/busybox".into(), b"x".to_vec());
         let (mut q, linux) = (vec![], [("MAIRBENCH_BOOT", "linux")]);
         let c = Config::read(Env::from_pairs(linux), "").unwrap();
         let none = Config::read(

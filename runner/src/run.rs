@@ -268,7 +268,7 @@ fn install_deps(c: &Config, root: &Path) -> Result<(), Fail> {
         groups.push("uefi");
     }
     if c.boot == Boot::Linux {
-        groups.push("linux");
+        groups.push(c.arch.linux());
     }
     let ok = std::process::Command::new(root.join("qemu/deps"))
         .args(&groups)

@@ -141,7 +141,7 @@ pub const SETTINGS: &[Setting] = &[
     },
     Setting {
         name: "MAIRBENCH_BOOT",
-        meaning: r#"`kernel`: QEMU `-kernel`; `uboot`: Debian's U-Boot as `-bios`, running `booti` without a prompt; `uboot-bootm`: U-Boot's `bootm` of a standalone uImage (MMU and caches on at entry, no DTB in x0); `uboot-script`: U-Boot's distro boot finds `boot.scr` (`boot/boot.cmd`) on a virtio FAT disk; `uefi`: EDK2 (Debian's `qemu-efi-aarch64`) with QEMU's ACPI tables starts the image as a UEFI application from a FAT disk (its shell's `startup.nsh`, the bootargs as load options); `uefi-dt`: the same with `-machine virt,acpi=off` (the device tree as a configuration table); `uboot-efi`: U-Boot's `bootefi` of the image from that disk (see [uefi.md](uefi.md)); `linux`: Debian's arm64 Linux 6.12 (bookworm-backports, fetched once by `qemu/deps linux`) with an initramfs the runner writes, running the Linux twin with the bootargs as its arguments (see [twin.md](twin.md)). The 32-bit image boots by `kernel` (QEMU's `-kernel`, the Linux protocol: SVC mode, r2 = the device tree) by `uboot`, which is then `bootz` of its zImage header in Debian's `qemu_arm` U-Boot, and by `uboot-bootm`, which is then that U-Boot's `bootm` of a Linux kernel uImage (`mkimage -A arm -O linux -T kernel`: entered as by `bootz`, at `MAIRBENCH_LOAD`, r2 = U-Boot's device tree); the other paths are refused with status 2 for now"#,
+        meaning: r#"`kernel`: QEMU `-kernel`; `uboot`: Debian's U-Boot as `-bios`, running `booti` without a prompt; `uboot-bootm`: U-Boot's `bootm` of a standalone uImage (MMU and caches on at entry, no DTB in x0); `uboot-script`: U-Boot's distro boot finds `boot.scr` (`boot/boot.cmd`) on a virtio FAT disk; `uefi`: EDK2 (Debian's `qemu-efi-aarch64`) with QEMU's ACPI tables starts the image as a UEFI application from a FAT disk (its shell's `startup.nsh`, the bootargs as load options); `uefi-dt`: the same with `-machine virt,acpi=off` (the device tree as a configuration table); `uboot-efi`: U-Boot's `bootefi` of the image from that disk (see [uefi.md](uefi.md)); `linux`: Debian's arm64 Linux 6.12 (bookworm-backports, fetched once by `qemu/deps linux`) with an initramfs the runner writes, running the Linux twin with the bootargs as its arguments (see [twin.md](twin.md)). The 32-bit image boots by `kernel` (QEMU's `-kernel`, the Linux protocol: SVC mode, r2 = the device tree) by `uboot`, which is then `bootz` of its zImage header in Debian's `qemu_arm` U-Boot, and by `uboot-bootm`, which is then that U-Boot's `bootm` of a Linux kernel uImage (`mkimage -A arm -O linux -T kernel`: entered as by `bootz`, at `MAIRBENCH_LOAD`, r2 = U-Boot's device tree); its `linux` boot is Debian's armhf LPAE Linux 6.12 (`linux-image-armmp-lpae`, fetched once by `qemu/deps linux-armhf`) on `virt` running the 32-bit twin; the other paths are refused with status 2 for now"#,
         default: r#"`kernel`"#,
         valid: Valid::OneOf(&BOOTS),
     },
@@ -169,8 +169,14 @@ pub const SETTINGS: &[Setting] = &[
     },
     Setting {
         name: "MAIRBENCH_LINUX_DIR",
-        meaning: r#"`linux` boot: where the kernel and busybox are cached"#,
+        meaning: r#"`linux` boot: where Debian's arm64 kernel and busybox are cached (`qemu/deps linux` fetches them there); a kernel of the other architecture there is refused with status 2"#,
         default: r#"`~/.cache/mairbench/linux`"#,
+        valid: Valid::Any,
+    },
+    Setting {
+        name: "MAIRBENCH_LINUX_ARMHF_DIR",
+        meaning: r#"`linux` boot of the 32-bit twin (`MAIRBENCH_ARCH=armv7`): where Debian's armhf LPAE kernel and busybox are cached (`qemu/deps linux-armhf` fetches them there); a kernel of the other architecture there is refused with status 2"#,
+        default: r#"`~/.cache/mairbench/linux-armhf`"#,
         valid: Valid::Any,
     },
     Setting {

@@ -91,14 +91,30 @@ pub fn cache(var: &str, name: &str) -> PathBuf {
 /// Whether Debian's arm64 kernel, its config, busybox and the modules' order are in the Linux
 /// boot's cache (the installer fetches them); when not, says so as [`need`] does.
 pub fn need_linux() -> bool {
-    let dir = cache("MAIRBENCH_LINUX_DIR", "linux");
+    need_kernel(&linux_dir("arm64"), "arm64")
+}
+
+/// The same for Debian's armhf LPAE kernel, the 32-bit twin's.
+pub fn need_linux_armhf() -> bool {
+    need_kernel(&linux_dir("armhf"), "armhf")
+}
+
+/// The Linux boot's cache of Debian's `arch` kernel (arm64 or armhf), where qemu/deps puts it.
+pub fn linux_dir(arch: &str) -> PathBuf {
+    match arch {
+        "arm64" => cache("MAIRBENCH_LINUX_DIR", "linux"),
+        _ => cache("MAIRBENCH_LINUX_ARMHF_DIR", "linux-armhf"),
+    }
+}
+
+fn need_kernel(dir: &std::path::Path, arch: &str) -> bool {
     let absent: Vec<&str> = ["vmlinuz", "config", "busybox", "modules/order"]
         .into_iter()
         .filter(|f| std::fs::metadata(dir.join(f)).map_or(true, |m| m.len() == 0))
         .collect();
     if !absent.is_empty() {
         super::missing_dependency(
-            "Debian's arm64 kernel and busybox-static for MAIRBENCH_BOOT=linux",
+            &format!("Debian's {arch} kernel and busybox-static for MAIRBENCH_BOOT=linux"),
             &format!(
                 "{} missing in {}: ./test.sh fetches them before the tests start",
                 absent.join(", "),

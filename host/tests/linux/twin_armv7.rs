@@ -29,7 +29,7 @@ fn run_on(cpu: &str, args: &[&str], trace: bool) -> (i32, String, String, String
 
 /// The kernels the 32-bit twin runs: the table's twin column less the non-temporal pairs,
 /// which A32 does not have.
-fn armv7_twin_kernels() -> Vec<&'static str> {
+pub(crate) fn armv7_twin_kernels() -> Vec<&'static str> {
     let names: Vec<&str> = KERNELS
         .iter()
         .filter(|k| k.twin && !matches!(k.kernel, Kernel::ReadLdnp | Kernel::WriteStnp))
