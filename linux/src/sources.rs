@@ -397,7 +397,7 @@ fn source(out: &mut Out, tally: &mut Tally, ctx: &Ctx<'_>, spec: &str) {
         Bytes(m.size()),
         source::how(kind, spec),
         sys::PGPROT_OF,
-        kind.pgprot,
+        kind.pgprot_on(sys::ARCH),
         ctx.sizes.len()
     );
     if kind.kind == Form::Anon {
@@ -448,7 +448,7 @@ impl<'a> Mapped<'a> {
             (Some(d), Some(k)) => say!(
                 out,
                 "source {spec}: driver {d}: {}, expected {} ({})",
-                k.pgprot,
+                k.pgprot_on(sys::ARCH),
                 k.expected,
                 k.cite
             ),
@@ -476,7 +476,7 @@ impl<'a> Mapped<'a> {
         let r = match (self.driver, self.known) {
             (Some(d), Some(k)) => r.fmt(
                 "detail",
-                format_args!("{how}; driver {d}: {} ({})", k.pgprot, k.cite),
+                format_args!("{how}; driver {d}: {} ({})", k.pgprot_on(sys::ARCH), k.cite),
             ),
             (Some(d), None) => r.fmt(
                 "detail",

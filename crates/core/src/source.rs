@@ -65,6 +65,10 @@ pub struct SourceSpec {
     pub how: &'static str,
     /// The page protection arm64 Linux gives it, as the kernel source names it.
     pub pgprot: &'static str,
+    /// The page protection 32-bit Arm Linux gives it (`arch/arm/include/asm/pgtable.h`: its
+    /// `L_PTE_MT_*` type, which the LPAE MAIR0/MAIR1 of `proc-v7-3level.S` and the TEX remap of
+    /// `proc-v7-2level.S` make the same memory type as arm64's row).
+    pub pgprot_arm: &'static str,
     /// The firmware memory type that protection is on arm64, when one follows from the
     /// source alone (a DRM dumb buffer is the driver's choice).
     pub expected: Option<&'static str>,
@@ -74,6 +78,16 @@ pub struct SourceSpec {
     pub set: Set,
     /// Whether a live page table confirms `expected`, or the kernel sources alone give it.
     pub evidence: Evidence,
+}
+
+impl SourceSpec {
+    /// The page protection Linux on `arch` gives it.
+    pub fn pgprot_on(&self, arch: crate::arch::Arch) -> &'static str {
+        match arch {
+            crate::arch::Arch::Aarch64 => self.pgprot,
+            crate::arch::Arch::Armv7 => self.pgprot_arm,
+        }
+    }
 }
 
 /// Which named set runs a source without it being named ([`SourceSpec::set`]).
@@ -142,6 +156,9 @@ pub const SOURCES: [SourceSpec; 9] = [
         suffix: "",
         how: "mmap MAP_PRIVATE|MAP_ANONYMOUS: the heap's memory",
         pgprot: "protection_map, by vm_get_page_prot (MT_NORMAL)",
+        pgprot_arm: "protection_map, by vm_get_page_prot: L_PTE_MT_WRITEALLOC where is_smp(), \
+                     else L_PTE_MT_WRITEBACK, no write-allocate, normal-wb-nowa \
+                     (build_mem_type_table, arch/arm/mm/mmu.c)",
         expected: Some("normal-wb"),
         set: Set::All,
         evidence: WALKED,
@@ -153,6 +170,7 @@ pub const SOURCES: [SourceSpec; 9] = [
         suffix: "",
         how: "memfd_create, F_SEAL_SHRINK, UDMABUF_CREATE on /dev/udmabuf, mmap of the dma-buf",
         pgprot: "vm_page_prot unchanged (MT_NORMAL): the memfd's pages, cached",
+        pgprot_arm: "vm_page_prot unchanged: the memfd's pages, as anon's",
         expected: Some("normal-wb"),
         set: Set::All,
         evidence: WALKED,
@@ -164,6 +182,7 @@ pub const SOURCES: [SourceSpec; 9] = [
         suffix: "",
         how: "DMA_HEAP_IOCTL_ALLOC on /dev/dma_heap/<name>, mmap of the dma-buf",
         pgprot: "vm_page_prot unchanged (MT_NORMAL) for the system and CMA heaps",
+        pgprot_arm: "vm_page_prot unchanged for the system and CMA heaps, as anon's",
         expected: Some("normal-wb"),
         set: Set::All,
         evidence: Evidence::KernelSourceOnly(
@@ -178,6 +197,10 @@ pub const SOURCES: [SourceSpec; 9] = [
         suffix: "_wc",
         how: "mmap of /sys/bus/pci/devices/<BDF>/resourceN_wc",
         pgprot: "pgprot_writecombine (MT_NORMAL_NC)",
+        pgprot_arm:
+            "pgprot_writecombine (L_PTE_MT_BUFFERABLE), where the kernel offers resourceN_wc: \
+                     arm's asm/pci.h has no arch_can_pci_mmap_wc, so drivers/pci/pci-sysfs.c \
+                     makes none",
         expected: Some("normal-nc"),
         set: Set::Hardware,
         evidence: WALKED,
@@ -189,6 +212,7 @@ pub const SOURCES: [SourceSpec; 9] = [
         suffix: "",
         how: "mmap of /sys/bus/pci/devices/<BDF>/resourceN",
         pgprot: "pgprot_device (MT_DEVICE_nGnRE)",
+        pgprot_arm: "pgprot_device (L_PTE_MT_DEV_SHARED)",
         expected: Some("device-ngnre"),
         set: Set::Hardware,
         evidence: WALKED,
@@ -201,6 +225,9 @@ pub const SOURCES: [SourceSpec; 9] = [
         how: "mmap of /dev/mem opened O_SYNC",
         pgprot: "pgprot_noncached (MT_DEVICE_nGnRnE) outside RAM; pgprot_writecombine \
                  (MT_NORMAL_NC) for RAM, which STRICT_DEVMEM refuses",
+        pgprot_arm: "pgprot_noncached (L_PTE_MT_UNCACHED: Strongly-ordered) outside RAM; \
+                     pgprot_writecombine (L_PTE_MT_BUFFERABLE) for RAM, which STRICT_DEVMEM \
+                     refuses (phys_mem_access_prot, arch/arm/mm/mmu.c)",
         expected: Some("device-ngnrne"),
         set: Set::Named,
         evidence: Evidence::KernelSourceOnly(
@@ -218,6 +245,8 @@ pub const SOURCES: [SourceSpec; 9] = [
                  pgprot_writecombine (MT_NORMAL_NC) with the GEM DMA helpers (dma_mmap_wc in \
                  drm_gem_dma_helper.c) and with GEM shmem when map_wc; GEM shmem is cached \
                  otherwise (drm_gem_shmem_mmap keeps vm_get_page_prot)",
+        pgprot_arm: "the driver's, as on arm64 (see DRM_DRIVERS): pgprot_writecombine \
+                     (L_PTE_MT_BUFFERABLE) or vm_get_page_prot",
         expected: None,
         set: Set::All,
         evidence: WALKED_VGEM,
@@ -231,6 +260,7 @@ pub const SOURCES: [SourceSpec; 9] = [
               of the dma-buf; DMA_BUF_IOCTL_SYNC START and END around each timed sample",
         pgprot: "the exporter's: drm_gem_prime_mmap (drm_prime.c) calls the GEM object's own \
                  mmap, so as drm-dumb:<card> for the same driver",
+        pgprot_arm: "the exporter's, as on arm64: as drm-dumb:<card> for the same driver",
         expected: None,
         set: Set::All,
         evidence: WALKED_VGEM,
@@ -244,6 +274,8 @@ pub const SOURCES: [SourceSpec; 9] = [
               range from the mairbench.devmem-ram=<pa>+<size> bootarg",
         pgprot: "pgprot_noncached (MT_DEVICE_nGnRnE): memory that is not memblock memory \
                  (phys_mem_access_prot, arch/arm64/mm/mmu.c)",
+        pgprot_arm: "pgprot_noncached (L_PTE_MT_UNCACHED: Strongly-ordered): not memblock \
+                     memory (phys_mem_access_prot, arch/arm/mm/mmu.c)",
         expected: Some("device-ngnrne"),
         set: Set::Hardware,
         evidence: WALKED,
@@ -273,8 +305,10 @@ pub fn parse_range(s: &str) -> Option<(u64, u64)> {
 pub struct DrmDriver {
     /// The name DRM_IOCTL_VERSION returns (`vgem`).
     pub name: &'static str,
-    /// The protection its dumb buffers' mmap (and their PRIME dma-buf's) gets.
+    /// The protection its dumb buffers' mmap (and their PRIME dma-buf's) gets on arm64.
     pub pgprot: &'static str,
+    /// The same on 32-bit Arm.
+    pub pgprot_arm: &'static str,
     /// The firmware memory type that is on arm64.
     pub expected: &'static str,
     /// The kernel source that fixes it.
@@ -289,6 +323,7 @@ pub const DRM_DRIVERS: [DrmDriver; 2] = [
     DrmDriver {
         name: "vgem",
         pgprot: "pgprot_writecombine (MT_NORMAL_NC): GEM shmem with map_wc",
+        pgprot_arm: "pgprot_writecombine (L_PTE_MT_BUFFERABLE): GEM shmem with map_wc",
         expected: "normal-nc",
         cite: "drivers/gpu/drm/vgem/vgem_drv.c (vgem_gem_create_object sets map_wc), \
                drivers/gpu/drm/drm_gem_shmem_helper.c (drm_gem_shmem_mmap applies \
@@ -298,12 +333,23 @@ pub const DRM_DRIVERS: [DrmDriver; 2] = [
     DrmDriver {
         name: "virtio_gpu",
         pgprot: "vm_get_page_prot (MT_NORMAL): GEM shmem without map_wc, cached",
+        pgprot_arm: "vm_get_page_prot, as anon's: GEM shmem without map_wc, cached",
         expected: "normal-wb",
         cite: "drivers/gpu/drm/virtio/virtgpu_object.c (virtio_gpu_create_object leaves \
                map_wc false), drivers/gpu/drm/drm_gem_shmem_helper.c (drm_gem_shmem_mmap)",
         evidence: Evidence::KernelSourceOnly("the Linux boot has no virtio-gpu device"),
     },
 ];
+
+impl DrmDriver {
+    /// The protection Linux on `arch` gives its buffers.
+    pub fn pgprot_on(&self, arch: crate::arch::Arch) -> &'static str {
+        match arch {
+            crate::arch::Arch::Aarch64 => self.pgprot,
+            crate::arch::Arch::Armv7 => self.pgprot_arm,
+        }
+    }
+}
 
 /// The known mapping of the DRM driver called `name`.
 pub fn drm_driver(name: &str) -> Option<&'static DrmDriver> {
@@ -456,16 +502,17 @@ pub fn by_name(name: &str) -> Option<&'static SourceSpec> {
 /// expected, and whether `all` includes it.
 pub fn write_markdown<W: fmt::Write + ?Sized>(w: &mut W) -> fmt::Result {
     w.write_str(
-        "| source | how the twin maps it | arm64 protection | expected memory type | run by | \
-         checked in a page table |\n|---|---|---|---|---|---|\n",
+        "| source | how the twin maps it | arm64 protection | 32-bit Arm protection | expected \
+         memory type | run by | checked in a page table |\n|---|---|---|---|---|---|---|\n",
     )?;
     for s in &SOURCES {
         write!(
             w,
-            "| `{}` | {} | {} | ",
+            "| `{}` | {} | {} | {} | ",
             s.form,
             Cell(s.how),
-            Cell(s.pgprot)
+            Cell(s.pgprot),
+            Cell(s.pgprot_arm)
         )?;
         match s.expected {
             Some(t) => write!(w, "`{t}`")?,
@@ -479,15 +526,16 @@ pub fn write_markdown<W: fmt::Write + ?Sized>(w: &mut W) -> fmt::Result {
         writeln!(w, " | {all} | {} |", s.evidence)?;
     }
     w.write_str(
-        "\n| DRM driver (`drm-dumb:`, `dma-buf:`) | arm64 protection | expected memory type | \
-         kernel source | checked in a page table |\n|---|---|---|---|---|\n",
+        "\n| DRM driver (`drm-dumb:`, `dma-buf:`) | arm64 protection | 32-bit Arm protection | \
+         expected memory type | kernel source | checked in a page table |\n|---|---|---|---|---|---|\n",
     )?;
     for d in &DRM_DRIVERS {
         writeln!(
             w,
-            "| `{}` | {} | `{}` | {} | {} |",
+            "| `{}` | {} | {} | `{}` | {} | {} |",
             d.name,
             Cell(d.pgprot),
+            Cell(d.pgprot_arm),
             d.expected,
             Cell(d.cite),
             d.evidence
@@ -627,6 +675,48 @@ pub fn thp_setting(text: &str) -> Option<&str> {
 mod tests {
     extern crate std;
     use super::*;
+
+    /// Each 32-bit Arm protection that names a Linux memory type (`L_PTE_MT_*`, its first)
+    /// names the one the row expects, through the LPAE attribute indexes of
+    /// `proc-v7-3level.S` (MAIR0 0xeeaa4400, MAIR1 0xff000004: UNCACHED 0x00, BUFFERABLE 0x44,
+    /// DEV_SHARED 0x04, WRITEALLOC 0xff); the rows without one say whose they follow.
+    #[test]
+    fn the_32_bit_arm_column_names_the_expected_type() {
+        let type_of = |p: &str| {
+            let at = p.find("L_PTE_MT_")?;
+            let name = p[at..]
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()?;
+            Some(match name {
+                "L_PTE_MT_UNCACHED" => "device-ngnrne",
+                "L_PTE_MT_BUFFERABLE" => "normal-nc",
+                "L_PTE_MT_DEV_SHARED" => "device-ngnre",
+                "L_PTE_MT_WRITEALLOC" => "normal-wb",
+                other => panic!("{other}: not in the test's map"),
+            })
+        };
+        let mut named = 0;
+        for s in &SOURCES {
+            match (type_of(s.pgprot_arm), s.expected) {
+                (Some(t), Some(e)) => {
+                    assert_eq!(t, e, "{}", s.form);
+                    named += 1;
+                }
+                (None, _) => assert!(s.pgprot_arm.contains("as "), "{}", s.form),
+                (Some(_), None) => assert!(s.pgprot_arm.contains("driver"), "{}", s.form),
+            }
+            assert_eq!(s.pgprot_on(crate::arch::Arch::Armv7), s.pgprot_arm);
+            assert_eq!(s.pgprot_on(crate::arch::Arch::Aarch64), s.pgprot);
+        }
+        assert_eq!(named, 5);
+        for d in &DRM_DRIVERS {
+            if let Some(t) = type_of(d.pgprot_arm) {
+                assert_eq!(t, d.expected, "{}", d.name);
+            } else {
+                assert!(d.pgprot_arm.contains("as anon's"), "{}", d.name);
+            }
+        }
+    }
     use crate::memtype;
 
     #[test]

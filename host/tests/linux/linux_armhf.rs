@@ -94,9 +94,19 @@ fn the_32_bit_twin_runs_under_debian_s_armhf_linux() {
             assert_eq!(n, sizes, "{name} {kernel}:\n{run}");
         }
     }
+    // Each mapping's line quotes 32-bit Arm Linux's protection (core's `pgprot_arm`).
     for name in ["drm-dumb:card0", "dma-buf:card0"] {
         assert_eq!(by(name)["driver"], "vgem", "{run}");
+        let line = format!(
+            "source {name}: driver vgem: pgprot_writecombine (L_PTE_MT_BUFFERABLE): GEM shmem \
+             with map_wc, expected normal-nc"
+        );
+        assert!(c.contains(&line), "{line}:\n{run}");
     }
+    assert!(
+        c.contains("; 32-bit Arm: pgprot_device (L_PTE_MT_DEV_SHARED); "),
+        "{run}"
+    );
     assert_eq!(by("devmem-ram")["range"], "0x5c000000+64M");
     assert_eq!(by("devmem:0x40000000+64K")["error"], "EPERM");
     // No write-combining sysfs mapping of a BAR on 32-bit Arm: drivers/pci/pci-sysfs.c makes

@@ -99,9 +99,8 @@ pub unsafe fn recover(sig: i32, context: *mut u8) -> bool {
 /// The privilege level user space runs at, as messages name it.
 pub const USER_LEVEL: &str = "PL0";
 
-/// Whose `pgprot` core's source table names: arm64's, not this kernel's, which the table does
-/// not describe yet.
-pub const PGPROT_OF: &str = "on arm64 (core's table; 32-bit Arm's not described)";
+/// Whose `pgprot` core's source table names: this kernel's (its `pgprot_arm` column).
+pub const PGPROT_OF: &str = "32-bit Arm";
 
 /// The counter's frequency register, as messages name it.
 pub const FREQ_REG: &str = "CNTFRQ";
