@@ -120,7 +120,9 @@ pub enum Evidence {
     /// `host/tests/linux/linux.rs` stops QEMU while the twin has the source mapped (its
     /// `mairbench.pause`), walks the twin's tables through QEMU's gdb stub
     /// ([`crate::paging::walk`]) and finds every page's AttrIndx, through MAIR_EL1, to be the
-    /// expected type. `for_driver`: the DRM driver whose card was walked (empty for none).
+    /// expected type; `host/tests/linux/linux_armhf.rs` does the same on 32-bit Arm (LPAE,
+    /// MAIR1:MAIR0) for the rows the armhf kernel has. `for_driver`: the DRM driver whose card
+    /// was walked (empty for none).
     PageTable {
         /// The DRM driver whose buffers were walked (`vgem`), or empty.
         for_driver: &'static str,

@@ -155,76 +155,103 @@ fn twin() -> Option<&'static (Run, Walks)> {
     static RUN: OnceLock<Option<(Run, Walks)>> = OnceLock::new();
     RUN.get_or_init(|| {
         linux_fetched().then(|| {
-            let port = std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .expect("a free TCP port")
-                .port();
-            let port_s = port.to_string();
-            let mut args = TWIN_ARGS.to_vec();
-            args.push(PAUSE);
-            let (run, walks) = common::boot_watched(
+            let (run, walks) = walked_boot(
                 &[
                     ("MAIRBENCH_BOOT", "linux"),
                     ("MAIRBENCH_LINUX_DEVICES", BOCHS),
-                    ("MAIRBENCH_GDB", "1"),
-                    ("MAIRBENCH_GDB_PORT", &port_s),
                 ],
-                &args,
-                |child| {
-                    // QEMU starts halted (-S) until the stub is attached: attach, let it run.
-                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-                    let gdb = Gdb::connect(port, || match child.try_wait() {
-                        Ok(Some(status)) => Err(format!("qemu/run exited ({status}) first")),
-                        _ if std::time::Instant::now() > deadline => {
-                            Err(format!("no gdb stub on port {port} within 60 s"))
-                        }
-                        _ => Ok(()),
-                    })
-                    .and_then(|mut gdb| {
-                        gdb.registers()?;
-                        gdb.cont()?;
-                        Ok(gdb)
-                    });
-                    gdb.map(|g| (g, Vec::new()))
-                },
-                |state, line| {
-                    let Ok((gdb, walks)) = state else { return };
-                    let Some(paused) = Paused::parse(line) else {
-                        return;
-                    };
-                    // A failed walk is kept, and the next pause walked: an unreleased twin
-                    // goes on at its own time limit.
-                    walks.push(
-                        walk_paused(gdb, &paused).map_err(|e| format!("{}: {e}", paused.source)),
-                    );
-                },
+                TWIN_ARGS,
+                aarch64_regime,
             );
             eprintln!(
                 "Linux boot with the twin and its page-table walks: {:.1} s wall",
                 run.wall.as_secs_f64()
             );
-            (run, walks.map(|(_, w)| w))
+            (run, walks)
         })
     })
     .as_ref()
 }
 
+/// Where the stopped CPU's tables are: the registers read, and the regime they describe.
+pub(crate) type ReadRegime = fn(&mut Gdb) -> Result<(Regs, Regime), String>;
+
+/// AArch64's: TTBR0_EL1, TCR_EL1 and MAIR_EL1.
+fn aarch64_regime(gdb: &mut Gdb) -> Result<(Regs, Regime), String> {
+    let regs = Regs {
+        ttbr0: gdb.reg("TTBR0_EL1")?,
+        tcr: gdb.reg("TCR_EL1")?,
+        mair: gdb.reg("MAIR_EL1")?,
+    };
+    let regime = Regime::new(regs.ttbr0, regs.tcr).map_err(|e| e.to_string())?;
+    Ok((regs, regime))
+}
+
+/// A Linux boot with `env` whose twin gets `args` and pauses at each source: QEMU runs with
+/// its gdb stub (`MAIRBENCH_GDB=1` on a free port), the twin with `mairbench.pause`; at each
+/// source's pause line the machine is stopped, the twin's tables walked ([`walk_paused`],
+/// with `regime` reading where they are) and the twin released.
+pub(crate) fn walked_boot(env: &[(&str, &str)], args: &[&str], regime: ReadRegime) -> (Run, Walks) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free TCP port")
+        .port();
+    let port_s = port.to_string();
+    let mut args = args.to_vec();
+    args.push(PAUSE);
+    let mut env = env.to_vec();
+    env.extend([("MAIRBENCH_GDB", "1"), ("MAIRBENCH_GDB_PORT", &port_s)]);
+    let (run, walks) = common::boot_watched(
+        &env,
+        &args,
+        |child| {
+            // QEMU starts halted (-S) until the stub is attached: attach, let it run.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            let gdb = Gdb::connect(port, || match child.try_wait() {
+                Ok(Some(status)) => Err(format!("qemu/run exited ({status}) first")),
+                _ if std::time::Instant::now() > deadline => {
+                    Err(format!("no gdb stub on port {port} within 60 s"))
+                }
+                _ => Ok(()),
+            })
+            .and_then(|mut gdb| {
+                gdb.registers()?;
+                gdb.cont()?;
+                Ok(gdb)
+            });
+            gdb.map(|g| (g, Vec::new()))
+        },
+        |state, line| {
+            let Ok((gdb, walks)) = state else { return };
+            let Some(paused) = Paused::parse(line) else {
+                return;
+            };
+            // A failed walk is kept, and the next pause walked: an unreleased twin
+            // goes on at its own time limit.
+            walks.push(
+                walk_paused(gdb, &paused, regime).map_err(|e| format!("{}: {e}", paused.source)),
+            );
+        },
+    );
+    (run, walks.map(|(_, w)| w))
+}
+
 /// Each pause's walk or why it failed; all of it an error when the stub could not be used.
-type Walks = Result<Vec<Result<Walked, String>>, String>;
+pub(crate) type Walks = Result<Vec<Result<Walked, String>>, String>;
 
 /// The twin's pause option in the shared boot (its default limit, 30 s: the test releases
 /// it well before).
-const PAUSE: &str = "mairbench.pause";
+pub(crate) const PAUSE: &str = "mairbench.pause";
 
 /// A source the twin paused at: its pause line, `pause: source NAME mapped at va 0xVA
 /// (SIZE B), pid PID; release word at va 0xVA; ...`.
 #[derive(Debug, Clone)]
-struct Paused {
-    source: String,
-    va: u64,
-    size: u64,
-    pid: u64,
-    release: u64,
+pub(crate) struct Paused {
+    pub(crate) source: String,
+    pub(crate) va: u64,
+    pub(crate) size: u64,
+    pub(crate) pid: u64,
+    pub(crate) release: u64,
 }
 
 impl Paused {
@@ -245,20 +272,27 @@ impl Paused {
     }
 }
 
+/// The translation registers of the CPU stopped in the twin: TTBR0_EL1, TCR_EL1 and
+/// MAIR_EL1, or on 32-bit Arm TTBR0, TTBCR and MAIR1:MAIR0.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Regs {
+    pub(crate) ttbr0: u64,
+    pub(crate) tcr: u64,
+    pub(crate) mair: u64,
+}
+
 /// What the walk of one paused source found.
 #[derive(Debug)]
-struct Walked {
-    paused: Paused,
-    /// TTBR0_EL1, TCR_EL1, MAIR_EL1 when the machine stopped at EL0.
-    ttbr0: u64,
-    tcr: u64,
-    mair: u64,
+pub(crate) struct Walked {
+    pub(crate) paused: Paused,
+    /// The registers when the machine stopped in the twin.
+    pub(crate) regs: Regs,
     /// Stops it took to find the CPU at EL0 (in the twin, not in the kernel).
-    stops: u32,
+    pub(crate) stops: u32,
     /// Each 4 KiB page of the mapping, in order: its leaf, or why there is none.
-    pages: Vec<Result<Leaf, WalkError>>,
+    pub(crate) pages: Vec<Result<Leaf, WalkError>>,
     /// The release word's leaf (its PA is where the test wrote to release the twin).
-    release: Leaf,
+    pub(crate) release: Leaf,
 }
 
 /// Stops the machine with the CPU in the twin (EL0: the twin spins in user space while it
@@ -266,9 +300,9 @@ struct Walked {
 /// TCR_EL1 and MAIR_EL1, walks every page of the paused source's mapping and the release
 /// word, reading descriptors by physical address (`Qqemu.PhyMemMode:1`), writes 1 at the
 /// release word's physical address and lets the machine run (also after a failed walk).
-fn walk_paused(gdb: &mut Gdb, p: &Paused) -> Result<Walked, String> {
+fn walk_paused(gdb: &mut Gdb, p: &Paused, regime: ReadRegime) -> Result<Walked, String> {
     let mut stopped = false;
-    let walked = walk_stopped(gdb, p, &mut stopped);
+    let walked = walk_stopped(gdb, p, regime, &mut stopped);
     if !stopped {
         return walked;
     }
@@ -279,13 +313,18 @@ fn walk_paused(gdb: &mut Gdb, p: &Paused) -> Result<Walked, String> {
 
 /// [`walk_paused`] up to the release, leaving the machine stopped (`stopped` says whether
 /// it is).
-fn walk_stopped(gdb: &mut Gdb, p: &Paused, stopped: &mut bool) -> Result<Walked, String> {
+fn walk_stopped(
+    gdb: &mut Gdb,
+    p: &Paused,
+    read_regime: ReadRegime,
+    stopped: &mut bool,
+) -> Result<Walked, String> {
     let mut stops = 0;
     loop {
         gdb.stop()?;
         *stopped = true;
         stops += 1;
-        // CPSR.M[3:0] = 0b0000: EL0t.
+        // CPSR.M[3:0] = 0b0000: EL0t (AArch64), User mode (0b10000, 32-bit Arm).
         if gdb.reg("cpsr")? & 0xf == 0 {
             break;
         }
@@ -296,12 +335,7 @@ fn walk_stopped(gdb: &mut Gdb, p: &Paused, stopped: &mut bool) -> Result<Walked,
         *stopped = false;
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    let (ttbr0, tcr, mair) = (
-        gdb.reg("TTBR0_EL1")?,
-        gdb.reg("TCR_EL1")?,
-        gdb.reg("MAIR_EL1")?,
-    );
-    let regime = Regime::new(ttbr0, tcr).map_err(|e| e.to_string())?;
+    let (regs, regime) = read_regime(gdb)?;
     gdb.physical(true)?;
     let mut read_error = None;
     let mut read = |pa: u64| match gdb.read_u64(pa) {
@@ -322,9 +356,7 @@ fn walk_stopped(gdb: &mut Gdb, p: &Paused, stopped: &mut bool) -> Result<Walked,
     gdb.write_u64(release.pa, 1)?;
     Ok(Walked {
         paused: p.clone(),
-        ttbr0,
-        tcr,
-        mair,
+        regs,
         stops,
         pages,
         release,
@@ -610,16 +642,16 @@ fn the_page_tables_give_each_source_its_expected_memory_type() {
         );
         assert_eq!(w.pages.len(), 16, "{name}: 64 KiB of pages");
         assert_eq!(w.paused.size, 65536, "{name}");
-        let regime = Regime::new(w.ttbr0, w.tcr).unwrap();
+        let regime = Regime::new(w.regs.ttbr0, w.regs.tcr).unwrap();
         assert_eq!(
             (regime.layout.va_bits, regime.layout.start_level),
             (48, 0),
             "{name}: TCR_EL1 {:#x}",
-            w.tcr
+            w.regs.tcr
         );
         eprintln!(
             "{name}: pid {}, {} stop(s) to EL0, TTBR0_EL1 {:#x} TCR_EL1 {:#x} MAIR_EL1 {:#x}",
-            w.paused.pid, w.stops, w.ttbr0, w.tcr, w.mair
+            w.paused.pid, w.stops, w.regs.ttbr0, w.regs.tcr, w.regs.mair
         );
         let mut these = Vec::new();
         for (i, page) in w.pages.iter().enumerate() {
@@ -627,14 +659,18 @@ fn the_page_tables_give_each_source_its_expected_memory_type() {
                 .as_ref()
                 .unwrap_or_else(|e| panic!("{name} page {i}: {e}"));
             if i == 0 {
-                eprintln!("  page 0: {}", leaf.describe(w.mair));
+                eprintln!("  page 0: {}", leaf.describe(w.regs.mair));
             }
-            assert!(leaf.is_page(), "{name} page {i}: {}", leaf.describe(w.mair));
+            assert!(
+                leaf.is_page(),
+                "{name} page {i}: {}",
+                leaf.describe(w.regs.mair)
+            );
             assert_eq!(
-                leaf.memtype(w.mair).map(|t| t.name),
+                leaf.memtype(w.regs.mair).map(|t| t.name),
                 Some(expected),
                 "{name} page {i}: {}",
-                leaf.describe(w.mair)
+                leaf.describe(w.regs.mair)
             );
             assert!(leaf.accessed() && leaf.not_global(), "{name} page {i}");
             these.push(leaf.pa);

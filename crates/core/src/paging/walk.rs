@@ -11,6 +11,12 @@
 //! (bits \[58:55\]); the register descriptions of TTBR0_EL1 (ASID in \[63:48\], BADDR in
 //! \[47:1\], CnP bit 0) and TCR_EL1 (T0SZ \[5:0\], EPD0 bit 7, TG0 \[15:14\], DS bit 59).
 //!
+//! The same walk serves 32-bit Arm's LPAE (ARMv7-A with the Large Physical Address Extension,
+//! Arm ARM DDI 0406C, B3.6 "Long-descriptor translation table format"): its level 1 to 3
+//! descriptors have the same bits (output address \[39:12\], AttrIndx, AP, SH, AF, nG,
+//! Contiguous, PXN, XN), MAIR1:MAIR0 are one MAIR_EL1, and [`Regime::lpae`] reads TTBR0 (64
+//! bits, ASID in \[55:48\]) and TTBCR (EAE bit 31, T0SZ \[2:0\], EPD0 bit 7).
+//!
 //! What is refused, with a [`WalkError`]: a TG0 other than 4 KiB, TCR_EL1.DS = 1 (52-bit
 //! addresses, FEAT_LPA2: other descriptor formats), EPD0 = 1, a T0SZ outside 16..=39, a VA
 //! beyond T0SZ's range; a descriptor that cannot be read, is invalid or reserved stops the
@@ -47,6 +53,8 @@ pub enum WalkError {
     WalksDisabled,
     /// TCR_EL1.T0SZ outside 16..=39 (the 4 KiB granule's range without FEAT_LPA2/TTST).
     T0sz(u8),
+    /// A 32-bit TTBCR with EAE = 0: short descriptors, not walked here.
+    ShortDescriptors,
     /// The VA lies beyond the range T0SZ gives TTBR0_EL1.
     OutOfRange {
         /// The VA asked for.
@@ -91,6 +99,9 @@ impl fmt::Display for WalkError {
                 f.write_str("TCR_EL1.EPD0 is 1: TTBR0_EL1 walks are disabled")
             }
             WalkError::T0sz(t) => write!(f, "TCR_EL1.T0SZ is {t}, outside 16..=39"),
+            WalkError::ShortDescriptors => {
+                f.write_str("TTBCR.EAE is 0 (short descriptors): not walked")
+            }
             WalkError::OutOfRange { va, va_bits } => {
                 write!(f, "VA {va:#x} lies beyond TTBR0_EL1's {va_bits}-bit range")
             }
@@ -140,6 +151,37 @@ impl Regime {
             root: ttbr0 & 0x0000_ffff_ffff_fffe & align,
             layout,
             asid: (ttbr0 >> 48) as u16,
+        })
+    }
+}
+
+impl Regime {
+    /// The lower VA range of 32-bit Arm's PL1&0 regime under LPAE, as TTBR0 `ttbr0` (64 bits)
+    /// and TTBCR `ttbcr` describe it: 32 - T0SZ VA bits, from level 1 (T0SZ 0 or 1) or
+    /// level 2; or why it is not one this module walks. With TTBCR.T1SZ non-zero TTBR1 takes
+    /// the top of the range: a VA there is walked here as TTBR0's, so callers walk user VAs.
+    pub fn lpae(ttbr0: u64, ttbcr: u64) -> Result<Regime, WalkError> {
+        if ttbcr >> 31 & 1 == 0 {
+            return Err(WalkError::ShortDescriptors);
+        }
+        if ttbcr >> 7 & 1 == 1 {
+            return Err(WalkError::WalksDisabled);
+        }
+        // A 3-bit field: 25 to 32 VA bits, which Layout takes.
+        let t0sz = (ttbcr & 0b111) as u8;
+        let layout = 32u8
+            .checked_sub(t0sz)
+            .and_then(Layout::with_va_bits)
+            .ok_or(WalkError::T0sz(t0sz))?;
+        // The root table: 2^(va_bits - shift(start)) entries of 8 bytes, aligned to its size.
+        let root_bits = u32::from(layout.va_bits)
+            .saturating_sub(shift(layout.start_level))
+            .saturating_add(3);
+        let align = !(1u64 << root_bits).wrapping_sub(1);
+        Ok(Regime {
+            root: ttbr0 & 0x00ff_ffff_ffff & align,
+            layout,
+            asid: (ttbr0 >> 48) as u8 as u16,
         })
     }
 }
@@ -391,6 +433,41 @@ mod tests {
         assert_eq!((r31.layout.start_level, r31.root), (1, 0x4000_1040));
         let r30 = Regime::new(0x4000_1040, 34).unwrap();
         assert_eq!((r30.layout.start_level, r30.root), (2, 0x4000_1000));
+    }
+
+    /// TTBR0 and TTBCR as Debian's armhf LPAE 6.12 kernel runs under QEMU's cortex-a15 (what
+    /// `host/tests/linux/linux_armhf.rs` reads): EAE, T0SZ 0, T1SZ 2 (its 3G/1G split).
+    #[test]
+    fn lpae_regime_is_32_bits_from_level_1() {
+        let r = Regime::lpae(0x0042_0000_4a5b_6fe0, 0xb502_3500).unwrap();
+        assert_eq!((r.layout.va_bits, r.layout.start_level), (32, 1));
+        // A 4-entry root, 32-byte aligned; the ASID is not part of it.
+        assert_eq!((r.root, r.asid), (0x4a5b_6fe0, 0x42));
+        let r30 = Regime::lpae(0x4a5b_6fe0, 0x8000_0002).unwrap();
+        assert_eq!((r30.layout.va_bits, r30.layout.start_level), (30, 2));
+        assert_eq!(r30.root, 0x4a5b_6000);
+        assert_eq!(Regime::lpae(0, 0x2), Err(WalkError::ShortDescriptors));
+        assert_eq!(Regime::lpae(0, 0x8000_0080), Err(WalkError::WalksDisabled));
+        // A user page at 0x76f1_2000 through the 32-bit regime: level 1 index 1, as the MMU.
+        let va = 0x76f1_2000;
+        let mut m = BTreeMap::new();
+        m.insert(0x4a5b_6fe0 + 8, L2 | 0b11);
+        m.insert(L2 + idx(va, 2), L3 | 0b11);
+        m.insert(
+            L3 + idx(va, 3),
+            0x5000_1000 | 0b11 | (7 << 2) | (1 << 10) | (1 << 11),
+        );
+        let leaf = walk(&r, va + 0x10, |pa| m.get(&pa).copied()).unwrap();
+        assert_eq!(
+            (leaf.pa, leaf.level, leaf.attr_index()),
+            (0x5000_1010, 3, 7)
+        );
+        // Linux's LPAE MAIR1:MAIR0 (proc-v7-3level.S): index 7, L_PTE_MT_WRITEALLOC, is 0xff.
+        assert_eq!(
+            leaf.memtype(0xff00_0004_eeaa_4400).map(|t| t.name),
+            Some("normal-wb")
+        );
+        assert!(!std::format!("{}", WalkError::ShortDescriptors).is_empty());
     }
 
     #[test]
