@@ -2,9 +2,11 @@
 //! own (`arch`), and the host reads logs of either with the same commands.
 
 /// An architecture mairbench runs on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Arch {
-    /// 64-bit Arm (Armv8-A and later, AArch64 state).
+    /// 64-bit Arm (Armv8-A and later, AArch64 state); the default, as a log written before
+    /// there were two is AArch64's.
+    #[default]
     Aarch64,
     /// 32-bit Arm (ARMv7-A, and Armv8-A cores in AArch32 state): the memory types of
     /// [`crate::memtype::armv7`].

@@ -3,6 +3,7 @@
 
 use super::features::{distance, groups, Distance, Features, Sweep};
 use crate::read::model::Source;
+use mairbench_core::arch::Arch;
 use mairbench_core::source;
 
 /// Confidence from which the word is "high".
@@ -84,6 +85,8 @@ pub struct Label {
     pub record_expected: Option<String>,
     /// The source record's `driver` (a DRM source's driver), when it has one.
     pub driver: Option<String>,
+    /// The twin's architecture, whose Linux's page protection [`Label::pgprot`] quotes.
+    pub arch: Arch,
 }
 
 impl Label {
@@ -101,8 +104,8 @@ impl Label {
         self.driver
             .as_deref()
             .and_then(source::drm_driver)
-            .map(|d| d.pgprot)
-            .or_else(|| source::by_name(&self.source).map(|s| s.pgprot))
+            .map(|d| d.pgprot_on(self.arch))
+            .or_else(|| source::by_name(&self.source).map(|s| s.pgprot_on(self.arch)))
     }
 
     /// The expected type as the table prints it: with the driver, e.g. `normal-nc (vgem)`;
@@ -163,6 +166,9 @@ pub struct Classification {
     pub groups: Vec<Vec<String>>,
     /// The sources' reference, when the sources have it.
     pub reference: Option<Reference>,
+    /// The twin's architecture (its log's `start` record), whose Linux's page protections
+    /// the reports quote.
+    pub arch: Arch,
     /// One label per source other than the reference, in the sources' order.
     pub labels: Vec<Label>,
 }
@@ -172,7 +178,7 @@ pub struct Classification {
 /// module doc.
 #[cfg(test)]
 pub(super) fn classify(types: &Features, sources: &Features, reference: &str) -> Classification {
-    classify_with(types, sources, reference, &[])
+    classify_with(types, sources, reference, &[], Arch::Aarch64)
 }
 
 /// The classification of the module doc, with the twin log's `source` records (`records`): a
@@ -183,6 +189,7 @@ pub(super) fn classify_with(
     sources: &Features,
     reference: &str,
     records: &[Source],
+    arch: Arch,
 ) -> Classification {
     let groups = groups(types);
     let labels = sources
@@ -193,7 +200,7 @@ pub(super) fn classify_with(
                 .iter()
                 .rev()
                 .find(|r| r.name == *name && r.error.is_none());
-            label(types, &groups, name, sweep, record)
+            label(types, &groups, name, sweep, record, arch)
         })
         .collect();
     let reference = sources
@@ -207,6 +214,7 @@ pub(super) fn classify_with(
         groups,
         reference,
         labels,
+        arch,
     }
 }
 
@@ -216,6 +224,7 @@ fn label(
     name: &str,
     sweep: &Sweep,
     record: Option<&Source>,
+    arch: Arch,
 ) -> Label {
     let distances: Vec<(&str, Distance)> = types
         .iter()
@@ -238,6 +247,7 @@ fn label(
         agreement: Agreement::NoExpectation,
         record_expected: record.and_then(|r| r.expected.clone()),
         driver: record.and_then(|r| r.driver.clone()),
+        arch,
     };
     let Some((near, d_near, points)) = nearest else {
         return out;

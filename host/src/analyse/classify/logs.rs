@@ -130,7 +130,7 @@ pub fn compare(firmware: &Run, linux: &Run) -> Comparison {
     );
     Comparison {
         points: points.into_iter().collect(),
-        classification: classify_with(&fw, &lx, TWIN_BASELINE, &linux.sources),
+        classification: classify_with(&fw, &lx, TWIN_BASELINE, &linux.sources, linux.arch_tables()),
         refused: linux
             .sources
             .iter()
@@ -229,5 +229,17 @@ mod tests {
         let c = compare(&fw, &lx);
         let kernels: Vec<&str> = c.points.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(kernels, ["read-ldm", "write-stm"], "{:?}", c.points);
+        // The page protections quoted are 32-bit Arm Linux's, the twin's.
+        assert_eq!(c.classification.arch, mairbench_core::arch::Arch::Armv7);
+        let udmabuf = &c.classification.labels[0];
+        assert_eq!(
+            udmabuf.pgprot(),
+            Some("vm_page_prot unchanged: the memfd's pages, as anon's")
+        );
+        let text = super::super::text::table(&c);
+        assert!(
+            text.contains("L_PTE_MT_WRITEALLOC") && !text.contains("MT_NORMAL"),
+            "{text}"
+        );
     }
 }

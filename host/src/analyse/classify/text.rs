@@ -214,7 +214,11 @@ fn expected(out: &mut String, c: &Comparison) {
         .iter()
         .filter_map(|r| {
             let s = source::by_name(&r.source)?;
-            Some((r.source.as_str(), s.pgprot.to_owned(), s.expected))
+            Some((
+                r.source.as_str(),
+                s.pgprot_on(c.classification.arch).to_owned(),
+                s.expected,
+            ))
         })
         .chain(c.classification.labels.iter().filter_map(|l| {
             let pgprot = match (&l.driver, l.pgprot()) {
@@ -305,7 +309,7 @@ pub fn csv(c: &Comparison) -> String {
             r.points,
             c.emulated,
             spec.and_then(|s| s.expected).unwrap_or_default(),
-            csv_field(spec.map_or("", |s| s.pgprot)),
+            csv_field(spec.map_or("", |s| s.pgprot_on(c.classification.arch))),
         );
     }
     for l in &c.classification.labels {
@@ -368,7 +372,7 @@ pub fn json(c: &Comparison) -> serde_json::Value {
             "points": r.points,
             "confidence": null, "confidence_word": null,
             "expected": spec.and_then(|s| s.expected),
-            "pgprot": spec.map(|s| s.pgprot),
+            "pgprot": spec.map(|s| s.pgprot_on(c.classification.arch)),
             "agrees": null, "agreement": null,
             "note": reference_text(r),
         })
@@ -705,7 +709,13 @@ mod tests {
             ],
             "anon",
         );
-        let c = classify_with(&firmware, &twin, "anon", std::slice::from_ref(&refused));
+        let c = classify_with(
+            &firmware,
+            &twin,
+            "anon",
+            std::slice::from_ref(&refused),
+            mairbench_core::arch::Arch::Aarch64,
+        );
         let l = by(&c, "drm-dumb:card0");
         assert_eq!((l.expected(), l.driver.as_deref()), (None, None));
     }
