@@ -356,10 +356,18 @@ impl Arch {
 #[cfg(not(target_arch = "aarch64"))]
 impl Arch {
     /// Each name that differs on this architecture, as (AArch64's, this one's): the
-    /// registers, instructions and levels of [`Names`], then the kernels and the memory types
-    /// it has.
+    /// registers, instructions and levels of [`Names`], the other levels a sentence names
+    /// ([`OTHER_LEVELS`]), then the kernels and the memory types it has.
     pub fn renames(self) -> impl Iterator<Item = (&'static str, &'static str)> {
-        let names = AARCH64_NAMES.each().into_iter().zip(self.names().each());
+        let levels = match self {
+            Arch::Aarch64 => &[][..],
+            Arch::Armv7 => &OTHER_LEVELS[..],
+        };
+        let names = AARCH64_NAMES
+            .each()
+            .into_iter()
+            .zip(self.names().each())
+            .chain(levels.iter().copied());
         let kernels = Arch::Aarch64
             .kernels()
             .iter()
@@ -387,6 +395,13 @@ impl Arch {
         InNames { arch: self, text }
     }
 }
+
+/// The exception levels other than the firmware's own ([`Names::kernel_level`]) as ARMv7
+/// names them: its privilege levels, PL0 user mode and PL2 Hyp mode (Arm ARM DDI 0406C,
+/// B1.3.1 "ARM processor modes"). EL3 has no PL of its own there (Monitor mode is Secure
+/// PL1), so it is left as written.
+#[cfg(not(target_arch = "aarch64"))]
+const OTHER_LEVELS: [(&str, &str); 2] = [("EL0", "PL0"), ("EL2", "PL2")];
 
 /// A character that continues a name.
 #[cfg(not(target_arch = "aarch64"))]
@@ -531,8 +546,12 @@ mod tests {
             "all 4 CPUs run with the boot CPU's SCTLR, MAIR1:MAIR0, TTBCR and TTBR0"
         );
         // Only whole words: a longer name, or one inside another word, stays.
-        assert_eq!(v7("read-ldpx EL2 xDC IVAC"), "read-ldpx EL2 xDC IVAC");
+        assert_eq!(v7("read-ldpx EL2x xDC IVAC"), "read-ldpx EL2x xDC IVAC");
         assert_eq!(v7("at EL1."), "at PL1.");
+        assert_eq!(
+            v7("entered at EL2, run at EL1, loops at EL0; EL3 stays"),
+            "entered at PL2, run at PL1, loops at PL0; EL3 stays"
+        );
         // AArch64's own logs are shown as written.
         let text = std::format!("DC IVAC on {hinted}");
         assert_eq!(Arch::Aarch64.in_names(&text).to_string(), text);
