@@ -200,6 +200,9 @@ fn main(boot: Boot, dtb: Option<(usize, &'static [u8])>, platform: Platform<'sta
                 clock: verdicts::clock(pmu.cycle_hz, cpu.cntfrq),
                 hypervisor,
             };
+            // A 32-bit board's outer cache: its clean timed beside the CPU's (nothing on
+            // AArch64).
+            arch::cache::time_outer(mem.wb(), clock);
             mem.faults();
             mem.device_faults(options.device_faults);
             let cores = if caches_off {

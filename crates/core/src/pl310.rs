@@ -18,8 +18,14 @@ use embedded_hal::delay::DelayNs;
 
 use crate::uart::{Mmio, Poller};
 
+pub mod timing;
+
 /// Bytes in a line of the L2C-310.
 pub const LINE: u64 = 32;
+
+/// Bytes in a page of the translation the walk by virtual address goes through
+/// ([`Pl310::by_page`]): the smallest the firmware maps, so a page is physically contiguous.
+pub const PAGE: u64 = 4096;
 
 const CACHE_ID: usize = 0x000;
 const CTRL: usize = 0x100;
@@ -43,6 +49,19 @@ pub enum Pl310Error {
     Address,
     /// The controller stayed busy beyond the wait's bound (the operation was dropped).
     Stalled,
+}
+
+/// What [`Pl310::by_page`] did over a range of virtual addresses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Walk {
+    /// Pages translated and maintained: one translation and one CACHE_SYNC each.
+    pub pages: u64,
+    /// Pages that did not translate, skipped.
+    pub untranslated: u64,
+    /// Lines written to the operation's register (see [`Pl310::range`]).
+    pub lines: u64,
+    /// The first failure; the walk went on with the next page.
+    pub error: Option<Pl310Error>,
 }
 
 /// An L2C-310 at the registers `regs`.
@@ -113,6 +132,40 @@ impl<M: Mmio, D: DelayNs> Pl310<M, D> {
         }
         self.sync()?;
         Ok(lines)
+    }
+
+    /// Applies `op` to the lines of the virtual range `[va, va + len)`, page by page: each
+    /// 4 KiB page's physical address from `translate` (the firmware's `ATS1CPR` and PAR
+    /// read), then [`Pl310::range`] over the page's part of the range, with its CACHE_SYNC.
+    /// A page that does not translate is skipped, and a failing page does not stop the walk:
+    /// the first failure is kept in [`Walk::error`].
+    pub fn by_page(
+        &mut self,
+        op: Op,
+        va: u64,
+        len: u64,
+        mut translate: impl FnMut(u64) -> Option<u64>,
+    ) -> Walk {
+        let mut walk = Walk::default();
+        let end = va.saturating_add(len);
+        let mut at = va;
+        while at < end {
+            let page_end = (at | (PAGE - 1)).saturating_add(1).min(end);
+            let part = page_end.saturating_sub(at);
+            match translate(at).map(|pa| self.range(op, pa, part)) {
+                Some(Ok(lines)) => {
+                    walk.pages = walk.pages.saturating_add(1);
+                    walk.lines = walk.lines.saturating_add(lines);
+                }
+                Some(Err(e)) => {
+                    walk.pages = walk.pages.saturating_add(1);
+                    walk.error = walk.error.or(Some(e));
+                }
+                None => walk.untranslated = walk.untranslated.saturating_add(1),
+            }
+            at = page_end;
+        }
+        walk
     }
 
     /// CACHE_SYNC: waits until the controller's buffers have drained.

@@ -540,6 +540,114 @@ pub const MAINTENANCE: Kind = Kind {
     ],
 };
 
+/// The outer cache's maintenance timed beside the CPU's (32-bit boards with an L2C-310).
+pub const OUTER_MAINT: Kind = Kind {
+    name: "outer_maint",
+    doc: "How long cleaning one range costs at each level of a 32-bit board's caches \
+          (core's pl310::timing): the CPU's DCCMVAC by VA, one per CPU line and a DSB, against \
+          the L2C-310's CLEAN_LINE_PA, one register write per 32-byte line, with the \
+          translation of each 4 KiB page (ATS1CPR and the PAR read) and each page's \
+          CACHE_SYNC, as the firmware's own outer maintenance does it. Each pass writes the \
+          range (untimed), cleans it in the CPU's caches, then in the L2C-310; the best pass \
+          of each level is kept. Only in a 32-bit (armv7) log, once, after the maintenance \
+          record, where the device tree names an L2C-310 and the clock runs; a disabled \
+          controller holds no lines, so its figures are the register path's cost only.",
+    fields: &[
+        Field::always(
+            "enabled",
+            Bool,
+            "",
+            "Whether the controller was enabled (CTRL bit 0); false: it holds no lines, and \
+             the outer figures are the register path's cost, not a clean's.",
+        ),
+        Field::always("bytes", U64, BYTES, "The range cleaned in each pass."),
+        Field::always(
+            "reps",
+            U64,
+            "",
+            "Passes timed; the best of each level is kept.",
+        ),
+        Field::always(
+            "freq_hz",
+            U64,
+            "Hz",
+            "The counter's rate, of the ticks below.",
+        ),
+        Field::always(
+            "cpu_line",
+            U64,
+            BYTES,
+            "The CPU's data cache line (CTR.DminLine): the step of DCCMVAC.",
+        ),
+        Field::always(
+            "cpu_lines",
+            U64,
+            "lines",
+            "CPU lines of the range: one DCCMVAC each.",
+        ),
+        Field::always(
+            "cpu_ticks",
+            U64,
+            "counter ticks",
+            "The best pass's time for the CPU's clean of the range, DSB included.",
+        ),
+        Field::always(
+            "cpu_ns_per_line",
+            Decimal,
+            "ns",
+            "cpu_ticks per CPU line; null when the best pass took no tick of the clock.",
+        )
+        .or_null(),
+        Field::always(
+            "outer_line",
+            U64,
+            BYTES,
+            "The L2C-310's line: 32 bytes, the step of CLEAN_LINE_PA.",
+        ),
+        Field::always(
+            "outer_lines",
+            U64,
+            "lines",
+            "L2C-310 lines written to CLEAN_LINE_PA in a pass.",
+        ),
+        Field::always(
+            "pages",
+            U64,
+            "pages",
+            "4 KiB pages translated in a pass (ATS1CPR and the PAR read each).",
+        ),
+        Field::always(
+            "syncs",
+            U64,
+            "",
+            "CACHE_SYNCs in a pass: one after each page's lines.",
+        ),
+        Field::always(
+            "outer_ticks",
+            U64,
+            "counter ticks",
+            "The best pass's time for the L2C-310's clean of the range, translations and \
+             syncs included.",
+        ),
+        Field::always(
+            "outer_ns_per_line",
+            Decimal,
+            "ns",
+            "outer_ticks per L2C-310 line; null when the best pass took no tick of the clock.",
+        )
+        .or_null(),
+        Field::always(
+            "ratio",
+            Decimal,
+            "",
+            "outer_ticks over cpu_ticks: the L2C-310's time for the range over the CPU's; \
+             null when either took no tick. QEMU models no caches: there it says nothing of \
+             silicon.",
+        )
+        .or_null(),
+    ],
+};
+
 /// What the secondary CPUs showed.
 pub const SMP: Kind = Kind {
     name: "smp",
@@ -1631,6 +1739,7 @@ pub const KINDS: &[&Kind] = &[
     &MEMTYPE,
     &COHERENCE,
     &MAINTENANCE,
+    &OUTER_MAINT,
     &FAULT,
     &DEVICE_FAULT,
     &HELLO,

@@ -28,8 +28,9 @@
 //! - `sabrelite` (Cortex-A9) and `cubieboard` (Cortex-A8): no generic timer and no LPAE, so
 //!   the image builds short-descriptor tables with TEX remap and proves each alias by its
 //!   address (QEMU's short-descriptor PAR reports no attributes). On the SABRE Lite the
-//!   i.MX6's GPT times the run, the L2C-310 is mapped and said disabled, and the run passes on
-//!   the boot CPU; on the Cubieboard the A10's timer 1 times it, and the run ends `fail`,
+//!   i.MX6's GPT times the run, the L2C-310 is mapped and said disabled, its clean is timed
+//!   beside the CPU's (the `outer_maint` record: its counts, and each figure against its
+//!   ticks, never a speed), and the run passes on the boot CPU; on the Cubieboard the A10's timer 1 times it, and the run ends `fail`,
 //!   exit status 1, on the `serror` check alone. The Cubieboard's tree without its timer
 //!   block leaves the image no clock: the `timer` check fails and the benchmark is not run,
 //!   instead of hanging or printing figures of nothing.
@@ -82,6 +83,19 @@ fn svc_on_a7(run: &Run) {
     assert_eq!(
         start["psci"], "hvc",
         "QEMU's PSCI conduit from SVC: {start}"
+    );
+    // virt has no outer cache: its timing is not run, and the run says why, once.
+    assert!(run.of_kind("outer_maint").is_empty(), "{run}");
+    let said: Vec<_> = run
+        .console
+        .lines()
+        .filter(|l| l.starts_with("outer cache timing: "))
+        .map(str::trim_end)
+        .collect();
+    assert_eq!(
+        said,
+        ["outer cache timing: not timed: the device tree names no L2C-310 (arm,pl310-cache)"],
+        "{run}"
     );
 }
 
@@ -501,6 +515,7 @@ fn sabrelite(run: &Run) {
         ),
         "{run}"
     );
+    outer_timing(run);
     short_descriptors(run);
     assert!(!run.results().is_empty(), "no results:\n{run}");
     assert_eq!(
@@ -508,6 +523,71 @@ fn sabrelite(run: &Run) {
         3,
         "three CPUs not started:\n{run}"
     );
+}
+
+/// The SABRE Lite's L2C-310 clean timed beside the CPU's (core's `pl310::timing`): one
+/// `outer_maint` record after the `maintenance` record, 64 KiB in 8 passes, 2048 lines of 32
+/// bytes at each level, 16 pages each translated and synced, per-line figures and ratio those
+/// of its ticks at the GPT's 3 MHz, and a human line that names both levels and says the
+/// controller is disabled, so its figure is the register path's cost only. No speed is
+/// compared: QEMU models no caches.
+fn outer_timing(run: &Run) {
+    let t = run.one("outer_maint");
+    let kinds: Vec<_> = run.records.iter().map(|r| r["kind"].clone()).collect();
+    let at = |kind: &str| kinds.iter().position(|k| k == kind);
+    assert_eq!(at("outer_maint"), at("maintenance").map(|i| i + 1), "{run}");
+    assert_eq!(t["enabled"], false, "QEMU's L2C-310 is disabled: {t}");
+    for (field, v) in [
+        ("bytes", 65536),
+        ("reps", 8),
+        ("freq_hz", 3_000_000),
+        ("cpu_line", 32),
+        ("cpu_lines", 2048),
+        ("outer_line", 32),
+        ("outer_lines", 2048),
+        ("pages", 16),
+        ("syncs", 16),
+    ] {
+        assert_eq!(t[field], v, "{field}: {t}");
+    }
+    let ticks = |level: &str| {
+        t[format!("{level}_ticks")]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no {level}_ticks: {t}"))
+    };
+    // Each figure is its ticks at 3 MHz over 2048 lines, in ns to two decimals; null when the
+    // best pass took no tick.
+    let near = |field: &str, want: Option<f64>| match (t[field].as_f64(), want) {
+        (Some(got), Some(want)) => assert!((got - want).abs() <= 0.006, "{field}: {t}"),
+        (None, None) => assert!(t[field].is_null(), "{field}: {t}"),
+        _ => panic!("{field}: {t}"),
+    };
+    let (cpu, outer) = (ticks("cpu"), ticks("outer"));
+    let per_line = |ticks: u64| (ticks > 0).then(|| ticks as f64 * 1e9 / 3e6 / 2048.0);
+    near("cpu_ns_per_line", per_line(cpu));
+    near("outer_ns_per_line", per_line(outer));
+    near(
+        "ratio",
+        (cpu > 0 && outer > 0).then(|| outer as f64 / cpu as f64),
+    );
+    let line = run
+        .console
+        .lines()
+        .find(|l| l.starts_with("outer cache timing: "))
+        .unwrap_or_else(|| panic!("no outer cache timing line:\n{run}"));
+    for part in [
+        "outer cache timing: cleaning 64 KiB, best of 8 passes: the CPU's DCCMVAC per 32-byte \
+         line "
+            .to_owned(),
+        format!("(2048 lines in {cpu} ticks, DSB included); the L2C-310's CLEAN_LINE_PA per 32-byte line "),
+        format!("(2048 lines in {outer} ticks, with 16 ATS1CPR translations and 16 CACHE_SYNCs)"),
+        "; the controller is disabled and holds no lines, so its figure is the register path's \
+         cost only, not a clean's; QEMU models no caches: neither figure, nor their ratio, is \
+         silicon's"
+            .to_owned(),
+    ] {
+        assert!(line.contains(&part), "{part:?} not in {line:?}");
+    }
 }
 
 /// The Cubieboard (Allwinner A10): one Cortex-A8 (no generic timer, no LPAE), RAM at
@@ -699,6 +779,11 @@ fn armv7_checks_fail_on_a_wrong_run() {
         }),
         ("PSCI over SMC", |r| {
             set(r, "start", 0, "psci", "smc".into())
+        }),
+        ("an outer cache timed", |r| {
+            r.console = r
+                .console
+                .replace("outer cache timing: not timed: ", "outer cache timing: ")
         }),
         ("end status fail", |r| {
             set(r, "end", 0, "status", "fail".into())
@@ -979,6 +1064,26 @@ fn armv7_board_checks_fail_on_a_wrong_run() {
         }),
         ("no outer cache page", |r| {
             r.records.retain(|m| m["what"] != "outer cache");
+        }),
+        ("no outer timing", |r| {
+            r.records.retain(|m| m["kind"] != "outer_maint");
+        }),
+        ("the outer timing without its syncs", |r| {
+            set(r, "outer_maint", 0, "syncs", 0.into())
+        }),
+        ("a line miscounted", |r| {
+            set(r, "outer_maint", 0, "outer_lines", 2047.into())
+        }),
+        ("the controller said enabled", |r| {
+            set(r, "outer_maint", 0, "enabled", true.into())
+        }),
+        ("a figure not of its ticks", |r| {
+            set(r, "outer_maint", 0, "outer_ns_per_line", 0.5.into())
+        }),
+        ("the timing's line without its caveat", |r| {
+            r.console = r
+                .console
+                .replace("the controller is disabled and holds", "it holds");
         }),
         ("the note on every alias", |r| {
             r.console = r.console.replace(

@@ -56,3 +56,8 @@ pub(super) unsafe fn invalidate(va: u64, len: u64) {
 /// Cleans an outer cache's lines of `[va, va + len)`: nothing on AArch64, where maintenance
 /// by VA to the point of coherency reaches every cache before it (`super::devices`).
 pub fn outer_clean(_va: u64, _len: u64) {}
+
+/// Times an outer cache's clean beside the CPU's: nothing on AArch64, whose maintenance by VA
+/// to the point of coherency reaches every cache before it (`super::devices`).
+#[inline(always)]
+pub fn time_outer(_wb: &crate::memory::Alias, _clock: bool) {}
