@@ -16,7 +16,7 @@
 use crate::arch::boot::Psci;
 use crate::arch::smp::jobs::{exchange_tokens, shared_word};
 use crate::arch::smp::start::{self, Method, NotStarted, Regs};
-use crate::arch::smp::SECONDARY_BLOCKS;
+use crate::arch::smp::{self, SECONDARY_BLOCKS};
 use crate::console::Console;
 use crate::{run, say};
 use core::sync::atomic::Ordering;
@@ -182,6 +182,9 @@ impl<'p> Plan<'p> {
             let method = match (t.enable, self.psci) {
                 (Enable::Psci, Psci::Usable(conduit)) => Method::Psci(conduit),
                 (Enable::SpinTable { release }, _) => Method::SpinTable { release },
+                (Enable::Other, Psci::Usable(conduit)) if smp::PSCI_WITHOUT_METHOD => {
+                    Method::Psci(conduit)
+                }
                 (Enable::Psci, Psci::Absent) => {
                     not_started(t.mpidr, format_args!("no PSCI conduit in the device tree"));
                     continue;

@@ -155,8 +155,8 @@ pub const BOARDS: [Board; 9] = [
         ],
     },
     // Allwinner H3: four Cortex-A7 (the secondaries powered off until started; the tree
-    // names no enable-method), 1 GiB at 0x40000000, HYP mode, PSCI over SMC (QEMU adds the
-    // /psci node), UART0.
+    // names no enable-method, so the 32-bit image starts them by PSCI), 1 GiB at 0x40000000,
+    // HYP mode, PSCI over SMC (QEMU adds the /psci node), UART0.
     Board {
         name: "orangepi-pc",
         arch: Arch::Armv7,

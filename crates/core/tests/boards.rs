@@ -101,6 +101,19 @@ fn raspberry_pi_3_model_b() {
     assert_eq!(p.problems, problems(&[Problem::NoPsci]));
 }
 
+#[test]
+fn orange_pi_pc_cpus_name_no_method() {
+    // Debian's armhf tree for the Allwinner H3 names no enable-method and has no /psci (U-Boot
+    // adds it on the board, QEMU's orangepi-pc machine too): the CPUs are Enable::Other, for
+    // the 32-bit image to start by PSCI once a /psci node is there.
+    let dtb = board("all-armhf/sun8i-h3-orangepi-pc.dtb");
+    let p = discover(Some(&dtb));
+    let cpus: Vec<_> = p.cpus().iter().map(|c| (c.mpidr, c.enable)).collect();
+    assert_eq!(cpus, (0..4).map(|m| (m, Enable::Other)).collect::<Vec<_>>());
+    assert_eq!(p.unknown_enable, None);
+    assert_eq!(p.psci, None);
+}
+
 fn mini_uart(base: u64) -> ConsoleInfo {
     ConsoleInfo {
         kind: ConsoleKind::Ns16550 {

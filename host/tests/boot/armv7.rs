@@ -21,10 +21,12 @@
 //!
 //! - `mcimx6ul-evk`: one Cortex-A7 entered in HYP mode, RAM at 0x8000_0000, PSCI over SMC:
 //!   the run passes with the six types mapped, proven and measured;
-//! - `orangepi-pc` (HYP mode, PSCI over SMC) and `raspi2b` (SVC mode, no PSCI, RAM at 0):
-//!   four Cortex-A7s of which the boot CPU runs; the three others are not started, a warning
-//!   each, which names the tree's enable-method where it has one the image does not know (the
-//!   Pi 2B's `brcm,bcm2836-smp`; the H3's tree names none), and the run passes on one CPU;
+//! - `orangepi-pc` (HYP mode, PSCI over SMC): four Cortex-A7s, all running, nothing warned: the
+//!   H3's tree names no enable-method and QEMU adds `/psci`, so the image starts them by PSCI
+//!   CPU_ON, as Linux's ARM code does;
+//! - `raspi2b` (SVC mode, no PSCI, RAM at 0): four Cortex-A7s of which the boot CPU runs; the
+//!   three others are not started, a warning each, which names the tree's enable-method, one
+//!   the image does not know (`brcm,bcm2836-smp`), and the run passes on one CPU;
 //! - `sabrelite` (Cortex-A9) and `cubieboard` (Cortex-A8): no generic timer and no LPAE, so
 //!   the image builds short-descriptor tables with TEX remap and proves each alias by its
 //!   address (QEMU's short-descriptor PAR reports no attributes). On the SABRE Lite the
@@ -270,10 +272,38 @@ fn imx6ul_evk(run: &Run) {
     );
 }
 
+/// Four Cortex-A7s, all running: the boot CPU starts the three others (`mpidrs`, in order)
+/// and each says hello with the boot CPU's registers; no CPU is left, nothing warned, the
+/// `smp-config` verdict passes on 4 of 4, and the run passes with the memory proof.
+fn four_a7s(run: &Run, entry_el: u64, mpidrs: [&str; 4]) {
+    armv7_pass(run, 0xc07, entry_el, 4);
+    let started: Vec<&str> = run
+        .of_kind("hello")
+        .iter()
+        .map(|h| h["mpidr"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(started, mpidrs, "{run}");
+    assert!(run.of_kind("cpu").is_empty(), "a CPU not started:\n{run}");
+    assert_eq!(run.one("end")["warnings"], 0, "{}", run.one("end"));
+    let verdict = run
+        .of_kind("verdict")
+        .into_iter()
+        .find(|v| v["name"] == "smp-config")
+        .unwrap_or_else(|| panic!("no smp-config verdict:\n{run}"));
+    assert_eq!(verdict["status"], "pass", "{verdict}");
+    assert_eq!(verdict["evidence"]["cpus"], 4, "{verdict}");
+    assert_eq!(verdict["evidence"]["started"], 4, "{verdict}");
+    assert!(
+        run.console.contains("cpus: 4 of 4 running"),
+        "no 'cpus: 4 of 4 running':\n{run}"
+    );
+    run.assert_memory_proven_for(&MEMTYPES_ARMV7);
+}
+
 /// Four Cortex-A7s of which the boot CPU runs: each other one is named, not started, with the
-/// reason (the tree names no enable-method the image knows: `method`, or none at all), the `cpu` and `smp-config`
-/// warnings are the run's only ones, and it passes with the memory proof.
-fn one_of_four_a7s(run: &Run, entry_el: u64, others: [&str; 3], method: Option<&str>) {
+/// reason (the tree names an enable-method the image does not know: `method`), the `cpu` and
+/// `smp-config` warnings are the run's only ones, and it passes with the memory proof.
+fn one_of_four_a7s(run: &Run, entry_el: u64, others: [&str; 3], method: &str) {
     armv7_pass(run, 0xc07, entry_el, 1);
     let left: Vec<(&str, &str)> = run
         .of_kind("cpu")
@@ -286,10 +316,7 @@ fn one_of_four_a7s(run: &Run, entry_el: u64, others: [&str; 3], method: Option<&
             )
         })
         .collect();
-    let why = match method {
-        Some(method) => format!("no enable-method the firmware knows (the tree names {method})"),
-        None => "no enable-method the firmware knows".to_owned(),
-    };
+    let why = format!("no enable-method the firmware knows (the tree names {method})");
     assert_eq!(left, others.map(|m| (m, why.as_str())), "{run}");
     for mpidr in others {
         let line = format!("cpu {mpidr}: not started: {why}");
@@ -326,9 +353,11 @@ fn one_of_four_a7s(run: &Run, entry_el: u64, others: [&str; 3], method: Option<&
     run.assert_memory_proven_for(&MEMTYPES_ARMV7);
 }
 
-/// The Orange Pi PC (Allwinner H3): HYP mode, PSCI over SMC, RAM at 0x4000_0000, UART0.
+/// The Orange Pi PC (Allwinner H3): HYP mode, PSCI over SMC, RAM at 0x4000_0000, UART0; its
+/// tree names no enable-method, so its CPUs are started by PSCI CPU_ON, as Linux's ARM code
+/// starts them.
 fn orangepi_pc(run: &Run) {
-    one_of_four_a7s(run, 2, ["0x1", "0x2", "0x3"], None);
+    four_a7s(run, 2, ["0x0", "0x1", "0x2", "0x3"]);
     board_start(
         run,
         "Xunlong Orange Pi PC",
@@ -341,12 +370,7 @@ fn orangepi_pc(run: &Run) {
 /// The Raspberry Pi 2B (BCM2836): SVC mode, no PSCI, RAM at 0, the PL011; its CPUs' MPIDRs
 /// carry cluster 0xf.
 fn raspi2b(run: &Run) {
-    one_of_four_a7s(
-        run,
-        1,
-        ["0xf01", "0xf02", "0xf03"],
-        Some("brcm,bcm2836-smp"),
-    );
+    one_of_four_a7s(run, 1, ["0xf01", "0xf02", "0xf03"], "brcm,bcm2836-smp");
     board_start(
         run,
         "Raspberry Pi 2 Model B",
@@ -684,7 +708,7 @@ fn armv7_on_the_imx6ul_evk_machine_one_cortex_a7_with_the_six_types() {
 }
 
 #[test]
-fn armv7_on_the_orangepi_pc_machine_runs_on_its_boot_cpu_and_warns_of_the_others() {
+fn armv7_on_the_orangepi_pc_machine_starts_its_four_cpus_by_psci() {
     orangepi_pc(matrix::run("armv7_board_orangepi_pc"));
 }
 
@@ -994,23 +1018,29 @@ fn armv7_board_checks_fail_on_a_wrong_run() {
         ("exit status 1", |r| r.status = 1),
     ];
     let orangepi: &[Change] = &[
-        ("all four started", |r| {
-            r.records.retain(|c| c["kind"] != "cpu");
+        ("one not started", |r| {
+            r.records
+                .retain(|h| !(h["kind"] == "hello" && h["cpu"] == 3));
         }),
-        ("another reason", |r| {
-            set(r, "cpu", 1, "why", "PSCI CPU_ON returned -2".into())
+        ("a cpu record", |r| {
+            let mut left = record(r, "hello", 3).clone();
+            left["kind"] = "cpu".into();
+            r.records.push(left);
         }),
-        ("another method named", |r| {
-            let why = "no enable-method the firmware knows (the tree names brcm,bcm2836-smp)";
-            set(r, "cpu", 2, "why", why.into())
-        }),
-        ("no smp-config warning", |r| {
-            set(r, "end", 0, "warned", serde_json::json!(["cpu"]))
-        }),
-        ("4 of 4 running", |r| {
+        ("another CPU", |r| set(r, "hello", 2, "mpidr", "0x5".into())),
+        ("a warning", |r| set(r, "end", 0, "warnings", 1.into())),
+        ("3 of 4 running", |r| {
             r.console = r
                 .console
-                .replace("cpus: 1 of 4 running", "cpus: 4 of 4 running");
+                .replace("cpus: 4 of 4 running", "cpus: 3 of 4 running");
+        }),
+        ("smp-config warns", |r| {
+            let at = r
+                .records
+                .iter()
+                .position(|v| v["kind"] == "verdict" && v["name"] == "smp-config")
+                .unwrap();
+            r.records[at]["status"] = "warn".into();
         }),
         ("entered in SVC", |r| {
             set(r, "start", 0, "entry_el", 1.into())

@@ -43,6 +43,12 @@ pub fn wake() {
     unsafe { core::arch::asm!("dsb sy", "sev", options(nostack, preserves_flags)) };
 }
 
+/// Whether a CPU whose `enable-method` is absent or unknown is started by PSCI CPU_ON when
+/// `/psci` is usable: not on arm64, which needs each CPU's own method (Linux's
+/// arch/arm64/kernel/cpu_ops.c, `cpu_read_enable_method`: "missing enable-method property",
+/// and the CPU is not started).
+pub const PSCI_WITHOUT_METHOD: bool = false;
+
 /// Stack blocks for secondary CPUs: 1..=SECONDARY_BLOCKS.
 pub const SECONDARY_BLOCKS: usize = MAX_CPUS - 1;
 /// Bytes of one secondary CPU's stack block: `[guard 4 KiB][stack 16 KiB][guard 4 KiB]

@@ -26,6 +26,16 @@ pub fn wake() {
     unsafe { core::arch::asm!("dsb sy", "sev", options(nostack, preserves_flags)) };
 }
 
+/// Whether a CPU whose `enable-method` is absent or unknown is started by PSCI CPU_ON when
+/// `/psci` is usable: yes, as Linux's ARM code does. Its arch/arm/kernel/setup.c
+/// (`setup_arch`) takes PSCI for every CPU of a machine without SMP code of its own, whatever
+/// the CPUs name (`if (!mdesc->smp_init || !mdesc->smp_init()) { if (psci_smp_available())
+/// smp_set_ops(&psci_smp_ops); ...`), and arch/arm/kernel/psci_smp.c's `psci_smp_available`
+/// asks only that `/psci` gave CPU_ON. The Orange Pi PC's tree names no method: QEMU's
+/// `orangepi-pc` adds the `/psci` node (hw/arm/boot.c, `fdt_add_psci_node`, for the machine's
+/// `psci_conduit`, SMC). Here a method the tree names and the firmware knows comes first.
+pub const PSCI_WITHOUT_METHOD: bool = true;
+
 /// Stack blocks for secondary CPUs: 1..=SECONDARY_BLOCKS.
 pub const SECONDARY_BLOCKS: usize = MAX_CPUS - 1;
 /// Bytes of one secondary CPU's stack block: `[guard 4 KiB][stack 16 KiB][guard 4 KiB]
