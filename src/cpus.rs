@@ -1,7 +1,8 @@
-//! The other CPUs of `/cpus`: each is started (PSCI CPU_ON, or released from its spin table),
-//! then either says `hello` or gets a `cpu` record saying why it is not running, which is a
-//! warning. Spin-table CPUs are released first, with the MMU still off (they then wait for
-//! the boot CPU's tables); PSCI ones once the tables exist. All are waited for together, so
+//! The other CPUs of `/cpus`: each is started (PSCI CPU_ON, or released from its spin table or,
+//! on 32-bit Arm, its BCM2836 mailbox), then either says `hello` or gets a `cpu` record saying
+//! why it is not running, which is a warning. Spin-table and mailbox CPUs are released first,
+//! with the MMU still off (they then wait for the boot CPU's tables); PSCI ones once the
+//! tables exist. All are waited for together, so
 //! a silent CPU costs one wait, not one each.
 //!
 //! Then the SMP configuration is checked: each running CPU's SCTLR_EL1, MAIR_EL1, TCR_EL1
@@ -133,13 +134,22 @@ impl<'p> Plan<'p> {
         }
     }
 
-    /// Releases the spin-table CPUs; must run while the MMU is still off.
+    /// Releases the spin-table CPUs (and on 32-bit Arm the BCM2836's, from their mailboxes);
+    /// must run while the MMU is still off.
     pub fn release_spin_tables(&mut self) {
         for t in self.targets() {
-            if let (Enable::SpinTable { release }, Some(slot)) =
-                (t.enable, self.released.get_mut(t.block))
-            {
-                *slot = Some(start::release(t.mpidr, t.block, release));
+            let Some(slot) = self.released.get_mut(t.block) else {
+                continue;
+            };
+            match t.enable {
+                Enable::SpinTable { release } => {
+                    *slot = Some(start::release(t.mpidr, t.block, release));
+                }
+                Enable::Bcm2836 {
+                    mailbox: Some(set),
+                    armv7,
+                } => *slot = Some(start::release_mailbox(t.mpidr, t.block, set, armv7)),
+                _ => {}
             }
         }
     }
@@ -185,6 +195,21 @@ impl<'p> Plan<'p> {
                 (Enable::Other, Psci::Usable(conduit)) if smp::PSCI_WITHOUT_METHOD => {
                     Method::Psci(conduit)
                 }
+                (
+                    Enable::Bcm2836 {
+                        mailbox: Some(set),
+                        armv7,
+                    },
+                    _,
+                ) => Method::Mailbox { set, armv7 },
+                (Enable::Bcm2836 { mailbox: None, .. }, _) => {
+                    let why = format_args!(
+                        "brcm,bcm2836-smp, but no brcm,bcm2836-l1-intc node whose registers hold \
+                         its mailbox"
+                    );
+                    not_started(t.mpidr, why);
+                    continue;
+                }
                 (Enable::Psci, Psci::Absent) => {
                     not_started(t.mpidr, format_args!("no PSCI conduit in the device tree"));
                     continue;
@@ -216,7 +241,9 @@ impl<'p> Plan<'p> {
                 }
             };
             let started = match method {
-                Method::SpinTable { .. } => self.released.get(t.block).copied().flatten(),
+                Method::SpinTable { .. } | Method::Mailbox { .. } => {
+                    self.released.get(t.block).copied().flatten()
+                }
                 Method::Psci(_) => Some(start::launch(method, t.mpidr, t.block)),
             };
             match started.unwrap_or(Err(NotStarted::BadRelease)) {
@@ -405,6 +432,7 @@ impl core::fmt::Display for Why {
         let how = match self.1 {
             Method::Psci(_) => "PSCI CPU_ON",
             Method::SpinTable { .. } => "the spin-table release",
+            Method::Mailbox { .. } => "the BCM2836 mailbox write",
         };
         match self.0 {
             // Sign and magnitude: as `{code}` writes it, without the image's only use of
@@ -418,9 +446,22 @@ impl core::fmt::Display for Why {
                 write!(f, "started but silent for {} ms", START_WAIT_NS / 1_000_000)
             }
             NotStarted::NoStack => write!(f, "more CPUs than the firmware mapped stacks for"),
-            NotStarted::BadRelease => write!(
+            NotStarted::BadRelease => match self.1 {
+                Method::Mailbox { set, .. } => write!(
+                    f,
+                    "its mailbox {set:#x} is not writable here (unaligned, inside the image, or \
+                     the MMU on)"
+                ),
+                _ => write!(
+                    f,
+                    "its cpu-release-addr is not writable here (unmapped, or inside the image)"
+                ),
+            },
+            NotStarted::NotTaken(_) => write!(
                 f,
-                "its cpu-release-addr is not writable here (unmapped, or inside the image)"
+                "nothing took the entry address from its mailbox within {} ms (no boot stub \
+                 waits on it)",
+                start::MAILBOX_WAIT_NS / 1_000_000
             ),
         }
     }

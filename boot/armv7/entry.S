@@ -198,11 +198,11 @@ primary_entry:
     b       7b
 
 // A secondary CPU, started by PSCI CPU_ON with r0 = its stack block (the context ID
-// src/arch/shared/smp/start.rs passes): HYP to SVC, the boot CPU's regime once published
-// (mb_secondary_handoff: published last, each word cleaned to memory first, then DSB and SEV),
-// the MMU on before any stack is used (as the AArch64 image's secondaries, and for the same
-// reason: a stack written with the caches off could be shadowed by stale lines), its stacks,
-// then secondary_main(block, entry level).
+// src/arch/shared/smp/start.rs passes), or from mailbox_entry below: HYP to SVC, the boot CPU's
+// regime once published (mb_secondary_handoff: published last, each word cleaned to memory
+// first, then DSB and SEV), the MMU on before any stack is used (as the AArch64 image's
+// secondaries, and for the same reason: a stack written with the caches off could be shadowed
+// by stale lines), its stacks, then secondary_main(block, entry level).
 .global secondary_entry
 secondary_entry:
     cpsid   aif
@@ -284,6 +284,29 @@ secondary_entry:
     bl      secondary_main
 4:  wfe
     b       4b
+
+// A CPU released from the BCM2836's boot stub through its mailbox (src/arch/armv7/smp/
+// mailbox.rs) jumps here, MMU off, with nothing of the firmware's in its registers: it finds its
+// stack block by looking its own MPIDR up in mb_release_mpidr (1 << 31 | the affinity fields,
+// cleaned to memory before the release), then goes the PSCI CPU's way, as the AArch64 image's
+// spin_table_entry does. A CPU whose MPIDR is not there waits forever.
+.global mailbox_entry
+mailbox_entry:
+    cpsid   aif
+    mrc     p15, 0, r1, c0, c0, 5   // MPIDR
+    bic     r1, r1, #0xff000000     // the affinity fields, Aff2..Aff0
+    orr     r1, r1, #(1 << 31)
+    ladr    r3, mb_release_mpidr
+    mov     r0, #1
+1:  cmp     r0, #MAX_CPUS
+    bhs     2f
+    ldr     r2, [r3, r0, lsl #2]
+    cmp     r2, r1
+    beq     secondary_entry         // r0 = its block
+    add     r0, r0, #1
+    b       1b
+2:  wfe
+    b       2b
 
 // The early identity map, for the Rust code that runs before memory set-up: the core
 // library this image links (armv7-unknown-linux-gnueabihf's) makes unaligned accesses, which

@@ -177,9 +177,9 @@ pub const BOARDS: [Board; 9] = [
             "stdio",
         ],
     },
-    // BCM2836: four Cortex-A7 (secondaries wait in QEMU's boot stub; the tree's enable-method
-    // is brcm,bcm2836-smp), 1 GiB at 0 of which the tree names 960 MiB, SVC mode, no PSCI,
-    // the PL011 (serial0).
+    // BCM2836: four Cortex-A7 (secondaries wait in QEMU's boot stub for an address in their
+    // mailboxes: the tree's enable-method is brcm,bcm2836-smp), 1 GiB at 0 of which the tree
+    // names 960 MiB, SVC mode, no PSCI, the PL011 (serial0).
     Board {
         name: "raspi2b",
         arch: Arch::Armv7,

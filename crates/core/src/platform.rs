@@ -717,18 +717,71 @@ pub enum Enable {
     },
     /// `"spin-table"` without a usable `cpu-release-addr`.
     SpinTableWithoutAddress,
+    /// `"brcm,bcm2836-smp"` (the Raspberry Pi 2B's BCM2836), the CPU's own or `/cpus`'s: the
+    /// CPU waits in its boot stub until its local mailbox 3 holds an entry address, which the
+    /// boot CPU writes to the mailbox's set register, `LOCAL_MAILBOX3_SET0` (0x8c) + 16 ×
+    /// the CPU's number from the base of the `brcm,bcm2836-l1-intc` node's registers, then
+    /// DSB and SEV (Linux's arch/arm/mach-bcm/platsmp.c, `bcm2836_boot_secondary`). Only the
+    /// 32-bit image's core reads it ([`Armv7Only`]).
+    Bcm2836 {
+        /// The physical address of the CPU's mailbox 3 set register; `None` when the tree has
+        /// no enabled `brcm,bcm2836-l1-intc` node whose first `reg` entry translates and holds
+        /// the CPU's mailbox registers (its number, MPIDR Aff0, 0 to 3).
+        mailbox: Option<u64>,
+        /// The mark of the 32-bit image's core.
+        armv7: Armv7Only,
+    },
 }
 
 impl Enable {
-    /// The method as reports name it: `psci`, `spin-table` or `none`.
+    /// The method as reports name it: `psci`, `spin-table`, `brcm,bcm2836-smp` or `none`.
     pub const fn name(self) -> &'static str {
         match self {
             Enable::Psci => "psci",
             Enable::SpinTable { .. } | Enable::SpinTableWithoutAddress => "spin-table",
+            Enable::Bcm2836 { .. } => BCM2836_SMP,
             Enable::Other => "none",
         }
     }
 }
+
+pub use armv7_only::Armv7Only;
+#[cfg(not(all(target_arch = "aarch64", target_os = "none")))]
+pub use armv7_only::ARMV7;
+
+mod armv7_only {
+    /// A mark on what only the 32-bit image's core makes of a tree (a 32-bit SoC's own way of
+    /// starting its CPUs, [`super::Enable::Bcm2836`]): in the AArch64 image's core (`aarch64`,
+    /// target OS `none`) the type is empty, so a value holding it cannot exist there, and the
+    /// compiler leaves the firmware's code for such values out of that image (which has no
+    /// byte to spare), with no `cfg` in that code. Elsewhere (the 32-bit image, the host) it
+    /// is [`ARMV7`]. Its field is private to this module, so that matches elsewhere, which
+    /// cannot see it is empty, name its variants in every image alike.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Armv7Only(Mark);
+
+    #[cfg(all(target_arch = "aarch64", target_os = "none"))]
+    type Mark = core::convert::Infallible;
+    #[cfg(not(all(target_arch = "aarch64", target_os = "none")))]
+    type Mark = ();
+
+    /// The [`Armv7Only`] mark, where it exists.
+    #[cfg(not(all(target_arch = "aarch64", target_os = "none")))]
+    pub const ARMV7: Armv7Only = Armv7Only(());
+}
+
+/// The Raspberry Pi 2B's enable-method.
+const BCM2836_SMP: &str = "brcm,bcm2836-smp";
+/// The BCM2836's local interrupt controller, whose registers hold each CPU's mailboxes.
+#[cfg(not(all(target_arch = "aarch64", target_os = "none")))]
+const BCM2836_L1_INTC: &str = "brcm,bcm2836-l1-intc";
+/// `LOCAL_MAILBOX3_SET0`: mailbox 3 of CPU 0, write-set (Linux's arch/arm/mach-bcm/platsmp.c;
+/// QEMU's hw/intc/bcm2836_control.c, `REG_MBOX0_WR` + 12); CPU n's 16 bytes on.
+pub const BCM2836_MAILBOX3_SET0: u64 = 0x8c;
+/// `LOCAL_MAILBOX3_CLR0`: the same mailbox, read and write-ones-to-clear, 0x40 above the set
+/// register. The boot stub that waits on it clears it before it jumps (QEMU's hw/arm/raspi.c,
+/// the 32-bit `smpboot`: "clear mbox", then `bx r3`).
+pub const BCM2836_MAILBOX3_CLR_OFFSET: u64 = 0x40;
 
 /// A CPU from `/cpus`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1020,13 +1073,72 @@ fn cpus<'a>(fdt: Fdt<'a>, p: &mut Platform<'a>) {
                 Some(release) => Enable::SpinTable { release },
                 None => Enable::SpinTableWithoutAddress,
             },
-            _ => Enable::Other,
+            _ => armv7_enable(fdt, [own, parent], mpidr),
         };
         if enable == Enable::Other && p.unknown_enable.is_none() {
             p.unknown_enable = own.or(parent);
         }
         p.push_cpu(Cpu { mpidr, enable });
     }
+}
+
+/// The method of a CPU whose own `enable-method` is none of arm64's, in the 32-bit image's
+/// core: of `named`, its own and `/cpus`'s, the first this core knows ([`Enable::Bcm2836`]), as
+/// Linux's ARM code takes a CPU's known method, else `/cpus`'s (arch/arm/kernel/devtree.c,
+/// `arm_dt_init_cpu_maps`: "Fallback to an enable-method in the cpus node"); else
+/// [`Enable::Other`].
+#[cfg(not(all(target_arch = "aarch64", target_os = "none")))]
+fn armv7_enable(fdt: Fdt<'_>, named: [Option<&str>; 2], mpidr: u64) -> Enable {
+    if named.contains(&Some(BCM2836_SMP)) {
+        Enable::Bcm2836 {
+            mailbox: bcm2836_mailbox(fdt, mpidr),
+            armv7: ARMV7,
+        }
+    } else {
+        Enable::Other
+    }
+}
+
+/// [`Enable::Other`]: the AArch64 image's core knows no other method (arm64 names one per
+/// CPU, `psci` or `spin-table`: Linux's Documentation/arch/arm64/booting.rst).
+#[cfg(all(target_arch = "aarch64", target_os = "none"))]
+fn armv7_enable(_: Fdt<'_>, _: [Option<&str>; 2], _: u64) -> Enable {
+    Enable::Other
+}
+
+/// The mailbox 3 set register of the BCM2836 CPU `mpidr`: in the first enabled
+/// `brcm,bcm2836-l1-intc` node's first `reg` entry, translated to a CPU address, at
+/// [`BCM2836_MAILBOX3_SET0`] + 16 × the CPU's number (MPIDR Aff0, as QEMU's boot stub reads
+/// it: `ubfx r0, r0, #0, #2` of MPIDR); `None` without such a node, or when the entry does not
+/// hold both of the CPU's mailbox 3 registers (set and clear).
+#[cfg(not(all(target_arch = "aarch64", target_os = "none")))]
+fn bcm2836_mailbox(fdt: Fdt<'_>, mpidr: u64) -> Option<u64> {
+    let cpu = mpidr & 0xff;
+    if cpu > 3 {
+        return None;
+    }
+    let set = cpu.checked_mul(16)?.checked_add(BCM2836_MAILBOX3_SET0)?;
+    let clear_end = set
+        .checked_add(BCM2836_MAILBOX3_CLR_OFFSET)?
+        .checked_add(4)?;
+    first_enabled(fdt, |node, buses| {
+        if !compatible(node, BCM2836_L1_INTC) {
+            return Err(());
+        }
+        let base = translate(node, buses).ok_or(())?;
+        let size = reg_size(node, buses).ok_or(())?;
+        let fits = clear_end <= size;
+        fits.then(|| base.checked_add(set)).flatten().ok_or(())
+    })
+}
+
+/// The size of `node`'s first `reg` entry, whose ancestors are `buses` (root first).
+#[cfg(not(all(target_arch = "aarch64", target_os = "none")))]
+fn reg_size(node: Node<'_>, buses: &[Node<'_>]) -> Option<u64> {
+    let &parent = buses.last()?;
+    let cells = [parent.address_cells()?, parent.size_cells()?];
+    let [_, size] = node.property("reg")?.entries(cells)?.next()?;
+    size
 }
 
 /// `cpu-release-addr`: one 64-bit value (two cells, as the binding says; one cell taken as

@@ -14,7 +14,7 @@ use common::board;
 
 use mairbench_core::platform::{
     discover, ConsoleInfo, ConsoleKind, Enable, MemRegion, Platform, Problem, Problems,
-    PsciConduit, QEMU_VIRT,
+    PsciConduit, ARMV7, QEMU_VIRT,
 };
 
 const MIB: u64 = 1 << 20;
@@ -99,6 +99,33 @@ fn raspberry_pi_3_model_b() {
     // Secondary cores use spin-table; there is no /psci.
     assert_eq!(p.psci, None);
     assert_eq!(p.problems, problems(&[Problem::NoPsci]));
+}
+
+#[test]
+fn raspberry_pi_2_model_b_cpus_wait_on_their_mailboxes() {
+    // Debian's armhf tree: /cpus names `brcm,bcm2836-smp` for CPUs 0xf00 to 0xf03, and
+    // `local_intc@40000000` (`brcm,bcm2836-l1-intc`, reg <0x40000000 0x100>) sits on /soc,
+    // whose ranges map it one to one. Each CPU's mailbox 3 set register: 0x8c + 16 × its
+    // number.
+    let dtb = board("all-armhf/bcm2836-rpi-2-b.dtb");
+    let p = discover(Some(&dtb));
+    assert_real_board(&p, "Raspberry Pi 2 Model B");
+    let cpus: Vec<_> = p.cpus().iter().map(|c| (c.mpidr, c.enable)).collect();
+    let mailbox = |set| Enable::Bcm2836 {
+        mailbox: Some(set),
+        armv7: ARMV7,
+    };
+    assert_eq!(
+        cpus,
+        [
+            (0xf00, mailbox(0x4000_008c)),
+            (0xf01, mailbox(0x4000_009c)),
+            (0xf02, mailbox(0x4000_00ac)),
+            (0xf03, mailbox(0x4000_00bc))
+        ]
+    );
+    assert_eq!(p.unknown_enable, None);
+    assert_eq!(p.psci, None);
 }
 
 #[test]

@@ -5,7 +5,7 @@ mod common;
 use common::{count_nops, fixture, minimal_tree, DtBuilder, FDT_NOP};
 use mairbench_core::platform::{
     discover, dtb_size, ConsoleInfo, ConsoleKind, Cpu, Enable, MemRegion, Platform, Problem,
-    Problems, PsciConduit, MAX_DTB_SIZE, QEMU_VIRT,
+    Problems, PsciConduit, ARMV7, MAX_DTB_SIZE, QEMU_VIRT,
 };
 
 const MIB: u64 = 1 << 20;
@@ -1135,11 +1135,11 @@ fn every_cpu_up_to_the_cap_and_the_rest_counted() {
 
 #[test]
 fn an_enable_method_the_firmware_does_not_know_is_kept_for_its_warning() {
-    // Each CPU's own (the Pi 2B's brcm,bcm2836-smp).
-    let dtb = many_cpus(4, "brcm,bcm2836-smp");
+    // Each CPU's own (the Allwinner A31's).
+    let dtb = many_cpus(4, "allwinner,sun6i-a31");
     let p = discover(Some(&dtb));
     assert!(p.cpus().iter().all(|c| c.enable == Enable::Other));
-    assert_eq!(p.unknown_enable, Some("brcm,bcm2836-smp"));
+    assert_eq!(p.unknown_enable, Some("allwinner,sun6i-a31"));
     // Known methods leave it empty.
     for known in ["psci", "spin-table"] {
         assert_eq!(discover(Some(&many_cpus(4, known))).unknown_enable, None);
@@ -1147,7 +1147,7 @@ fn an_enable_method_the_firmware_does_not_know_is_kept_for_its_warning() {
     // /cpus's, where the H3's tree puts it; a CPU's own comes first.
     for (own, named) in [
         (None, "allwinner,sun8i-a23"),
-        (Some("brcm,bcm2836-smp"), "brcm,bcm2836-smp"),
+        (Some("allwinner,sun6i-a31"), "allwinner,sun6i-a31"),
     ] {
         let dtb = minimal_tree("/uart@1c090000", |b| {
             b.begin("cpus")
@@ -1181,6 +1181,187 @@ fn an_enable_method_the_firmware_does_not_know_is_kept_for_its_warning() {
         b.end().end();
     });
     assert_eq!(discover(Some(&dtb)).unknown_enable, None);
+}
+
+/// A `brcm,bcm2836-l1-intc`-like node: its name, compatible, reg and status.
+type Intc = (&'static str, &'static str, &'static [u32], &'static str);
+
+/// A tree shaped as the Raspberry Pi 2B's (Linux's bcm2836.dtsi): `/cpus` names
+/// `brcm,bcm2836-smp` for four CPUs `0xf00` to `0xf03`, and `intc` (its name, compatible, reg
+/// and status), when given, sits on `/soc`, whose second range maps the local peripherals at
+/// 0x4000_0000 one to one, as `ranges = <... 0x40000000 0x40000000 0x1000>` does there.
+fn pi2_tree(intc: Option<Intc>) -> Vec<u8> {
+    minimal_tree("/uart@1c090000", |b| {
+        b.begin("soc")
+            .str("compatible", "simple-bus")
+            .cells("#address-cells", &[1])
+            .cells("#size-cells", &[1])
+            .cells(
+                "ranges",
+                &[
+                    0x7e00_0000,
+                    0,
+                    0x3f00_0000,
+                    0x100_0000,
+                    0x4000_0000,
+                    0,
+                    0x4000_0000,
+                    0x1000,
+                ],
+            );
+        if let Some((name, compatible, reg, status)) = intc {
+            b.begin(name)
+                .str("compatible", compatible)
+                .cells("reg", reg)
+                .str("status", status)
+                .end();
+        }
+        b.end();
+        b.begin("cpus")
+            .cells("#address-cells", &[1])
+            .cells("#size-cells", &[0])
+            .str("enable-method", "brcm,bcm2836-smp");
+        for i in 0..4 {
+            b.begin(&format!("cpu@f0{i}"))
+                .str("device_type", "cpu")
+                .cells("reg", &[0xf00 + i])
+                .end();
+        }
+        b.end();
+    })
+}
+
+/// The `brcm,bcm2836-l1-intc` node of the Pi 2B's tree.
+const PI2_INTC: Intc = (
+    "local_intc@40000000",
+    "brcm,bcm2836-l1-intc",
+    &[0x4000_0000, 0x100],
+    "okay",
+);
+
+fn bcm2836(mailbox: Option<u64>) -> Enable {
+    Enable::Bcm2836 {
+        mailbox,
+        armv7: ARMV7,
+    }
+}
+
+#[test]
+fn bcm2836_cpus_carry_their_mailbox_from_the_l1_intc_node() {
+    let dtb = pi2_tree(Some(PI2_INTC));
+    let p = discover(Some(&dtb));
+    let cpus: Vec<_> = p.cpus().iter().map(|c| (c.mpidr, c.enable)).collect();
+    // LOCAL_MAILBOX3_SET0 (0x8c) + 16 per CPU, from the node's base through /soc's ranges.
+    assert_eq!(
+        cpus,
+        [
+            (0xf00, bcm2836(Some(0x4000_008c))),
+            (0xf01, bcm2836(Some(0x4000_009c))),
+            (0xf02, bcm2836(Some(0x4000_00ac))),
+            (0xf03, bcm2836(Some(0x4000_00bc))),
+        ]
+    );
+    assert_eq!(p.cpus()[1].enable.name(), "brcm,bcm2836-smp");
+    // A method the firmware knows: nothing for the unknown-method warning.
+    assert_eq!(p.unknown_enable, None);
+    // A CPU's own method, as /cpus's: the same (no l1-intc node in this tree).
+    let dtb = many_cpus(2, "brcm,bcm2836-smp");
+    let own = discover(Some(&dtb));
+    assert!(own.cpus().iter().all(|c| c.enable == bcm2836(None)));
+    // A CPU's own method the core does not know leaves /cpus's, as in Linux's ARM code.
+    let dtb = minimal_tree("/uart@1c090000", |b| {
+        b.begin("cpus")
+            .cells("#address-cells", &[1])
+            .cells("#size-cells", &[0])
+            .str("enable-method", "brcm,bcm2836-smp");
+        b.begin("cpu@f01")
+            .str("device_type", "cpu")
+            .cells("reg", &[0xf01])
+            .str("enable-method", "allwinner,sun6i-a31")
+            .end();
+        b.end();
+    });
+    assert_eq!(discover(Some(&dtb)).cpus()[0].enable, bcm2836(None));
+}
+
+#[test]
+fn bcm2836_cpus_without_a_usable_l1_intc_have_no_mailbox() {
+    let cases: [Option<Intc>; 5] = [
+        // No node at all.
+        None,
+        // Another interrupt controller.
+        Some((
+            "intc@40000000",
+            "brcm,bcm2835-armctrl-ic",
+            &[0x4000_0000, 0x100],
+            "okay",
+        )),
+        // Disabled.
+        Some((
+            "local_intc@40000000",
+            "brcm,bcm2836-l1-intc",
+            &[0x4000_0000, 0x100],
+            "disabled",
+        )),
+        // Registers that end before the last CPU's mailbox 3 clear register (0xcc + 0x30).
+        Some((
+            "local_intc@40000000",
+            "brcm,bcm2836-l1-intc",
+            &[0x4000_0000, 0xfc],
+            "okay",
+        )),
+        // An address /soc's ranges do not translate.
+        Some((
+            "local_intc@50000000",
+            "brcm,bcm2836-l1-intc",
+            &[0x5000_0000, 0x100],
+            "okay",
+        )),
+    ];
+    for (i, intc) in cases.into_iter().enumerate() {
+        let dtb = pi2_tree(intc);
+        let p = discover(Some(&dtb));
+        let cpus: Vec<_> = p.cpus().iter().map(|c| c.enable).collect();
+        if i == 3 {
+            // Only the last CPU's registers are cut off.
+            let ok = |m| bcm2836(Some(m));
+            assert_eq!(
+                cpus,
+                [
+                    ok(0x4000_008c),
+                    ok(0x4000_009c),
+                    ok(0x4000_00ac),
+                    bcm2836(None)
+                ]
+            );
+        } else {
+            assert_eq!(cpus, [bcm2836(None); 4], "case {i}");
+        }
+    }
+}
+
+#[test]
+fn a_bcm2836_cpu_numbered_beyond_its_four_mailboxes_has_none() {
+    let dtb = minimal_tree("/uart@1c090000", |b| {
+        b.begin("local_intc@40000000")
+            .str("compatible", "brcm,bcm2836-l1-intc")
+            .cells("reg", &[0, 0x4000_0000, 0, 0x100])
+            .end();
+        b.begin("cpus")
+            .cells("#address-cells", &[1])
+            .cells("#size-cells", &[0]);
+        for mpidr in [0xf03, 0xf04] {
+            b.begin(&format!("cpu@{mpidr:x}"))
+                .str("device_type", "cpu")
+                .cells("reg", &[mpidr])
+                .str("enable-method", "brcm,bcm2836-smp")
+                .end();
+        }
+        b.end();
+    });
+    let p = discover(Some(&dtb));
+    let cpus: Vec<_> = p.cpus().iter().map(|c| c.enable).collect();
+    assert_eq!(cpus, [bcm2836(Some(0x4000_00bc)), bcm2836(None)]);
 }
 
 #[test]

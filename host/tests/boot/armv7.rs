@@ -21,12 +21,13 @@
 //!
 //! - `mcimx6ul-evk`: one Cortex-A7 entered in HYP mode, RAM at 0x8000_0000, PSCI over SMC:
 //!   the run passes with the six types mapped, proven and measured;
-//! - `orangepi-pc` (HYP mode, PSCI over SMC): four Cortex-A7s, all running, nothing warned: the
-//!   H3's tree names no enable-method and QEMU adds `/psci`, so the image starts them by PSCI
-//!   CPU_ON, as Linux's ARM code does;
-//! - `raspi2b` (SVC mode, no PSCI, RAM at 0): four Cortex-A7s of which the boot CPU runs; the
-//!   three others are not started, a warning each, which names the tree's enable-method, one
-//!   the image does not know (`brcm,bcm2836-smp`), and the run passes on one CPU;
+//! - `orangepi-pc` (HYP mode, PSCI over SMC) and `raspi2b` (SVC mode, no PSCI, RAM at 0):
+//!   four Cortex-A7s, all running, nothing warned: the H3's tree names no enable-method and
+//!   QEMU adds `/psci`, so the image starts them by PSCI CPU_ON, as Linux's ARM code does; the
+//!   Pi 2B's names `brcm,bcm2836-smp`, and the image writes each CPU's entry to its mailbox in
+//!   the `brcm,bcm2836-l1-intc` node's registers, which QEMU's boot stub polls. Its tree
+//!   without that node, or with a mailbox written twice (so that no stub takes the second
+//!   address), names the CPUs not started, with the reason, after a bounded wait at most;
 //! - `sabrelite` (Cortex-A9) and `cubieboard` (Cortex-A8): no generic timer and no LPAE, so
 //!   the image builds short-descriptor tables with TEX remap and proves each alias by its
 //!   address (QEMU's short-descriptor PAR reports no attributes). On the SABRE Lite the
@@ -300,59 +301,6 @@ fn four_a7s(run: &Run, entry_el: u64, mpidrs: [&str; 4]) {
     run.assert_memory_proven_for(&MEMTYPES_ARMV7);
 }
 
-/// Four Cortex-A7s of which the boot CPU runs: each other one is named, not started, with the
-/// reason (the tree names an enable-method the image does not know: `method`), the `cpu` and
-/// `smp-config` warnings are the run's only ones, and it passes with the memory proof.
-fn one_of_four_a7s(run: &Run, entry_el: u64, others: [&str; 3], method: &str) {
-    armv7_pass(run, 0xc07, entry_el, 1);
-    let left: Vec<(&str, &str)> = run
-        .of_kind("cpu")
-        .iter()
-        .map(|c| {
-            assert_eq!(c["started"], false, "{c}");
-            (
-                c["mpidr"].as_str().unwrap_or(""),
-                c["why"].as_str().unwrap_or(""),
-            )
-        })
-        .collect();
-    let why = format!("no enable-method the firmware knows (the tree names {method})");
-    assert_eq!(left, others.map(|m| (m, why.as_str())), "{run}");
-    for mpidr in others {
-        let line = format!("cpu {mpidr}: not started: {why}");
-        assert!(
-            run.console.contains(&line),
-            "no {line:?}:
-{run}"
-        );
-    }
-    let end = run.one("end");
-    assert_eq!(
-        end["warned"],
-        serde_json::json!(["cpu", "smp-config"]),
-        "{end}"
-    );
-    let verdict = run
-        .of_kind("verdict")
-        .into_iter()
-        .find(|v| v["name"] == "smp-config")
-        .unwrap_or_else(|| {
-            panic!(
-                "no smp-config verdict:
-{run}"
-            )
-        });
-    assert_eq!(verdict["status"], "warn", "{verdict}");
-    assert_eq!(verdict["evidence"]["cpus"], 4, "{verdict}");
-    assert_eq!(verdict["evidence"]["started"], 1, "{verdict}");
-    assert!(
-        run.console.contains("cpus: 1 of 4 running"),
-        "no 'cpus: 1 of 4 running':
-{run}"
-    );
-    run.assert_memory_proven_for(&MEMTYPES_ARMV7);
-}
-
 /// The Orange Pi PC (Allwinner H3): HYP mode, PSCI over SMC, RAM at 0x4000_0000, UART0; its
 /// tree names no enable-method, so its CPUs are started by PSCI CPU_ON, as Linux's ARM code
 /// starts them.
@@ -368,9 +316,10 @@ fn orangepi_pc(run: &Run) {
 }
 
 /// The Raspberry Pi 2B (BCM2836): SVC mode, no PSCI, RAM at 0, the PL011; its CPUs' MPIDRs
-/// carry cluster 0xf.
+/// carry cluster 0xf, and the three others are released from QEMU's boot stub through their
+/// mailboxes (`brcm,bcm2836-smp`).
 fn raspi2b(run: &Run) {
-    one_of_four_a7s(run, 1, ["0xf01", "0xf02", "0xf03"], "brcm,bcm2836-smp");
+    four_a7s(run, 1, ["0xf00", "0xf01", "0xf02", "0xf03"]);
     board_start(
         run,
         "Raspberry Pi 2 Model B",
@@ -700,6 +649,77 @@ fn armv7_a_core_with_no_clock_at_all_runs_no_benchmark() {
     );
 }
 
+/// The Pi 2B's tree from the cache, `edit`ed, written as `name` and booted quickly on QEMU's
+/// raspi2b: the run.
+fn pi2b_with(name: &str, edit: impl FnOnce(&[u8]) -> Vec<u8>) -> Run {
+    let tree = crate::common::deps::cache("MAIRBENCH_DTB_DIR", "dtbs")
+        .join("all-armhf/bcm2836-rpi-2-b.dtb");
+    let blob = std::fs::read(&tree).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (the test command fetches it: qemu/dtbs)",
+            tree.display()
+        )
+    });
+    let edited = edit(&blob);
+    assert_ne!(edited, blob, "{name}: the edit changed nothing");
+    let path = crate::common::dtb::tmp(name);
+    std::fs::write(&path, edited).unwrap();
+    crate::common::boot(
+        &[
+            ("MAIRBENCH_ARCH", "armv7"),
+            ("MAIRBENCH_MACHINE", "raspi2b"),
+            ("MAIRBENCH_DTB", path.to_str().unwrap()),
+        ],
+        matrix::SHORT,
+    )
+}
+
+/// A CPU not started, with its `cpu` record's reason and its console line.
+fn not_started(run: &Run, mpidr: &str, why: &str) {
+    let named = run
+        .of_kind("cpu")
+        .into_iter()
+        .any(|c| c["mpidr"] == mpidr && c["started"] == false && c["why"] == why);
+    assert!(named, "no cpu record for {mpidr}: {why:?}:\n{run}");
+    let line = format!("cpu {mpidr}: not started: {why}");
+    assert!(run.console.contains(&line), "no {line:?}:\n{run}");
+}
+
+/// The Pi 2B's tree without its `brcm,bcm2836-l1-intc` node: no mailbox to write, so each
+/// other CPU is named, not started, and the run passes on the boot CPU, without waiting.
+#[test]
+fn armv7_a_pi2b_tree_without_its_l1_intc_names_each_other_cpu() {
+    let run = pi2b_with("rpi-2-b-without-l1-intc.dtb", |blob| {
+        crate::common::dtb::without(blob, &["/soc/local_intc@40000000"])
+    });
+    run.assert_pass();
+    let why = "brcm,bcm2836-smp, but no brcm,bcm2836-l1-intc node whose registers hold its \
+               mailbox";
+    for mpidr in ["0xf01", "0xf02", "0xf03"] {
+        not_started(&run, mpidr, why);
+    }
+    assert_eq!(run.of_kind("hello").len(), 1, "{run}");
+    assert!(run.console.contains("cpus: 1 of 4 running"), "{run}");
+}
+
+/// The Pi 2B's tree with its last CPU's `reg` made the second's, 0xf01: the second CPU's
+/// mailbox is written twice, and the second time no boot stub waits on it any more (that CPU
+/// took the first and runs). The wait for it is bounded: that CPU is named, the others run.
+#[test]
+fn armv7_a_bcm2836_mailbox_nobody_takes_is_named_after_a_bounded_wait() {
+    let run = pi2b_with("rpi-2-b-cpu-f01-twice.dtb", |blob| {
+        let reg = 0xf01u32.to_be_bytes().to_vec();
+        crate::common::dtb::with_props(blob, &[("/cpus/cpu@3", "reg", reg)])
+    });
+    run.assert_pass();
+    let why = "nothing took the entry address from its mailbox within 1000 ms (no boot stub \
+               waits on it)";
+    not_started(&run, "0xf01", why);
+    assert_eq!(run.of_kind("cpu").len(), 1, "{run}");
+    assert_eq!(run.of_kind("hello").len(), 3, "{run}");
+    assert!(run.console.contains("cpus: 3 of 4 running"), "{run}");
+}
+
 #[test]
 fn armv7_on_the_imx6ul_evk_machine_one_cortex_a7_with_the_six_types() {
     let run = matrix::run("armv7_board_mcimx6ul_evk");
@@ -713,7 +733,7 @@ fn armv7_on_the_orangepi_pc_machine_starts_its_four_cpus_by_psci() {
 }
 
 #[test]
-fn armv7_on_the_raspi2b_machine_runs_on_its_boot_cpu_and_warns_of_the_others() {
+fn armv7_on_the_raspi2b_machine_starts_its_four_cpus_through_their_mailboxes() {
     raspi2b(matrix::run("armv7_board_raspi2b"));
 }
 
@@ -1054,10 +1074,11 @@ fn armv7_board_checks_fail_on_a_wrong_run() {
             set(r, "start", 0, "entry_el", 2.into())
         }),
         ("PSCI", |r| set(r, "start", 0, "psci", "smc".into())),
-        ("a second CPU running", |r| {
-            let hello = record(r, "hello", 0).clone();
-            r.records.insert(2, hello);
+        ("one not started", |r| {
+            r.records
+                .retain(|h| !(h["kind"] == "hello" && h["cpu"] == 1));
         }),
+        ("cluster 0", |r| set(r, "hello", 1, "mpidr", "0x1".into())),
         ("a wrong PAR attribute", |r| {
             set(r, "memtype", 1, "par_attr", "0xff".into())
         }),

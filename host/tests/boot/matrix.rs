@@ -626,15 +626,14 @@ pub const MATRIX: &[Row] = &[
     row("armv7_a7_uboot_bootm", "virt", "cortex-a7",  1, 1, Bootm,  SHORT).env(ARMV7),
     // QEMU's 32-bit boards' machines with the board's own tree from Debian's armhf kernel
     // (armv7.rs): the i.MX6UL EVK (one Cortex-A7, the report's shape) passes with the six
-    // types; the Orange Pi PC (PSCI, its tree naming no method) with its four CPUs running;
-    // the Pi 2B on its boot CPU, the three others not started (its tree's enable-method is not
-    // the image's); the SABRE Lite (Cortex-A9) and the Cubieboard (Cortex-A8) fail, saying
-    // why: no generic timer.
+    // types; the Orange Pi PC (PSCI, its tree naming no method) and the Pi 2B (its
+    // brcm,bcm2836-smp mailboxes) pass with their four CPUs running; the SABRE Lite
+    // (Cortex-A9) and the Cubieboard (Cortex-A8) fail, saying why: no generic timer.
     row("armv7_board_mcimx6ul_evk", "mcimx6ul-evk", "cortex-a7", 1, 2, Kernel, QUICK_SMALL)
         .env(ARMV7),
     row("armv7_board_orangepi_pc",  "orangepi-pc",  "cortex-a7", 4, 2, Kernel, QUICK_SMALL)
         .env(ARMV7),
-    row("armv7_board_raspi2b",      "raspi2b",      "cortex-a7", 1, 1, Kernel, QUICK_SMALL)
+    row("armv7_board_raspi2b",      "raspi2b",      "cortex-a7", 4, 1, Kernel, QUICK_SMALL)
         .env(ARMV7),
     // The SABRE Lite's (disabled) L2C-310: its clean timed beside the CPU's, the
     // register path's cost only (armv7.rs checks the record's every figure).

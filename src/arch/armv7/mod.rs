@@ -61,6 +61,7 @@ pub use mairbench_core::kernel::armv7::KERNELS;
 // Constants the assembly shares with Rust, defined once here.
 global_asm!(
     ".equ SECONDARY_BLOCK, {block}",
+    ".equ MAX_CPUS, {cpus}",
     ".equ SCTLR_MMU_ON, {mmu_on}",
     ".equ SCTLR_MMU_ON_SHORT, {mmu_on_short}",
     ".equ HANDOFF_MAIR, {mair}",
@@ -73,6 +74,7 @@ global_asm!(
     ".equ EARLY_PRRR, {prrr}",
     ".equ EARLY_NMRR, {nmrr}",
     block = const smp::BLOCK,
+    cpus = const mairbench_core::platform::MAX_CPUS,
     mmu_on = const mmu::SCTLR_MMU_ON,
     mmu_on_short = const translation::SCTLR_MMU_ON_SHORT,
     mair = const core::mem::offset_of!(smp::start::Handoff, mair),

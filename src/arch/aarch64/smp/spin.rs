@@ -6,7 +6,7 @@ use super::SECONDARY_BLOCKS;
 use crate::arch::image::image_layout;
 use crate::arch::{cache, cpu};
 use core::sync::atomic::{AtomicU64, Ordering};
-use mairbench_core::platform::MAX_CPUS;
+use mairbench_core::platform::{Armv7Only, MAX_CPUS};
 
 /// Per stack block: `SPIN_KEY | (MPIDR & AFFINITY)` of the CPU a spin table releases into
 /// it. `spin_table_entry` (boot/aarch64/entry.S) looks its own MPIDR up here, with its MMU off, to
@@ -46,4 +46,15 @@ pub fn release(mpidr: u64, block: usize, release: u64) -> Result<(), NotStarted>
     cache::clean_invalidate(release, 8);
     super::wake();
     Ok(())
+}
+
+/// The BCM2836's mailboxes are 32-bit Arm's: the AArch64 image's core makes no
+/// `Enable::Bcm2836` (its [`Armv7Only`] mark is an empty type there), so this is never called.
+pub fn release_mailbox(
+    _mpidr: u64,
+    _block: usize,
+    _set: u64,
+    armv7: Armv7Only,
+) -> Result<(), NotStarted> {
+    Err(NotStarted::NotTaken(armv7))
 }

@@ -1,13 +1,15 @@
 //! Secondary CPUs on 32-bit Arm: started with PSCI CPU_ON at `secondary_entry`
-//! (boot/armv7/entry.S), they drop to SVC mode, turn the MMU on with the boot CPU's
-//! translation regime, take their own stacks and say hello, then serve jobs: the same code as
-//! the AArch64 image's (`src/arch/shared/smp`), with the registers and the entry of this
-//! architecture. There are no spin tables on 32-bit Arm.
+//! (boot/armv7/entry.S), or on the BCM2836 (Raspberry Pi 2B) released from its boot stub
+//! through their mailboxes to `mailbox_entry` ([`mailbox`]), they drop to SVC mode, turn the
+//! MMU on with the boot CPU's translation regime, take their own stacks and say hello, then
+//! serve jobs: the same code as the AArch64 image's (`src/arch/shared/smp`), with the
+//! registers and the entry of this architecture. There are no spin tables on 32-bit Arm.
 
 #[path = "../../shared/smp/bounce.rs"]
 pub mod bounce;
 #[path = "../../shared/smp/jobs.rs"]
 pub mod jobs;
+mod mailbox;
 mod regs;
 mod spin;
 #[path = "../../shared/smp/start.rs"]

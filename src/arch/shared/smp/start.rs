@@ -1,8 +1,8 @@
 //! Starting the secondary CPUs: their stack blocks, the boot CPU's translation regime
-//! published for them, PSCI CPU_ON or the spin-table release, and the hello each says
-//! (`online`) before it serves jobs ([`super::jobs`]).
+//! published for them, PSCI CPU_ON, the spin-table or (32-bit Arm) mailbox release, and the
+//! hello each says (`online`) before it serves jobs ([`super::jobs`]).
 
-pub use super::spin::release;
+pub use super::spin::{release, release_mailbox};
 use super::{BLOCK, SECONDARY_BLOCKS};
 pub use crate::arch::cpu::AFFINITY;
 use crate::arch::global::Global;
@@ -10,7 +10,7 @@ use crate::arch::timer::Deadline;
 use crate::arch::{cache, cpu, exceptions, mmu};
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU64, Ordering};
-use mairbench_core::platform::{PsciConduit, MAX_CPUS};
+use mairbench_core::platform::{Armv7Only, PsciConduit, MAX_CPUS};
 use mairbench_core::topology::Caches;
 
 /// One CPU's stack block, page-aligned so its guard pages can stay unmapped.
@@ -155,7 +155,19 @@ pub enum Method {
         /// The CPU's `cpu-release-addr`.
         release: u64,
     },
+    /// The BCM2836's local mailbox 3 (32-bit Arm, `brcm,bcm2836-smp`): the entry address goes
+    /// to its set register `set` (physical), which the CPU's boot stub polls.
+    Mailbox {
+        /// The register ([`mairbench_core::platform::Enable::Bcm2836`]).
+        set: u64,
+        /// Only the 32-bit image has such a CPU.
+        armv7: Armv7Only,
+    },
 }
+
+/// How long a BCM2836 CPU's boot stub has to take the entry address from its mailbox (it
+/// clears the mailbox before it jumps).
+pub const MAILBOX_WAIT_NS: u64 = 1_000_000_000;
 
 /// Why a CPU is not running.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,9 +180,12 @@ pub enum NotStarted {
     Silent,
     /// Its stack block is beyond those the tables map.
     NoStack,
-    /// Its spin table's release address lies in the image or is unaligned (or the MMU was
-    /// already on).
+    /// Its spin table's release address or its mailbox lies in the image or is unaligned (or
+    /// the MMU was already on).
     BadRelease,
+    /// Its mailbox still held the entry address [`MAILBOX_WAIT_NS`] after the write: no boot
+    /// stub waits on it (the address was withdrawn).
+    NotTaken(Armv7Only),
 }
 
 /// A secondary CPU that reported.
@@ -218,8 +233,8 @@ pub fn launch(method: Method, mpidr: u64, block: usize) -> Result<(), NotStarted
                 Ok(Ok(())) => Ok(()),
             }
         }
-        // Released earlier, with the MMU off: see `release`.
-        Method::SpinTable { .. } => Ok(()),
+        // Released earlier, with the MMU off: see `release` and `release_mailbox`.
+        Method::SpinTable { .. } | Method::Mailbox { .. } => Ok(()),
     }
 }
 
