@@ -236,10 +236,5 @@ mod tests {
             udmabuf.pgprot(),
             Some("vm_page_prot unchanged: the memfd's pages, as anon's")
         );
-        let text = super::super::text::table(&c);
-        assert!(
-            text.contains("L_PTE_MT_WRITEALLOC") && !text.contains("MT_NORMAL"),
-            "{text}"
-        );
     }
 }

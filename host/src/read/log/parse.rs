@@ -540,23 +540,6 @@ mod tests {
     }
 
     #[test]
-    fn an_outer_maint_record_is_read_without_a_problem() {
-        // As the 32-bit image printed it on QEMU's SABRE Lite (a disabled L2C-310).
-        let log = br#"@mb {"kind":"start","schema":1,"arch":"armv7","platform":"Freescale i.MX6 Quad SABRE Lite Board","emulated":true,"midr":"0x410fc090"}
-@mb {"kind":"outer_maint","enabled":false,"bytes":65536,"reps":8,"freq_hz":3000000,"cpu_line":32,"cpu_lines":2048,"cpu_ticks":8,"cpu_ns_per_line":1.30,"outer_line":32,"outer_lines":2048,"pages":16,"syncs":16,"outer_ticks":2446,"outer_ns_per_line":398.11,"ratio":305.75}
-@mb {"kind":"outer_maint","enabled":true,"bytes":65536,"reps":8,"freq_hz":3000000,"cpu_line":32,"cpu_lines":2048,"cpu_ticks":0,"cpu_ns_per_line":null,"outer_line":32,"outer_lines":2048,"pages":16,"syncs":16,"outer_ticks":2446,"outer_ns_per_line":398.11,"ratio":null}
-"#;
-        for raw in log.split(|&b| b == b'\n').skip(1) {
-            if let Some(Ok(fields)) = record(raw) {
-                assert_eq!(mismatches(&fields), Vec::<String>::new());
-            }
-        }
-        let p = parse(log);
-        assert!(p.problems.is_empty(), "{:?}", p.problems);
-        assert_eq!(p.last_record.map(|(line, _)| line), Some(3));
-    }
-
-    #[test]
     fn twin_start_and_source_records() {
         let log = br#"@mb {"kind":"start","schema":1,"platform":"linux,dummy-virt","emulated":true,"midr":"0x410fd083","kernel":"Linux 6.12.95+deb12-arm64","machine":"aarch64"}
 @mb {"kind":"source","source":"anon","size":65536,"detail":"mmap MAP_PRIVATE|MAP_ANONYMOUS"}
