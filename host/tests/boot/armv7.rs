@@ -799,6 +799,16 @@ fn set(run: &mut Run, kind: &str, nth: usize, field: &str, v: Value) {
     record(run, kind, nth)[field] = v;
 }
 
+/// Sets `field` of the record of `kind` (`check` or `verdict`) called `name` to `v`.
+fn set_named(run: &mut Run, kind: &str, name: &str, field: &str, v: Value) {
+    let r = run
+        .records
+        .iter_mut()
+        .find(|r| r["kind"] == kind && r["name"] == name)
+        .unwrap_or_else(|| panic!("no {kind} record {name}"));
+    r[field] = v;
+}
+
 /// Each check above fails on its row's run changed in one thing it checks (a wrong value in
 /// place of the right one), so that none of them passes whatever the firmware does. The runs
 /// are the rows' own: no boot of its own.
@@ -911,20 +921,10 @@ fn armv7_checks_fail_on_a_wrong_run() {
             set(r, "hello", 3, "mpidr", "0x2".into())
         }),
         ("smp-registers failed", |r| {
-            let at = r
-                .records
-                .iter()
-                .position(|c| c["kind"] == "check" && c["name"] == "smp-registers")
-                .unwrap();
-            r.records[at]["ok"] = false.into();
+            set_named(r, "check", "smp-registers", "ok", false.into())
         }),
         ("smp-config warns", |r| {
-            let at = r
-                .records
-                .iter()
-                .position(|v| v["kind"] == "verdict" && v["name"] == "smp-config")
-                .unwrap();
-            r.records[at]["status"] = "warn".into();
+            set_named(r, "verdict", "smp-config", "status", "warn".into())
         }),
         ("3 of 4 running", |r| {
             r.console = r
@@ -1055,12 +1055,7 @@ fn armv7_board_checks_fail_on_a_wrong_run() {
                 .replace("cpus: 4 of 4 running", "cpus: 3 of 4 running");
         }),
         ("smp-config warns", |r| {
-            let at = r
-                .records
-                .iter()
-                .position(|v| v["kind"] == "verdict" && v["name"] == "smp-config")
-                .unwrap();
-            r.records[at]["status"] = "warn".into();
+            set_named(r, "verdict", "smp-config", "status", "warn".into())
         }),
         ("entered in SVC", |r| {
             set(r, "start", 0, "entry_el", 1.into())
@@ -1085,12 +1080,7 @@ fn armv7_board_checks_fail_on_a_wrong_run() {
     ];
     let a9: &[Change] = &[
         ("the timer failed", |r| {
-            let at = r
-                .records
-                .iter()
-                .position(|c| c["kind"] == "check" && c["name"] == "timer")
-                .unwrap();
-            r.records[at]["ok"] = false.into();
+            set_named(r, "check", "timer", "ok", false.into())
         }),
         ("exit status 1", |r| r.status = 1),
         ("a Cortex-A7", |r| {
@@ -1163,12 +1153,7 @@ fn armv7_board_checks_fail_on_a_wrong_run() {
             )
         }),
         ("the timer failed", |r| {
-            let at = r
-                .records
-                .iter()
-                .position(|c| c["kind"] == "check" && c["name"] == "timer")
-                .unwrap();
-            r.records[at]["ok"] = false.into();
+            set_named(r, "check", "timer", "ok", false.into())
         }),
         ("a wrong-attr proof", |r| {
             set(r, "memtype", 0, "verdict", "wrong-attr".into())
