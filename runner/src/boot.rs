@@ -89,9 +89,12 @@ pub fn boot(c: &Config, ctx: &Ctx, sys: &mut dyn Sys, q: &mut Vec<String>) -> Re
     Ok(Path::default())
 }
 
-/// A standalone program: U-Boot calls it with its MMU and caches still on and no device tree
-/// in x0 (the firmware finds QEMU's at the base of RAM). The 32-bit image instead as a Linux
-/// kernel uImage ([`uboot_bootm_linux`]).
+/// The image as a uImage preloaded at 0x44000000 for U-Boot's `bootm`. AArch64's is a
+/// standalone program: U-Boot calls it with its MMU and caches still on and no device tree in
+/// x0 (the firmware finds QEMU's at the base of RAM). The 32-bit image is a Linux kernel
+/// uImage (`mkimage -A arm -O linux -T kernel`): `bootm` copies it to `MAIRBENCH_LOAD` and
+/// enters it there by the Linux protocol, as `bootz` does (MMU and caches off, SVC mode or
+/// HYP, r2 = U-Boot's device tree with the bootargs in its /chosen).
 fn uboot_bootm(
     c: &Config,
     ctx: &Ctx,
@@ -101,17 +104,23 @@ fn uboot_bootm(
     if sys.which("mkimage").is_none() {
         return Err(tool_failed("mkimage missing (package u-boot-tools)"));
     }
-    if c.arch == Arch::Armv7 {
-        return uboot_bootm_linux(c, ctx, sys, q);
-    }
+    let (arch, os, kind, cmd) = match c.arch {
+        Arch::Aarch64 => ("arm64", "u-boot", "standalone", "bootm 0x44000000"),
+        Arch::Armv7 => (
+            "arm",
+            "linux",
+            "kernel",
+            "bootm 0x44000000 - ${fdtcontroladdr}",
+        ),
+    };
     let uimage = ctx.work.join("uImage");
     let args = [
         "-A",
-        "arm64",
+        arch,
         "-O",
-        "u-boot",
+        os,
         "-T",
-        "standalone",
+        kind,
         "-C",
         "none",
         "-a",
@@ -126,48 +135,12 @@ fn uboot_bootm(
     ]
     .map(String::from);
     run(sys, "mkimage", &args, "mkimage failed")?;
-    uboot_direct(c, ctx, sys, q, &uimage, "0x44000000", "bootm 0x44000000")?;
+    uboot_direct(c, ctx, sys, q, &uimage, "0x44000000", cmd)?;
+    // A standalone program gets no device tree: semihosting carries its command line.
     Ok(Path {
-        by_semihosting: true,
+        by_semihosting: c.arch == Arch::Aarch64,
         ..Path::default()
     })
-}
-
-/// The 32-bit image as a Linux kernel uImage (`mkimage -A arm -O linux -T kernel`), preloaded
-/// at 0x44000000: `bootm` copies the image to `MAIRBENCH_LOAD` and enters it there by the
-/// Linux protocol, as `bootz` does (MMU and caches off, SVC mode or HYP, r2 = U-Boot's device
-/// tree with the bootargs in its /chosen).
-fn uboot_bootm_linux(
-    c: &Config,
-    ctx: &Ctx,
-    sys: &mut dyn Sys,
-    q: &mut Vec<String>,
-) -> Result<Path, Fail> {
-    let uimage = ctx.work.join("uImage");
-    let args = [
-        "-A",
-        "arm",
-        "-O",
-        "linux",
-        "-T",
-        "kernel",
-        "-C",
-        "none",
-        "-a",
-        &c.load,
-        "-e",
-        &c.load,
-        "-n",
-        "mairbench",
-        "-d",
-        &arg(&ctx.image),
-        &arg(&uimage),
-    ]
-    .map(String::from);
-    run(sys, "mkimage", &args, "mkimage failed")?;
-    let cmd = "bootm 0x44000000 - ${fdtcontroladdr}";
-    uboot_direct(c, ctx, sys, q, &uimage, "0x44000000", cmd)?;
-    Ok(Path::default())
 }
 
 /// U-Boot boots at once, no prompt: the whole environment is ours; `image` preloaded at

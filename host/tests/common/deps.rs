@@ -99,7 +99,7 @@ pub fn need_linux_armhf() -> bool {
     need_kernel(&linux_dir("armhf"), "armhf")
 }
 
-/// The Linux boot's cache of Debian's `arch` kernel (arm64 or armhf), where qemu/deps puts it.
+/// The Linux boot's cache of Debian's `arch` kernel (arm64 or armhf), where the installer puts it.
 pub fn linux_dir(arch: &str) -> PathBuf {
     match arch {
         "arm64" => cache("MAIRBENCH_LINUX_DIR", "linux"),

@@ -1,6 +1,6 @@
 //! The 32-bit twin under 32-bit Linux (`MAIRBENCH_ARCH=armv7 MAIRBENCH_BOOT=linux`): Debian's
-//! armhf LPAE kernel (`linux-image-armmp-lpae`, bookworm-backports 6.12, fetched by
-//! `qemu/deps linux-armhf`) on `virt` with a Cortex-A15, the initramfs of busybox-static:armhf
+//! armhf LPAE kernel (`linux-image-armmp-lpae`, bookworm-backports 6.12, which ./test.sh
+//! fetches before the tests) on `virt` with a Cortex-A15, the initramfs of busybox-static:armhf
 //! and the twin built for armv7-unknown-linux-gnueabihf. One boot, shared by the tests below,
 //! with QEMU's gdb stub: at each source's pause the test walks the twin's LPAE tables, as the
 //! arm64 boot's test walks its tables (linux.rs).
